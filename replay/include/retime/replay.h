@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file replay.h  Re-timing a trace under a network model.
+ *
+ * The engine walks every rank's events once. Compute intervals (time outside MPI calls, and
+ * MPI calls that move no data) keep their measured length times the compute scale; the time
+ * inside MPI calls that send, receive or synchronise is what the model says. Ranks interact
+ * only through the messages and collectives they take part in: a rank's replay needs its own
+ * events plus the timings of its messages.
+ */
+#ifndef RETIME_REPLAY_H
+#define RETIME_REPLAY_H
+
+#include "retime/model.h"
+#include "retime/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rt_replay_options {
+    struct rt_model model;
+    double compute_scale;   /**< 1 = compute as measured, 0 = communication only */
+    rt_bytes eager_limit;   /**< largest eager message [B]; larger ones use rendezvous */
+};
+
+/** Called once per event, in each rank's program order, with its predicted time. */
+struct rt_replay_observer {
+    void *ud;
+    void (*on_event)(void *ud, uint32_t rank, uint64_t index, const struct rt_event *ev,
+                     rt_time_ps predicted);
+};
+
+struct rt_replay_result {
+    uint32_t ranks;
+    rt_time_ps predicted_ps;      /**< latest predicted end over ranks */
+    rt_time_ns measured_ns;       /**< latest measured end minus earliest measured start */
+    rt_time_ps *predicted_end_ps; /**< per rank */
+    rt_time_ns *measured_end_ns;  /**< per rank, from the earliest measured start */
+    uint64_t events;
+    uint64_t messages;            /**< point-to-point messages replayed */
+    uint64_t rendezvous;          /**< of which used the rendezvous protocol */
+    uint64_t collectives;         /**< collective instances replayed */
+    uint64_t peak_bytes;          /**< engine memory high-water mark (excluding the trace) */
+};
+
+/** Fills @p o with defaults: Hockney α = β = 0, compute scale 1, eager limit 64 KiB. */
+void rt_replay_options_default(struct rt_replay_options *o);
+
+/**
+ * Replays @p trace under @p opts.
+ * @param obs  optional observer (NULL for none)
+ * @param out  receives the result, owned by the caller (rt_replay_result_destroy)
+ * @return RT_OK; RT_EUNMATCHED for a send or receive without partner, RT_EDEADLOCK when the
+ *         trace cannot complete, RT_EMISMATCH for disagreeing collectives; @p err names the
+ *         rank, the event index and the MPI call.
+ */
+int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
+                  const struct rt_replay_observer *obs, struct rt_replay_result **out, rt_error *err);
+
+/** Frees a result; NULL is a no-op. */
+void rt_replay_result_destroy(struct rt_replay_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file trace.h  The in-memory trace: what retime keeps of an OTF2 archive.
+ *
+ * One row ("rank") per OTF2 location that carries events, numbered 0..ranks-1 in order of
+ * location id. Messages refer to peers by that row number (communicator ranks are translated
+ * when the trace is read), so the replay never needs the communicator tables in its hot path.
+ */
+#ifndef RETIME_TRACE_H
+#define RETIME_TRACE_H
+
+#include <stdint.h>
+
+#include "retime/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Marks an absent reference (no call site, no root, ...). */
+#define RT_NONE UINT32_MAX
+
+/** Event kinds kept by the reader; every other OTF2 record is dropped. */
+enum rt_event_kind {
+    RT_EV_ENTER = 1,       /**< ref = region, aux = call site or RT_NONE */
+    RT_EV_LEAVE,           /**< ref = region */
+    RT_EV_SEND,            /**< blocking send: ref = peer rank, aux = tag, comm, bytes */
+    RT_EV_ISEND,           /**< nonblocking send: as RT_EV_SEND */
+    RT_EV_ISEND_COMPLETE,  /**< ref = index of its RT_EV_ISEND in this rank's events */
+    RT_EV_RECV,            /**< blocking receive: ref = actual source rank, aux = tag, comm, bytes */
+    RT_EV_IRECV_REQUEST,   /**< receive posted: message fields filled in from its completion */
+    RT_EV_IRECV,           /**< ref = index of its RT_EV_IRECV_REQUEST */
+    RT_EV_COLL_BEGIN,      /**< ref = root rank or RT_NONE, aux = enum rt_coll_op, comm, bytes = sent */
+    RT_EV_COLL_END         /**< ref = index of its RT_EV_COLL_BEGIN, bytes = received */
+};
+
+/** Event flags. */
+enum rt_event_flag {
+    RT_EVF_SYNC = 1u << 0,      /**< synchronous send (MPI_Ssend, MPI_Issend): always rendezvous */
+    RT_EVF_BUFFERED = 1u << 1,  /**< buffered send (MPI_Bsend, MPI_Ibsend): always eager */
+    RT_EVF_MPI = 1u << 2,       /**< ENTER/LEAVE of an MPI function (paradigm MPI) */
+    RT_EVF_CANCELLED = 1u << 3, /**< request cancelled: the operation never happened */
+    RT_EVF_ORPHAN = 1u << 4     /**< completion whose start was not recorded: replayed as blocking */
+};
+
+/** Collective operations (the subset of OTF2_CollectiveOp retime distinguishes). */
+enum rt_coll_op {
+    RT_COLL_BARRIER = 0, RT_COLL_BCAST, RT_COLL_GATHER, RT_COLL_SCATTER, RT_COLL_ALLGATHER,
+    RT_COLL_ALLTOALL, RT_COLL_REDUCE, RT_COLL_ALLREDUCE, RT_COLL_SCAN, RT_COLL_OTHER
+};
+
+/**
+ * The hot per-event record. Kept at 32 bytes: the trace of a long run is mostly these.
+ * Times are measured nanoseconds since the trace's global start, clock offsets applied.
+ */
+struct rt_event {
+    rt_time_ns time;  /**< measured time [ns] */
+    uint64_t bytes;   /**< message bytes; COLL_BEGIN: bytes sent; COLL_END: bytes received */
+    uint32_t ref;     /**< see enum rt_event_kind */
+    uint32_t aux;     /**< see enum rt_event_kind */
+    uint32_t comm;    /**< communicator index (messages, collectives) */
+    uint8_t kind;     /**< enum rt_event_kind */
+    uint8_t flags;    /**< enum rt_event_flag */
+    uint16_t reserved;
+};
+_Static_assert(sizeof(struct rt_event) == 32, "struct rt_event must stay 32 bytes");
+
+/** A region (function or user phase). */
+struct rt_region {
+    const char *name;
+    uint8_t is_mpi;   /**< paradigm MPI */
+    uint8_t role;     /**< OTF2_RegionRole */
+};
+
+/** A call site: the program location that called an MPI function. */
+struct rt_callsite {
+    const char *function; /**< "??" when unknown */
+    const char *file;     /**< "??" when unknown */
+    uint32_t line;        /**< 0 when unknown */
+};
+
+/** A communicator: its size and the row of each of its ranks. */
+struct rt_comm {
+    const char *name;
+    uint32_t size;
+    const uint32_t *members; /**< members[comm rank] = trace row */
+};
+
+typedef struct rt_trace rt_trace;
+
+/** Counters of what the reader kept, translated or dropped. */
+struct rt_trace_stats {
+    uint64_t events;          /**< events kept */
+    uint64_t otf2_events;     /**< OTF2 records read (kept or not) */
+    uint64_t sends, isends, recvs, irecvs, collectives;
+    uint64_t bytes_sent;      /**< point-to-point payload bytes */
+    uint64_t orphan_completions; /**< completions without a recorded start */
+    uint64_t dropped_requests;   /**< requests started but never completed */
+    rt_time_ns span_ns;       /**< last event time - first event time */
+};
+
+/**
+ * Opens an OTF2 archive and reads it whole into memory.
+ * @param path  the `.otf2` anchor file or a directory holding `traces.otf2`
+ * @param out   receives the trace, owned by the caller (rt_trace_close)
+ * @param err   optional error record: names the file, location and event on failure
+ * @return RT_OK or a negative RT_E* code
+ */
+int rt_trace_open(const char *path, rt_trace **out, rt_error *err);
+/** Frees the trace; NULL is a no-op. */
+void rt_trace_close(rt_trace *trace);
+
+/** Path of the anchor file the trace was read from. */
+const char *rt_trace_path(const rt_trace *trace);
+/** Number of rows (locations with events). */
+uint32_t rt_trace_ranks(const rt_trace *trace);
+/** Events of row @p rank; *n receives their number. The array is owned by the trace. */
+const struct rt_event *rt_trace_events(const rt_trace *trace, uint32_t rank, uint64_t *n);
+/** OTF2 location id of row @p rank. */
+uint64_t rt_trace_location_id(const rt_trace *trace, uint32_t rank);
+/** Name of row @p rank ("MPI Rank 3" or the location's own name). */
+const char *rt_trace_rank_name(const rt_trace *trace, uint32_t rank);
+uint32_t rt_trace_regions(const rt_trace *trace);
+const struct rt_region *rt_trace_region(const rt_trace *trace, uint32_t region);
+/** Region index by name, or RT_NONE. */
+uint32_t rt_trace_find_region(const rt_trace *trace, const char *name);
+uint32_t rt_trace_callsites(const rt_trace *trace);
+const struct rt_callsite *rt_trace_callsite(const rt_trace *trace, uint32_t callsite);
+uint32_t rt_trace_comms(const rt_trace *trace);
+const struct rt_comm *rt_trace_comm(const rt_trace *trace, uint32_t comm);
+const struct rt_trace_stats *rt_trace_stats(const rt_trace *trace);
+/** Bytes of memory held by the trace (events, tables, strings). */
+uint64_t rt_trace_memory(const rt_trace *trace);
+/** Name of a collective operation ("allreduce"). */
+const char *rt_coll_op_name(int op);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

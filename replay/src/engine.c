@@ -1,0 +1,867 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The replay engine: a discrete-event simulation over the ranks of a trace.
+ *
+ * Each rank runs through its own events as far as it can, computing predicted times from its
+ * own clock. It stops only where it needs a time it does not own: the completion of a message
+ * or of a collective. Network resources (each rank's send and receive port) are granted in
+ * global time order through one priority queue, which holds three kinds of entries:
+ *   READY   a message may start (eager: send posted; rendezvous: both sides posted),
+ *   ARRIVE  a message reaches its receiver's port,
+ *   RESUME  a blocked rank may go on.
+ * A rank only ever queues entries at or after its own clock, and a rank runs only when it is
+ * popped, so entries are popped in time order and port grants follow time, never the order
+ * in which ranks happened to be simulated. Ties are broken by queue insertion order, which is
+ * itself deterministic: the same trace and model give bit-identical results.
+ *
+ * Matching follows MPI's non-overtaking rule: per (communicator, source, destination, tag)
+ * channel, the n-th posted send matches the n-th posted receive. Receives are posted, and
+ * sends start, when their MPI call is entered (the engine looks ahead to the call's Leave),
+ * so MPI_Sendrecv and rendezvous exchanges between two ranks cannot deadlock the replay.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "map.h"
+#include "retime/replay.h"
+
+#define NEVER INT64_MIN
+#define COLL_BIT (1ull << 63)
+
+enum { Q_RESUME, Q_READY, Q_ARRIVE };
+enum { R_QUEUED, R_RUNNING, R_BLOCKED, R_DONE };
+enum {
+    M_SEND = 1 << 0,  /* send side posted */
+    M_RECV = 1 << 1,  /* receive side posted */
+    M_RDV = 1 << 2,   /* rendezvous protocol */
+    M_SCHED = 1 << 3, /* READY queued */
+    M_SDONE = 1 << 4, /* send completion known */
+    M_RDONE = 1 << 5  /* receive completion known */
+};
+
+struct qent {
+    rt_time_ps t;
+    uint64_t seq;
+    uint32_t id;
+    uint8_t type;
+};
+
+struct msg {
+    rt_time_ps send_post, recv_post, send_done, recv_done;
+    rt_bytes bytes;
+    uint64_t send_ev, recv_ev;
+    uint32_t src, dst, next, tag, comm;
+    uint16_t flags;
+    uint8_t refs; /* sides still holding it */
+};
+
+struct chan {
+    uint32_t head, tail; /* queue of messages posted by one side only */
+    uint8_t side;        /* M_SEND or M_RECV: which side the queued messages have */
+};
+
+struct coll {
+    rt_time_ps max_begin, done;
+    rt_bytes max_bytes;
+    uint32_t size, arrived, refs, comm, op, root;
+    uint32_t first_rank;
+    uint64_t first_ev;
+    int complete;
+};
+
+struct rank {
+    const struct rt_event *ev;
+    uint64_t nev, cursor;
+    rt_time_ps clock, tx_free, rx_free, queued_at;
+    rt_time_ns last_meas;
+    int depth;      /* MPI call nesting */
+    int call_ops;   /* the current MPI call moves data or synchronises */
+    uint32_t *waits; /* blocking sends the current call's Leave waits for */
+    uint32_t nwaits, capwaits;
+    struct rt__map pending; /* event index -> message id, or COLL_BIT | collective id */
+    uint8_t state;
+};
+
+struct engine {
+    const rt_trace *t;
+    const struct rt_replay_options *o;
+    const struct rt_replay_observer *obs;
+    rt_error *err;
+    struct rank *ranks;
+    uint32_t nranks;
+    struct qent *heap;
+    size_t nheap, capheap;
+    uint64_t seq;
+    struct msg *msgs;
+    uint32_t nmsgs, capmsgs, freemsg;
+    struct rt__map chan_of; /* (comm<<32|tag, src<<32|dst) -> index into chans */
+    struct chan *chans;
+    uint32_t nchans, capchans;
+    struct rt__map coll_of;  /* (comm, instance) -> index into colls */
+    struct rt__map coll_seq; /* (rank, comm) -> instances seen */
+    struct coll *colls;
+    uint32_t ncolls, capcolls, freecoll;
+    struct rt_replay_result *res;
+    int failed;
+};
+
+/* ------------------------------------------------------------------ helpers */
+
+static int grow(void **p, uint32_t *cap, size_t elem, uint32_t need)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t ncap = *cap ? *cap : 64;
+    while (ncap < need) {
+        if (ncap > UINT32_MAX / 2)
+            return -1;
+        ncap *= 2;
+    }
+    void *n = realloc(*p, (size_t)ncap * elem);
+    if (!n)
+        return -1;
+    *p = n;
+    *cap = ncap;
+    return 0;
+}
+
+static int oom(struct engine *E)
+{
+    if (!E->failed)
+        E->failed = rt_error_set(E->err, RT_ENOMEM, "%s: out of memory during replay", rt_trace_path(E->t));
+    return E->failed;
+}
+
+/* Name of the MPI call that holds event @p j of rank @p r (for messages only: scans back). */
+static const char *call_name(const struct engine *E, uint32_t r, uint64_t j)
+{
+    const struct rt_event *ev = E->ranks[r].ev;
+    int depth = 0;
+    for (uint64_t k = j + 1; k-- > 0;) {
+        if (!(ev[k].flags & RT_EVF_MPI))
+            continue;
+        if (ev[k].kind == RT_EV_LEAVE && k != j)
+            depth++;
+        else if (ev[k].kind == RT_EV_ENTER && depth-- == 0)
+            return rt_trace_region(E->t, ev[k].ref)->name;
+    }
+    return "no MPI call";
+}
+
+static const char *comm_name(const struct engine *E, uint32_t c)
+{
+    const struct rt_comm *cm = rt_trace_comm(E->t, c);
+    return cm && cm->name[0] ? cm->name : "?";
+}
+
+static int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id)
+{
+    if (E->nheap == E->capheap) {
+        size_t ncap = E->capheap ? E->capheap * 2 : 256;
+        struct qent *n = realloc(E->heap, ncap * sizeof *n);
+        if (!n)
+            return oom(E);
+        E->heap = n;
+        E->capheap = ncap;
+    }
+    struct qent q = {t, E->seq++, id, type};
+    size_t i = E->nheap++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        struct qent *pq = &E->heap[p];
+        if (pq->t < q.t || (pq->t == q.t && pq->seq < q.seq))
+            break;
+        E->heap[i] = *pq;
+        i = p;
+    }
+    E->heap[i] = q;
+    return 0;
+}
+
+static struct qent pop(struct engine *E)
+{
+    struct qent top = E->heap[0];
+    struct qent last = E->heap[--E->nheap];
+    size_t i = 0, n = E->nheap;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && (E->heap[c + 1].t < E->heap[c].t ||
+                          (E->heap[c + 1].t == E->heap[c].t && E->heap[c + 1].seq < E->heap[c].seq)))
+            c++;
+        if (last.t < E->heap[c].t || (last.t == E->heap[c].t && last.seq < E->heap[c].seq))
+            break;
+        E->heap[i] = E->heap[c];
+        i = c;
+    }
+    if (n)
+        E->heap[i] = last;
+    return top;
+}
+
+/* A blocked rank may go on from time @p t. */
+static int wake(struct engine *E, uint32_t r, rt_time_ps t)
+{
+    struct rank *R = &E->ranks[r];
+    if (R->state == R_BLOCKED || (R->state == R_QUEUED && t < R->queued_at)) {
+        R->state = R_QUEUED;
+        R->queued_at = t;
+        return push(E, t, Q_RESUME, r);
+    }
+    return 0;
+}
+
+static uint32_t msg_new(struct engine *E)
+{
+    uint32_t id;
+    if (E->freemsg != UINT32_MAX) {
+        id = E->freemsg;
+        E->freemsg = E->msgs[id].next;
+    } else {
+        if (grow((void **)&E->msgs, &E->capmsgs, sizeof *E->msgs, E->nmsgs + 1)) {
+            oom(E);
+            return UINT32_MAX;
+        }
+        id = E->nmsgs++;
+    }
+    struct msg *m = &E->msgs[id];
+    memset(m, 0, sizeof *m);
+    m->send_post = m->recv_post = m->send_done = m->recv_done = NEVER;
+    m->next = UINT32_MAX;
+    m->refs = 2;
+    return id;
+}
+
+static void msg_release(struct engine *E, uint32_t id)
+{
+    struct msg *m = &E->msgs[id];
+    if (--m->refs == 0) {
+        m->next = E->freemsg;
+        E->freemsg = id;
+    }
+}
+
+/* ------------------------------------------------------------------ posting */
+
+static int schedule_if_ready(struct engine *E, uint32_t id)
+{
+    struct msg *m = &E->msgs[id];
+    if (m->flags & M_SCHED || !(m->flags & M_SEND))
+        return 0;
+    if (m->flags & M_RDV) {
+        if (!(m->flags & M_RECV))
+            return 0;
+        m->flags |= M_SCHED;
+        return push(E, m->send_post > m->recv_post ? m->send_post : m->recv_post, Q_READY, id);
+    }
+    m->flags |= M_SCHED;
+    return push(E, m->send_post, Q_READY, id);
+}
+
+/* Posts the send or receive at event @p j of rank @p r at time @p t; matches it in its channel. */
+static int post_message(struct engine *E, uint32_t r, uint64_t j, const struct rt_event *e, rt_time_ps t,
+                        int is_send)
+{
+    uint32_t src = is_send ? r : e->ref, dst = is_send ? e->ref : r;
+    uint64_t k1 = ((uint64_t)e->comm << 32) | e->aux, k2 = ((uint64_t)src << 32) | dst;
+    uint64_t *ci = rt__map_get(&E->chan_of, k1, k2);
+    if (!ci) {
+        if (grow((void **)&E->chans, &E->capchans, sizeof *E->chans, E->nchans + 1) ||
+            rt__map_put(&E->chan_of, k1, k2, E->nchans))
+            return oom(E);
+        E->chans[E->nchans] = (struct chan){UINT32_MAX, UINT32_MAX, 0};
+        ci = rt__map_get(&E->chan_of, k1, k2);
+        E->nchans++;
+    }
+    struct chan *c = &E->chans[*ci];
+    uint8_t mine = is_send ? M_SEND : M_RECV;
+    uint32_t id;
+    if (c->head != UINT32_MAX && c->side != mine) {
+        id = c->head; /* the oldest unmatched post of the other side */
+        c->head = E->msgs[id].next;
+        if (c->head == UINT32_MAX)
+            c->tail = UINT32_MAX;
+        E->msgs[id].next = UINT32_MAX;
+    } else {
+        id = msg_new(E);
+        if (id == UINT32_MAX)
+            return E->failed;
+        c = &E->chans[*ci];
+        if (c->head == UINT32_MAX)
+            c->head = id;
+        else
+            E->msgs[c->tail].next = id;
+        c->tail = id;
+        c->side = mine;
+        E->msgs[id].src = src;
+        E->msgs[id].dst = dst;
+        E->msgs[id].tag = e->aux;
+        E->msgs[id].comm = e->comm;
+    }
+    struct msg *m = &E->msgs[id];
+    const struct rt_model *mod = &E->o->model;
+    if (is_send) {
+        if ((m->flags & M_RECV) && m->bytes != e->bytes)
+            goto size_mismatch;
+        m->flags |= M_SEND;
+        m->send_ev = j;
+        m->bytes = e->bytes;
+        m->send_post = t + mod->ops->o_send(&mod->params, e->bytes);
+        if (!(e->flags & RT_EVF_BUFFERED) && ((e->flags & RT_EVF_SYNC) || e->bytes > E->o->eager_limit)) {
+            m->flags |= M_RDV;
+            E->res->rendezvous++;
+        }
+        E->res->messages++;
+    } else {
+        if ((m->flags & M_SEND) && m->bytes != e->bytes)
+            goto size_mismatch;
+        m->flags |= M_RECV;
+        m->recv_ev = j;
+        m->bytes = e->bytes;
+        m->recv_post = t;
+    }
+    if (rt__map_put(&E->ranks[r].pending, j, 0, id))
+        return oom(E);
+    return schedule_if_ready(E, id);
+size_mismatch:
+    return E->failed = rt_error_set(
+               E->err, RT_EMISMATCH,
+               "%s: inconsistent message: rank %u event %llu (%s to rank %u, tag %u, comm '%s') sends %llu bytes "
+               "but rank %u event %llu (%s) receives %llu bytes",
+               rt_trace_path(E->t), m->src, (unsigned long long)(is_send ? j : m->send_ev),
+               call_name(E, m->src, is_send ? j : m->send_ev), m->dst, m->tag, comm_name(E, m->comm),
+               (unsigned long long)(is_send ? e->bytes : m->bytes), m->dst,
+               (unsigned long long)(is_send ? m->recv_ev : j), call_name(E, m->dst, is_send ? m->recv_ev : j),
+               (unsigned long long)(is_send ? m->bytes : e->bytes));
+}
+
+/* Cost of a collective until issue #3 expands them into their algorithms: ceil(log2 P)
+ * rounds of the largest per-rank payload (a barrier: rounds of empty messages). */
+static rt_time_ps coll_cost(const struct engine *E, const struct coll *c)
+{
+    uint32_t rounds = 0;
+    while ((1u << rounds) < c->size && rounds < 31)
+        rounds++;
+    const struct rt_model *mod = &E->o->model;
+    rt_bytes m = c->op == RT_COLL_BARRIER ? 0 : c->max_bytes;
+    return (rt_time_ps)rounds * mod->ops->wire(&mod->params, m);
+}
+
+static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struct rt_event *e, rt_time_ps t)
+{
+    const struct rt_comm *cm = rt_trace_comm(E->t, e->comm);
+    if (!cm)
+        return E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: rank %u event %llu: collective without communicator",
+                                        rt_trace_path(E->t), r, (unsigned long long)j);
+    uint64_t *seqp = rt__map_get(&E->coll_seq, r, e->comm);
+    uint64_t seq = seqp ? *seqp : 0;
+    if (rt__map_put(&E->coll_seq, r, e->comm, seq + 1))
+        return oom(E);
+    uint64_t *cid = rt__map_get(&E->coll_of, e->comm, seq);
+    uint32_t id;
+    if (!cid) {
+        if (E->freecoll != UINT32_MAX) {
+            id = E->freecoll;
+            E->freecoll = E->colls[id].refs;
+        } else {
+            if (grow((void **)&E->colls, &E->capcolls, sizeof *E->colls, E->ncolls + 1))
+                return oom(E);
+            id = E->ncolls++;
+        }
+        if (rt__map_put(&E->coll_of, e->comm, seq, id))
+            return oom(E);
+        struct coll *c = &E->colls[id];
+        memset(c, 0, sizeof *c);
+        c->size = cm->size ? cm->size : 1;
+        c->refs = c->size;
+        c->comm = e->comm;
+        c->op = e->aux;
+        c->root = e->ref;
+        c->max_begin = t;
+        c->first_rank = r;
+        c->first_ev = j;
+        E->res->collectives++;
+    } else {
+        id = (uint32_t)*cid;
+    }
+    struct coll *c = &E->colls[id];
+    if (c->op != e->aux || c->root != e->ref)
+        return E->failed = rt_error_set(
+                   E->err, RT_EMISMATCH,
+                   "%s: collective mismatch on comm '%s': rank %u event %llu (%s, %s, root %d) vs rank %u event %llu (%s, %s, root %d)",
+                   rt_trace_path(E->t), comm_name(E, e->comm), c->first_rank, (unsigned long long)c->first_ev,
+                   call_name(E, c->first_rank, c->first_ev), rt_coll_op_name((int)c->op),
+                   c->root == RT_NONE ? -1 : (int)c->root, r, (unsigned long long)j, call_name(E, r, j),
+                   rt_coll_op_name((int)e->aux), e->ref == RT_NONE ? -1 : (int)e->ref);
+    c->arrived++;
+    if (t > c->max_begin)
+        c->max_begin = t;
+    if (e->bytes > c->max_bytes)
+        c->max_bytes = e->bytes;
+    if (rt__map_put(&E->ranks[r].pending, j, 0, COLL_BIT | id))
+        return oom(E);
+    if (c->arrived == c->size) {
+        c->complete = 1;
+        c->done = c->max_begin + coll_cost(E, c);
+        rt__map_del(&E->coll_of, e->comm, seq);
+        if (cm->size == 0 || cm->members == NULL)
+            return wake(E, r, c->done);
+        for (uint32_t i = 0; i < cm->size; i++)
+            if (cm->members[i] != RT_NONE && wake(E, cm->members[i], c->done))
+                return E->failed;
+    }
+    return 0;
+}
+
+static int post(struct engine *E, uint32_t r, uint64_t j, const struct rt_event *e, rt_time_ps t)
+{
+    switch (e->kind) {
+    case RT_EV_SEND:
+    case RT_EV_ISEND:
+        return post_message(E, r, j, e, t, 1);
+    case RT_EV_RECV:
+    case RT_EV_IRECV_REQUEST:
+        return post_message(E, r, j, e, t, 0);
+    case RT_EV_COLL_BEGIN:
+        return post_collective(E, r, j, e, t);
+    default:
+        return 0;
+    }
+}
+
+static int is_start(const struct rt_event *e)
+{
+    return (e->kind == RT_EV_SEND || e->kind == RT_EV_ISEND || e->kind == RT_EV_RECV ||
+            e->kind == RT_EV_IRECV_REQUEST || e->kind == RT_EV_COLL_BEGIN) &&
+           !(e->flags & RT_EVF_CANCELLED);
+}
+
+/* At the Enter of an MPI call: posts every operation the call starts; returns whether the
+ * call moves data or waits for it (then the model, not the measurement, times it). */
+static int enter_call(struct engine *E, uint32_t r, uint64_t j, rt_time_ps t, int *ops)
+{
+    struct rank *R = &E->ranks[r];
+    int depth = 1;
+    *ops = 0;
+    for (uint64_t k = j + 1; k < R->nev; k++) {
+        const struct rt_event *e = &R->ev[k];
+        if (e->flags & RT_EVF_MPI) {
+            depth += e->kind == RT_EV_ENTER ? 1 : e->kind == RT_EV_LEAVE ? -1 : 0;
+            if (depth == 0)
+                break;
+        }
+        if (is_start(e)) {
+            *ops = 1;
+            if (post(E, r, k, e, t))
+                return E->failed;
+        } else if (e->kind == RT_EV_ISEND_COMPLETE || e->kind == RT_EV_IRECV || e->kind == RT_EV_COLL_END) {
+            *ops = 1;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ network */
+
+static int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
+{
+    struct msg *m = &E->msgs[id];
+    const struct rt_model *mod = &E->o->model;
+    struct rank *S = &E->ranks[m->src];
+    rt_time_ps gap = mod->ops->gap(&mod->params, m->bytes);
+    rt_time_ps start = now > S->tx_free ? now : S->tx_free;
+    S->tx_free = start + gap;
+    if (!(m->flags & M_RDV)) {
+        m->send_done = start + gap; /* eager: the sender is free once its port is */
+        m->flags |= M_SDONE;
+        if (wake(E, m->src, m->send_done))
+            return E->failed;
+    }
+    return push(E, start + mod->ops->wire(&mod->params, m->bytes), Q_ARRIVE, id);
+}
+
+static int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
+{
+    struct msg *m = &E->msgs[id];
+    const struct rt_model *mod = &E->o->model;
+    struct rank *D = &E->ranks[m->dst];
+    rt_time_ps gap = mod->ops->gap(&mod->params, m->bytes);
+    /* The receive port takes one message at a time: a message arriving while it is busy
+     * is delivered one gap after the previous one. */
+    rt_time_ps delivered = D->rx_free == NEVER || now >= D->rx_free + gap ? now : D->rx_free + gap;
+    D->rx_free = delivered;
+    m->recv_done = delivered + mod->ops->o_recv(&mod->params, m->bytes);
+    m->flags |= M_RDONE;
+    if (m->flags & M_RDV) {
+        m->send_done = delivered;
+        m->flags |= M_SDONE;
+        if (wake(E, m->src, m->send_done))
+            return E->failed;
+    }
+    return wake(E, m->dst, m->recv_done);
+}
+
+/* ------------------------------------------------------------------ ranks */
+
+static rt_time_ps local_time(const struct engine *E, const struct rank *R, const struct rt_event *e)
+{
+    if (R->depth > 0 && R->call_ops)
+        return R->clock; /* inside a communicating call the model decides */
+    rt_time_ns gap = e->time - R->last_meas;
+    if (gap <= 0 || E->o->compute_scale == 0)
+        return R->clock;
+    return R->clock + (rt_time_ps)((double)gap * 1e3 * E->o->compute_scale + 0.5);
+}
+
+enum { STEP_OK, STEP_BLOCK, STEP_FAIL };
+
+/* Looks up what event @p j's completion refers to; RT_NONE-like UINT64_MAX when absent. */
+static uint64_t pending_of(struct rank *R, uint64_t j)
+{
+    uint64_t *v = rt__map_get(&R->pending, j, 0);
+    return v ? *v : UINT64_MAX;
+}
+
+static int step(struct engine *E, uint32_t r)
+{
+    struct rank *R = &E->ranks[r];
+    uint64_t j = R->cursor;
+    const struct rt_event *e = &R->ev[j];
+    rt_time_ps t;
+    uint64_t p;
+
+    switch (e->kind) {
+    case RT_EV_ENTER:
+        t = local_time(E, R, e);
+        if (e->flags & RT_EVF_MPI) {
+            if (R->depth++ == 0) {
+                if (enter_call(E, r, j, t, &R->call_ops))
+                    return STEP_FAIL;
+            }
+        }
+        break;
+    case RT_EV_LEAVE:
+        if ((e->flags & RT_EVF_MPI) && R->depth == 1 && R->call_ops) {
+            t = R->clock;
+            for (uint32_t i = 0; i < R->nwaits; i++) {
+                struct msg *m = &E->msgs[R->waits[i]];
+                if (!(m->flags & M_SDONE))
+                    return STEP_BLOCK;
+                if (m->send_done > t)
+                    t = m->send_done;
+            }
+            for (uint32_t i = 0; i < R->nwaits; i++)
+                msg_release(E, R->waits[i]);
+            R->nwaits = 0;
+        } else {
+            t = local_time(E, R, e);
+        }
+        if ((e->flags & RT_EVF_MPI) && R->depth > 0 && --R->depth == 0)
+            R->call_ops = 0;
+        break;
+    case RT_EV_SEND:
+    case RT_EV_ISEND:
+    case RT_EV_IRECV_REQUEST:
+    case RT_EV_COLL_BEGIN:
+        t = local_time(E, R, e);
+        if (e->flags & RT_EVF_CANCELLED)
+            break;
+        p = pending_of(R, j);
+        if (p == UINT64_MAX) { /* outside any MPI call: it starts here */
+            if (post(E, r, j, e, t))
+                return STEP_FAIL;
+            p = pending_of(R, j);
+        }
+        if (e->kind == RT_EV_SEND) {
+            rt__map_del(&R->pending, j, 0);
+            if (R->depth > 0) {
+                if (grow((void **)&R->waits, &R->capwaits, sizeof *R->waits, R->nwaits + 1))
+                    return oom(E), STEP_FAIL;
+                R->waits[R->nwaits++] = (uint32_t)p;
+            } else {
+                msg_release(E, (uint32_t)p); /* nobody waits for a send outside a call */
+            }
+        }
+        break;
+    case RT_EV_RECV:
+    case RT_EV_IRECV:
+    case RT_EV_ISEND_COMPLETE: {
+        uint64_t key = e->kind == RT_EV_RECV ? j : e->ref;
+        p = pending_of(R, key);
+        if (p == UINT64_MAX && e->kind == RT_EV_RECV) {
+            if (post(E, r, j, e, local_time(E, R, e)))
+                return STEP_FAIL;
+            p = pending_of(R, key);
+        }
+        if (p == UINT64_MAX) {
+            t = local_time(E, R, e);
+            break;
+        }
+        struct msg *m = &E->msgs[p];
+        int is_recv = e->kind != RT_EV_ISEND_COMPLETE;
+        if (!(m->flags & (is_recv ? M_RDONE : M_SDONE)))
+            return STEP_BLOCK;
+        rt_time_ps done = is_recv ? m->recv_done : m->send_done;
+        t = done > R->clock ? done : R->clock;
+        rt__map_del(&R->pending, key, 0);
+        msg_release(E, (uint32_t)p);
+        break;
+    }
+    case RT_EV_COLL_END:
+        p = pending_of(R, e->ref);
+        if (p == UINT64_MAX) {
+            t = local_time(E, R, e);
+            break;
+        }
+        {
+            struct coll *c = &E->colls[p & ~COLL_BIT];
+            if (!c->complete)
+                return STEP_BLOCK;
+            t = c->done > R->clock ? c->done : R->clock;
+            rt__map_del(&R->pending, e->ref, 0);
+            if (--c->refs == 0) {
+                c->refs = E->freecoll;
+                E->freecoll = (uint32_t)(p & ~COLL_BIT);
+            }
+        }
+        break;
+    default:
+        t = local_time(E, R, e);
+        break;
+    }
+    R->clock = t;
+    R->last_meas = e->time;
+    if (E->obs && E->obs->on_event)
+        E->obs->on_event(E->obs->ud, r, j, e, t);
+    R->cursor++;
+    return STEP_OK;
+}
+
+static int run_rank(struct engine *E, uint32_t r)
+{
+    struct rank *R = &E->ranks[r];
+    R->state = R_RUNNING;
+    while (R->cursor < R->nev) {
+        int s = step(E, r);
+        if (s == STEP_FAIL || E->failed)
+            return E->failed ? E->failed : oom(E);
+        if (s == STEP_BLOCK) {
+            R->state = R_BLOCKED;
+            return 0;
+        }
+    }
+    R->state = R_DONE;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ diagnosis */
+
+static int diagnose(struct engine *E)
+{
+    const char *path = rt_trace_path(E->t);
+    for (uint32_t r = 0; r < E->nranks; r++) {
+        struct rank *R = &E->ranks[r];
+        if (R->state == R_DONE)
+            continue;
+        uint64_t j = R->cursor;
+        const struct rt_event *e = &R->ev[j];
+        if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV) {
+            const struct rt_event *post_ev = e->kind == RT_EV_RECV ? e : &R->ev[e->ref];
+            uint32_t s = post_ev->ref;
+            if (E->ranks[s].state == R_DONE)
+                return rt_error_set(E->err, RT_EUNMATCHED,
+                                    "%s: unmatched receive: rank %u event %llu (%s from rank %u, tag %u, comm '%s', %llu bytes): rank %u never sends it",
+                                    path, r, (unsigned long long)j, call_name(E, r, j), s, post_ev->aux,
+                                    comm_name(E, post_ev->comm), (unsigned long long)post_ev->bytes, s);
+            return rt_error_set(E->err, RT_EDEADLOCK,
+                                "%s: deadlock: rank %u event %llu (%s from rank %u, tag %u) waits for rank %u, which is blocked at event %llu (%s)",
+                                path, r, (unsigned long long)j, call_name(E, r, j), s, post_ev->aux, s,
+                                (unsigned long long)E->ranks[s].cursor, call_name(E, s, E->ranks[s].cursor));
+        }
+        if (e->kind == RT_EV_LEAVE || e->kind == RT_EV_ISEND_COMPLETE) {
+            uint32_t id = UINT32_MAX;
+            if (e->kind == RT_EV_ISEND_COMPLETE)
+                id = (uint32_t)pending_of(R, e->ref);
+            else
+                for (uint32_t i = 0; i < R->nwaits && id == UINT32_MAX; i++)
+                    if (!(E->msgs[R->waits[i]].flags & M_SDONE))
+                        id = R->waits[i];
+            if (id != UINT32_MAX) {
+                struct msg *m = &E->msgs[id];
+                struct rank *D = &E->ranks[m->dst];
+                if (D->state == R_DONE)
+                    return rt_error_set(E->err, RT_EUNMATCHED,
+                                        "%s: unmatched send: rank %u event %llu (%s to rank %u, tag %u, comm '%s', %llu bytes, rendezvous): rank %u never receives it",
+                                        path, r, (unsigned long long)m->send_ev, call_name(E, r, m->send_ev), m->dst,
+                                        m->tag, comm_name(E, m->comm), (unsigned long long)m->bytes, m->dst);
+                return rt_error_set(E->err, RT_EDEADLOCK,
+                                    "%s: deadlock: rank %u event %llu (%s to rank %u, tag %u, rendezvous) waits for rank %u, which is blocked at event %llu (%s)",
+                                    path, r, (unsigned long long)m->send_ev, call_name(E, r, m->send_ev), m->dst, m->tag,
+                                    m->dst, (unsigned long long)D->cursor, call_name(E, m->dst, D->cursor));
+            }
+        }
+        if (e->kind == RT_EV_COLL_END) {
+            uint64_t p = pending_of(R, e->ref);
+            struct coll *c = &E->colls[p & ~COLL_BIT];
+            return rt_error_set(E->err, RT_EDEADLOCK,
+                                "%s: deadlock: rank %u event %llu (%s on comm '%s') waits for a collective that only %u of %u ranks enter",
+                                path, r, (unsigned long long)j, call_name(E, r, j), comm_name(E, c->comm), c->arrived,
+                                c->size);
+        }
+        return rt_error_set(E->err, RT_EDEADLOCK, "%s: deadlock: rank %u blocked at event %llu (%s)", path, r,
+                            (unsigned long long)j, call_name(E, r, j));
+    }
+    /* Every rank finished: any send still queued in a channel was never received. */
+    for (uint32_t i = 0; i < E->nchans; i++) {
+        struct chan *c = &E->chans[i];
+        if (c->head == UINT32_MAX)
+            continue;
+        struct msg *m = &E->msgs[c->head];
+        if (c->side == M_SEND)
+            return rt_error_set(E->err, RT_EUNMATCHED,
+                                "%s: unmatched send: rank %u event %llu (%s to rank %u, tag %u, comm '%s', %llu bytes) has no matching receive",
+                                path, m->src, (unsigned long long)m->send_ev, call_name(E, m->src, m->send_ev), m->dst,
+                                m->tag, comm_name(E, m->comm), (unsigned long long)m->bytes);
+    }
+    return RT_OK;
+}
+
+/* ------------------------------------------------------------------ driver */
+
+void rt_replay_options_default(struct rt_replay_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->model.ops = &rt_model_hockney;
+    o->compute_scale = 1.0;
+    o->eager_limit = 64 * 1024;
+}
+
+void rt_replay_result_destroy(struct rt_replay_result *r)
+{
+    if (!r)
+        return;
+    free(r->predicted_end_ps);
+    free(r->measured_end_ns);
+    free(r);
+}
+
+int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
+                  const struct rt_replay_observer *obs, struct rt_replay_result **out, rt_error *err)
+{
+    struct engine E;
+    int rc = RT_OK;
+    memset(&E, 0, sizeof E);
+    *out = NULL;
+    if (!opts->model.ops)
+        return rt_error_set(err, RT_EINVAL, "no model given");
+    if (!(opts->compute_scale >= 0) || opts->compute_scale > 1e6)
+        return rt_error_set(err, RT_ERANGE, "compute scale must be between 0 and 1e6");
+    E.t = trace;
+    E.o = opts;
+    E.obs = obs;
+    E.err = err;
+    E.nranks = rt_trace_ranks(trace);
+    E.freemsg = E.freecoll = UINT32_MAX;
+    E.res = calloc(1, sizeof *E.res);
+    E.ranks = calloc(E.nranks ? E.nranks : 1, sizeof *E.ranks);
+    if (E.res) {
+        E.res->predicted_end_ps = calloc(E.nranks ? E.nranks : 1, sizeof *E.res->predicted_end_ps);
+        E.res->measured_end_ns = calloc(E.nranks ? E.nranks : 1, sizeof *E.res->measured_end_ns);
+    }
+    if (!E.res || !E.ranks || !E.res->predicted_end_ps || !E.res->measured_end_ns) {
+        rc = oom(&E);
+        goto done;
+    }
+    E.res->ranks = E.nranks;
+    rt_time_ns first = INT64_MAX, last = INT64_MIN;
+    for (uint32_t r = 0; r < E.nranks; r++) {
+        struct rank *R = &E.ranks[r];
+        R->ev = rt_trace_events(trace, r, &R->nev);
+        if (R->nev) {
+            first = R->ev[0].time < first ? R->ev[0].time : first;
+            last = R->ev[R->nev - 1].time > last ? R->ev[R->nev - 1].time : last;
+        }
+        E.res->events += R->nev;
+    }
+    if (first == INT64_MAX)
+        first = last = 0;
+    for (uint32_t r = 0; r < E.nranks; r++) {
+        struct rank *R = &E.ranks[r];
+        rt_time_ns start = R->nev ? R->ev[0].time : first;
+        /* Ranks start where they were measured to start, relative to the earliest one. */
+        R->clock = (rt_time_ps)((double)(start - first) * 1e3 * opts->compute_scale + 0.5);
+        R->last_meas = start;
+        R->tx_free = R->rx_free = NEVER;
+        rt__map_init(&R->pending);
+        R->state = R_QUEUED;
+        R->queued_at = R->clock;
+        if (push(&E, R->clock, Q_RESUME, r)) {
+            rc = E.failed;
+            goto done;
+        }
+    }
+    rt__map_init(&E.chan_of);
+    rt__map_init(&E.coll_of);
+    rt__map_init(&E.coll_seq);
+    while (E.nheap && !E.failed) {
+        struct qent q = pop(&E);
+        switch (q.type) {
+        case Q_RESUME: {
+            struct rank *R = &E.ranks[q.id];
+            if (R->state == R_QUEUED && R->queued_at == q.t)
+                run_rank(&E, q.id);
+            break;
+        }
+        case Q_READY:
+            on_ready(&E, q.id, q.t);
+            break;
+        case Q_ARRIVE:
+            on_arrive(&E, q.id, q.t);
+            break;
+        }
+    }
+    if (E.failed) {
+        rc = E.failed;
+        goto done;
+    }
+    rc = diagnose(&E);
+    if (rc)
+        goto done;
+    E.res->measured_ns = last - first;
+    for (uint32_t r = 0; r < E.nranks; r++) {
+        struct rank *R = &E.ranks[r];
+        E.res->predicted_end_ps[r] = R->clock;
+        E.res->measured_end_ns[r] = R->nev ? R->ev[R->nev - 1].time - first : 0;
+        if (R->clock > E.res->predicted_ps)
+            E.res->predicted_ps = R->clock;
+    }
+    uint64_t mem = (uint64_t)E.capmsgs * sizeof(struct msg) + E.capheap * sizeof(struct qent) +
+                   (uint64_t)E.capchans * sizeof(struct chan) + (uint64_t)E.capcolls * sizeof(struct coll) +
+                   rt__map_memory(&E.chan_of) + rt__map_memory(&E.coll_of) + rt__map_memory(&E.coll_seq) +
+                   (uint64_t)E.nranks * sizeof(struct rank);
+    for (uint32_t r = 0; r < E.nranks; r++)
+        mem += rt__map_memory(&E.ranks[r].pending) + E.ranks[r].capwaits * sizeof(uint32_t);
+    E.res->peak_bytes = mem;
+done:
+    if (E.ranks)
+        for (uint32_t r = 0; r < E.nranks; r++) {
+            rt__map_free(&E.ranks[r].pending);
+            free(E.ranks[r].waits);
+        }
+    free(E.ranks);
+    free(E.heap);
+    free(E.msgs);
+    free(E.chans);
+    free(E.colls);
+    rt__map_free(&E.chan_of);
+    rt__map_free(&E.coll_of);
+    rt__map_free(&E.coll_seq);
+    if (rc == RT_OK)
+        *out = E.res;
+    else
+        rt_replay_result_destroy(E.res);
+    return rc;
+}

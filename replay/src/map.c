@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* Open addressing with linear probing; removal leaves tombstones that a rehash clears. */
+#include "map.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+
+enum { SLOT_FREE = 0, SLOT_USED = 1, SLOT_TOMB = 2 };
+
+static uint64_t mix(uint64_t k1, uint64_t k2)
+{
+    /* splitmix64 finaliser over both halves: cheap and spreads dense ids well. */
+    uint64_t x = k1 * 0x9E3779B97F4A7C15ull ^ (k2 + 0x632BE59BD9B4E019ull + (k1 << 6) + (k1 >> 2));
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return x;
+}
+
+void rt__map_init(struct rt__map *m)
+{
+    m->slots = NULL;
+    m->cap = m->count = m->tombs = 0;
+}
+
+void rt__map_free(struct rt__map *m)
+{
+    free(m->slots);
+    rt__map_init(m);
+}
+
+uint64_t *rt__map_get(const struct rt__map *m, uint64_t k1, uint64_t k2)
+{
+    if (!m->cap)
+        return NULL;
+    size_t mask = m->cap - 1;
+    for (size_t i = mix(k1, k2) & mask;; i = (i + 1) & mask) {
+        struct rt__map_slot *s = &m->slots[i];
+        if (s->used == SLOT_FREE)
+            return NULL;
+        if (s->used == SLOT_USED && s->k1 == k1 && s->k2 == k2)
+            return &s->val;
+    }
+}
+
+static int grow(struct rt__map *m)
+{
+    size_t ncap = m->cap ? m->cap * 2 : 16;
+    if (m->count * 4 < m->cap) /* mostly tombstones: rehash at the same size */
+        ncap = m->cap;
+    struct rt__map_slot *ns = calloc(ncap, sizeof *ns);
+    if (!ns)
+        return -1;
+    for (size_t j = 0; j < m->cap; j++) {
+        struct rt__map_slot *s = &m->slots[j];
+        if (s->used != SLOT_USED)
+            continue;
+        size_t i = mix(s->k1, s->k2) & (ncap - 1);
+        while (ns[i].used)
+            i = (i + 1) & (ncap - 1);
+        ns[i] = *s;
+    }
+    free(m->slots);
+    m->slots = ns;
+    m->cap = ncap;
+    m->tombs = 0;
+    return 0;
+}
+
+int rt__map_put(struct rt__map *m, uint64_t k1, uint64_t k2, uint64_t val)
+{
+    uint64_t *v = rt__map_get(m, k1, k2);
+    if (v) {
+        *v = val;
+        return 0;
+    }
+    if ((m->count + m->tombs + 1) * 4 > m->cap * 3 && grow(m) != 0)
+        return -1;
+    size_t mask = m->cap - 1;
+    size_t i = mix(k1, k2) & mask;
+    while (m->slots[i].used == SLOT_USED)
+        i = (i + 1) & mask;
+    if (m->slots[i].used == SLOT_TOMB)
+        m->tombs--;
+    m->slots[i] = (struct rt__map_slot){k1, k2, val, SLOT_USED};
+    m->count++;
+    return 0;
+}
+
+int rt__map_del(struct rt__map *m, uint64_t k1, uint64_t k2)
+{
+    uint64_t *v = rt__map_get(m, k1, k2);
+    if (!v)
+        return 0;
+    struct rt__map_slot *s = (struct rt__map_slot *)((char *)v - offsetof(struct rt__map_slot, val));
+    s->used = SLOT_TOMB;
+    m->count--;
+    m->tombs++;
+    return 1;
+}
+
+size_t rt__map_memory(const struct rt__map *m)
+{
+    return m->cap * sizeof(struct rt__map_slot);
+}

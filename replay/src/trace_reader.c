@@ -1,0 +1,1093 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * OTF2 archive -> in-memory trace. Reads the global definitions, then each location's local
+ * definitions (mapping tables) and events, keeping only what a replay needs in
+ * 32-byte records. Request ids are resolved here: completions point at the event that started
+ * them and receive requests get the message fields of their completion, so the replay never
+ * looks anything up by request id.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <otf2/otf2.h>
+
+#include "map.h"
+#include "trace_internal.h"
+
+/* Raw definitions kept until the tables can be resolved (they may arrive in any order). */
+struct group_def {
+    uint8_t type;          /* OTF2_GroupType */
+    uint8_t paradigm;
+    uint32_t n;
+    uint64_t *members;
+};
+
+struct ctx_def {
+    uint64_t region, scl;
+};
+
+struct reader {
+    rt_trace *t;
+    rt_error *err;
+    const char *path;
+    int failed;                 /* set by callbacks that stored an error */
+    struct rt__map strings;     /* string ref -> index into t->strings */
+    struct rt__map regions;     /* region ref -> region index */
+    struct rt__map rows;        /* location ref -> row */
+    struct rt__map groups;      /* group ref -> index into groupv */
+    struct group_def *groupv;
+    uint32_t ngroups, capgroups;
+    struct rt__map comms;       /* comm ref -> comm index */
+    uint64_t *comm_group;       /* comm index -> group ref, resolved after the definitions */
+    uint32_t capcomms;
+    struct rt__map scls;        /* source code location ref -> (string ref << 32 | line) */
+    struct rt__map ctxs;        /* calling context ref -> index into ctxv */
+    struct ctx_def *ctxv;
+    uint32_t nctx, capctx;
+    struct rt__map callsite_of; /* (kind, ref) -> call-site index; kind 1 = context, 2 = scl */
+    uint64_t timer_resolution, global_offset;
+    int have_clock;
+
+    /* state of the location being read */
+    uint32_t row;
+    struct rt__row *cur;
+    uint64_t cap;
+    uint64_t otf2_index;        /* position of the record in the location's OTF2 stream */
+    int mpi_depth;
+    uint8_t call_flags;         /* RT_EVF_SYNC / RT_EVF_BUFFERED of the MPI call being read */
+    rt_time_ns last_time;
+    struct rt__map requests;    /* request id -> event index */
+    uint64_t coll_begin;        /* index of the open collective begin, or UINT64_MAX */
+};
+
+static OTF2_ErrorCode otf2_quiet(void *ud, const char *file, uint64_t line, const char *function,
+                                 OTF2_ErrorCode code, const char *fmt, va_list va)
+{
+    /* Library code never prints: OTF2's own messages are dropped, its codes are reported. */
+    (void)ud; (void)file; (void)line; (void)function; (void)fmt; (void)va;
+    return code;
+}
+
+static int fail(struct reader *r, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int fail(struct reader *r, int code, const char *fmt, ...)
+{
+    if (!r->failed) {
+        char buf[400];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
+        rt_error_set(r->err, code, "%s: %s", r->path, buf);
+        r->failed = code;
+    }
+    return r->failed;
+}
+
+static char *keep_string(struct reader *r, const char *s)
+{
+    rt_trace *t = r->t;
+    if (t->nstrings == t->capstrings) {
+        uint32_t ncap = t->capstrings ? t->capstrings * 2 : 64;
+        char **ns = realloc(t->strings, ncap * sizeof *ns);
+        if (!ns)
+            return NULL;
+        t->strings = ns;
+        t->capstrings = ncap;
+    }
+    char *copy = strdup(s ? s : "");
+    if (!copy)
+        return NULL;
+    t->strings[t->nstrings++] = copy;
+    t->memory += strlen(copy) + 1 + sizeof(char *);
+    return copy;
+}
+
+static const char *string_ref(struct reader *r, uint64_t ref)
+{
+    uint64_t *i = rt__map_get(&r->strings, ref, 0);
+    return i ? r->t->strings[*i] : NULL;
+}
+
+/* ---------------------------------------------------------------- global definitions */
+
+static OTF2_CallbackCode def_clock(void *ud, uint64_t res, uint64_t offset, uint64_t len, uint64_t rt)
+{
+    struct reader *r = ud;
+    (void)len; (void)rt;
+    if (res == 0) {
+        fail(r, RT_ECORRUPT, "clock properties: timer resolution is 0");
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    r->timer_resolution = res;
+    r->global_offset = offset;
+    r->have_clock = 1;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s)
+{
+    struct reader *r = ud;
+    if (!keep_string(r, s) || rt__map_put(&r->strings, self, 0, r->t->nstrings - 1)) {
+        fail(r, RT_ENOMEM, "out of memory reading string definitions");
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name,
+                                    OTF2_StringRef canon, OTF2_StringRef descr, OTF2_RegionRole role,
+                                    OTF2_Paradigm paradigm, OTF2_RegionFlag flags,
+                                    OTF2_StringRef file, uint32_t begin, uint32_t end)
+{
+    struct reader *r = ud;
+    rt_trace *t = r->t;
+    (void)canon; (void)descr; (void)flags; (void)file; (void)begin; (void)end;
+    struct rt_region *nr = realloc(t->regions, (t->nregions + 1) * sizeof *nr);
+    if (!nr) {
+        fail(r, RT_ENOMEM, "out of memory reading region definitions");
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    t->regions = nr;
+    const char *s = string_ref(r, name);
+    nr[t->nregions].name = s ? s : "??";
+    nr[t->nregions].is_mpi = paradigm == OTF2_PARADIGM_MPI ||
+                             (s && strncmp(s, "MPI_", 4) == 0 && paradigm == OTF2_PARADIGM_UNKNOWN);
+    nr[t->nregions].role = (uint8_t)role;
+    if (rt__map_put(&r->regions, self, 0, t->nregions)) {
+        fail(r, RT_ENOMEM, "out of memory reading region definitions");
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    t->nregions++;
+    t->memory += sizeof *nr;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name,
+                                      OTF2_LocationType type, uint64_t nevents,
+                                      OTF2_LocationGroupRef group)
+{
+    struct reader *r = ud;
+    rt_trace *t = r->t;
+    (void)group;
+    if (type != OTF2_LOCATION_TYPE_CPU_THREAD)
+        return OTF2_CALLBACK_SUCCESS; /* GPU and metric locations carry no MPI events */
+    struct rt__row *nr = realloc(t->rows, (t->nrows + 1) * sizeof *nr);
+    if (!nr) {
+        fail(r, RT_ENOMEM, "out of memory reading location definitions");
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    t->rows = nr;
+    nr[t->nrows] = (struct rt__row){.location = self, .events = NULL, .nevents = nevents};
+    const char *s = string_ref(r, name);
+    nr[t->nrows].name = (char *)(s ? s : "");
+    t->nrows++;
+    t->memory += sizeof *nr;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name,
+                                   OTF2_GroupType type, OTF2_Paradigm paradigm, OTF2_GroupFlag flags,
+                                   uint32_t n, const uint64_t *members)
+{
+    struct reader *r = ud;
+    (void)name; (void)flags;
+    if (r->ngroups == r->capgroups) {
+        uint32_t ncap = r->capgroups ? r->capgroups * 2 : 16;
+        struct group_def *ng = realloc(r->groupv, ncap * sizeof *ng);
+        if (!ng)
+            goto oom;
+        r->groupv = ng;
+        r->capgroups = ncap;
+    }
+    uint64_t *m = NULL;
+    if (n) {
+        m = malloc((size_t)n * sizeof *m);
+        if (!m)
+            goto oom;
+        memcpy(m, members, (size_t)n * sizeof *m);
+    }
+    r->groupv[r->ngroups] = (struct group_def){(uint8_t)type, (uint8_t)paradigm, n, m};
+    if (rt__map_put(&r->groups, self, 0, r->ngroups))
+        goto oom;
+    r->ngroups++;
+    return OTF2_CALLBACK_SUCCESS;
+oom:
+    fail(r, RT_ENOMEM, "out of memory reading group definitions");
+    return OTF2_CALLBACK_INTERRUPT;
+}
+
+static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name,
+                                  OTF2_GroupRef group, OTF2_CommRef parent, OTF2_CommFlag flags)
+{
+    struct reader *r = ud;
+    rt_trace *t = r->t;
+    (void)parent; (void)flags;
+    if (t->ncomms == r->capcomms) {
+        uint32_t ncap = r->capcomms ? r->capcomms * 2 : 8;
+        struct rt__comm *nc = realloc(t->comms, ncap * sizeof *nc);
+        if (!nc)
+            goto oom;
+        t->comms = nc;
+        uint64_t *ng = realloc(r->comm_group, ncap * sizeof *ng);
+        if (!ng)
+            goto oom;
+        r->comm_group = ng;
+        r->capcomms = ncap;
+    }
+    const char *s = string_ref(r, name);
+    t->comms[t->ncomms] = (struct rt__comm){.pub = {.name = s ? s : "", .size = 0, .members = NULL}};
+    r->comm_group[t->ncomms] = group;
+    if (rt__map_put(&r->comms, self, 0, t->ncomms))
+        goto oom;
+    t->ncomms++;
+    return OTF2_CALLBACK_SUCCESS;
+oom:
+    fail(r, RT_ENOMEM, "out of memory reading communicator definitions");
+    return OTF2_CALLBACK_INTERRUPT;
+}
+
+static OTF2_CallbackCode def_scl(void *ud, OTF2_SourceCodeLocationRef self, OTF2_StringRef file,
+                                 uint32_t line)
+{
+    struct reader *r = ud;
+    if (rt__map_put(&r->scls, self, 0, ((uint64_t)file << 32) | line)) {
+        fail(r, RT_ENOMEM, "out of memory reading source code locations");
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_ctx(void *ud, OTF2_CallingContextRef self, OTF2_RegionRef region,
+                                 OTF2_SourceCodeLocationRef scl, OTF2_CallingContextRef parent)
+{
+    struct reader *r = ud;
+    (void)parent;
+    if (r->nctx == r->capctx) {
+        uint32_t ncap = r->capctx ? r->capctx * 2 : 16;
+        struct ctx_def *nc = realloc(r->ctxv, ncap * sizeof *nc);
+        if (!nc)
+            goto oom;
+        r->ctxv = nc;
+        r->capctx = ncap;
+    }
+    r->ctxv[r->nctx] = (struct ctx_def){region, scl};
+    if (rt__map_put(&r->ctxs, self, 0, r->nctx))
+        goto oom;
+    r->nctx++;
+    return OTF2_CALLBACK_SUCCESS;
+oom:
+    fail(r, RT_ENOMEM, "out of memory reading calling contexts");
+    return OTF2_CALLBACK_INTERRUPT;
+}
+
+static int add_callsite(struct reader *r, const char *function, uint64_t scl, uint32_t *idx)
+{
+    rt_trace *t = r->t;
+    struct rt_callsite cs = {function ? function : "??", "??", 0};
+    uint64_t *v = scl == OTF2_UNDEFINED_SOURCE_CODE_LOCATION ? NULL : rt__map_get(&r->scls, scl, 0);
+    if (v) {
+        const char *f = string_ref(r, *v >> 32);
+        cs.file = f ? f : "??";
+        cs.line = (uint32_t)(*v & 0xffffffffu);
+    }
+    struct rt_callsite *n = realloc(t->callsites, (t->ncallsites + 1) * sizeof *n);
+    if (!n)
+        return RT_ENOMEM;
+    t->callsites = n;
+    n[t->ncallsites] = cs;
+    *idx = t->ncallsites++;
+    t->memory += sizeof *n;
+    return RT_OK;
+}
+
+/* Builds communicator member tables and the call-site table once all definitions are known. */
+static int resolve_definitions(struct reader *r)
+{
+    rt_trace *t = r->t;
+    for (uint32_t c = 0; c < t->ncomms; c++) {
+        struct rt__comm *comm = &t->comms[c];
+        uint64_t *gi = rt__map_get(&r->groups, r->comm_group[c], 0);
+        if (!gi)
+            return fail(r, RT_ECORRUPT, "communicator '%s' refers to undefined group %llu",
+                        comm->pub.name, (unsigned long long)r->comm_group[c]);
+        struct group_def *g = &r->groupv[*gi];
+        if (g->type == OTF2_GROUP_TYPE_COMM_SELF) {
+            comm->is_self = 1;
+            comm->pub.size = 1;
+            continue;
+        }
+        if (g->type != OTF2_GROUP_TYPE_COMM_GROUP)
+            return fail(r, RT_ECORRUPT, "communicator '%s': group %llu is not a communicator group",
+                        comm->pub.name, (unsigned long long)r->comm_group[c]);
+        /* COMM_GROUP members index into the COMM_LOCATIONS group of the same paradigm. */
+        struct group_def *locs = NULL;
+        for (uint32_t i = 0; i < r->ngroups; i++)
+            if (r->groupv[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS && r->groupv[i].paradigm == g->paradigm)
+                locs = &r->groupv[i];
+        if (!locs)
+            return fail(r, RT_ECORRUPT, "communicator '%s': no COMM_LOCATIONS group for its paradigm",
+                        comm->pub.name);
+        comm->members = malloc((size_t)(g->n ? g->n : 1) * sizeof *comm->members);
+        if (!comm->members)
+            return fail(r, RT_ENOMEM, "out of memory resolving communicators");
+        for (uint32_t i = 0; i < g->n; i++) {
+            if (g->members[i] >= locs->n)
+                return fail(r, RT_ECORRUPT, "communicator '%s': member %u refers to rank %llu of %u",
+                            comm->pub.name, i, (unsigned long long)g->members[i], locs->n);
+            uint64_t *row = rt__map_get(&r->rows, locs->members[g->members[i]], 0);
+            comm->members[i] = row ? (uint32_t)*row : RT_NONE;
+        }
+        comm->pub.size = g->n;
+        comm->pub.members = comm->members;
+        t->memory += (uint64_t)g->n * sizeof(uint32_t);
+    }
+    for (uint32_t i = 0; i < r->ctxs.cap; i++) {
+        struct rt__map_slot *s = &r->ctxs.slots[i];
+        if (s->used != 1)
+            continue;
+        struct ctx_def *d = &r->ctxv[s->val];
+        uint64_t *reg = rt__map_get(&r->regions, d->region, 0);
+        uint32_t idx;
+        if (add_callsite(r, reg ? t->regions[*reg].name : "??", d->scl, &idx) ||
+            rt__map_put(&r->callsite_of, 1, s->k1, idx))
+            return fail(r, RT_ENOMEM, "out of memory building call sites");
+    }
+    for (uint32_t i = 0; i < r->scls.cap; i++) {
+        struct rt__map_slot *s = &r->scls.slots[i];
+        uint32_t idx;
+        if (s->used == 1 && (add_callsite(r, "??", s->k1, &idx) || rt__map_put(&r->callsite_of, 2, s->k1, idx)))
+            return fail(r, RT_ENOMEM, "out of memory building call sites");
+    }
+    return RT_OK;
+}
+
+/* ---------------------------------------------------------------- events */
+
+/* Event timestamps are taken as already on the global timebase: Score-P writes them so (its
+ * ClockOffset records describe the correction it applied) and retime's tracer does the same.
+ * The offsets are therefore not applied a second time. */
+static rt_time_ns to_ns(struct reader *r, OTF2_TimeStamp ts)
+{
+    __int128 t = (__int128)ts - (__int128)r->global_offset;
+    if (r->timer_resolution != 1000000000u)
+        t = t * 1000000000 / (__int128)r->timer_resolution;
+    return (rt_time_ns)t;
+}
+
+/* Appends an event; returns NULL (with the error set) when out of memory or time runs backwards. */
+static struct rt_event *push(struct reader *r, OTF2_TimeStamp ts, uint8_t kind)
+{
+    struct rt__row *row = r->cur;
+    r->otf2_index++;
+    if (row->nevents == r->cap) {
+        uint64_t ncap = r->cap ? r->cap * 2 : 1024;
+        if (ncap > (uint64_t)SIZE_MAX / sizeof(struct rt_event)) {
+            fail(r, RT_ENOMEM, "location %llu: too many events", (unsigned long long)row->location);
+            return NULL;
+        }
+        struct rt_event *ne = realloc(row->events, ncap * sizeof *ne);
+        if (!ne) {
+            fail(r, RT_ENOMEM, "location %llu: out of memory after %llu events",
+                 (unsigned long long)row->location, (unsigned long long)row->nevents);
+            return NULL;
+        }
+        row->events = ne;
+        r->cap = ncap;
+    }
+    rt_time_ns t = to_ns(r, ts);
+    if (row->nevents && t < r->last_time) {
+        fail(r, RT_ECORRUPT, "location %llu (rank %u) event %llu: timestamp goes backwards (%lld ns < %lld ns)",
+             (unsigned long long)row->location, r->row, (unsigned long long)row->nevents,
+             (long long)t, (long long)r->last_time);
+        return NULL;
+    }
+    r->last_time = t;
+    struct rt_event *e = &row->events[row->nevents++];
+    memset(e, 0, sizeof *e);
+    e->time = t;
+    e->kind = kind;
+    e->ref = RT_NONE;
+    e->aux = RT_NONE;
+    e->comm = RT_NONE;
+    return e;
+}
+
+#define EVT_ARGS OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *ud, OTF2_AttributeList *attrs
+
+static int region_index(struct reader *r, OTF2_RegionRef region, const char *what, uint32_t *idx)
+{
+    uint64_t *v = rt__map_get(&r->regions, region, 0);
+    if (!v)
+        return fail(r, RT_ECORRUPT, "rank %u event %llu: %s of undefined region %u", r->row,
+                    (unsigned long long)r->cur->nevents, what, (unsigned)region);
+    *idx = (uint32_t)*v;
+    return RT_OK;
+}
+
+static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
+{
+    struct reader *r = ud;
+    (void)loc; (void)pos;
+    uint32_t reg = 0;
+    if (region_index(r, region, "enter", &reg))
+        return OTF2_CALLBACK_INTERRUPT;
+    struct rt_event *e = push(r, ts, RT_EV_ENTER);
+    if (!e)
+        return OTF2_CALLBACK_INTERRUPT;
+    e->ref = reg;
+    const struct rt_region *rg = &r->t->regions[reg];
+    if (rg->is_mpi) {
+        e->flags |= RT_EVF_MPI;
+        if (r->mpi_depth++ == 0) {
+            const char *n = rg->name;
+            r->call_flags = 0;
+            if (!strcmp(n, "MPI_Ssend") || !strcmp(n, "MPI_Issend"))
+                r->call_flags = RT_EVF_SYNC;
+            else if (!strcmp(n, "MPI_Bsend") || !strcmp(n, "MPI_Ibsend"))
+                r->call_flags = RT_EVF_BUFFERED;
+        }
+    }
+    uint32_t n = attrs ? OTF2_AttributeList_GetNumberOfElements(attrs) : 0;
+    for (uint32_t i = 0; i < n; i++) {
+        OTF2_AttributeRef aref;
+        OTF2_Type type;
+        OTF2_AttributeValue val;
+        if (OTF2_AttributeList_GetAttributeByIndex(attrs, i, &aref, &type, &val) != OTF2_SUCCESS)
+            continue;
+        uint64_t *cs = NULL;
+        if (type == OTF2_TYPE_CALLING_CONTEXT)
+            cs = rt__map_get(&r->callsite_of, 1, val.callingContextRef);
+        else if (type == OTF2_TYPE_SOURCE_CODE_LOCATION)
+            cs = rt__map_get(&r->callsite_of, 2, val.sourceCodeLocationRef);
+        if (cs) {
+            e->aux = (uint32_t)*cs;
+            break;
+        }
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_leave(EVT_ARGS, OTF2_RegionRef region)
+{
+    struct reader *r = ud;
+    (void)loc; (void)pos; (void)attrs;
+    uint32_t reg = 0;
+    if (region_index(r, region, "leave", &reg))
+        return OTF2_CALLBACK_INTERRUPT;
+    struct rt_event *e = push(r, ts, RT_EV_LEAVE);
+    if (!e)
+        return OTF2_CALLBACK_INTERRUPT;
+    e->ref = reg;
+    if (r->t->regions[reg].is_mpi) {
+        e->flags |= RT_EVF_MPI;
+        if (r->mpi_depth > 0)
+            r->mpi_depth--;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Translates (communicator, rank in it) into a trace row. */
+static int peer_row(struct reader *r, OTF2_CommRef comm, uint32_t rank, const char *what,
+                    uint32_t *ci, uint32_t *row)
+{
+    rt_trace *t = r->t;
+    unsigned long long ev = (unsigned long long)r->cur->nevents;
+    uint64_t *c = rt__map_get(&r->comms, comm, 0);
+    if (!c)
+        return fail(r, RT_ECORRUPT, "rank %u event %llu: %s on undefined communicator %u", r->row, ev,
+                    what, (unsigned)comm);
+    *ci = (uint32_t)*c;
+    struct rt__comm *cm = &t->comms[*c];
+    if (rank == OTF2_UNDEFINED_UINT32) {
+        *row = RT_NONE;
+        return RT_OK;
+    }
+    if (cm->is_self) {
+        if (rank != 0)
+            return fail(r, RT_ECORRUPT, "rank %u event %llu: %s to rank %u of a self communicator",
+                        r->row, ev, what, rank);
+        *row = r->row;
+        return RT_OK;
+    }
+    if (rank >= cm->pub.size)
+        return fail(r, RT_ECORRUPT, "rank %u event %llu: %s with rank %u outside communicator '%s' of size %u",
+                    r->row, ev, what, rank, cm->pub.name, cm->pub.size);
+    *row = cm->members[rank];
+    if (*row == RT_NONE)
+        return fail(r, RT_ECORRUPT, "rank %u event %llu: %s with rank %u of communicator '%s' whose location is not in the trace",
+                    r->row, ev, what, rank, cm->pub.name);
+    return RT_OK;
+}
+
+static OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uint8_t kind, uint32_t peer,
+                                 OTF2_CommRef comm, uint32_t tag, uint64_t len, const char *what,
+                                 struct rt_event **out)
+{
+    uint32_t ci, row;
+    if (peer_row(r, comm, peer, what, &ci, &row))
+        return OTF2_CALLBACK_INTERRUPT;
+    if (row == RT_NONE) {
+        fail(r, RT_ECORRUPT, "rank %u event %llu: %s without a peer rank", r->row,
+             (unsigned long long)r->cur->nevents, what);
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    struct rt_event *e = push(r, ts, kind);
+    if (!e)
+        return OTF2_CALLBACK_INTERRUPT;
+    e->ref = row;
+    e->aux = tag;
+    e->comm = ci;
+    e->bytes = len;
+    *out = e;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_send(EVT_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len)
+{
+    struct reader *r = ud;
+    struct rt_event *e;
+    (void)loc; (void)pos; (void)attrs;
+    if (message(r, ts, RT_EV_SEND, receiver, comm, tag, len, "send", &e))
+        return OTF2_CALLBACK_INTERRUPT;
+    e->flags |= r->call_flags;
+    r->t->stats.sends++;
+    r->t->stats.bytes_sent += len;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode remember_request(struct reader *r, uint64_t req)
+{
+    if (rt__map_put(&r->requests, req, 0, r->cur->nevents - 1)) {
+        fail(r, RT_ENOMEM, "out of memory tracking requests");
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_isend(EVT_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
+                                  uint64_t len, uint64_t req)
+{
+    struct reader *r = ud;
+    struct rt_event *e;
+    (void)loc; (void)pos; (void)attrs;
+    if (message(r, ts, RT_EV_ISEND, receiver, comm, tag, len, "isend", &e))
+        return OTF2_CALLBACK_INTERRUPT;
+    e->flags |= r->call_flags;
+    r->t->stats.isends++;
+    r->t->stats.bytes_sent += len;
+    return remember_request(r, req);
+}
+
+/* Finds and forgets the event that started request @p req; UINT64_MAX when it is unknown. */
+static uint64_t take_request(struct reader *r, uint64_t req)
+{
+    uint64_t *v = rt__map_get(&r->requests, req, 0);
+    if (!v)
+        return UINT64_MAX;
+    uint64_t idx = *v;
+    rt__map_del(&r->requests, req, 0);
+    return idx;
+}
+
+static OTF2_CallbackCode ev_isend_complete(EVT_ARGS, uint64_t req)
+{
+    struct reader *r = ud;
+    (void)loc; (void)pos; (void)attrs;
+    uint64_t start = take_request(r, req);
+    if (start == UINT64_MAX || r->cur->events[start].kind != RT_EV_ISEND) {
+        /* Started while recording was off: nothing to replay, but say so in the stats. */
+        r->otf2_index++;
+        r->t->stats.orphan_completions++;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    struct rt_event *e = push(r, ts, RT_EV_ISEND_COMPLETE);
+    if (!e)
+        return OTF2_CALLBACK_INTERRUPT;
+    e->ref = (uint32_t)start;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_irecv_request(EVT_ARGS, uint64_t req)
+{
+    struct reader *r = ud;
+    (void)loc; (void)pos; (void)attrs;
+    if (!push(r, ts, RT_EV_IRECV_REQUEST))
+        return OTF2_CALLBACK_INTERRUPT;
+    return remember_request(r, req);
+}
+
+static OTF2_CallbackCode ev_recv(EVT_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len)
+{
+    struct reader *r = ud;
+    struct rt_event *e;
+    (void)loc; (void)pos; (void)attrs;
+    if (message(r, ts, RT_EV_RECV, sender, comm, tag, len, "receive", &e))
+        return OTF2_CALLBACK_INTERRUPT;
+    r->t->stats.recvs++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_irecv(EVT_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
+                                  uint64_t len, uint64_t req)
+{
+    struct reader *r = ud;
+    struct rt_event *e;
+    (void)loc; (void)pos; (void)attrs;
+    uint64_t start = take_request(r, req);
+    if (start == UINT64_MAX || r->cur->events[start].kind != RT_EV_IRECV_REQUEST) {
+        /* No recorded post: replay it as a receive posted when the completing call began. */
+        if (message(r, ts, RT_EV_RECV, sender, comm, tag, len, "receive", &e))
+            return OTF2_CALLBACK_INTERRUPT;
+        e->flags |= RT_EVF_ORPHAN;
+        r->t->stats.orphan_completions++;
+        r->t->stats.recvs++;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    if (message(r, ts, RT_EV_IRECV, sender, comm, tag, len, "receive", &e))
+        return OTF2_CALLBACK_INTERRUPT;
+    struct rt_event *post = &r->cur->events[start];
+    post->ref = e->ref;
+    post->aux = e->aux;
+    post->comm = e->comm;
+    post->bytes = e->bytes;
+    e->ref = (uint32_t)start;
+    e->aux = RT_NONE;
+    r->t->stats.irecvs++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_cancelled(EVT_ARGS, uint64_t req)
+{
+    struct reader *r = ud;
+    (void)loc; (void)ts; (void)pos; (void)attrs;
+    uint64_t start = take_request(r, req);
+    if (start != UINT64_MAX)
+        r->cur->events[start].flags |= RT_EVF_CANCELLED;
+    r->otf2_index++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_coll_begin(EVT_ARGS)
+{
+    struct reader *r = ud;
+    (void)loc; (void)pos; (void)attrs;
+    if (r->coll_begin != UINT64_MAX) {
+        fail(r, RT_ECORRUPT, "rank %u event %llu: collective begins inside another collective",
+             r->row, (unsigned long long)r->cur->nevents);
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    if (!push(r, ts, RT_EV_COLL_BEGIN))
+        return OTF2_CALLBACK_INTERRUPT;
+    r->coll_begin = r->cur->nevents - 1;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static uint32_t coll_op(OTF2_CollectiveOp op)
+{
+    switch (op) {
+    case OTF2_COLLECTIVE_OP_BARRIER: return RT_COLL_BARRIER;
+    case OTF2_COLLECTIVE_OP_BCAST: return RT_COLL_BCAST;
+    case OTF2_COLLECTIVE_OP_GATHER: case OTF2_COLLECTIVE_OP_GATHERV: return RT_COLL_GATHER;
+    case OTF2_COLLECTIVE_OP_SCATTER: case OTF2_COLLECTIVE_OP_SCATTERV: return RT_COLL_SCATTER;
+    case OTF2_COLLECTIVE_OP_ALLGATHER: case OTF2_COLLECTIVE_OP_ALLGATHERV: return RT_COLL_ALLGATHER;
+    case OTF2_COLLECTIVE_OP_ALLTOALL: case OTF2_COLLECTIVE_OP_ALLTOALLV:
+    case OTF2_COLLECTIVE_OP_ALLTOALLW: return RT_COLL_ALLTOALL;
+    case OTF2_COLLECTIVE_OP_REDUCE: return RT_COLL_REDUCE;
+    case OTF2_COLLECTIVE_OP_ALLREDUCE: case OTF2_COLLECTIVE_OP_REDUCE_SCATTER:
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK: return RT_COLL_ALLREDUCE;
+    case OTF2_COLLECTIVE_OP_SCAN: case OTF2_COLLECTIVE_OP_EXSCAN: return RT_COLL_SCAN;
+    default: return RT_COLL_OTHER;
+    }
+}
+
+static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
+                                     uint64_t sent, uint64_t received)
+{
+    struct reader *r = ud;
+    (void)loc; (void)pos; (void)attrs;
+    if (r->coll_begin == UINT64_MAX) {
+        fail(r, RT_ECORRUPT, "rank %u event %llu: collective end without begin", r->row,
+             (unsigned long long)r->cur->nevents);
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    uint32_t ci, root_row;
+    if (peer_row(r, comm, root, "collective", &ci, &root_row))
+        return OTF2_CALLBACK_INTERRUPT;
+    struct rt_event *e = push(r, ts, RT_EV_COLL_END);
+    if (!e)
+        return OTF2_CALLBACK_INTERRUPT;
+    struct rt_event *b = &r->cur->events[r->coll_begin];
+    b->ref = root_row;
+    b->aux = coll_op(op);
+    b->comm = ci;
+    b->bytes = sent;
+    e->ref = (uint32_t)r->coll_begin;
+    e->comm = ci;
+    e->bytes = received;
+    r->coll_begin = UINT64_MAX;
+    r->t->stats.collectives++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static int resolve_path(const char *path, char **anchor, rt_error *err)
+{
+    struct stat st;
+    if (!path || !*path)
+        return rt_error_set(err, RT_EINVAL, "no trace path given");
+    if (stat(path, &st) != 0)
+        return rt_error_set(err, RT_ENOTFOUND, "%s: %s", path, strerror(errno));
+    size_t n = strlen(path);
+    if (S_ISDIR(st.st_mode)) {
+        *anchor = malloc(n + 16);
+        if (!*anchor)
+            return rt_error_set(err, RT_ENOMEM, "out of memory");
+        snprintf(*anchor, n + 16, "%s%straces.otf2", path, path[n - 1] == '/' ? "" : "/");
+        if (stat(*anchor, &st) != 0)
+            return rt_error_set(err, RT_ENOTFOUND, "%s: no OTF2 anchor file traces.otf2 in this directory", path);
+    } else {
+        *anchor = strdup(path);
+        if (!*anchor)
+            return rt_error_set(err, RT_ENOMEM, "out of memory");
+    }
+    if (!S_ISREG(st.st_mode))
+        return rt_error_set(err, RT_ENOTOTF2, "%s: not a regular file", *anchor);
+    /* Check the anchor's magic before OTF2 sees it: a clear message for a file of another kind. */
+    FILE *f = fopen(*anchor, "rb");
+    unsigned char magic[6] = {0};
+    size_t got = f ? fread(magic, 1, sizeof magic, f) : 0;
+    if (f)
+        fclose(f);
+    if (!f)
+        return rt_error_set(err, RT_EIO, "%s: %s", *anchor, strerror(errno));
+    if (got < sizeof magic || memcmp(magic + 2, "OTF2", 4) != 0)
+        return rt_error_set(err, RT_ENOTOTF2, "%s: not an OTF2 anchor file (no OTF2 signature)", *anchor);
+    return RT_OK;
+}
+
+static int read_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
+{
+    rt_trace *t = r->t;
+    struct rt__row *cur = &t->rows[row];
+    r->row = row;
+    r->cur = cur;
+    r->mpi_depth = 0;
+    r->call_flags = 0;
+    r->last_time = 0;
+    r->coll_begin = UINT64_MAX;
+    r->otf2_index = 0;
+    rt__map_free(&r->requests);
+    uint64_t declared = cur->nevents;
+    cur->nevents = 0;
+    cur->events = NULL;
+    r->cap = 0;
+    if (declared && declared < (1ull << 40)) {
+        cur->events = malloc(declared * sizeof *cur->events);
+        if (cur->events)
+            r->cap = declared;
+    }
+
+    /* Local definitions hold the mapping tables OTF2 applies to this location's events. */
+    OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, cur->location);
+    if (dr) {
+        uint64_t n = 0;
+        OTF2_ErrorCode ec = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
+        OTF2_Reader_CloseDefReader(rd, dr);
+        if (ec != OTF2_SUCCESS && !r->failed)
+            return fail(r, RT_ECORRUPT, "location %llu (rank %u): local definitions unreadable: %s",
+                        (unsigned long long)cur->location, row, OTF2_Error_GetDescription(ec));
+        if (r->failed)
+            return r->failed;
+    }
+    OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, cur->location);
+    if (!er)
+        return fail(r, RT_ECORRUPT, "location %llu (rank %u): no event reader (missing .evt file?)",
+                    (unsigned long long)cur->location, row);
+    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+    if (!cb)
+        return fail(r, RT_ENOMEM, "out of memory");
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, ev_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, ev_isend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, ev_isend_complete);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, ev_irecv_request);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, ev_cancelled);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
+    OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, r);
+    OTF2_EvtReaderCallbacks_Delete(cb);
+    uint64_t nread = 0;
+    OTF2_ErrorCode ec = OTF2_Reader_ReadAllLocalEvents(rd, er, &nread);
+    OTF2_Reader_CloseEvtReader(rd, er);
+    t->stats.otf2_events += nread;
+    if (r->failed)
+        return r->failed;
+    if (ec != OTF2_SUCCESS)
+        return fail(r, RT_ECORRUPT, "location %llu (rank %u): event data truncated or corrupt after %llu events: %s",
+                    (unsigned long long)cur->location, row, (unsigned long long)nread,
+                    OTF2_Error_GetDescription(ec));
+    /* Receive requests never completed carry no message: the replay skips them. */
+    for (size_t i = 0; i < r->requests.cap; i++) {
+        struct rt__map_slot *s = &r->requests.slots[i];
+        if (s->used == 1 && cur->events[s->val].kind == RT_EV_IRECV_REQUEST) {
+            cur->events[s->val].flags |= RT_EVF_CANCELLED;
+            t->stats.dropped_requests++;
+        }
+    }
+    if (r->coll_begin != UINT64_MAX)
+        cur->events[r->coll_begin].flags |= RT_EVF_CANCELLED;
+    if (cur->nevents < r->cap) { /* give back what the declared count over-reserved */
+        struct rt_event *shrunk = realloc(cur->events, (cur->nevents ? cur->nevents : 1) * sizeof *shrunk);
+        if (shrunk)
+            cur->events = shrunk;
+    }
+    t->stats.events += cur->nevents;
+    t->memory += cur->nevents * sizeof(struct rt_event);
+    return RT_OK;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const struct rt__row *x = a, *y = b;
+    return x->location < y->location ? -1 : x->location > y->location;
+}
+
+int rt_trace_open(const char *path, rt_trace **out, rt_error *err)
+{
+    struct reader r;
+    OTF2_Reader *rd = NULL;
+    char *anchor = NULL;
+    int rc;
+    memset(&r, 0, sizeof r);
+    *out = NULL;
+    rc = resolve_path(path, &anchor, err);
+    if (rc)
+        goto done;
+    r.path = anchor;
+    r.err = err;
+    r.t = calloc(1, sizeof *r.t);
+    if (!r.t) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto done;
+    }
+    r.t->path = anchor;
+    OTF2_Error_RegisterCallback(otf2_quiet, NULL);
+    rd = OTF2_Reader_Open(anchor);
+    if (!rd) {
+        rc = fail(&r, RT_ENOTOTF2, "OTF2 cannot open this anchor file (wrong version or corrupt)");
+        goto done;
+    }
+    if (OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS) {
+        rc = fail(&r, RT_ECORRUPT, "OTF2 cannot set up its reader");
+        goto done;
+    }
+    uint64_t nloc = 0;
+    OTF2_ErrorCode ec = OTF2_Reader_GetNumberOfLocations(rd, &nloc);
+    if (ec != OTF2_SUCCESS) {
+        rc = fail(&r, RT_ECORRUPT, "anchor file unreadable: %s", OTF2_Error_GetDescription(ec));
+        goto done;
+    }
+    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
+    if (!gdr) {
+        rc = fail(&r, RT_ECORRUPT, "global definitions (traces.def) missing or unreadable");
+        goto done;
+    }
+    OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
+    if (!gcb) {
+        rc = fail(&r, RT_ENOMEM, "out of memory");
+        goto done;
+    }
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, def_clock);
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, def_region);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
+    OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
+    OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(gcb, def_scl);
+    OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(gcb, def_ctx);
+    OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &r);
+    OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+    uint64_t ndefs = 0;
+    ec = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &ndefs);
+    OTF2_Reader_CloseGlobalDefReader(rd, gdr);
+    if (r.failed) {
+        rc = r.failed;
+        goto done;
+    }
+    if (ec != OTF2_SUCCESS) {
+        rc = fail(&r, RT_ECORRUPT, "global definitions truncated or corrupt after %llu records: %s",
+                  (unsigned long long)ndefs, OTF2_Error_GetDescription(ec));
+        goto done;
+    }
+    if (!r.have_clock) {
+        rc = fail(&r, RT_ECORRUPT, "no clock properties definition");
+        goto done;
+    }
+    if (r.t->nrows == 0) {
+        rc = fail(&r, RT_ECORRUPT, "no CPU locations defined: nothing to replay");
+        goto done;
+    }
+    qsort(r.t->rows, r.t->nrows, sizeof *r.t->rows, cmp_rows);
+    for (uint32_t i = 0; i < r.t->nrows; i++) {
+        if (rt__map_put(&r.rows, r.t->rows[i].location, 0, i)) {
+            rc = fail(&r, RT_ENOMEM, "out of memory");
+            goto done;
+        }
+    }
+    rc = resolve_definitions(&r);
+    if (rc)
+        goto done;
+    for (uint32_t i = 0; i < r.t->nrows; i++)
+        OTF2_Reader_SelectLocation(rd, r.t->rows[i].location);
+    int have_defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
+    if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
+        rc = fail(&r, RT_ECORRUPT, "cannot open the event files");
+        goto done;
+    }
+    (void)have_defs;
+    for (uint32_t i = 0; i < r.t->nrows; i++) {
+        rc = read_location(&r, rd, i);
+        if (rc)
+            goto done;
+    }
+    rt_time_ns lo = INT64_MAX, hi = INT64_MIN;
+    for (uint32_t i = 0; i < r.t->nrows; i++) {
+        struct rt__row *row = &r.t->rows[i];
+        if (!row->nevents)
+            continue;
+        lo = row->events[0].time < lo ? row->events[0].time : lo;
+        hi = row->events[row->nevents - 1].time > hi ? row->events[row->nevents - 1].time : hi;
+    }
+    r.t->stats.span_ns = hi >= lo ? hi - lo : 0;
+    if (r.t->stats.events == 0) {
+        rc = fail(&r, RT_ECORRUPT, "the trace holds no events");
+        goto done;
+    }
+    rc = RT_OK;
+done:
+    if (rd) {
+        OTF2_Reader_CloseEvtFiles(rd);
+        OTF2_Reader_CloseDefFiles(rd);
+        OTF2_Reader_Close(rd);
+    }
+    rt__map_free(&r.strings);
+    rt__map_free(&r.regions);
+    rt__map_free(&r.rows);
+    rt__map_free(&r.groups);
+    rt__map_free(&r.comms);
+    rt__map_free(&r.scls);
+    rt__map_free(&r.ctxs);
+    rt__map_free(&r.callsite_of);
+    rt__map_free(&r.requests);
+    for (uint32_t i = 0; i < r.ngroups; i++)
+        free(r.groupv[i].members);
+    free(r.groupv);
+    free(r.ctxv);
+    free(r.comm_group);
+    if (rc == RT_OK) {
+        *out = r.t;
+    } else {
+        if (r.t)
+            rt_trace_close(r.t);
+        else
+            free(anchor);
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------- accessors */
+
+void rt_trace_close(rt_trace *t)
+{
+    if (!t)
+        return;
+    for (uint32_t i = 0; i < t->nrows; i++)
+        free(t->rows[i].events);
+    free(t->rows);
+    for (uint32_t i = 0; i < t->ncomms; i++)
+        free(t->comms[i].members);
+    free(t->comms);
+    free(t->regions);
+    free(t->callsites);
+    for (uint32_t i = 0; i < t->nstrings; i++)
+        free(t->strings[i]);
+    free(t->strings);
+    free(t->path);
+    free(t);
+}
+
+const char *rt_trace_path(const rt_trace *t) { return t->path; }
+uint32_t rt_trace_ranks(const rt_trace *t) { return t->nrows; }
+
+const struct rt_event *rt_trace_events(const rt_trace *t, uint32_t rank, uint64_t *n)
+{
+    if (rank >= t->nrows) {
+        *n = 0;
+        return NULL;
+    }
+    *n = t->rows[rank].nevents;
+    return t->rows[rank].events;
+}
+
+uint64_t rt_trace_location_id(const rt_trace *t, uint32_t rank)
+{
+    return rank < t->nrows ? t->rows[rank].location : UINT64_MAX;
+}
+
+const char *rt_trace_rank_name(const rt_trace *t, uint32_t rank)
+{
+    return rank < t->nrows ? t->rows[rank].name : "";
+}
+
+uint32_t rt_trace_regions(const rt_trace *t) { return t->nregions; }
+
+const struct rt_region *rt_trace_region(const rt_trace *t, uint32_t region)
+{
+    return region < t->nregions ? &t->regions[region] : NULL;
+}
+
+uint32_t rt_trace_find_region(const rt_trace *t, const char *name)
+{
+    for (uint32_t i = 0; i < t->nregions; i++)
+        if (!strcmp(t->regions[i].name, name))
+            return i;
+    return RT_NONE;
+}
+
+uint32_t rt_trace_callsites(const rt_trace *t) { return t->ncallsites; }
+
+const struct rt_callsite *rt_trace_callsite(const rt_trace *t, uint32_t cs)
+{
+    return cs < t->ncallsites ? &t->callsites[cs] : NULL;
+}
+
+uint32_t rt_trace_comms(const rt_trace *t) { return t->ncomms; }
+
+const struct rt_comm *rt_trace_comm(const rt_trace *t, uint32_t comm)
+{
+    return comm < t->ncomms ? &t->comms[comm].pub : NULL;
+}
+
+const struct rt_trace_stats *rt_trace_stats(const rt_trace *t) { return &t->stats; }
+uint64_t rt_trace_memory(const rt_trace *t) { return t->memory; }
+
+const char *rt_coll_op_name(int op)
+{
+    static const char *const names[] = {"barrier", "bcast", "gather", "scatter", "allgather",
+                                        "alltoall", "reduce", "allreduce", "scan", "other"};
+    return op >= 0 && op <= RT_COLL_OTHER ? names[op] : "other";
+}
