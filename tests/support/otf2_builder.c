@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/* A minimal OTF2 writer for tests and benchmarks: same conventions as Score-P and our tracer. */
+#define _POSIX_C_SOURCE 200809L
+#include "otf2_builder.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <otf2/otf2.h>
+
+struct tb_builder {
+    OTF2_Archive *ar;
+    OTF2_EvtWriter **w;
+    uint32_t ranks;
+    char **regions;
+    uint32_t nregions;
+    uint64_t first, last;
+    int failed;
+};
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final)
+{
+    (void)ud; (void)ft; (void)loc; (void)cd; (void)final;
+    return OTF2_FLUSH;
+}
+
+static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc)
+{
+    (void)ud; (void)ft; (void)loc;
+    return 0;
+}
+
+static const OTF2_FlushCallbacks flush_cbs = {pre_flush, post_flush};
+
+tb_builder *tb_create(const char *dir, uint32_t ranks)
+{
+    tb_builder *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->ranks = ranks;
+    b->first = UINT64_MAX;
+    b->w = calloc(ranks, sizeof *b->w);
+    b->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+                              OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!b->w || !b->ar) {
+        free(b->w);
+        free(b);
+        return NULL;
+    }
+    OTF2_Archive_SetFlushCallbacks(b->ar, &flush_cbs, NULL);
+    OTF2_Archive_SetSerialCollectiveCallbacks(b->ar);
+    OTF2_Archive_OpenEvtFiles(b->ar);
+    for (uint32_t r = 0; r < ranks; r++)
+        b->w[r] = OTF2_Archive_GetEvtWriter(b->ar, r);
+    return b;
+}
+
+static uint32_t region(tb_builder *b, const char *name)
+{
+    for (uint32_t i = 0; i < b->nregions; i++)
+        if (!strcmp(b->regions[i], name))
+            return i;
+    char **n = realloc(b->regions, (b->nregions + 1) * sizeof *n);
+    if (!n) {
+        b->failed = 1;
+        return 0;
+    }
+    b->regions = n;
+    n[b->nregions] = strdup(name);
+    return b->nregions++;
+}
+
+static void at(tb_builder *b, uint64_t t)
+{
+    b->first = t < b->first ? t : b->first;
+    b->last = t > b->last ? t : b->last;
+}
+
+void tb_enter(tb_builder *b, uint32_t r, uint64_t t, const char *name)
+{
+    at(b, t);
+    OTF2_EvtWriter_Enter(b->w[r], NULL, t, region(b, name));
+}
+
+void tb_leave(tb_builder *b, uint32_t r, uint64_t t, const char *name)
+{
+    at(b, t);
+    OTF2_EvtWriter_Leave(b->w[r], NULL, t, region(b, name));
+}
+
+void tb_send(tb_builder *b, uint32_t r, uint64_t t, uint32_t to, uint32_t tag, uint64_t bytes)
+{
+    at(b, t);
+    OTF2_EvtWriter_MpiSend(b->w[r], NULL, t, to, 0, tag, bytes);
+}
+
+void tb_recv(tb_builder *b, uint32_t r, uint64_t t, uint32_t from, uint32_t tag, uint64_t bytes)
+{
+    at(b, t);
+    OTF2_EvtWriter_MpiRecv(b->w[r], NULL, t, from, 0, tag, bytes);
+}
+
+void tb_isend(tb_builder *b, uint32_t r, uint64_t t, uint32_t to, uint32_t tag, uint64_t bytes, uint64_t req)
+{
+    at(b, t);
+    OTF2_EvtWriter_MpiIsend(b->w[r], NULL, t, to, 0, tag, bytes, req);
+}
+
+void tb_isend_complete(tb_builder *b, uint32_t r, uint64_t t, uint64_t req)
+{
+    at(b, t);
+    OTF2_EvtWriter_MpiIsendComplete(b->w[r], NULL, t, req);
+}
+
+void tb_irecv_request(tb_builder *b, uint32_t r, uint64_t t, uint64_t req)
+{
+    at(b, t);
+    OTF2_EvtWriter_MpiIrecvRequest(b->w[r], NULL, t, req);
+}
+
+void tb_irecv(tb_builder *b, uint32_t r, uint64_t t, uint32_t from, uint32_t tag, uint64_t bytes, uint64_t req)
+{
+    at(b, t);
+    OTF2_EvtWriter_MpiIrecv(b->w[r], NULL, t, from, 0, tag, bytes, req);
+}
+
+void tb_collective(tb_builder *b, uint32_t r, uint64_t t0, uint64_t t1, const char *name, int op, uint32_t root,
+                   uint64_t sent, uint64_t received)
+{
+    tb_enter(b, r, t0, name);
+    OTF2_EvtWriter_MpiCollectiveBegin(b->w[r], NULL, t0);
+    OTF2_EvtWriter_MpiCollectiveEnd(b->w[r], NULL, t1, (OTF2_CollectiveOp)op, 0, root, sent, received);
+    tb_leave(b, r, t1, name);
+}
+
+void tb_call_send(tb_builder *b, uint32_t r, uint64_t t0, uint64_t t1, const char *name, uint32_t to, uint32_t tag,
+                  uint64_t bytes)
+{
+    tb_enter(b, r, t0, name);
+    tb_send(b, r, t0, to, tag, bytes);
+    tb_leave(b, r, t1, name);
+}
+
+void tb_call_recv(tb_builder *b, uint32_t r, uint64_t t0, uint64_t t1, uint32_t from, uint32_t tag, uint64_t bytes)
+{
+    tb_enter(b, r, t0, "MPI_Recv");
+    tb_recv(b, r, t1, from, tag, bytes);
+    tb_leave(b, r, t1, "MPI_Recv");
+}
+
+int tb_close(tb_builder *b)
+{
+    int rc = b->failed;
+    uint64_t *nev = calloc(b->ranks, sizeof *nev);
+    for (uint32_t r = 0; r < b->ranks; r++) {
+        OTF2_EvtWriter_GetNumberOfEvents(b->w[r], &nev[r]);
+        OTF2_Archive_CloseEvtWriter(b->ar, b->w[r]);
+    }
+    OTF2_Archive_CloseEvtFiles(b->ar);
+    OTF2_Archive_OpenDefFiles(b->ar);
+    for (uint32_t r = 0; r < b->ranks; r++)
+        OTF2_Archive_CloseDefWriter(b->ar, OTF2_Archive_GetDefWriter(b->ar, r));
+    OTF2_Archive_CloseDefFiles(b->ar);
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(b->ar);
+    uint64_t first = b->first == UINT64_MAX ? 0 : b->first;
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, first, b->last - first + 1, OTF2_UNDEFINED_TIMESTAMP);
+    /* strings: 0 "", 1 "machine", 2 "node", 3 "MPI_COMM_WORLD", 4.. region names, then rank names */
+    OTF2_GlobalDefWriter_WriteString(g, 0, "");
+    OTF2_GlobalDefWriter_WriteString(g, 1, "machine");
+    OTF2_GlobalDefWriter_WriteString(g, 2, "node");
+    OTF2_GlobalDefWriter_WriteString(g, 3, "MPI_COMM_WORLD");
+    uint32_t s = 4;
+    for (uint32_t i = 0; i < b->nregions; i++) {
+        OTF2_GlobalDefWriter_WriteString(g, s, b->regions[i]);
+        int mpi = strncmp(b->regions[i], "MPI_", 4) == 0;
+        OTF2_GlobalDefWriter_WriteRegion(g, i, s, s, 0, mpi ? OTF2_REGION_ROLE_POINT2POINT : OTF2_REGION_ROLE_FUNCTION,
+                                         mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, 0, 0, 0);
+        s++;
+    }
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 1, 1, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    uint64_t *members = calloc(b->ranks, sizeof *members);
+    for (uint32_t r = 0; r < b->ranks; r++) {
+        char name[32];
+        snprintf(name, sizeof name, "MPI Rank %u", r);
+        OTF2_GlobalDefWriter_WriteString(g, s, name);
+        OTF2_GlobalDefWriter_WriteLocationGroup(g, r, s, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                OTF2_UNDEFINED_LOCATION_GROUP);
+        OTF2_GlobalDefWriter_WriteLocation(g, r, s, OTF2_LOCATION_TYPE_CPU_THREAD, nev[r], r);
+        members[r] = r;
+        s++;
+    }
+    OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                    b->ranks, members);
+    OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                    b->ranks, members);
+    OTF2_GlobalDefWriter_WriteComm(g, 0, 3, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    OTF2_Archive_CloseGlobalDefWriter(b->ar, g);
+    if (OTF2_Archive_Close(b->ar) != OTF2_SUCCESS)
+        rc = 1;
+    for (uint32_t i = 0; i < b->nregions; i++)
+        free(b->regions[i]);
+    free(b->regions);
+    free(members);
+    free(nev);
+    free(b->w);
+    free(b);
+    return rc;
+}

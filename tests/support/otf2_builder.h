@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* Test and benchmark helper: writes small OTF2 archives event by event (one comm: WORLD). */
+#ifndef RETIME_OTF2_BUILDER_H
+#define RETIME_OTF2_BUILDER_H
+
+#include <stdint.h>
+
+typedef struct tb_builder tb_builder;
+
+/** Starts an archive DIR/traces.otf2 with @p ranks locations; NULL on failure. */
+tb_builder *tb_create(const char *dir, uint32_t ranks);
+/** Writes the definitions and closes; returns 0 on success. Frees @p b in any case. */
+int tb_close(tb_builder *b);
+
+/* Events; @p t in ns, non-decreasing per rank. Region names starting with "MPI_" get the
+ * MPI paradigm. @p comm_rank arguments are ranks in MPI_COMM_WORLD. */
+void tb_enter(tb_builder *b, uint32_t rank, uint64_t t, const char *region);
+void tb_leave(tb_builder *b, uint32_t rank, uint64_t t, const char *region);
+void tb_send(tb_builder *b, uint32_t rank, uint64_t t, uint32_t to, uint32_t tag, uint64_t bytes);
+void tb_recv(tb_builder *b, uint32_t rank, uint64_t t, uint32_t from, uint32_t tag, uint64_t bytes);
+void tb_isend(tb_builder *b, uint32_t rank, uint64_t t, uint32_t to, uint32_t tag, uint64_t bytes, uint64_t req);
+void tb_isend_complete(tb_builder *b, uint32_t rank, uint64_t t, uint64_t req);
+void tb_irecv_request(tb_builder *b, uint32_t rank, uint64_t t, uint64_t req);
+void tb_irecv(tb_builder *b, uint32_t rank, uint64_t t, uint32_t from, uint32_t tag, uint64_t bytes, uint64_t req);
+/** A whole collective call: Enter(region), CollectiveBegin, CollectiveEnd, Leave at t0..t1. */
+void tb_collective(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, const char *region, int otf2_op,
+                   uint32_t root, uint64_t sent, uint64_t received);
+
+/* Whole blocking calls: Enter/record/Leave in one go. */
+void tb_call_send(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, const char *region, uint32_t to,
+                  uint32_t tag, uint64_t bytes);
+void tb_call_recv(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, uint32_t from, uint32_t tag,
+                  uint64_t bytes);
+
+#endif

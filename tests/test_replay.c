@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the replay engine on small synthetic traces whose Hockney timings are derived
+ * by hand (T = α + β·m with α = 2122 ns, β = 0.7595 ns/B, so T(1000) = 2881.5 ns).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <otf2/otf2.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "otf2_builder.h"
+#include "retime/region_stats.h"
+#include "retime/replay.h"
+#include "test_util.h"
+
+#define ALPHA 2122.0
+#define BETA 0.7595
+#define T_PS(m) ((int64_t)(ALPHA * 1000 + BETA * 1000 * (m) + 0.5))
+
+static char tmp_root[256];
+static int ntraces;
+
+static tb_builder *new_trace(char *dir, size_t n, uint32_t ranks)
+{
+    snprintf(dir, n, "%s/t%d", tmp_root, ntraces++);
+    return tb_create(dir, ranks);
+}
+
+static int replay(const char *dir, double scale, rt_bytes eager, struct rt_replay_result **res, rt_error *err,
+                  const char *region, struct rt_region_instance *first_inst, uint64_t *ninst)
+{
+    rt_trace *t = NULL;
+    struct rt_replay_options o;
+    struct rt_model_params p = {ALPHA, BETA};
+    rt_replay_options_default(&o);
+    rt_model_init(&o.model, "hockney", &p, err);
+    o.compute_scale = scale;
+    o.eager_limit = eager;
+    int rc = rt_trace_open(dir, &t, err);
+    if (rc)
+        return rc;
+    rt_region_stats *rs = NULL;
+    struct rt_replay_observer obs = {0};
+    if (region) {
+        rt_region_stats_create(t, rt_trace_find_region(t, region), &rs, err);
+        obs.ud = rs;
+        obs.on_event = rt_region_stats_on_event;
+    }
+    rc = rt_replay_run(t, &o, region ? &obs : NULL, res, err);
+    if (rc == RT_OK && rs) {
+        const struct rt_region_instance *inst;
+        rt_region_stats_instances(rs, &inst, ninst, err);
+        for (uint64_t i = 0; i < *ninst; i++)
+            first_inst[i] = inst[i];
+    }
+    rt_region_stats_destroy(rs);
+    rt_trace_close(t);
+    return rc;
+}
+
+static void test_pingpong(const char *send_region)
+{
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 2);
+    tb_call_send(b, 0, 0, 10, send_region, 1, 7, 1000);
+    tb_call_recv(b, 0, 20, 100, 1, 8, 1000);
+    tb_call_recv(b, 1, 0, 50, 0, 7, 1000);
+    tb_call_send(b, 1, 60, 70, send_region, 0, 8, 1000);
+    CHECK_EQ_INT(tb_close(b), 0);
+    struct rt_replay_result *res = NULL;
+    rt_error err = {0};
+    CHECK_EQ_INT(replay(dir, 0, 65536, &res, &err, NULL, NULL, NULL), RT_OK);
+    if (!res)
+        return;
+    /* Round trip = 2·T(1000) for eager and for synchronous sends alike. */
+    CHECK_EQ_INT(res->predicted_ps, 2 * T_PS(1000));
+    CHECK_EQ_INT(res->predicted_end_ps[0], 2 * T_PS(1000));
+    CHECK_EQ_INT(res->predicted_end_ps[1], 2 * T_PS(1000));
+    CHECK_EQ_INT(res->messages, 2);
+    CHECK_EQ_INT(res->rendezvous, strcmp(send_region, "MPI_Ssend") == 0 ? 2 : 0);
+    rt_replay_result_destroy(res);
+}
+
+/* A receiver that arrives late: rendezvous waits for it, eager does not. */
+static void test_late_receiver(void)
+{
+    for (int sync = 0; sync <= 1; sync++) {
+        char dir[300];
+        tb_builder *b = new_trace(dir, sizeof dir, 2);
+        tb_call_send(b, 0, 0, 10, sync ? "MPI_Ssend" : "MPI_Send", 1, 1, 1000);
+        tb_enter(b, 1, 0, "compute");
+        tb_leave(b, 1, 5000, "compute");
+        tb_call_recv(b, 1, 5000, 5100, 0, 1, 1000);
+        CHECK_EQ_INT(tb_close(b), 0);
+        for (int half = 0; half <= 1; half++) {
+            double scale = half ? 0.5 : 1.0;
+            int64_t posted = (int64_t)(5000 * 1000 * scale);
+            struct rt_replay_result *res = NULL;
+            rt_error err = {0};
+            CHECK_EQ_INT(replay(dir, scale, 65536, &res, &err, NULL, NULL, NULL), RT_OK);
+            if (!res)
+                continue;
+            if (sync) {
+                CHECK_EQ_INT(res->predicted_end_ps[0], posted + T_PS(1000));
+                CHECK_EQ_INT(res->predicted_end_ps[1], posted + T_PS(1000));
+            } else {
+                CHECK_EQ_INT(res->predicted_end_ps[0], T_PS(1000));
+                /* eager data waits in the receiver's buffer: done at max(posted, T) */
+                CHECK_EQ_INT(res->predicted_end_ps[1], posted > T_PS(1000) ? posted : T_PS(1000));
+            }
+            rt_replay_result_destroy(res);
+        }
+    }
+}
+
+/* The paper's 1D Shift with MPI_Ssend and even/odd phases: 4k·T(m1) per iteration. */
+static void build_shift_ssend(tb_builder *b, uint32_t P, int k, uint64_t m1, int iters)
+{
+    uint64_t *now = calloc(P, sizeof *now);
+    for (int it = 0; it < iters; it++) {
+        for (uint32_t r = 0; r < P; r++)
+            tb_enter(b, r, now[r] += 100, "shift_iteration");
+        for (int dir = 0; dir < 2; dir++)
+            for (int h = 0; h < k; h++)
+                for (int phase = 0; phase < 2; phase++)
+                    for (uint32_t r = 0; r < P; r++) {
+                        uint32_t to = dir == 0 ? (r + 1) % P : (r + P - 1) % P;
+                        uint32_t from = dir == 0 ? (r + P - 1) % P : (r + 1) % P;
+                        int sender = (int)(r % 2) == phase;
+                        uint64_t t0 = now[r] += 10, t1 = now[r] += 3000;
+                        if (sender)
+                            tb_call_send(b, r, t0, t1, "MPI_Ssend", to, (uint32_t)dir, m1);
+                        else
+                            tb_call_recv(b, r, t0, t1, from, (uint32_t)dir, m1);
+                    }
+        for (uint32_t r = 0; r < P; r++)
+            tb_leave(b, r, now[r] += 100, "shift_iteration");
+    }
+    free(now);
+}
+
+static void test_shift_ssend(void)
+{
+    for (int k = 1; k <= 3; k++) {
+        char dir[300];
+        tb_builder *b = new_trace(dir, sizeof dir, 8);
+        build_shift_ssend(b, 8, k, 1000, 3);
+        CHECK_EQ_INT(tb_close(b), 0);
+        struct rt_replay_result *res = NULL;
+        rt_error err = {0};
+        struct rt_region_instance inst[8];
+        uint64_t n = 0;
+        CHECK_EQ_INT(replay(dir, 0, 65536, &res, &err, "shift_iteration", inst, &n), RT_OK);
+        CHECK_EQ_INT(n, 3);
+        for (uint64_t i = 0; i < n; i++) {
+            CHECK_NEAR(inst[i].predicted_mean_ns, 4.0 * k * 2881.5, 1e-6);
+            CHECK_NEAR(inst[i].predicted_max_ns, 4.0 * k * 2881.5, 1e-6);
+            CHECK_EQ_INT(inst[i].ranks, 8);
+        }
+        if (k == 1)
+            CHECK_NEAR(inst[0].predicted_mean_ns, 11526.0, 1e-6); /* the paper's Table 2 */
+        rt_replay_result_destroy(res);
+    }
+}
+
+/* Isend/Irecv + Waitall per hop, both directions: 2 sends per hop through one port = 2T. */
+static void test_shift_isend(void)
+{
+    const uint32_t P = 4;
+    const int k = 2;
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, P);
+    uint64_t now[4] = {0};
+    for (uint32_t r = 0; r < P; r++) {
+        uint32_t L = (r + P - 1) % P, R = (r + 1) % P;
+        tb_enter(b, r, now[r] += 50, "shift_iteration");
+        for (int h = 0; h < k; h++) {
+            uint64_t q = (uint64_t)h * 4;
+            tb_enter(b, r, now[r] += 10, "MPI_Irecv");
+            tb_irecv_request(b, r, now[r], q + 1);
+            tb_leave(b, r, now[r] += 10, "MPI_Irecv");
+            tb_enter(b, r, now[r] += 10, "MPI_Irecv");
+            tb_irecv_request(b, r, now[r], q + 2);
+            tb_leave(b, r, now[r] += 10, "MPI_Irecv");
+            tb_enter(b, r, now[r] += 10, "MPI_Isend");
+            tb_isend(b, r, now[r], R, 0, 1000, q + 3);
+            tb_leave(b, r, now[r] += 10, "MPI_Isend");
+            tb_enter(b, r, now[r] += 10, "MPI_Isend");
+            tb_isend(b, r, now[r], L, 1, 1000, q + 4);
+            tb_leave(b, r, now[r] += 10, "MPI_Isend");
+            tb_enter(b, r, now[r] += 10, "MPI_Waitall");
+            tb_irecv(b, r, now[r] += 4000, L, 0, 1000, q + 1);
+            tb_irecv(b, r, now[r] += 10, R, 1, 1000, q + 2);
+            tb_isend_complete(b, r, now[r] += 10, q + 3);
+            tb_isend_complete(b, r, now[r] += 10, q + 4);
+            tb_leave(b, r, now[r] += 10, "MPI_Waitall");
+        }
+        tb_leave(b, r, now[r] += 50, "shift_iteration");
+    }
+    CHECK_EQ_INT(tb_close(b), 0);
+    struct rt_replay_result *res = NULL;
+    rt_error err = {0};
+    struct rt_region_instance inst[2];
+    uint64_t n = 0;
+    CHECK_EQ_INT(replay(dir, 0, 65536, &res, &err, "shift_iteration", inst, &n), RT_OK);
+    CHECK_EQ_INT(n, 1);
+    CHECK_NEAR(inst[0].predicted_max_ns, 2.0 * k * 2881.5, 1e-6); /* eq. 2, one dimension */
+    CHECK_NEAR(inst[0].predicted_mean_ns, 2.0 * k * 2881.5, 1e-6);
+    rt_replay_result_destroy(res);
+}
+
+/* Three senders at once into one receiver: its port delivers them one T apart. */
+static void test_incast(void)
+{
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 4);
+    for (uint32_t s = 1; s < 4; s++)
+        tb_call_send(b, s, 0, 10, "MPI_Send", 0, 0, 1000);
+    for (uint32_t s = 1; s < 4; s++)
+        tb_call_recv(b, 0, s * 100, s * 100 + 50, s, 0, 1000);
+    CHECK_EQ_INT(tb_close(b), 0);
+    struct rt_replay_result *res = NULL;
+    rt_error err = {0};
+    CHECK_EQ_INT(replay(dir, 0, 65536, &res, &err, NULL, NULL, NULL), RT_OK);
+    if (res) {
+        CHECK_EQ_INT(res->predicted_end_ps[0], 3 * T_PS(1000));
+        CHECK_EQ_INT(res->predicted_end_ps[1], T_PS(1000));
+        rt_replay_result_destroy(res);
+    }
+}
+
+/* MPI_Sendrecv of large (rendezvous) messages between two ranks must not deadlock. */
+static void test_sendrecv_rendezvous(void)
+{
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 2);
+    for (uint32_t r = 0; r < 2; r++) {
+        tb_enter(b, r, 0, "MPI_Sendrecv");
+        tb_send(b, r, 1, 1 - r, 5, 100000);
+        tb_recv(b, r, 90, 1 - r, 5, 100000);
+        tb_leave(b, r, 100, "MPI_Sendrecv");
+    }
+    CHECK_EQ_INT(tb_close(b), 0);
+    struct rt_replay_result *res = NULL;
+    rt_error err = {0};
+    CHECK_EQ_INT(replay(dir, 0, 65536, &res, &err, NULL, NULL, NULL), RT_OK);
+    if (res) {
+        CHECK_EQ_INT(res->rendezvous, 2);
+        CHECK_EQ_INT(res->predicted_ps, T_PS(100000));
+        rt_replay_result_destroy(res);
+    }
+    /* The eager limit decides: with 1 MiB both go eager and the result is the same here. */
+    CHECK_EQ_INT(replay(dir, 0, 1 << 20, &res, &err, NULL, NULL, NULL), RT_OK);
+    if (res) {
+        CHECK_EQ_INT(res->rendezvous, 0);
+        CHECK_EQ_INT(res->predicted_ps, T_PS(100000));
+        rt_replay_result_destroy(res);
+    }
+}
+
+/* A barrier completes ceil(log2 P) empty-message rounds after the last rank enters. */
+static void test_barrier(void)
+{
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 4);
+    for (uint32_t r = 0; r < 4; r++) {
+        tb_enter(b, r, 0, "work");
+        tb_leave(b, r, 1000 * r, "work");
+        tb_collective(b, r, 1000 * r, 9000, "MPI_Barrier", OTF2_COLLECTIVE_OP_BARRIER, OTF2_UNDEFINED_UINT32, 0, 0);
+    }
+    CHECK_EQ_INT(tb_close(b), 0);
+    struct rt_replay_result *res = NULL;
+    rt_error err = {0};
+    CHECK_EQ_INT(replay(dir, 1, 65536, &res, &err, NULL, NULL, NULL), RT_OK);
+    if (res) {
+        for (uint32_t r = 0; r < 4; r++)
+            CHECK_EQ_INT(res->predicted_end_ps[r], 3000 * 1000 + 2 * T_PS(0));
+        CHECK_EQ_INT(res->collectives, 1);
+        rt_replay_result_destroy(res);
+    }
+}
+
+static void expect_error(void (*build)(tb_builder *), uint32_t ranks, int code, const char *text)
+{
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, ranks);
+    build(b);
+    CHECK_EQ_INT(tb_close(b), 0);
+    struct rt_replay_result *res = NULL;
+    rt_error err = {0};
+    CHECK_EQ_INT(replay(dir, 1, 65536, &res, &err, NULL, NULL, NULL), code);
+    CHECK(res == NULL);
+    CHECK_CONTAINS(err.msg, text);
+    CHECK(strchr(err.msg, '\n') == NULL); /* one line */
+}
+
+static void build_unmatched_recv(tb_builder *b)
+{
+    tb_enter(b, 0, 0, "MPI_Init");
+    tb_leave(b, 0, 10, "MPI_Init");
+    tb_call_recv(b, 1, 0, 10, 0, 3, 8);
+}
+
+static void build_unmatched_send(tb_builder *b)
+{
+    tb_call_send(b, 0, 0, 10, "MPI_Send", 1, 3, 8);
+    tb_enter(b, 1, 0, "MPI_Init");
+    tb_leave(b, 1, 10, "MPI_Init");
+}
+
+static void build_deadlock(tb_builder *b)
+{
+    for (uint32_t r = 0; r < 2; r++) {
+        tb_call_recv(b, r, 0, 10, 1 - r, 0, 8);
+        tb_call_send(b, r, 20, 30, "MPI_Send", 1 - r, 0, 8);
+    }
+}
+
+static void build_size_mismatch(tb_builder *b)
+{
+    tb_call_send(b, 0, 0, 10, "MPI_Send", 1, 3, 100);
+    tb_call_recv(b, 1, 0, 10, 0, 3, 200);
+}
+
+static void build_collective_mismatch(tb_builder *b)
+{
+    tb_collective(b, 0, 0, 10, "MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST, 0, 8, 0);
+    tb_collective(b, 1, 0, 10, "MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST, 1, 8, 0);
+}
+
+static void test_determinism(void)
+{
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 6);
+    build_shift_ssend(b, 6, 2, 12345, 4);
+    CHECK_EQ_INT(tb_close(b), 0);
+    struct rt_replay_result *r1 = NULL, *r2 = NULL;
+    rt_error err = {0};
+    CHECK_EQ_INT(replay(dir, 0.7, 65536, &r1, &err, NULL, NULL, NULL), RT_OK);
+    CHECK_EQ_INT(replay(dir, 0.7, 65536, &r2, &err, NULL, NULL, NULL), RT_OK);
+    if (r1 && r2) {
+        CHECK(memcmp(r1->predicted_end_ps, r2->predicted_end_ps, 6 * sizeof(rt_time_ps)) == 0);
+        CHECK_EQ_INT(r1->predicted_ps, r2->predicted_ps);
+    }
+    rt_replay_result_destroy(r1);
+    rt_replay_result_destroy(r2);
+}
+
+int main(void)
+{
+    snprintf(tmp_root, sizeof tmp_root, "/tmp/retime-test-replay-XXXXXX");
+    if (!mkdtemp(tmp_root)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_pingpong("MPI_Send");
+    test_pingpong("MPI_Ssend");
+    test_late_receiver();
+    test_shift_ssend();
+    test_shift_isend();
+    test_incast();
+    test_sendrecv_rendezvous();
+    test_barrier();
+    test_determinism();
+    expect_error(build_unmatched_recv, 2, RT_EUNMATCHED,
+                 "unmatched receive: rank 1 event 1 (MPI_Recv from rank 0, tag 3");
+    expect_error(build_unmatched_send, 2, RT_EUNMATCHED, "unmatched send: rank 0 event 1 (MPI_Send to rank 1, tag 3");
+    expect_error(build_deadlock, 2, RT_EDEADLOCK, "deadlock: rank 0 event 1 (MPI_Recv from rank 1");
+    expect_error(build_size_mismatch, 2, RT_EMISMATCH, "sends 100 bytes but rank 1 event 1 (MPI_Recv) receives 200");
+    expect_error(build_collective_mismatch, 2, RT_EMISMATCH, "collective mismatch");
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
+    if (system(cmd) != 0)
+        fprintf(stderr, "warning: could not remove %s\n", tmp_root);
+    TEST_MAIN_END();
+}
