@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Integration test: replays a stored Shift trace with --compute-scale 0 under Hockney
+ * (α = 2122 ns, β = 0.7595 ns/B) and compares every `shift_iteration` instance with the
+ * closed-form model of Werner et al. (shared/papers/000_*.txt), within 0.1%:
+ *   1D ssend: 4k·T(m1)                     (eq. 1 times two: send and receive alternate)
+ *   3D ssend: Σ_d 4k·T(m_d)                (eq. 3)
+ *   isend:    Σ_d 2k·T(m_d)                (eq. 2)
+ * with m_d = (2k+1)^(d-1)·m1. The parameters come from the trace's directory name,
+ * shift{1d,3d}-{ssend,isend}-p{P}-k{K}-m{M1}.
+ */
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "retime/region_stats.h"
+#include "retime/replay.h"
+#include "test_util.h"
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_shift_traces TRACE_DIR\n");
+        return 2;
+    }
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", argv[1]);
+    const char *name = basename(copy);
+    int dims, p, k;
+    char mode[16];
+    unsigned long long m1;
+    if (sscanf(name, "shift%dd-%15[a-z]-p%d-k%d-m%llu", &dims, mode, &p, &k, &m1) != 5) {
+        fprintf(stderr, "cannot parse trace name '%s'\n", name);
+        return 2;
+    }
+    struct rt_model_params par = {2122.0, 0.7595};
+    double expected_ns = 0, md = (double)m1;
+    for (int d = 0; d < dims; d++) {
+        double T = par.alpha_ns + par.beta_ns_per_byte * md;
+        expected_ns += (strcmp(mode, "ssend") == 0 ? 4.0 : 2.0) * k * T;
+        md *= 2 * k + 1;
+    }
+    rt_error err = {0};
+    rt_trace *t = NULL;
+    if (rt_trace_open(argv[1], &t, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    CHECK_EQ_INT(rt_trace_ranks(t), p);
+    struct rt_replay_options o;
+    rt_replay_options_default(&o);
+    CHECK_EQ_INT(rt_model_init(&o.model, "hockney", &par, &err), RT_OK);
+    o.compute_scale = 0;
+    rt_region_stats *rs = NULL;
+    uint32_t reg = rt_trace_find_region(t, "shift_iteration");
+    CHECK(reg != RT_NONE);
+    CHECK_EQ_INT(rt_region_stats_create(t, reg, &rs, &err), RT_OK);
+    struct rt_replay_observer obs = {rs, rt_region_stats_on_event};
+    struct rt_replay_result *res = NULL;
+    int rc = rt_replay_run(t, &o, &obs, &res, &err);
+    CHECK_EQ_INT(rc, RT_OK);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    const struct rt_region_instance *inst = NULL;
+    uint64_t n = 0;
+    if (rc == RT_OK)
+        CHECK_EQ_INT(rt_region_stats_instances(rs, &inst, &n, &err), RT_OK);
+    CHECK_EQ_INT(n, 10); /* 10 measured iterations */
+    printf("%s: closed form %.1f ns per iteration\n", name, expected_ns);
+    for (uint64_t i = 0; i < n; i++) {
+        printf("  iteration %llu: predicted mean %.1f ns, max %.1f ns, measured mean %.1f ns (%u ranks)\n",
+               (unsigned long long)i, inst[i].predicted_mean_ns, inst[i].predicted_max_ns, inst[i].measured_mean_ns,
+               inst[i].ranks);
+        CHECK_EQ_INT(inst[i].ranks, p);
+        CHECK_NEAR(inst[i].predicted_mean_ns, expected_ns, expected_ns * 1e-3);
+        CHECK_NEAR(inst[i].predicted_max_ns, expected_ns, expected_ns * 1e-3);
+    }
+    rt_replay_result_destroy(res);
+    rt_region_stats_destroy(rs);
+    rt_trace_close(t);
+    TEST_MAIN_END();
+}
