@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs what is missing, builds retime, and replays a stored sample trace (the paper's 1D
+# Shift, k=1, m1=1000 B on 8 ranks) under Hockney with the paper's α and β; extra arguments
+# are passed to `retime replay` (e.g. --format json).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
+exec ./build/replay/retime replay traces/shift1d-ssend-p8-k1-m1000 --model hockney \
+  --alpha 2.122us --beta 0.7595ns/B --compute-scale 0 --region shift_iteration "$@"
