@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/* retime-bench-replay: compares retime's read+replay rate and memory with a raw OTF2 decode. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <dirent.h>
+#include <otf2/otf2.h>
+
+#include "empty_callbacks.h" /* generated: rt_bench_register_empty_callbacks() */
+#include "retime/model.h"
+#include "retime/replay.h"
+#include "retime/trace.h"
+
+/* The Hockney parameters of the paper's Table 2 (the same ones the tests use). */
+#define BENCH_ALPHA_NS 2122.0
+#define BENCH_BETA_NS_PER_B 0.7595
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Peak resident set size of the process so far, in bytes (Linux reports KiB). */
+static uint64_t peak_rss_bytes(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (uint64_t)ru.ru_maxrss * 1024u;
+}
+
+/* ------------------------------------------------------------------ the archive on disk */
+
+/* Reads one file to the end into a small buffer: pages it into the cache without growing RSS. */
+static int slurp(const char *path, uint64_t *bytes)
+{
+    static char buf[1 << 20];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        *bytes += n;
+    int bad = ferror(f);
+    fclose(f);
+    return bad ? -1 : 0;
+}
+
+/* Reads every file of the archive once (anchor, .def, and the files in its folder) so that the
+ * first timed pass does not pay for the disk and the comparison stays between decoders. */
+static int warm_archive(const char *anchor, uint64_t *bytes)
+{
+    char path[4096], base[4096];
+    size_t n = strlen(anchor);
+    if (n < 5 || n >= sizeof base || strcmp(anchor + n - 5, ".otf2") != 0)
+        return -1;
+    memcpy(base, anchor, n - 5);
+    base[n - 5] = '\0';
+    *bytes = 0;
+    if (slurp(anchor, bytes))
+        return -1;
+    if (snprintf(path, sizeof path, "%s.def", base) < (int)sizeof path)
+        slurp(path, bytes); /* if absent, the readers will say so */
+    DIR *d = opendir(base);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (snprintf(path, sizeof path, "%s/%s", base, e->d_name) >= (int)sizeof path)
+            continue;
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            slurp(path, bytes);
+    }
+    closedir(d);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ raw OTF2 decode */
+
+struct locs {
+    uint64_t *id;
+    size_t n, cap;
+};
+
+static OTF2_CallbackCode on_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+                                     uint64_t nevents, OTF2_LocationGroupRef group)
+{
+    struct locs *l = ud;
+    (void)name; (void)type; (void)nevents; (void)group;
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? 2 * l->cap : 64;
+        uint64_t *nid = realloc(l->id, ncap * sizeof *nid);
+        if (!nid)
+            return OTF2_CALLBACK_INTERRUPT;
+        l->id = nid;
+        l->cap = ncap;
+    }
+    l->id[l->n++] = self;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/*
+ * The reference: the least any OTF2 consumer must do to see every event. The same sequence of
+ * calls as retime's reader, with an empty callback registered for every event record so that
+ * OTF2 decodes and dispatches each record exactly as it does for retime.
+ */
+static int raw_decode(const char *anchor, uint64_t *events, char *msg, size_t msglen)
+{
+    struct locs locs = {0};
+    int rc = -1;
+    OTF2_EvtReaderCallbacks *ecb = NULL;
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    *events = 0;
+    if (!rd || OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS) {
+        snprintf(msg, msglen, "%s: OTF2 cannot open it", anchor);
+        goto done;
+    }
+    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
+    OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
+    if (!gdr || !gcb) {
+        OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+        snprintf(msg, msglen, "%s: no global definitions", anchor);
+        goto done;
+    }
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, on_location);
+    OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &locs);
+    OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+    uint64_t ndefs = 0;
+    OTF2_ErrorCode ec = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &ndefs);
+    OTF2_Reader_CloseGlobalDefReader(rd, gdr);
+    if (ec != OTF2_SUCCESS) {
+        snprintf(msg, msglen, "%s: global definitions: %s", anchor, OTF2_Error_GetDescription(ec));
+        goto done;
+    }
+    for (size_t i = 0; i < locs.n; i++)
+        OTF2_Reader_SelectLocation(rd, locs.id[i]);
+    (void)OTF2_Reader_OpenDefFiles(rd); /* optional in OTF2: archives may lack local definitions */
+    if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
+        snprintf(msg, msglen, "%s: cannot open the event files", anchor);
+        goto done;
+    }
+    ecb = OTF2_EvtReaderCallbacks_New();
+    if (!ecb) {
+        snprintf(msg, msglen, "out of memory");
+        goto done;
+    }
+    rt_bench_register_empty_callbacks(ecb);
+    for (size_t i = 0; i < locs.n; i++) {
+        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, locs.id[i]);
+        if (dr) {
+            uint64_t n = 0;
+            OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
+            OTF2_Reader_CloseDefReader(rd, dr);
+        }
+        OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, locs.id[i]);
+        if (!er) {
+            snprintf(msg, msglen, "%s: location %" PRIu64 ": no event reader", anchor, locs.id[i]);
+            goto done;
+        }
+        OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, NULL);
+        uint64_t n = 0;
+        ec = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
+        OTF2_Reader_CloseEvtReader(rd, er);
+        *events += n;
+        if (ec != OTF2_SUCCESS) {
+            snprintf(msg, msglen, "%s: location %" PRIu64 ": %s", anchor, locs.id[i], OTF2_Error_GetDescription(ec));
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    OTF2_EvtReaderCallbacks_Delete(ecb);
+    if (rd) {
+        OTF2_Reader_CloseEvtFiles(rd);
+        OTF2_Reader_CloseDefFiles(rd);
+        OTF2_Reader_Close(rd);
+    }
+    free(locs.id);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ retime */
+
+struct retime_run {
+    double read_s, replay_s;
+    uint64_t otf2_events, events, ranks;
+    uint64_t trace_bytes, engine_bytes;
+    uint64_t rss_before, rss_peak;
+    rt_time_ps predicted_ps;
+    uint64_t messages, collectives;
+};
+
+static int retime_once(const char *path, const struct rt_replay_options *o, struct retime_run *out, rt_error *err)
+{
+    rt_trace *t = NULL;
+    struct rt_replay_result *res = NULL;
+    out->rss_before = peak_rss_bytes();
+    double t0 = now_s();
+    int rc = rt_trace_open(path, &t, err);
+    double t1 = now_s();
+    if (rc == RT_OK)
+        rc = rt_replay_run(t, o, NULL, &res, err);
+    double t2 = now_s();
+    /* Read before anything is freed: this is the high-water mark of open + replay. */
+    out->rss_peak = peak_rss_bytes();
+    if (rc == RT_OK) {
+        const struct rt_trace_stats *st = rt_trace_stats(t);
+        out->read_s = t1 - t0;
+        out->replay_s = t2 - t1;
+        out->otf2_events = st->otf2_events;
+        out->events = st->events;
+        out->ranks = rt_trace_ranks(t);
+        out->trace_bytes = rt_trace_memory(t);
+        out->engine_bytes = res->peak_bytes;
+        out->predicted_ps = res->predicted_ps;
+        out->messages = res->messages;
+        out->collectives = res->collectives;
+    }
+    rt_replay_result_destroy(res);
+    rt_trace_close(t);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ report */
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static double min_d(double a, double b) { return a < b ? a : b; }
+
+static void usage(FILE *f)
+{
+    fputs("usage: retime-bench-replay TRACE [--repeat R]\n"
+          "TRACE is an OTF2 anchor file (traces.otf2) or the directory holding it. Rates are the best of\n"
+          "R runs (default 3); memory is measured on the first retime run, before anything else allocates.\n",
+          f);
+}
+
+static int die(const char *msg)
+{
+    fprintf(stderr, "retime-bench-replay: error: %s\n", msg);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL;
+    long repeat = 3;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+            char *end;
+            errno = 0;
+            repeat = strtol(argv[++i], &end, 10);
+            if (*end || errno || repeat < 1 || repeat > 1000)
+                return die("--repeat needs an integer from 1 to 1000");
+        } else if (argv[i][0] == '-' || path) {
+            usage(stderr);
+            return die("unexpected argument");
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path) {
+        usage(stderr);
+        return die("no trace given");
+    }
+    char anchor[4096], msg[600];
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(msg, sizeof msg, "%s: %s", path, strerror(errno));
+        return die(msg);
+    }
+    if (S_ISDIR(st.st_mode))
+        snprintf(anchor, sizeof anchor, "%s/traces.otf2", path);
+    else
+        snprintf(anchor, sizeof anchor, "%s", path);
+
+    struct rt_replay_options o;
+    struct rt_model_params mp = {BENCH_ALPHA_NS, BENCH_BETA_NS_PER_B};
+    rt_error err = {0};
+    rt_replay_options_default(&o);
+    if (rt_model_init(&o.model, "hockney", &mp, &err))
+        return die(err.msg);
+
+    uint64_t disk_bytes = 0;
+    if (warm_archive(anchor, &disk_bytes))
+        return die("cannot read the archive's files (give the .otf2 anchor or its directory)");
+
+    /* retime runs first in each round so that its first run sees a process that has not yet
+     * allocated anything: ru_maxrss is a high-water mark, and only that run's delta is clean. */
+    struct retime_run first = {0}, run;
+    double best_read = 1e300, best_replay = 1e300, best_total = 1e300, best_decode = 1e300;
+    uint64_t decode_events = 0;
+    for (long k = 0; k < repeat; k++) {
+        memset(&run, 0, sizeof run);
+        if (retime_once(path, &o, &run, &err))
+            return die(err.msg[0] ? err.msg : rt_strerror(err.code));
+        if (k == 0)
+            first = run;
+        best_read = min_d(best_read, run.read_s);
+        best_replay = min_d(best_replay, run.replay_s);
+        best_total = min_d(best_total, run.read_s + run.replay_s);
+
+        double t0 = now_s();
+        if (raw_decode(anchor, &decode_events, msg, sizeof msg))
+            return die(msg);
+        best_decode = min_d(best_decode, now_s() - t0);
+    }
+    if (decode_events != first.otf2_events)
+        fprintf(stderr, "retime-bench-replay: warning: raw decode saw %" PRIu64 " records, retime %" PRIu64 "\n",
+                decode_events, first.otf2_events);
+
+    /* Every rate is over the same count, the OTF2 records in the trace, so the rates compare. */
+    double n = (double)first.otf2_events;
+    double decode_eps = n / best_decode, total_eps = n / best_total;
+    double read_eps = n / best_read, replay_eps = n / best_replay;
+    double ratio = total_eps / decode_eps;
+    double acct_bpe = (double)(first.trace_bytes + first.engine_bytes) / n;
+    uint64_t rss_delta = first.rss_peak > first.rss_before ? first.rss_peak - first.rss_before : 0;
+    double rss_bpe = (double)rss_delta / n;
+
+    printf("trace   %s\n", anchor);
+    printf("events  %" PRIu64 " OTF2 records (%" PRIu64 " kept by retime), %" PRIu64 " ranks, %.1f B/event on disk\n",
+           first.otf2_events, first.events, first.ranks, (double)disk_bytes / n);
+    printf("replay  Hockney alpha=%.3fus beta=%.4fns/B: predicted %.6f s, %" PRIu64 " messages, %" PRIu64
+           " collectives\n",
+           BENCH_ALPHA_NS / 1e3, BENCH_BETA_NS_PER_B, (double)first.predicted_ps * 1e-12, first.messages,
+           first.collectives);
+    printf("best of %ld run(s)\n\n", repeat);
+    printf("  %-40s %10s %14s %8s\n", "", "seconds", "events/s", "vs raw");
+    printf("  %-40s %10.3f %14.4g %8.2f\n", "raw OTF2 decode (empty callbacks)", best_decode, decode_eps, 1.0);
+    printf("  %-40s %10.3f %14.4g %8.2f   target >= 0.60\n", "retime read + replay (total)", best_total, total_eps,
+           ratio);
+    printf("  %-40s %10.3f %14.4g %8.2f\n", "  retime read (rt_trace_open)", best_read, read_eps, read_eps / decode_eps);
+    printf("  %-40s %10.3f %14.4g %8.2f\n\n", "  retime replay (rt_replay_run)", best_replay, replay_eps,
+           replay_eps / decode_eps);
+    printf("  %-40s %12s %10s\n", "memory (first run)", "bytes", "B/event");
+    printf("  %-40s %12" PRIu64 " %10.2f\n", "trace (rt_trace_memory)", first.trace_bytes,
+           (double)first.trace_bytes / n);
+    printf("  %-40s %12" PRIu64 " %10.2f\n", "engine (result->peak_bytes)", first.engine_bytes,
+           (double)first.engine_bytes / n);
+    printf("  %-40s %12" PRIu64 " %10.2f   target <= 32\n", "accounted (trace + engine)",
+           first.trace_bytes + first.engine_bytes, acct_bpe);
+    printf("  %-40s %12" PRIu64 " %10.2f   target <= 32\n", "process peak RSS growth (ru_maxrss)", rss_delta, rss_bpe);
+
+    printf("BENCH {\"trace\":");
+    json_string(stdout, anchor);
+    printf(",\"otf2_events\":%" PRIu64 ",\"events\":%" PRIu64 ",\"ranks\":%" PRIu64 ",\"disk_bytes\":%" PRIu64
+           ",\"repeat\":%ld,\"decode_s\":%.6f,\"retime_s\":%.6f,\"read_s\":%.6f,\"replay_s\":%.6f"
+           ",\"decode_eps\":%.0f,\"retime_eps\":%.0f,\"read_eps\":%.0f,\"replay_eps\":%.0f,\"ratio\":%.4f"
+           ",\"trace_bytes\":%" PRIu64 ",\"engine_bytes\":%" PRIu64 ",\"rss_before_bytes\":%" PRIu64
+           ",\"rss_peak_bytes\":%" PRIu64 ",\"bpe_accounted\":%.3f,\"bpe_rss\":%.3f,\"predicted_ps\":%" PRId64 "}\n",
+           first.otf2_events, first.events, first.ranks, disk_bytes, repeat, best_decode, best_total, best_read,
+           best_replay, decode_eps, total_eps, read_eps, replay_eps, ratio, first.trace_bytes, first.engine_bytes,
+           first.rss_before, first.rss_peak, acct_bpe, rss_bpe, (int64_t)first.predicted_ps);
+    return 0;
+}
