@@ -27,6 +27,52 @@ struct group_def {
     uint64_t *members;
 };
 
+/* OTF2 references are usually small dense integers: index them by array, fall back to a hash
+ * for the rare producer that uses huge ids. The per-event lookups (region of every Enter and
+ * Leave, communicator of every message) are hot in the reader. */
+#define DENSE_LIMIT (1u << 22)
+struct ref_index {
+    uint32_t *v;
+    uint32_t n;
+    struct rt__map sparse;
+};
+
+static int ref_put(struct ref_index *x, uint64_t ref, uint32_t val)
+{
+    if (ref >= DENSE_LIMIT)
+        return rt__map_put(&x->sparse, ref, 0, val);
+    if (ref >= x->n) {
+        uint32_t nn = x->n ? x->n : 64;
+        while (nn <= ref)
+            nn *= 2;
+        uint32_t *nv = realloc(x->v, (size_t)nn * sizeof *nv);
+        if (!nv)
+            return -1;
+        for (uint32_t i = x->n; i < nn; i++)
+            nv[i] = RT_NONE;
+        x->v = nv;
+        x->n = nn;
+    }
+    x->v[ref] = val;
+    return 0;
+}
+
+static uint32_t ref_get(const struct ref_index *x, uint64_t ref)
+{
+    if (ref < x->n)
+        return x->v[ref];
+    if (ref < DENSE_LIMIT)
+        return RT_NONE;
+    uint64_t *v = rt__map_get(&x->sparse, ref, 0);
+    return v ? (uint32_t)*v : RT_NONE;
+}
+
+static void ref_free(struct ref_index *x)
+{
+    free(x->v);
+    rt__map_free(&x->sparse);
+}
+
 struct ctx_def {
     uint64_t region, scl;
 };
@@ -37,12 +83,13 @@ struct reader {
     const char *path;
     int failed;                 /* set by callbacks that stored an error */
     struct rt__map strings;     /* string ref -> index into t->strings */
-    struct rt__map regions;     /* region ref -> region index */
+    struct ref_index regions;   /* region ref -> region index */
+    uint8_t *region_flags;      /* region index -> RT_EVF_SYNC / RT_EVF_BUFFERED of its sends */
     struct rt__map rows;        /* location ref -> row */
     struct rt__map groups;      /* group ref -> index into groupv */
     struct group_def *groupv;
     uint32_t ngroups, capgroups;
-    struct rt__map comms;       /* comm ref -> comm index */
+    struct ref_index comms;     /* comm ref -> comm index */
     uint64_t *comm_group;       /* comm index -> group ref, resolved after the definitions */
     uint32_t capcomms;
     struct rt__map scls;        /* source code location ref -> (string ref << 32 | line) */
@@ -163,10 +210,19 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
     nr[t->nregions].is_mpi = paradigm == OTF2_PARADIGM_MPI ||
                              (s && strncmp(s, "MPI_", 4) == 0 && paradigm == OTF2_PARADIGM_UNKNOWN);
     nr[t->nregions].role = (uint8_t)role;
-    if (rt__map_put(&r->regions, self, 0, t->nregions)) {
+    uint8_t *nf = realloc(r->region_flags, t->nregions + 1);
+    if (!nf || ref_put(&r->regions, self, t->nregions)) {
+        if (nf)
+            r->region_flags = nf;
         fail(r, RT_ENOMEM, "out of memory reading region definitions");
         return OTF2_CALLBACK_INTERRUPT;
     }
+    r->region_flags = nf;
+    /* Whether a send is synchronous or buffered is only said by the name of its call. */
+    nf[t->nregions] = !s                                                  ? 0
+                      : !strcmp(s, "MPI_Ssend") || !strcmp(s, "MPI_Issend") ? RT_EVF_SYNC
+                      : !strcmp(s, "MPI_Bsend") || !strcmp(s, "MPI_Ibsend") ? RT_EVF_BUFFERED
+                                                                             : 0;
     t->nregions++;
     t->memory += sizeof *nr;
     return OTF2_CALLBACK_SUCCESS;
@@ -247,7 +303,7 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
     const char *s = string_ref(r, name);
     t->comms[t->ncomms] = (struct rt__comm){.pub = {.name = s ? s : "", .size = 0, .members = NULL}};
     r->comm_group[t->ncomms] = group;
-    if (rt__map_put(&r->comms, self, 0, t->ncomms))
+    if (ref_put(&r->comms, self, t->ncomms))
         goto oom;
     t->ncomms++;
     return OTF2_CALLBACK_SUCCESS;
@@ -356,9 +412,9 @@ static int resolve_definitions(struct reader *r)
         if (s->used != 1)
             continue;
         struct ctx_def *d = &r->ctxv[s->val];
-        uint64_t *reg = rt__map_get(&r->regions, d->region, 0);
+        uint32_t reg = ref_get(&r->regions, d->region);
         uint32_t idx;
-        if (add_callsite(r, reg ? t->regions[*reg].name : "??", d->scl, &idx) ||
+        if (add_callsite(r, reg != RT_NONE ? t->regions[reg].name : "??", d->scl, &idx) ||
             rt__map_put(&r->callsite_of, 1, s->k1, idx))
             return fail(r, RT_ENOMEM, "out of memory building call sites");
     }
@@ -426,11 +482,11 @@ static struct rt_event *push(struct reader *r, OTF2_TimeStamp ts, uint8_t kind)
 
 static int region_index(struct reader *r, OTF2_RegionRef region, const char *what, uint32_t *idx)
 {
-    uint64_t *v = rt__map_get(&r->regions, region, 0);
-    if (!v)
+    uint32_t v = ref_get(&r->regions, region);
+    if (v == RT_NONE)
         return fail(r, RT_ECORRUPT, "rank %u event %llu: %s of undefined region %u", r->row,
                     (unsigned long long)r->cur->nevents, what, (unsigned)region);
-    *idx = (uint32_t)*v;
+    *idx = v;
     return RT_OK;
 }
 
@@ -448,14 +504,8 @@ static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
     const struct rt_region *rg = &r->t->regions[reg];
     if (rg->is_mpi) {
         e->flags |= RT_EVF_MPI;
-        if (r->mpi_depth++ == 0) {
-            const char *n = rg->name;
-            r->call_flags = 0;
-            if (!strcmp(n, "MPI_Ssend") || !strcmp(n, "MPI_Issend"))
-                r->call_flags = RT_EVF_SYNC;
-            else if (!strcmp(n, "MPI_Bsend") || !strcmp(n, "MPI_Ibsend"))
-                r->call_flags = RT_EVF_BUFFERED;
-        }
+        if (r->mpi_depth++ == 0)
+            r->call_flags = r->region_flags[reg];
     }
     uint32_t n = attrs ? OTF2_AttributeList_GetNumberOfElements(attrs) : 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -502,12 +552,12 @@ static int peer_row(struct reader *r, OTF2_CommRef comm, uint32_t rank, const ch
 {
     rt_trace *t = r->t;
     unsigned long long ev = (unsigned long long)r->cur->nevents;
-    uint64_t *c = rt__map_get(&r->comms, comm, 0);
-    if (!c)
+    uint32_t c = ref_get(&r->comms, comm);
+    if (c == RT_NONE)
         return fail(r, RT_ECORRUPT, "rank %u event %llu: %s on undefined communicator %u", r->row, ev,
                     what, (unsigned)comm);
-    *ci = (uint32_t)*c;
-    struct rt__comm *cm = &t->comms[*c];
+    *ci = c;
+    struct rt__comm *cm = &t->comms[c];
     if (rank == OTF2_UNDEFINED_UINT32) {
         *row = RT_NONE;
         return RT_OK;
@@ -985,10 +1035,11 @@ done:
         OTF2_Reader_Close(rd);
     }
     rt__map_free(&r.strings);
-    rt__map_free(&r.regions);
+    ref_free(&r.regions);
+    free(r.region_flags);
     rt__map_free(&r.rows);
     rt__map_free(&r.groups);
-    rt__map_free(&r.comms);
+    ref_free(&r.comms);
     rt__map_free(&r.scls);
     rt__map_free(&r.ctxs);
     rt__map_free(&r.callsite_of);
