@@ -418,10 +418,23 @@ static int resolve_definitions(struct reader *r)
             rt__map_put(&r->callsite_of, 1, s->k1, idx))
             return fail(r, RT_ENOMEM, "out of memory building call sites");
     }
+    /* A source location that a calling context already names shares that context's call site;
+     * the others (Score-P's SOURCE_CODE_LOCATION attributes) get their own, without a function. */
+    for (uint32_t i = 0; i < r->ctxs.cap; i++) {
+        struct rt__map_slot *s = &r->ctxs.slots[i];
+        if (s->used != 1 || r->ctxv[s->val].scl == OTF2_UNDEFINED_SOURCE_CODE_LOCATION)
+            continue;
+        uint64_t *cs = rt__map_get(&r->callsite_of, 1, s->k1);
+        if (cs && !rt__map_get(&r->callsite_of, 2, r->ctxv[s->val].scl) &&
+            rt__map_put(&r->callsite_of, 2, r->ctxv[s->val].scl, *cs))
+            return fail(r, RT_ENOMEM, "out of memory building call sites");
+    }
     for (uint32_t i = 0; i < r->scls.cap; i++) {
         struct rt__map_slot *s = &r->scls.slots[i];
         uint32_t idx;
-        if (s->used == 1 && (add_callsite(r, "??", s->k1, &idx) || rt__map_put(&r->callsite_of, 2, s->k1, idx)))
+        if (s->used != 1 || rt__map_get(&r->callsite_of, 2, s->k1))
+            continue;
+        if (add_callsite(r, "??", s->k1, &idx) || rt__map_put(&r->callsite_of, 2, s->k1, idx))
             return fail(r, RT_ENOMEM, "out of memory building call sites");
     }
     return RT_OK;
