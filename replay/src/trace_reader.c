@@ -104,7 +104,6 @@ struct reader {
     uint32_t row;
     struct rt__row *cur;
     uint64_t cap;
-    uint64_t otf2_index;        /* position of the record in the location's OTF2 stream */
     int mpi_depth;
     uint8_t call_flags;         /* RT_EVF_SYNC / RT_EVF_BUFFERED of the MPI call being read */
     rt_time_ns last_time;
@@ -457,7 +456,6 @@ static rt_time_ns to_ns(struct reader *r, OTF2_TimeStamp ts)
 static struct rt_event *push(struct reader *r, OTF2_TimeStamp ts, uint8_t kind)
 {
     struct rt__row *row = r->cur;
-    r->otf2_index++;
     if (row->nevents == r->cap) {
         uint64_t ncap = r->cap ? r->cap * 2 : 1024;
         if (ncap > (uint64_t)SIZE_MAX / sizeof(struct rt_event)) {
@@ -669,8 +667,7 @@ static OTF2_CallbackCode ev_isend_complete(EVT_ARGS, uint64_t req)
     uint64_t start = take_request(r, req);
     if (start == UINT64_MAX || r->cur->events[start].kind != RT_EV_ISEND) {
         /* Started while recording was off: nothing to replay, but say so in the stats. */
-        r->otf2_index++;
-        r->t->stats.orphan_completions++;
+            r->t->stats.orphan_completions++;
         return OTF2_CALLBACK_SUCCESS;
     }
     struct rt_event *e = push(r, ts, RT_EV_ISEND_COMPLETE);
@@ -736,7 +733,6 @@ static OTF2_CallbackCode ev_cancelled(EVT_ARGS, uint64_t req)
     uint64_t start = take_request(r, req);
     if (start != UINT64_MAX)
         r->cur->events[start].flags |= RT_EVF_CANCELLED;
-    r->otf2_index++;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -849,7 +845,6 @@ static int read_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     r->call_flags = 0;
     r->last_time = 0;
     r->coll_begin = UINT64_MAX;
-    r->otf2_index = 0;
     rt__map_free(&r->requests);
     uint64_t declared = cur->nevents;
     cur->nevents = 0;
@@ -1016,12 +1011,12 @@ int rt_trace_open(const char *path, rt_trace **out, rt_error *err)
         goto done;
     for (uint32_t i = 0; i < r.t->nrows; i++)
         OTF2_Reader_SelectLocation(rd, r.t->rows[i].location);
-    int have_defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
+    /* Local definition files are optional in OTF2: without them there is simply nothing to map. */
+    OTF2_Reader_OpenDefFiles(rd);
     if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
         rc = fail(&r, RT_ECORRUPT, "cannot open the event files");
         goto done;
     }
-    (void)have_defs;
     for (uint32_t i = 0; i < r.t->nrows; i++) {
         rc = read_location(&r, rd, i);
         if (rc)
