@@ -210,13 +210,12 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
                              (s && strncmp(s, "MPI_", 4) == 0 && paradigm == OTF2_PARADIGM_UNKNOWN);
     nr[t->nregions].role = (uint8_t)role;
     uint8_t *nf = realloc(r->region_flags, t->nregions + 1);
+    if (nf)
+        r->region_flags = nf;
     if (!nf || ref_put(&r->regions, self, t->nregions)) {
-        if (nf)
-            r->region_flags = nf;
         fail(r, RT_ENOMEM, "out of memory reading region definitions");
         return OTF2_CALLBACK_INTERRUPT;
     }
-    r->region_flags = nf;
     /* Whether a send is synchronous or buffered is only said by the name of its call. */
     nf[t->nregions] = !s                                                  ? 0
                       : !strcmp(s, "MPI_Ssend") || !strcmp(s, "MPI_Issend") ? RT_EVF_SYNC
@@ -667,7 +666,7 @@ static OTF2_CallbackCode ev_isend_complete(EVT_ARGS, uint64_t req)
     uint64_t start = take_request(r, req);
     if (start == UINT64_MAX || r->cur->events[start].kind != RT_EV_ISEND) {
         /* Started while recording was off: nothing to replay, but say so in the stats. */
-            r->t->stats.orphan_completions++;
+        r->t->stats.orphan_completions++;
         return OTF2_CALLBACK_SUCCESS;
     }
     struct rt_event *e = push(r, ts, RT_EV_ISEND_COMPLETE);
