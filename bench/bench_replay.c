@@ -301,7 +301,7 @@ int main(int argc, char **argv)
         snprintf(anchor, sizeof anchor, "%s", path);
 
     struct rt_replay_options o;
-    struct rt_model_params mp = {BENCH_ALPHA_NS, BENCH_BETA_NS_PER_B};
+    struct rt_model_params mp = {.alpha_ns = BENCH_ALPHA_NS, .beta_ns_per_byte = BENCH_BETA_NS_PER_B};
     rt_error err = {0};
     rt_replay_options_default(&o);
     if (rt_model_init(&o.model, "hockney", &mp, &err))

@@ -31,7 +31,7 @@ static int replay(const char *dir, double scale, rt_bytes eager, struct rt_repla
 {
     rt_trace *t = NULL;
     struct rt_replay_options o;
-    struct rt_model_params p = {ALPHA, BETA};
+    struct rt_model_params p = {.alpha_ns = ALPHA, .beta_ns_per_byte = BETA};
     rt_replay_options_default(&o);
     rt_model_init(&o.model, "hockney", &p, err);
     o.compute_scale = scale;

@@ -33,7 +33,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot parse trace name '%s'\n", name);
         return 2;
     }
-    struct rt_model_params par = {2122.0, 0.7595};
+    struct rt_model_params par = {.alpha_ns = 2122.0, .beta_ns_per_byte = 0.7595};
     double expected_ns = 0, md = (double)m1;
     for (int d = 0; d < dims; d++) {
         double T = par.alpha_ns + par.beta_ns_per_byte * md;

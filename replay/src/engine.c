@@ -255,7 +255,9 @@ static int schedule_if_ready(struct engine *E, uint32_t id)
         if (!(m->flags & M_RECV))
             return 0;
         m->flags |= M_SCHED;
-        return push(E, m->send_post > m->recv_post ? m->send_post : m->recv_post, Q_READY, id);
+        const struct rt_model *mod = &E->o->model;
+        rt_time_ps both = m->send_post > m->recv_post ? m->send_post : m->recv_post;
+        return push(E, both + mod->ops->handshake(&mod->params, m->bytes), Q_READY, id);
     }
     m->flags |= M_SCHED;
     return push(E, m->send_post, Q_READY, id);
@@ -309,7 +311,7 @@ static int post_message(struct engine *E, uint32_t r, uint64_t j, const struct r
         m->flags |= M_SEND;
         m->send_ev = j;
         m->bytes = e->bytes;
-        m->send_post = t + mod->ops->o_send(&mod->params, e->bytes);
+        m->send_post = t + mod->ops->o_send(&mod->params, e->bytes); /* injection not before */
         if (!(e->flags & RT_EVF_BUFFERED) && ((e->flags & RT_EVF_SYNC) || e->bytes > E->o->eager_limit)) {
             m->flags |= M_RDV;
             E->res->rendezvous++;
@@ -432,6 +434,13 @@ static int post(struct engine *E, uint32_t r, uint64_t j, const struct rt_event 
     }
 }
 
+/* Looks up what event @p j's completion refers to; RT_NONE-like UINT64_MAX when absent. */
+static uint64_t pending_of(struct rank *R, uint64_t j)
+{
+    uint64_t *v = rt__map_get(&R->pending, j, 0);
+    return v ? *v : UINT64_MAX;
+}
+
 static int is_start(const struct rt_event *e)
 {
     return (e->kind == RT_EV_SEND || e->kind == RT_EV_ISEND || e->kind == RT_EV_RECV ||
@@ -457,6 +466,8 @@ static int enter_call(struct engine *E, uint32_t r, uint64_t j, rt_time_ps t, in
             *ops = 1;
             if (post(E, r, k, e, t))
                 return E->failed;
+            if (e->kind == RT_EV_SEND || e->kind == RT_EV_ISEND) /* the CPU sends one at a time */
+                t = E->msgs[pending_of(R, k)].send_post;
         } else if (e->kind == RT_EV_ISEND_COMPLETE || e->kind == RT_EV_IRECV || e->kind == RT_EV_COLL_END) {
             *ops = 1;
         }
@@ -475,7 +486,7 @@ static int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
     rt_time_ps start = now > S->tx_free ? now : S->tx_free;
     S->tx_free = start + gap;
     if (!(m->flags & M_RDV)) {
-        m->send_done = start + gap; /* eager: the sender is free once its port is */
+        m->send_done = start + mod->ops->send_hold(&mod->params, m->bytes); /* eager */
         m->flags |= M_SDONE;
         if (wake(E, m->src, m->send_done))
             return E->failed;
@@ -493,7 +504,7 @@ static int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
      * is delivered one gap after the previous one. */
     rt_time_ps delivered = D->rx_free == NEVER || now >= D->rx_free + gap ? now : D->rx_free + gap;
     D->rx_free = delivered;
-    m->recv_done = delivered + mod->ops->o_recv(&mod->params, m->bytes);
+    m->recv_done = delivered; /* the receiver's o_recv is paid when it takes the message */
     m->flags |= M_RDONE;
     if (m->flags & M_RDV) {
         m->send_done = delivered;
@@ -517,13 +528,6 @@ static rt_time_ps local_time(const struct engine *E, const struct rank *R, const
 }
 
 enum { STEP_OK, STEP_BLOCK, STEP_FAIL };
-
-/* Looks up what event @p j's completion refers to; RT_NONE-like UINT64_MAX when absent. */
-static uint64_t pending_of(struct rank *R, uint64_t j)
-{
-    uint64_t *v = rt__map_get(&R->pending, j, 0);
-    return v ? *v : UINT64_MAX;
-}
 
 static int step(struct engine *E, uint32_t r)
 {
@@ -575,6 +579,10 @@ static int step(struct engine *E, uint32_t r)
                 return STEP_FAIL;
             p = pending_of(R, j);
         }
+        if (e->kind == RT_EV_SEND || e->kind == RT_EV_ISEND) { /* the CPU has paid o_send */
+            rt_time_ps posted = E->msgs[p].send_post;
+            t = posted > t ? posted : t;
+        }
         if (e->kind == RT_EV_SEND) {
             rt__map_del(&R->pending, j, 0);
             if (R->depth > 0) {
@@ -606,6 +614,8 @@ static int step(struct engine *E, uint32_t r)
             return STEP_BLOCK;
         rt_time_ps done = is_recv ? m->recv_done : m->send_done;
         t = done > R->clock ? done : R->clock;
+        if (is_recv) /* the CPU takes the message: receive overhead, one message at a time */
+            t += E->o->model.ops->o_recv(&E->o->model.params, m->bytes);
         rt__map_del(&R->pending, key, 0);
         msg_release(E, (uint32_t)p);
         break;

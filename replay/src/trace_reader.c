@@ -593,7 +593,7 @@ static OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uint8_t ki
                                  OTF2_CommRef comm, uint32_t tag, uint64_t len, const char *what,
                                  struct rt_event **out)
 {
-    uint32_t ci, row;
+    uint32_t ci = RT_NONE, row = RT_NONE; /* set by peer_row on success */
     if (peer_row(r, comm, peer, what, &ci, &row))
         return OTF2_CALLBACK_INTERRUPT;
     if (row == RT_NONE) {
@@ -778,7 +778,7 @@ static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRe
              (unsigned long long)r->cur->nevents);
         return OTF2_CALLBACK_INTERRUPT;
     }
-    uint32_t ci, root_row;
+    uint32_t ci = RT_NONE, root_row = RT_NONE; /* set by peer_row on success */
     if (peer_row(r, comm, root, "collective", &ci, &root_row))
         return OTF2_CALLBACK_INTERRUPT;
     struct rt_event *e = push(r, ts, RT_EV_COLL_END);

@@ -2,15 +2,21 @@
 /**
  * @file model.h  Network models behind one small ops table.
  *
- * The replay engine asks a model four things about a message of m bytes (all in picoseconds):
- *  - o_send(m), o_recv(m): CPU time the sender / receiver is busy with it (0 in Hockney);
+ * The replay engine asks a model six things about a message of m bytes (all in picoseconds):
+ *  - o_send(m): CPU time the sender is busy before the message can be injected;
+ *  - o_recv(m): CPU time the receiver is busy once the message has arrived;
  *  - gap(m): how long it occupies a rank's send port and, on arrival, its receive port
- *    (single port per direction, full duplex);
- *  - wire(m): time from the start of its injection to its arrival at the receiver.
+ *    (single port per direction, full duplex): consecutive injections are >= gap apart;
+ *  - wire(m): time from the start of its injection to its arrival at the receiver;
+ *  - send_hold(m): how long after its injection starts an eager blocking send stays in the call;
+ *  - handshake(m): the extra time a rendezvous spends on its control message before the data
+ *    moves (after both sides are posted).
  * Adding a model is one file with its ops table plus one line in model.c's registry.
  */
 #ifndef RETIME_MODEL_H
 #define RETIME_MODEL_H
+
+#include <stddef.h>
 
 #include "retime/error.h"
 
@@ -22,7 +28,31 @@ extern "C" {
 struct rt_model_params {
     double alpha_ns;          /**< Hockney latency α [ns] */
     double beta_ns_per_byte;  /**< Hockney inverse bandwidth β [ns/B] */
+    double L_ns;              /**< LogP latency L [ns] */
+    double o_s_ns;            /**< LogP send overhead o_s [ns] */
+    double o_r_ns;            /**< LogP receive overhead o_r [ns] */
+    double g_ns;              /**< LogP gap between consecutive messages g [ns] */
+    double G_ns_per_byte;     /**< LogGP gap per byte G [ns/B] */
 };
+
+/** What a parameter's value is measured in (and how the CLI and parameter files parse it). */
+enum rt_param_unit { RT_PU_TIME, RT_PU_INV_BW };
+
+/** One named model parameter: its option/file key, unit, place in struct rt_model_params. */
+struct rt_param_desc {
+    const char *name;       /**< "alpha", "L", "o_s", ... (CLI: --NAME) */
+    const char *model;      /**< the model that uses it */
+    enum rt_param_unit unit;
+    size_t offset;          /**< offsetof(struct rt_model_params, ...) */
+    const char *help;
+};
+
+/** The table of all model parameters, terminated by an entry with name NULL. */
+extern const struct rt_param_desc rt_model_param_table[];
+/** Index of parameter @p name in rt_model_param_table, or -1. */
+int rt_model_param_find(const char *name);
+/** Pointer to the field of @p p that parameter @p index describes. */
+double *rt_model_param_ptr(struct rt_model_params *p, int index);
 
 struct rt_model_ops {
     const char *name;
@@ -32,6 +62,8 @@ struct rt_model_ops {
     rt_time_ps (*o_recv)(const struct rt_model_params *p, rt_bytes m);
     rt_time_ps (*gap)(const struct rt_model_params *p, rt_bytes m);
     rt_time_ps (*wire)(const struct rt_model_params *p, rt_bytes m);
+    rt_time_ps (*send_hold)(const struct rt_model_params *p, rt_bytes m);
+    rt_time_ps (*handshake)(const struct rt_model_params *p, rt_bytes m);
 };
 
 /** A model instance: ops plus parameters. Plain value, no ownership. */
@@ -41,16 +73,26 @@ struct rt_model {
 };
 
 /**
- * Looks up a model by name ("hockney") and checks its parameters.
+ * Looks up a model by name ("hockney", "logp") and checks its parameters.
  * @return RT_OK, RT_EINVAL for an unknown name (the message lists the known ones) or the
  *         model's own validation error.
  */
 int rt_model_init(struct rt_model *m, const char *name, const struct rt_model_params *p, rt_error *err);
 
+/** Checks that every parameter of model @p model is finite, >= 0 and <= 1000 s (or 1 ms/B). */
+int rt_model_check_params(const struct rt_model_params *p, const char *model, rt_error *err);
+
+/** Names of the known models, separated by '|' ("hockney|logp"), for usage texts. */
+const char *rt_model_names(void);
+
+/** Converts a time in ns to ps, rounded, saturating at ~46 days. */
+rt_time_ps rt_ns_to_ps(double ns);
+
 /** Hockney's point-to-point time T(m) = α + β·m in ps (what wire() and gap() return for it). */
 rt_time_ps rt_hockney_time_ps(const struct rt_model_params *p, rt_bytes m);
 
 extern const struct rt_model_ops rt_model_hockney;
+extern const struct rt_model_ops rt_model_logp;
 
 #ifdef __cplusplus
 }

@@ -18,11 +18,33 @@
 extern "C" {
 #endif
 
+/** Point-to-point algorithms a collective is expanded into (see collective.c). */
+enum rt_coll_algo {
+    RT_ALGO_AUTO = 0,      /**< the default choice for the operation, size and communicator */
+    RT_ALGO_DISSEMINATION, /**< barrier (Hensgen, Finkel & Manber 1988) */
+    RT_ALGO_BINOMIAL,      /**< bcast, reduce, gather, scatter */
+    RT_ALGO_RECDBL,        /**< recursive doubling: allreduce, allgather, scan */
+    RT_ALGO_RING,          /**< allreduce (reduce-scatter + allgather), allgather */
+    RT_ALGO_RABENSEIFNER,  /**< allreduce: recursive halving + recursive doubling */
+    RT_ALGO_PAIRWISE,      /**< alltoall */
+    RT_ALGO_COUNT
+};
+
 struct rt_replay_options {
     struct rt_model model;
     double compute_scale;   /**< 1 = compute as measured, 0 = communication only */
     rt_bytes eager_limit;   /**< largest eager message [B]; larger ones use rendezvous */
+    uint8_t coll_algo[RT_COLL_OTHER + 1]; /**< enum rt_coll_algo per enum rt_coll_op */
 };
+
+/**
+ * Parses a collective algorithm choice "OP=ALGO[,OP=ALGO...]" (e.g. "allreduce=ring,bcast=binomial")
+ * into @p algo (indexed by enum rt_coll_op), leaving operations not named unchanged.
+ * @return RT_OK or RT_EINVAL naming the bad operation or algorithm and the valid ones.
+ */
+int rt_coll_algo_parse(const char *spec, uint8_t algo[RT_COLL_OTHER + 1], rt_error *err);
+/** Name of an algorithm ("recdbl"). */
+const char *rt_coll_algo_name(int algo);
 
 /** Called once per event, in each rank's program order, with its predicted time. */
 struct rt_replay_observer {
