@@ -50,7 +50,7 @@ expect deadlock "deadlock: rank 0 event 1 (MPI_Recv from rank 1" "$retime" repla
 expect bad-alpha "--alpha: bad duration '2.1': needs a unit" "$retime" replay "$work/good" --alpha 2.1 --beta 1ns/B
 expect bad-beta "--beta: bad inverse bandwidth" "$retime" replay "$work/good" --alpha 2us --beta fast
 expect bad-eager "--eager-limit: bad size" "$retime" replay "$work/good" "${H[@]}" --eager-limit 64kb
-expect bad-scale "--compute-scale: must not be negative" "$retime" replay "$work/good" "${H[@]}" --compute-scale -1
+expect bad-scale "--compute-scale: must be between 0 and 1e6" "$retime" replay "$work/good" "${H[@]}" --compute-scale -1
 expect bad-format "bad --format 'xml'" "$retime" replay "$work/good" "${H[@]}" --format xml
 expect bad-region "no region named 'nope'" "$retime" replay "$work/good" "${H[@]}" --region nope
 expect bad-model "unknown model 'magic'" "$retime" replay "$work/good" --model magic

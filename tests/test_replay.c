@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the replay engine on small synthetic traces whose Hockney timings are derived
- * by hand (T = α + β·m with α = 2122 ns, β = 0.7595 ns/B, so T(1000) = 2881.5 ns).
+ * Unit tests of the replay engine on small synthetic traces whose timings are derived by hand:
+ * Hockney with T = α + β·m, α = 2122 ns, β = 0.7595 ns/B (so T(1000) = 2881.5 ns), and
+ * LogP-lite with L = 1000 ns, o_s = 300 ns, o_r = 500 ns, g = 700 ns, G = 0.76 ns/B.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <otf2/otf2.h>
@@ -26,6 +27,19 @@ static tb_builder *new_trace(char *dir, size_t n, uint32_t ranks)
     return tb_create(dir, ranks);
 }
 
+/* LogP-lite parameters [ns] and their closed-form pieces [ps]. */
+#define LP_L 1000.0
+#define LP_OS 300.0
+#define LP_OR 500.0
+#define LP_g 700.0
+#define LP_G 0.76
+static const struct rt_model_params logp_params = {
+    .L_ns = LP_L, .o_s_ns = LP_OS, .o_r_ns = LP_OR, .g_ns = LP_g, .G_ns_per_byte = LP_G};
+#define PS(ns) ((int64_t)((ns) * 1000.0 + 0.5))
+#define LP_WIRE(m) (PS(LP_L) + PS(LP_G * (double)((m) - 1))) /* L + (m-1)·G */
+
+static const char *model_name = "hockney"; /* the model replay() uses */
+
 static int replay(const char *dir, double scale, rt_bytes eager, struct rt_replay_result **res, rt_error *err,
                   const char *region, struct rt_region_instance *first_inst, uint64_t *ninst)
 {
@@ -33,7 +47,10 @@ static int replay(const char *dir, double scale, rt_bytes eager, struct rt_repla
     struct rt_replay_options o;
     struct rt_model_params p = {.alpha_ns = ALPHA, .beta_ns_per_byte = BETA};
     rt_replay_options_default(&o);
-    rt_model_init(&o.model, "hockney", &p, err);
+    if (strcmp(model_name, "hockney") == 0)
+        rt_model_init(&o.model, "hockney", &p, err);
+    else
+        rt_model_init(&o.model, model_name, &logp_params, err);
     o.compute_scale = scale;
     o.eager_limit = eager;
     int rc = rt_trace_open(dir, &t, err);
@@ -328,6 +345,142 @@ static void build_collective_mismatch(tb_builder *b)
     tb_collective(b, 1, 0, 10, "MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST, 1, 8, 0);
 }
 
+/* ------------------------------------------------------------------ LogP-lite */
+
+/* Eager ping-pong: the round trip is 2·(o_s + L + (m-1)·G + o_r) (Culler et al. 1993). */
+static void test_logp_pingpong(void)
+{
+    const uint64_t m = 1000;
+    for (int sync = 0; sync <= 1; sync++) {
+        char dir[300];
+        tb_builder *b = new_trace(dir, sizeof dir, 2);
+        const char *send = sync ? "MPI_Ssend" : "MPI_Send";
+        tb_call_send(b, 0, 0, 10, send, 1, 7, m);
+        tb_call_recv(b, 0, 20, 100, 1, 8, m);
+        tb_call_recv(b, 1, 0, 50, 0, 7, m);
+        tb_call_send(b, 1, 60, 70, send, 0, 8, m);
+        CHECK_EQ_INT(tb_close(b), 0);
+        struct rt_replay_result *res = NULL;
+        rt_error err = {0};
+        model_name = "logp";
+        CHECK_EQ_INT(replay(dir, 0, 65536, &res, &err, NULL, NULL, NULL), RT_OK);
+        model_name = "hockney";
+        if (!res)
+            continue;
+        int64_t one_way = PS(LP_OS) + LP_WIRE(m) + PS(LP_OR);
+        if (sync) /* + the rendezvous handshake o_r + L + o_s each way */
+            one_way += PS(LP_OR) + PS(LP_L) + PS(LP_OS);
+        CHECK_EQ_INT(res->predicted_end_ps[0], 2 * one_way);
+        /* rank 1's last act is its send: eager returns at injection (after o_s), a
+         * rendezvous when the data has arrived (before rank 0's o_r) */
+        CHECK_EQ_INT(res->predicted_end_ps[1], sync ? 2 * one_way - PS(LP_OR) : one_way + PS(LP_OS));
+        rt_replay_result_destroy(res);
+    }
+}
+
+/* n eager sends from rank 0 to ranks 1..n: injections o_s + i·max(o_s, g, m·G) apart, the last
+ * receiver done after o_s + (n-1)·max(o_s, g, m·G) + L + (m-1)·G + o_r. Sizes cover g > m·G
+ * (100 B: 76 ns < g) and m·G > g (2000 B: 1520 ns). */
+static void test_logp_fanout(void)
+{
+    const uint32_t n = 5;
+    const uint64_t sizes[2] = {100, 2000};
+    for (int si = 0; si < 2; si++) {
+        uint64_t m = sizes[si];
+        char dir[300];
+        tb_builder *b = new_trace(dir, sizeof dir, n + 1);
+        for (uint32_t i = 1; i <= n; i++) {
+            tb_call_send(b, 0, 10 * i, 10 * i + 5, "MPI_Send", i, 0, m);
+            tb_call_recv(b, i, 0, 50, 0, 0, m);
+        }
+        CHECK_EQ_INT(tb_close(b), 0);
+        struct rt_replay_result *res = NULL;
+        rt_error err = {0};
+        model_name = "logp";
+        CHECK_EQ_INT(replay(dir, 0, 65536, &res, &err, NULL, NULL, NULL), RT_OK);
+        model_name = "hockney";
+        if (!res)
+            continue;
+        double gap = LP_G * (double)m > LP_g ? LP_G * (double)m : LP_g;
+        double step = gap > LP_OS ? gap : LP_OS;
+        for (uint32_t i = 1; i <= n; i++)
+            CHECK_EQ_INT(res->predicted_end_ps[i], PS(LP_OS + (i - 1) * step) + LP_WIRE(m) + PS(LP_OR));
+        CHECK_EQ_INT(res->predicted_end_ps[0], PS(LP_OS + (n - 1) * step)); /* its last injection */
+        rt_replay_result_destroy(res);
+    }
+}
+
+/*
+ * The 1D Shift with MPI_Ssend/MPI_Recv under LogP-lite. One phase (a rendezvous, both sides
+ * entering at t): the sender posts at t + o_s, the handshake o_r + L + o_s follows, then the data
+ * needs L + (m-1)·G; the sender leaves at t + D, D = 2·o_s + o_r + 2·L + (m-1)·G, the receiver
+ * o_r later. In the next phase the roles swap and the new sender starts o_r late, so a hop
+ * (two phases) takes 2·D + 2·o_r for the rank that sent first (even ranks) and ends o_r earlier
+ * for the odd ones; an iteration is 2k hops. In the first iteration all ranks start together,
+ * so the odd ranks' iteration is o_r shorter; afterwards they also start o_r earlier.
+ */
+static void test_logp_shift_ssend(void)
+{
+    const uint64_t m = 1000;
+    for (int k = 1; k <= 2; k++) {
+        char dir[300];
+        tb_builder *b = new_trace(dir, sizeof dir, 8);
+        build_shift_ssend(b, 8, k, m, 3);
+        CHECK_EQ_INT(tb_close(b), 0);
+        struct rt_replay_result *res = NULL;
+        rt_error err = {0};
+        struct rt_region_instance inst[8];
+        uint64_t n = 0;
+        model_name = "logp";
+        CHECK_EQ_INT(replay(dir, 0, 65536, &res, &err, "shift_iteration", inst, &n), RT_OK);
+        model_name = "hockney";
+        if (!res)
+            continue;
+        double D = 2 * LP_OS + LP_OR + 2 * LP_L + LP_G * (double)(m - 1);
+        double iter = 2.0 * k * (2 * D + 2 * LP_OR);
+        CHECK_EQ_INT(n, 3);
+        for (uint64_t i = 0; i < n; i++) {
+            CHECK_NEAR(inst[i].predicted_max_ns, iter, 1e-3);
+            CHECK_NEAR(inst[i].predicted_mean_ns, i == 0 ? iter - LP_OR / 2 : iter, 1e-3);
+        }
+        rt_replay_result_destroy(res);
+    }
+}
+
+/* Several receives completed in one Waitall pay o_r one after the other on the CPU. */
+static void test_logp_receive_overhead(void)
+{
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 3);
+    for (uint32_t s = 1; s <= 2; s++)
+        tb_call_send(b, s, 0, 10, "MPI_Send", 0, 0, 8);
+    tb_enter(b, 0, 0, "MPI_Irecv");
+    tb_irecv_request(b, 0, 1, 1);
+    tb_leave(b, 0, 2, "MPI_Irecv");
+    tb_enter(b, 0, 3, "MPI_Irecv");
+    tb_irecv_request(b, 0, 4, 2);
+    tb_leave(b, 0, 5, "MPI_Irecv");
+    tb_enter(b, 0, 6, "MPI_Waitall");
+    tb_irecv(b, 0, 90, 1, 0, 8, 1);
+    tb_irecv(b, 0, 95, 2, 0, 8, 2);
+    tb_leave(b, 0, 100, "MPI_Waitall");
+    CHECK_EQ_INT(tb_close(b), 0);
+    struct rt_replay_result *res = NULL;
+    rt_error err = {0};
+    model_name = "logp";
+    CHECK_EQ_INT(replay(dir, 0, 65536, &res, &err, NULL, NULL, NULL), RT_OK);
+    model_name = "hockney";
+    if (res) {
+        /* both arrive at o_s + L + 7·G; the receive port spaces them by g; the CPU then takes
+         * them one at a time: max(second arrival, first done) + o_r */
+        int64_t first = PS(LP_OS) + LP_WIRE(8) + PS(LP_OR);
+        int64_t second_arrival = PS(LP_OS) + LP_WIRE(8) + PS(LP_g);
+        int64_t end = (second_arrival > first ? second_arrival : first) + PS(LP_OR);
+        CHECK_EQ_INT(res->predicted_end_ps[0], end);
+        rt_replay_result_destroy(res);
+    }
+}
+
 static void test_determinism(void)
 {
     char dir[300];
@@ -362,6 +515,10 @@ int main(void)
     test_sendrecv_rendezvous();
     test_barrier();
     test_determinism();
+    test_logp_pingpong();
+    test_logp_fanout();
+    test_logp_shift_ssend();
+    test_logp_receive_overhead();
     expect_error(build_unmatched_recv, 2, RT_EUNMATCHED,
                  "unmatched receive: rank 1 event 1 (MPI_Recv from rank 0, tag 3");
     expect_error(build_unmatched_send, 2, RT_EUNMATCHED, "unmatched send: rank 0 event 1 (MPI_Send to rank 1, tag 3");

@@ -1,7 +1,106 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests: parsing of numbers with units. */
+/* Unit tests: parsing of numbers with units, model parameter files and model validation. */
+#define _POSIX_C_SOURCE 200809L
+#include <unistd.h>
+
+#include "retime/model.h"
 #include "retime/units.h"
 #include "test_util.h"
+
+static const char *write_file(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/retime-test-params-%d.txt", (int)getpid());
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return NULL;
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void test_params_file(void)
+{
+    rt_error err = {0};
+    struct rt_model_params p = {0};
+    unsigned given = 0;
+    rt_bytes eager = 0;
+    int have_eager = 0;
+    const char *f = write_file("# written by pingpong\n"
+                               "format = retime-params 1\n"
+                               "alpha = 2.122us   # half round trip\n"
+                               "beta = 0.7595ns/B\n"
+                               "beta@1024B = 0.81ns/B\n"
+                               "info.host = node 17 (rack 2)\n"
+                               "\n"
+                               "L=1.9us\n o_s = 300ns\n\to_r = 0.35us\r\n"
+                               "g = 0.5us\nG = 0.76ns/B\neager_limit = 32KiB\n");
+    CHECK_EQ_INT(rt_model_params_load(f, &p, &given, &eager, &have_eager, &err), RT_OK);
+    CHECK_NEAR(p.alpha_ns, 2122.0, 1e-9);
+    CHECK_NEAR(p.beta_ns_per_byte, 0.7595, 1e-12);
+    CHECK_NEAR(p.L_ns, 1900.0, 1e-9);
+    CHECK_NEAR(p.o_s_ns, 300.0, 0);
+    CHECK_NEAR(p.o_r_ns, 350.0, 1e-9);
+    CHECK_NEAR(p.g_ns, 500.0, 0);
+    CHECK_NEAR(p.G_ns_per_byte, 0.76, 1e-12);
+    CHECK_EQ_INT(given, 0x7f); /* all seven parameters */
+    CHECK_EQ_INT(have_eager, 1);
+    CHECK_EQ_INT(eager, 32768);
+
+    /* A file with only some keys sets only those. */
+    struct rt_model_params q = {.alpha_ns = 5};
+    given = 0;
+    f = write_file("beta = 1ns/B\n");
+    CHECK_EQ_INT(rt_model_params_load(f, &q, &given, &eager, &have_eager, &err), RT_OK);
+    CHECK_NEAR(q.alpha_ns, 5, 0);
+    CHECK_EQ_INT(given, 1u << rt_model_param_find("beta"));
+
+    static const struct {
+        const char *text, *msg;
+        int code;
+    } bad[] = {
+        {"alpha = 2.122\n", ":1: alpha: bad duration '2.122': needs a unit", RT_EUNIT},
+        {"# c\nalfa = 2us\n", ":2: alfa: unknown key 'alfa'", RT_EINVAL},
+        {"alpha 2us\n", ":1: expected 'key = value'", RT_ECORRUPT},
+        {"alpha =\n", ":1: expected 'key = value'", RT_ECORRUPT},
+        {"format = retime-params 2\n", "is not 'retime-params 1'", RT_EUNSUPPORTED},
+        {"G = -1ns/B\n", "must not be negative", RT_EUNIT},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        f = write_file(bad[i].text);
+        CHECK_EQ_INT(rt_model_params_load(f, &q, &given, &eager, &have_eager, &err), bad[i].code);
+        CHECK_CONTAINS(err.msg, bad[i].msg);
+        CHECK_CONTAINS(err.msg, f); /* names the file */
+    }
+    remove(f);
+    CHECK_EQ_INT(rt_model_params_load("/nonexistent/params.txt", &q, &given, &eager, &have_eager, &err),
+                 RT_ENOTFOUND);
+    CHECK_CONTAINS(err.msg, "/nonexistent/params.txt: cannot open parameter file");
+}
+
+static void test_model_validation(void)
+{
+    rt_error err = {0};
+    struct rt_model m;
+    struct rt_model_params p = {.alpha_ns = 1, .beta_ns_per_byte = 1, .L_ns = 1, .g_ns = -1};
+    CHECK_EQ_INT(rt_model_init(&m, "hockney", &p, &err), RT_OK); /* g is not Hockney's */
+    CHECK_EQ_INT(rt_model_init(&m, "logp", &p, &err), RT_ERANGE);
+    CHECK_CONTAINS(err.msg, "logp: g must be between 0 and 1000s");
+    CHECK_EQ_INT(rt_model_init(&m, "loggp", &p, &err), RT_EINVAL);
+    CHECK_CONTAINS(err.msg, "unknown model 'loggp' (known: hockney|logp)");
+    p.g_ns = 1;
+    CHECK_EQ_INT(rt_model_init(&m, "logp", &p, &err), RT_OK);
+    /* LogP-lite pieces for m = 1000: wire = L + 999·G, gap = max(g, m·G) */
+    p.G_ns_per_byte = 0.5;
+    p.o_s_ns = 3;
+    CHECK_EQ_INT(rt_model_init(&m, "logp", &p, &err), RT_OK);
+    CHECK_EQ_INT(m.ops->wire(&m.params, 1000), 1000 + 499500);
+    CHECK_EQ_INT(m.ops->wire(&m.params, 0), 1000);
+    CHECK_EQ_INT(m.ops->gap(&m.params, 1000), 500000);
+    CHECK_EQ_INT(m.ops->gap(&m.params, 1), 1000);
+    CHECK_EQ_INT(m.ops->handshake(&m.params, 8), 3000 + 1000 + 0);
+    CHECK_EQ_INT(m.ops->send_hold(&m.params, 8), 0);
+}
 
 int main(void)
 {
@@ -64,5 +163,7 @@ int main(void)
     CHECK(strcmp(rt_format_time(buf, sizeof buf, 11526.0), "11.53us") == 0);
     CHECK(strcmp(rt_err_name(RT_EDEADLOCK), "RT_EDEADLOCK") == 0);
     CHECK(strcmp(rt_strerror(RT_EUNMATCHED), "unmatched message") == 0);
+    test_params_file();
+    test_model_validation();
     TEST_MAIN_END();
 }

@@ -24,11 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collective.h"
 #include "map.h"
 #include "retime/replay.h"
 
 #define NEVER INT64_MIN
-#define COLL_BIT (1ull << 63)
+#define COLL_BIT (1ull << 63) /* pending value: COLL_BIT | member's comm rank << 32 | collective id */
 
 enum { Q_RESUME, Q_READY, Q_ARRIVE };
 enum { R_QUEUED, R_RUNNING, R_BLOCKED, R_DONE };
@@ -63,12 +64,12 @@ struct chan {
 };
 
 struct coll {
-    rt_time_ps max_begin, done;
-    rt_bytes max_bytes;
-    uint32_t size, arrived, refs, comm, op, root;
+    struct rt__coll_member *mem; /* per communicator rank: begin, counts, ports, done */
+    uint64_t *ev;                /* per communicator rank: its COLL_BEGIN event index */
+    uint32_t size, arrived, refs, comm, op, root, root_rank;
     uint32_t first_rank;
     uint64_t first_ev;
-    int complete;
+    uint8_t complete, vector;
 };
 
 struct rank {
@@ -80,7 +81,7 @@ struct rank {
     int call_ops;   /* the current MPI call moves data or synchronises */
     uint32_t *waits; /* blocking sends the current call's Leave waits for */
     uint32_t nwaits, capwaits;
-    struct rt__map pending; /* event index -> message id, or COLL_BIT | collective id */
+    struct rt__map pending; /* event index -> message id, or COLL_BIT | comm rank << 32 | collective id */
     uint8_t state;
 };
 
@@ -103,6 +104,8 @@ struct engine {
     struct rt__map coll_seq; /* (rank, comm) -> instances seen */
     struct coll *colls;
     uint32_t ncolls, capcolls, freecoll;
+    struct rt__map comm_rank; /* (comm, row) -> comm rank; (comm, UINT64_MAX): comm's entries are in */
+    uint64_t coll_bytes, coll_bytes_peak; /* per-member arrays of the collectives in flight */
     struct rt_replay_result *res;
     int failed;
 };
@@ -340,24 +343,124 @@ size_mismatch:
                (unsigned long long)(is_send ? m->bytes : e->bytes));
 }
 
-/* Cost of a collective until issue #3 expands them into their algorithms: ceil(log2 P)
- * rounds of the largest per-rank payload (a barrier: rounds of empty messages). */
-static rt_time_ps coll_cost(const struct engine *E, const struct coll *c)
+/* Communicator rank of trace row @p row in communicator @p c, or RT_NONE when the row is not a
+ * member (E->failed is set on failure). The reverse of rt_comm.members is built on the
+ * communicator's first collective, so a post costs one lookup, not a scan. */
+static uint32_t comm_rank_of(struct engine *E, uint32_t c, const struct rt_comm *cm, uint32_t row)
 {
-    uint32_t rounds = 0;
-    while ((1u << rounds) < c->size && rounds < 31)
-        rounds++;
-    const struct rt_model *mod = &E->o->model;
-    rt_bytes m = c->op == RT_COLL_BARRIER ? 0 : c->max_bytes;
-    return (rt_time_ps)rounds * mod->ops->wire(&mod->params, m);
+    if (!cm->members)
+        return 0; /* a self communicator: the caller alone */
+    if (!rt__map_get(&E->comm_rank, c, UINT64_MAX)) {
+        for (uint32_t i = 0; i < cm->size; i++) {
+            if (cm->members[i] == RT_NONE)
+                continue;
+            if (rt__map_get(&E->comm_rank, c, cm->members[i])) {
+                E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: communicator '%s' lists rank %u twice",
+                                         rt_trace_path(E->t), comm_name(E, c), cm->members[i]);
+                return RT_NONE;
+            }
+            if (rt__map_put(&E->comm_rank, c, cm->members[i], i)) {
+                oom(E);
+                return RT_NONE;
+            }
+        }
+        if (rt__map_put(&E->comm_rank, c, UINT64_MAX, 0)) {
+            oom(E);
+            return RT_NONE;
+        }
+    }
+    uint64_t *v = rt__map_get(&E->comm_rank, c, row);
+    return v ? (uint32_t)*v : RT_NONE;
+}
+
+/* Trace row of communicator rank @p i of collective @p c. */
+static uint32_t member_row(const struct engine *E, const struct coll *c, uint32_t i)
+{
+    const struct rt_comm *cm = rt_trace_comm(E->t, c->comm);
+    return cm->members ? cm->members[i] : c->first_rank;
+}
+
+/* Bytes received by the collective that begins at event @p j: its COLL_END, the rank's next
+ * collective record (the reader never nests them), refers back to it. */
+static rt_bytes coll_received(const struct rank *R, uint64_t j)
+{
+    for (uint64_t k = j + 1; k < R->nev; k++) {
+        if (R->ev[k].kind == RT_EV_COLL_END)
+            return R->ev[k].ref == j ? R->ev[k].bytes : 0;
+        if (R->ev[k].kind == RT_EV_COLL_BEGIN)
+            break;
+    }
+    return 0;
+}
+
+static void coll_release(struct engine *E, uint32_t id)
+{
+    struct coll *c = &E->colls[id];
+    E->coll_bytes -= (uint64_t)c->size * (sizeof *c->mem + sizeof *c->ev);
+    free(c->mem);
+    free(c->ev);
+    c->mem = NULL;
+    c->ev = NULL;
+    c->refs = E->freecoll;
+    E->freecoll = id;
+}
+
+/* The last member has entered: check the sizes, run the algorithm over the members' ports,
+ * and wake each member at its own done time. */
+static int run_collective(struct engine *E, struct coll *c)
+{
+    uint32_t a = 0, b = 0;
+    if (rt__coll_blocks((int)c->op, c->size, c->root_rank, c->vector, c->mem, &a, &b)) {
+        struct rt__coll_member *A = &c->mem[a], *B = &c->mem[b];
+        uint32_t ra = member_row(E, c, a), rb = member_row(E, c, b);
+        char block[48] = "";
+        if (A->block != UINT64_MAX)
+            snprintf(block, sizeof block, " (blocks of %llu bytes)", (unsigned long long)A->block);
+        return E->failed = rt_error_set(
+                   E->err, RT_EMISMATCH,
+                   "%s: collective size mismatch on comm '%s' (%s): rank %u event %llu (%s) sends %llu and receives "
+                   "%llu bytes%s but rank %u event %llu (%s) sends %llu and receives %llu bytes",
+                   rt_trace_path(E->t), comm_name(E, c->comm), rt_coll_op_name((int)c->op), ra,
+                   (unsigned long long)c->ev[a], call_name(E, ra, c->ev[a]), (unsigned long long)A->sent,
+                   (unsigned long long)A->recv, block, rb, (unsigned long long)c->ev[b], call_name(E, rb, c->ev[b]),
+                   (unsigned long long)B->sent, (unsigned long long)B->recv);
+    }
+    for (uint32_t i = 0; i < c->size; i++) {
+        const struct rank *R = &E->ranks[member_row(E, c, i)];
+        c->mem[i].tx_free = R->tx_free;
+        c->mem[i].rx_free = R->rx_free;
+    }
+    uint32_t op = c->op <= RT_COLL_OTHER ? c->op : RT_COLL_OTHER;
+    if (rt__coll_run((int)op, E->o->coll_algo[op], c->size, c->root_rank, c->mem, &E->o->model, E->o->eager_limit))
+        return oom(E);
+    c->complete = 1;
+    for (uint32_t i = 0; i < c->size; i++) {
+        uint32_t row = member_row(E, c, i);
+        E->ranks[row].tx_free = c->mem[i].tx_free;
+        E->ranks[row].rx_free = c->mem[i].rx_free;
+    }
+    for (uint32_t i = 0; i < c->size; i++)
+        if (wake(E, member_row(E, c, i), c->mem[i].done))
+            return E->failed;
+    return 0;
 }
 
 static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struct rt_event *e, rt_time_ps t)
 {
+    const char *path = rt_trace_path(E->t);
     const struct rt_comm *cm = rt_trace_comm(E->t, e->comm);
     if (!cm)
         return E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: rank %u event %llu: collective without communicator",
-                                        rt_trace_path(E->t), r, (unsigned long long)j);
+                                        path, r, (unsigned long long)j);
+    uint32_t me = comm_rank_of(E, e->comm, cm, r);
+    if (E->failed)
+        return E->failed;
+    if (me == RT_NONE)
+        return E->failed = rt_error_set(
+                   E->err, RT_EMISMATCH,
+                   "%s: collective on comm '%s' by a non-member: rank %u event %llu (%s, %s) is not one of its %u ranks",
+                   path, comm_name(E, e->comm), r, (unsigned long long)j, call_name(E, r, j),
+                   rt_coll_op_name((int)e->aux), cm->size);
     uint64_t *seqp = rt__map_get(&E->coll_seq, r, e->comm);
     uint64_t seq = seqp ? *seqp : 0;
     if (rt__map_put(&E->coll_seq, r, e->comm, seq + 1))
@@ -365,6 +468,13 @@ static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struc
     uint64_t *cid = rt__map_get(&E->coll_of, e->comm, seq);
     uint32_t id;
     if (!cid) {
+        uint32_t size = cm->members ? cm->size : 1;
+        if (size > INT32_MAX) /* the member index must fit the pending value */
+            return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED, "%s: communicator '%s' has %u ranks, more than 2^31",
+                                            path, comm_name(E, e->comm), size);
+        uint32_t root_rank = e->ref == RT_NONE ? 0 : comm_rank_of(E, e->comm, cm, e->ref);
+        if (E->failed)
+            return E->failed;
         if (E->freecoll != UINT32_MAX) {
             id = E->freecoll;
             E->freecoll = E->colls[id].refs;
@@ -373,16 +483,21 @@ static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struc
                 return oom(E);
             id = E->ncolls++;
         }
-        if (rt__map_put(&E->coll_of, e->comm, seq, id))
-            return oom(E);
         struct coll *c = &E->colls[id];
         memset(c, 0, sizeof *c);
-        c->size = cm->size ? cm->size : 1;
-        c->refs = c->size;
+        c->mem = calloc(size, sizeof *c->mem); /* the driver's cleanup frees them on failure */
+        c->ev = calloc(size, sizeof *c->ev);
+        if (!c->mem || !c->ev || rt__map_put(&E->coll_of, e->comm, seq, id))
+            return oom(E);
+        E->coll_bytes += (uint64_t)size * (sizeof *c->mem + sizeof *c->ev);
+        if (E->coll_bytes > E->coll_bytes_peak)
+            E->coll_bytes_peak = E->coll_bytes;
+        c->size = size;
+        c->refs = size;
         c->comm = e->comm;
         c->op = e->aux;
         c->root = e->ref;
-        c->max_begin = t;
+        c->root_rank = root_rank == RT_NONE ? 0 : root_rank;
         c->first_rank = r;
         c->first_ev = j;
         E->res->collectives++;
@@ -394,28 +509,24 @@ static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struc
         return E->failed = rt_error_set(
                    E->err, RT_EMISMATCH,
                    "%s: collective mismatch on comm '%s': rank %u event %llu (%s, %s, root %d) vs rank %u event %llu (%s, %s, root %d)",
-                   rt_trace_path(E->t), comm_name(E, e->comm), c->first_rank, (unsigned long long)c->first_ev,
+                   path, comm_name(E, e->comm), c->first_rank, (unsigned long long)c->first_ev,
                    call_name(E, c->first_rank, c->first_ev), rt_coll_op_name((int)c->op),
                    c->root == RT_NONE ? -1 : (int)c->root, r, (unsigned long long)j, call_name(E, r, j),
                    rt_coll_op_name((int)e->aux), e->ref == RT_NONE ? -1 : (int)e->ref);
+    struct rt__coll_member *m = &c->mem[me];
+    m->begin = t;
+    m->sent = e->bytes;
+    m->recv = coll_received(&E->ranks[r], j);
+    c->ev[me] = j;
+    if (e->flags & RT_EVF_VECTOR)
+        c->vector = 1;
     c->arrived++;
-    if (t > c->max_begin)
-        c->max_begin = t;
-    if (e->bytes > c->max_bytes)
-        c->max_bytes = e->bytes;
-    if (rt__map_put(&E->ranks[r].pending, j, 0, COLL_BIT | id))
+    if (rt__map_put(&E->ranks[r].pending, j, 0, COLL_BIT | (uint64_t)me << 32 | id))
         return oom(E);
-    if (c->arrived == c->size) {
-        c->complete = 1;
-        c->done = c->max_begin + coll_cost(E, c);
-        rt__map_del(&E->coll_of, e->comm, seq);
-        if (cm->size == 0 || cm->members == NULL)
-            return wake(E, r, c->done);
-        for (uint32_t i = 0; i < cm->size; i++)
-            if (cm->members[i] != RT_NONE && wake(E, cm->members[i], c->done))
-                return E->failed;
-    }
-    return 0;
+    if (c->arrived < c->size)
+        return 0;
+    rt__map_del(&E->coll_of, e->comm, seq);
+    return run_collective(E, c);
 }
 
 static int post(struct engine *E, uint32_t r, uint64_t j, const struct rt_event *e, rt_time_ps t)
@@ -627,15 +738,14 @@ static int step(struct engine *E, uint32_t r)
             break;
         }
         {
-            struct coll *c = &E->colls[p & ~COLL_BIT];
+            struct coll *c = &E->colls[(uint32_t)p];
             if (!c->complete)
                 return STEP_BLOCK;
-            t = c->done > R->clock ? c->done : R->clock;
+            rt_time_ps done = c->mem[(p & ~COLL_BIT) >> 32].done; /* this member's own end */
+            t = done > R->clock ? done : R->clock;
             rt__map_del(&R->pending, e->ref, 0);
-            if (--c->refs == 0) {
-                c->refs = E->freecoll;
-                E->freecoll = (uint32_t)(p & ~COLL_BIT);
-            }
+            if (--c->refs == 0)
+                coll_release(E, (uint32_t)p);
         }
         break;
     default:
@@ -715,7 +825,7 @@ static int diagnose(struct engine *E)
         }
         if (e->kind == RT_EV_COLL_END) {
             uint64_t p = pending_of(R, e->ref);
-            struct coll *c = &E->colls[p & ~COLL_BIT];
+            struct coll *c = &E->colls[(uint32_t)p];
             return rt_error_set(E->err, RT_EDEADLOCK,
                                 "%s: deadlock: rank %u event %llu (%s on comm '%s') waits for a collective that only %u of %u ranks enter",
                                 path, r, (unsigned long long)j, call_name(E, r, j), comm_name(E, c->comm), c->arrived,
@@ -769,6 +879,8 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         return rt_error_set(err, RT_EINVAL, "no model given");
     if (!(opts->compute_scale >= 0) || opts->compute_scale > 1e6)
         return rt_error_set(err, RT_ERANGE, "compute scale must be between 0 and 1e6");
+    if (rt__coll_algo_check(opts->coll_algo, err))
+        return RT_EINVAL;
     E.t = trace;
     E.o = opts;
     E.obs = obs;
@@ -816,6 +928,7 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     rt__map_init(&E.chan_of);
     rt__map_init(&E.coll_of);
     rt__map_init(&E.coll_seq);
+    rt__map_init(&E.comm_rank);
     while (E.nheap && !E.failed) {
         struct qent q = pop(&E);
         switch (q.type) {
@@ -851,6 +964,7 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     uint64_t mem = (uint64_t)E.capmsgs * sizeof(struct msg) + E.capheap * sizeof(struct qent) +
                    (uint64_t)E.capchans * sizeof(struct chan) + (uint64_t)E.capcolls * sizeof(struct coll) +
                    rt__map_memory(&E.chan_of) + rt__map_memory(&E.coll_of) + rt__map_memory(&E.coll_seq) +
+                   rt__map_memory(&E.comm_rank) + E.coll_bytes_peak +
                    (uint64_t)E.nranks * sizeof(struct rank);
     for (uint32_t r = 0; r < E.nranks; r++)
         mem += rt__map_memory(&E.ranks[r].pending) + E.ranks[r].capwaits * sizeof(uint32_t);
@@ -865,10 +979,15 @@ done:
     free(E.heap);
     free(E.msgs);
     free(E.chans);
+    for (uint32_t i = 0; i < E.ncolls; i++) {
+        free(E.colls[i].mem);
+        free(E.colls[i].ev);
+    }
     free(E.colls);
     rt__map_free(&E.chan_of);
     rt__map_free(&E.coll_of);
     rt__map_free(&E.coll_seq);
+    rt__map_free(&E.comm_rank);
     if (rc == RT_OK)
         *out = E.res;
     else

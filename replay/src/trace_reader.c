@@ -768,6 +768,14 @@ static uint32_t coll_op(OTF2_CollectiveOp op)
     }
 }
 
+/* Vector variants, whose ranks may pass different counts (the replay then skips its size check). */
+static int coll_vector(OTF2_CollectiveOp op)
+{
+    return op == OTF2_COLLECTIVE_OP_GATHERV || op == OTF2_COLLECTIVE_OP_SCATTERV ||
+           op == OTF2_COLLECTIVE_OP_ALLGATHERV || op == OTF2_COLLECTIVE_OP_ALLTOALLV ||
+           op == OTF2_COLLECTIVE_OP_ALLTOALLW || op == OTF2_COLLECTIVE_OP_REDUCE_SCATTER;
+}
+
 static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
                                      uint64_t sent, uint64_t received)
 {
@@ -787,6 +795,8 @@ static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRe
     struct rt_event *b = &r->cur->events[r->coll_begin];
     b->ref = root_row;
     b->aux = coll_op(op);
+    if (coll_vector(op))
+        b->flags |= RT_EVF_VECTOR;
     b->comm = ci;
     b->bytes = sent;
     e->ref = (uint32_t)r->coll_begin;

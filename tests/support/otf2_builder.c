@@ -17,6 +17,12 @@ struct tb_builder {
     uint32_t nregions;
     uint64_t first, last;
     int failed;
+    struct tb_comm_def { /* communicators besides MPI_COMM_WORLD */
+        char *name;
+        uint32_t n;
+        uint64_t *members;
+    } *comms;
+    uint32_t ncomms;
 };
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final)
@@ -128,9 +134,34 @@ void tb_irecv(tb_builder *b, uint32_t r, uint64_t t, uint32_t from, uint32_t tag
 void tb_collective(tb_builder *b, uint32_t r, uint64_t t0, uint64_t t1, const char *name, int op, uint32_t root,
                    uint64_t sent, uint64_t received)
 {
+    tb_collective_on(b, r, t0, t1, name, op, 0, root, sent, received);
+}
+
+uint32_t tb_comm(tb_builder *b, const char *name, uint32_t n, const uint32_t *world_ranks)
+{
+    struct tb_comm_def *c = realloc(b->comms, (b->ncomms + 1) * sizeof *c);
+    uint64_t *m = malloc((n ? n : 1) * sizeof *m);
+    char *nm = strdup(name);
+    if (c)
+        b->comms = c;
+    if (!c || !m || !nm) {
+        free(m);
+        free(nm);
+        b->failed = 1;
+        return 0;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        m[i] = world_ranks[i];
+    b->comms[b->ncomms] = (struct tb_comm_def){nm, n, m};
+    return ++b->ncomms;
+}
+
+void tb_collective_on(tb_builder *b, uint32_t r, uint64_t t0, uint64_t t1, const char *name, int op, uint32_t comm,
+                      uint32_t root, uint64_t sent, uint64_t received)
+{
     tb_enter(b, r, t0, name);
     OTF2_EvtWriter_MpiCollectiveBegin(b->w[r], NULL, t0);
-    OTF2_EvtWriter_MpiCollectiveEnd(b->w[r], NULL, t1, (OTF2_CollectiveOp)op, 0, root, sent, received);
+    OTF2_EvtWriter_MpiCollectiveEnd(b->w[r], NULL, t1, (OTF2_CollectiveOp)op, comm, root, sent, received);
     tb_leave(b, r, t1, name);
 }
 
@@ -195,12 +226,24 @@ int tb_close(tb_builder *b)
     OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
                                     b->ranks, members);
     OTF2_GlobalDefWriter_WriteComm(g, 0, 3, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    for (uint32_t i = 0; i < b->ncomms; i++) { /* group 2+i, comm 1+i */
+        OTF2_GlobalDefWriter_WriteString(g, s, b->comms[i].name);
+        OTF2_GlobalDefWriter_WriteGroup(g, 2 + i, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                        OTF2_GROUP_FLAG_NONE, b->comms[i].n, b->comms[i].members);
+        OTF2_GlobalDefWriter_WriteComm(g, 1 + i, s, 2 + i, 0, OTF2_COMM_FLAG_NONE);
+        s++;
+    }
     OTF2_Archive_CloseGlobalDefWriter(b->ar, g);
     if (OTF2_Archive_Close(b->ar) != OTF2_SUCCESS)
         rc = 1;
     for (uint32_t i = 0; i < b->nregions; i++)
         free(b->regions[i]);
     free(b->regions);
+    for (uint32_t i = 0; i < b->ncomms; i++) {
+        free(b->comms[i].name);
+        free(b->comms[i].members);
+    }
+    free(b->comms);
     free(members);
     free(nev);
     free(b->w);

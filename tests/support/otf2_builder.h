@@ -26,6 +26,15 @@ void tb_irecv(tb_builder *b, uint32_t rank, uint64_t t, uint32_t from, uint32_t 
 void tb_collective(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, const char *region, int otf2_op,
                    uint32_t root, uint64_t sent, uint64_t received);
 
+/**
+ * Defines a communicator of the world ranks @p world_ranks (in communicator-rank order) besides
+ * MPI_COMM_WORLD (id 0); returns its id for tb_collective_on.
+ */
+uint32_t tb_comm(tb_builder *b, const char *name, uint32_t n, const uint32_t *world_ranks);
+/** tb_collective on communicator @p comm; @p root is a rank in that communicator. */
+void tb_collective_on(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, const char *region, int otf2_op,
+                      uint32_t comm, uint32_t root, uint64_t sent, uint64_t received);
+
 /* Whole blocking calls: Enter/record/Leave in one go. */
 void tb_call_send(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, const char *region, uint32_t to,
                   uint32_t tag, uint64_t bytes);

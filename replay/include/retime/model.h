@@ -82,6 +82,15 @@ int rt_model_init(struct rt_model *m, const char *name, const struct rt_model_pa
 /** Checks that every parameter of model @p model is finite, >= 0 and <= 1000 s (or 1 ms/B). */
 int rt_model_check_params(const struct rt_model_params *p, const char *model, rt_error *err);
 
+/**
+ * Reads a parameter file (docs/parameter-file.md): `key = value` lines with units, `#` comments.
+ * Sets the model parameters it holds in @p p and their bits (1u << table index) in *@p given;
+ * an `eager_limit` key sets *@p eager_limit and *@p have_eager. Keys `format`, `beta@SIZE` and
+ * `info.*` are read but not used; any other key is an error naming the file and line.
+ */
+int rt_model_params_load(const char *path, struct rt_model_params *p, unsigned *given, rt_bytes *eager_limit,
+                         int *have_eager, rt_error *err);
+
 /** Names of the known models, separated by '|' ("hockney|logp"), for usage texts. */
 const char *rt_model_names(void);
 

@@ -40,7 +40,9 @@ enum rt_event_flag {
     RT_EVF_BUFFERED = 1u << 1,  /**< buffered send (MPI_Bsend, MPI_Ibsend): always eager */
     RT_EVF_MPI = 1u << 2,       /**< ENTER/LEAVE of an MPI function (paradigm MPI) */
     RT_EVF_CANCELLED = 1u << 3, /**< request cancelled: the operation never happened */
-    RT_EVF_ORPHAN = 1u << 4     /**< completion whose start was not recorded: replayed as blocking */
+    RT_EVF_ORPHAN = 1u << 4,    /**< completion whose start was not recorded: replayed as blocking */
+    RT_EVF_VECTOR = 1u << 5     /**< COLL_BEGIN of a vector variant (gatherv, alltoallv, reduce_scatter, ...):
+                                     the ranks' counts may differ */
 };
 
 /** Collective operations (the subset of OTF2_CollectiveOp retime distinguishes). */

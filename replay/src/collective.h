@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Collectives re-timed as their point-to-point algorithms (collective.c). Independent of the
+ * engine: the engine fills one struct rt__coll_member per communicator rank, copies the
+ * members' ports in and out, and wakes each member at its own done time.
+ */
+#ifndef RETIME_COLLECTIVE_H
+#define RETIME_COLLECTIVE_H
+
+#include "retime/replay.h"
+
+/** One member of a collective instance, indexed by its rank in the communicator. */
+struct rt__coll_member {
+    rt_time_ps begin;    /**< in: its clock at the call's Enter */
+    rt_time_ps done;     /**< out: when its part of the algorithm completes */
+    rt_time_ps tx_free;  /**< in/out: its send port is busy until then (INT64_MIN: free) */
+    rt_time_ps rx_free;  /**< in/out: time of the last delivery at its receive port (INT64_MIN: none) */
+    rt_bytes sent, recv; /**< in: the trace's counts (COLL_BEGIN.bytes, COLL_END.bytes) */
+    rt_bytes block;      /**< set by rt__coll_blocks: its block [B] */
+};
+
+/**
+ * Derives each member's block from the trace's byte counts (Score-P's conventions) and checks
+ * that the members agree; for vector variants (@p vector) each member keeps its own block.
+ * @param root  the root's communicator rank (0 for rootless operations)
+ * @return RT_OK, or RT_EMISMATCH with *@p a (the reference member) and *@p b (a member that
+ *         disagrees with it) set to communicator ranks; mem[*a].block is the expected block.
+ */
+int rt__coll_blocks(int op, uint32_t P, uint32_t root, int vector, struct rt__coll_member *mem, uint32_t *a,
+                    uint32_t *b);
+
+/**
+ * Runs the round-based schedule of @p op's algorithm @p algo (enum rt_coll_algo; RT_ALGO_AUTO
+ * picks one from P and the block sizes) over the members' blocks: sets every mem[i].done and
+ * updates the members' ports.
+ * @return RT_OK or RT_ENOMEM (scratch arrays of P entries)
+ */
+int rt__coll_run(int op, int algo, uint32_t P, uint32_t root, struct rt__coll_member *mem,
+                 const struct rt_model *model, rt_bytes eager_limit);
+
+/** Whether algorithm @p algo may be chosen for operation @p op (RT_ALGO_AUTO always may). */
+int rt__coll_algo_applies(int op, int algo);
+
+/** Checks a whole choice table; RT_EINVAL naming the operation and its valid algorithms. */
+int rt__coll_algo_check(const uint8_t algo[RT_COLL_OTHER + 1], rt_error *err);
+
+#endif

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared pieces of the retime command-line tool. */
+#include "cli.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "retime/units.h"
+
+int cli_die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("retime: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
+int cli_fail(const rt_error *err)
+{
+    return cli_die("%s", err->msg[0] ? err->msg : rt_strerror(err->code));
+}
+
+int cli_opt(struct args *a, const char *name, const char **val)
+{
+    const char *arg = a->argv[a->i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0)
+        return 0;
+    if (arg[n] == '=') {
+        *val = arg + n + 1;
+        return 1;
+    }
+    if (arg[n] != '\0')
+        return 0;
+    if (a->i + 1 >= a->argc) {
+        *val = NULL;
+        return 1;
+    }
+    *val = a->argv[++a->i];
+    return 1;
+}
+
+int cli_format(const char *v, enum format *f, int allow_csv)
+{
+    if (!v)
+        return -1;
+    if (!strcmp(v, "text"))
+        *f = FMT_TEXT;
+    else if (!strcmp(v, "json"))
+        *f = FMT_JSON;
+    else if (allow_csv && !strcmp(v, "csv"))
+        *f = FMT_CSV;
+    else
+        return -1;
+    return 0;
+}
+
+void cli_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+void cli_print_double(FILE *f, double v)
+{
+    char buf[40];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    fputs(buf, f);
+}
+
+void cli_print_ps_as_ns(FILE *f, rt_time_ps ps)
+{
+    if (ps % 1000 == 0)
+        fprintf(f, "%" PRId64, ps / 1000);
+    else
+        fprintf(f, "%s%" PRId64 ".%03" PRId64, ps < 0 ? "-" : "", (ps < 0 ? -ps : ps) / 1000,
+                (ps < 0 ? -ps : ps) % 1000);
+}
+
+/* ------------------------------------------------------------------ model options */
+
+const char cli_model_usage[] =
+    "  model:   --model hockney|logp  [--params FILE]  (options override the file's values)\n"
+    "           hockney: --alpha TIME --beta TIME/SIZE\n"
+    "           logp:    --L TIME --o TIME (or --o_s TIME --o_r TIME) --g TIME --G TIME/SIZE\n"
+    "           [--eager-limit SIZE] [--compute-scale X] [--coll OP=ALGO,...]\n"
+    "           collectives: barrier=dissemination, bcast|reduce|gather|scatter=binomial,\n"
+    "           allreduce=recdbl|ring|rabenseifner, allgather=ring|recdbl, alltoall=pairwise,\n"
+    "           scan=recdbl; auto (default) picks by size as MPICH does\n";
+
+void model_cli_init(struct model_cli *m)
+{
+    memset(m, 0, sizeof *m);
+    m->model = "hockney";
+    m->compute_scale = 1.0;
+    m->eager_limit = 64 * 1024;
+}
+
+static int set_param(struct model_cli *m, int i, const char *opt, const char *v)
+{
+    rt_error err = {0};
+    double *dst = rt_model_param_ptr(&m->params, i);
+    int rc = rt_model_param_table[i].unit == RT_PU_TIME ? rt_parse_time_ns(v, dst, &err)
+                                                          : rt_parse_ns_per_byte(v, dst, &err);
+    if (rc)
+        return cli_die("%s: %s", opt, err.msg), -1;
+    m->given |= 1u << i;
+    return 1;
+}
+
+int model_cli_option(struct args *a, struct model_cli *m)
+{
+    const char *arg = a->argv[a->i], *v;
+    rt_error err = {0};
+    if (strncmp(arg, "--", 2) != 0)
+        return 0;
+    char name[32];
+    size_t n = strcspn(arg + 2, "=");
+    if (n >= sizeof name)
+        return 0;
+    memcpy(name, arg + 2, n);
+    name[n] = '\0';
+    int idx = rt_model_param_find(name);
+    if (idx >= 0 || !strcmp(name, "o")) {
+        char opt[40];
+        snprintf(opt, sizeof opt, "--%s", name);
+        if (!cli_opt(a, opt, &v) || !v)
+            return cli_die("%s needs a value", opt), -1;
+        if (idx >= 0)
+            return set_param(m, idx, opt, v);
+        /* --o: one overhead for both sides */
+        if (set_param(m, rt_model_param_find("o_s"), opt, v) < 0)
+            return -1;
+        return set_param(m, rt_model_param_find("o_r"), opt, v);
+    }
+    if (cli_opt(a, "--model", &v)) {
+        if (!v)
+            return cli_die("--model needs a value (%s)", rt_model_names()), -1;
+        m->model = v;
+    } else if (cli_opt(a, "--params", &v)) {
+        if (!v || !*v)
+            return cli_die("--params needs a parameter file"), -1;
+        m->params_file = v;
+    } else if (cli_opt(a, "--coll", &v)) {
+        uint8_t probe[RT_COLL_OTHER + 1] = {0};
+        if (!v || rt_coll_algo_parse(v, probe, &err))
+            return cli_die("--coll: %s", v ? err.msg : "needs OP=ALGO[,OP=ALGO...]"), -1;
+        m->coll_spec = v;
+    } else if (cli_opt(a, "--eager-limit", &v)) {
+        if (rt_parse_bytes(v, &m->eager_limit, &err))
+            return cli_die("--eager-limit: %s", err.msg), -1;
+        m->have_eager = 1;
+    } else if (cli_opt(a, "--compute-scale", &v)) {
+        if (rt_parse_number(v, &m->compute_scale, &err))
+            return cli_die("--compute-scale: %s", err.msg), -1;
+        if (m->compute_scale < 0 || m->compute_scale > 1e6)
+            return cli_die("--compute-scale: must be between 0 and 1e6 ('%s')", v), -1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+int model_cli_finish(struct model_cli *m, struct rt_replay_options *o)
+{
+    rt_error err = {0};
+    rt_replay_options_default(o);
+    if (m->params_file) {
+        struct rt_model_params fp = {0};
+        unsigned fgiven = 0;
+        rt_bytes feager = 0;
+        int fhave_eager = 0;
+        if (rt_model_params_load(m->params_file, &fp, &fgiven, &feager, &fhave_eager, &err))
+            return cli_fail(&err);
+        for (int i = 0; rt_model_param_table[i].name; i++)
+            if ((fgiven >> i & 1u) && !(m->given >> i & 1u)) {
+                *rt_model_param_ptr(&m->params, i) = *rt_model_param_ptr(&fp, i);
+                m->given |= 1u << i;
+            }
+        if (fhave_eager && !m->have_eager)
+            m->eager_limit = feager;
+    }
+    const char *lack[16];
+    int nlack = 0;
+    for (int i = 0; rt_model_param_table[i].name && nlack < 16; i++)
+        if (!strcmp(rt_model_param_table[i].model, m->model) && !(m->given >> i & 1u))
+            lack[nlack++] = rt_model_param_table[i].name;
+    char missing[160] = "";
+    for (int i = 0; i < nlack; i++) { /* "--L, --g and --G" */
+        size_t len = strlen(missing);
+        snprintf(missing + len, sizeof missing - len, "%s--%s", i == 0 ? "" : i == nlack - 1 ? " and " : ", ",
+                 lack[i]);
+    }
+    if (nlack)
+        return cli_die("the %s model needs %s (as options or from --params FILE)", m->model, missing);
+    if (rt_model_init(&o->model, m->model, &m->params, &err))
+        return cli_fail(&err);
+    o->compute_scale = m->compute_scale;
+    o->eager_limit = m->eager_limit;
+    if (m->coll_spec && rt_coll_algo_parse(m->coll_spec, o->coll_algo, &err))
+        return cli_die("--coll: %s", err.msg);
+    return 0;
+}
+
+static void param_text(FILE *f, const struct rt_param_desc *d, double v)
+{
+    char buf[32];
+    if (d->unit == RT_PU_TIME)
+        fprintf(f, "%s=%s", d->name, rt_format_time(buf, sizeof buf, v));
+    else
+        fprintf(f, "%s=%.6gns/B", d->name, v);
+}
+
+void model_cli_describe(FILE *f, const struct rt_replay_options *o)
+{
+    struct rt_model_params p = o->model.params;
+    fprintf(f, "%s ", o->model.ops->name);
+    for (int i = 0; rt_model_param_table[i].name; i++)
+        if (!strcmp(rt_model_param_table[i].model, o->model.ops->name)) {
+            fputc(' ', f);
+            param_text(f, &rt_model_param_table[i], *rt_model_param_ptr(&p, i));
+        }
+    fprintf(f, "  eager-limit=%" PRIu64 "B  compute-scale=%g", o->eager_limit, o->compute_scale);
+    int any = 0;
+    for (int op = 0; op <= RT_COLL_OTHER; op++)
+        if (o->coll_algo[op] != RT_ALGO_AUTO)
+            fprintf(f, "%s%s=%s", any++ ? "," : "  coll=", rt_coll_op_name(op), rt_coll_algo_name(o->coll_algo[op]));
+}
+
+void model_cli_json(FILE *f, const struct rt_replay_options *o)
+{
+    struct rt_model_params p = o->model.params;
+    fprintf(f, "{\"name\": ");
+    cli_json_string(f, o->model.ops->name);
+    for (int i = 0; rt_model_param_table[i].name; i++)
+        if (!strcmp(rt_model_param_table[i].model, o->model.ops->name))
+        {
+            fprintf(f, ", \"%s_%s\": ", rt_model_param_table[i].name,
+                    rt_model_param_table[i].unit == RT_PU_TIME ? "ns" : "ns_per_byte");
+            cli_print_double(f, *rt_model_param_ptr(&p, i));
+        }
+    fprintf(f, ", \"eager_limit_bytes\": %" PRIu64 ", \"compute_scale\": ", o->eager_limit);
+    cli_print_double(f, o->compute_scale);
+    fprintf(f, ", \"collectives\": {");
+    for (int op = 0; op <= RT_COLL_OTHER; op++)
+        fprintf(f, "%s\"%s\": \"%s\"", op ? ", " : "", rt_coll_op_name(op), rt_coll_algo_name(o->coll_algo[op]));
+    fprintf(f, "}}");
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared pieces of the retime command-line tool: option scanning, output helpers, model options. */
+#ifndef RETIME_CLI_H
+#define RETIME_CLI_H
+
+#include <stdio.h>
+
+#include "retime/replay.h"
+
+enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
+
+/* The argument vector and the scanner's position in it. */
+struct args {
+    int argc, i;
+    char **argv;
+};
+
+/* Prints "retime: error: ..." and one newline to stderr; returns 1 (the exit status). */
+int cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints an rt_error the same way; returns 1. */
+int cli_fail(const rt_error *err);
+/* Matches "--name value" or "--name=value" at a->i; *val is NULL when the value is missing. */
+int cli_opt(struct args *a, const char *name, const char **val);
+/* Parses text|json|csv (csv only when @p allow_csv). */
+int cli_format(const char *v, enum format *f, int allow_csv);
+void cli_json_string(FILE *f, const char *s);
+/* Prints a double with the fewest digits (15..17) that read back to the same value. */
+void cli_print_double(FILE *f, double v);
+/* Prints picoseconds as nanoseconds with exactly the precision they have. */
+void cli_print_ps_as_ns(FILE *f, rt_time_ps ps);
+
+/* Model options shared by replay, sweep and the commands that replay. */
+struct model_cli {
+    const char *model;       /* --model, default hockney */
+    const char *params_file; /* --params FILE */
+    const char *coll_spec;   /* --coll OP=ALGO,... */
+    struct rt_model_params params;
+    unsigned given;          /* parameters set by options (bit = index in rt_model_param_table) */
+    double compute_scale;
+    rt_bytes eager_limit;
+    int have_eager;
+};
+
+void model_cli_init(struct model_cli *m);
+/* Consumes the option at a->i if it is a model option: 1 consumed, 0 not ours, -1 error (printed). */
+int model_cli_option(struct args *a, struct model_cli *m);
+/* Applies the parameter file under the options, checks that the model has all it needs and
+ * fills @p o. Returns 0, or 1 after printing the error. */
+int model_cli_finish(struct model_cli *m, struct rt_replay_options *o);
+/* Usage lines for the model options. */
+extern const char cli_model_usage[];
+/* "hockney alpha=2.122us beta=0.7595ns/B" for the active model's parameters. */
+void model_cli_describe(FILE *f, const struct rt_replay_options *o);
+/* JSON object {"name": ..., "alpha_ns": ..., "eager_limit_bytes": ..., "compute_scale": ...}. */
+void model_cli_json(FILE *f, const struct rt_replay_options *o);
+
+int cmd_replay(struct args *a);
+int cmd_sweep(struct args *a);
+int cmd_predict(struct args *a);
+
+#endif

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/* retime replay: one replay of a trace under a model, with optional per-region statistics. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "retime/region_stats.h"
+#include "retime/units.h"
+
+struct replay_cli {
+    const char *path, *region;
+    struct model_cli model;
+    enum format fmt;
+};
+
+static int parse_replay(struct args *a, struct replay_cli *c)
+{
+    const char *v;
+    memset(c, 0, sizeof *c);
+    model_cli_init(&c->model);
+    for (a->i = 2; a->i < a->argc; a->i++) {
+        const char *arg = a->argv[a->i];
+        int m = model_cli_option(a, &c->model);
+        if (m < 0)
+            return 1;
+        if (m > 0)
+            continue;
+        if (cli_opt(a, "--region", &v)) {
+            if (!v || !*v)
+                return cli_die("--region needs a region name");
+            c->region = v;
+        } else if (cli_opt(a, "--format", &v)) {
+            if (cli_format(v, &c->fmt, 1))
+                return cli_die("bad --format '%s' (text, json or csv)", v ? v : "");
+        } else if (arg[0] == '-' && arg[1]) {
+            return cli_die("unknown option '%s' for replay", arg);
+        } else if (!c->path) {
+            c->path = arg;
+        } else {
+            return cli_die("more than one trace given ('%s' and '%s')", c->path, arg);
+        }
+    }
+    if (!c->path)
+        return cli_die("replay needs a TRACE");
+    return 0;
+}
+
+static void print_replay(const struct replay_cli *c, const struct rt_replay_options *o, const rt_trace *t,
+                         const struct rt_replay_result *res, const struct rt_region_instance *inst, uint64_t ninst)
+{
+    char a[32], b[32];
+    if (c->fmt == FMT_JSON) {
+        printf("{\"trace\": ");
+        cli_json_string(stdout, rt_trace_path(t));
+        printf(", \"model\": ");
+        model_cli_json(stdout, o);
+        printf(", \"ranks\": %u, \"events\": %" PRIu64 ", \"messages\": %" PRIu64 ", \"rendezvous\": %" PRIu64
+               ", \"collectives\": %" PRIu64 ", \"measured_ns\": %" PRId64 ", \"predicted_ns\": ",
+               res->ranks, res->events, res->messages, res->rendezvous, res->collectives, res->measured_ns);
+        cli_print_ps_as_ns(stdout, res->predicted_ps);
+        printf(", \"per_rank\": [");
+        for (uint32_t r = 0; r < res->ranks; r++) {
+            printf("%s{\"rank\": %u, \"measured_end_ns\": %" PRId64 ", \"predicted_end_ns\": ", r ? ", " : "", r,
+                   res->measured_end_ns[r]);
+            cli_print_ps_as_ns(stdout, res->predicted_end_ps[r]);
+            printf("}");
+        }
+        printf("]");
+        if (c->region) {
+            printf(", \"region\": {\"name\": ");
+            cli_json_string(stdout, c->region);
+            printf(", \"instances\": [");
+            for (uint64_t i = 0; i < ninst; i++)
+                printf("%s{\"index\": %" PRIu64 ", \"ranks\": %u, \"measured_mean_ns\": %.3f, \"measured_max_ns\": %.3f"
+                       ", \"predicted_mean_ns\": %.3f, \"predicted_max_ns\": %.3f}",
+                       i ? ", " : "", inst[i].index, inst[i].ranks, inst[i].measured_mean_ns, inst[i].measured_max_ns,
+                       inst[i].predicted_mean_ns, inst[i].predicted_max_ns);
+            printf("]}");
+        }
+        printf("}\n");
+        return;
+    }
+    if (c->fmt == FMT_CSV) {
+        printf("record,rank,index,measured_ns,predicted_ns,measured_max_ns,predicted_max_ns\n");
+        printf("total,,,%" PRId64 ",", res->measured_ns);
+        cli_print_ps_as_ns(stdout, res->predicted_ps);
+        printf(",,\n");
+        for (uint32_t r = 0; r < res->ranks; r++) {
+            printf("rank,%u,,%" PRId64 ",", r, res->measured_end_ns[r]);
+            cli_print_ps_as_ns(stdout, res->predicted_end_ps[r]);
+            printf(",,\n");
+        }
+        for (uint64_t i = 0; i < ninst; i++)
+            printf("region,,%" PRIu64 ",%.3f,%.3f,%.3f,%.3f\n", inst[i].index, inst[i].measured_mean_ns,
+                   inst[i].predicted_mean_ns, inst[i].measured_max_ns, inst[i].predicted_max_ns);
+        return;
+    }
+    printf("trace       %s\n", rt_trace_path(t));
+    printf("model       ");
+    model_cli_describe(stdout, o);
+    printf("\nranks       %u\nevents      %" PRIu64 "\nmessages    %" PRIu64 " (%" PRIu64
+           " rendezvous), collectives %" PRIu64 "\n",
+           res->ranks, res->events, res->messages, res->rendezvous, res->collectives);
+    printf("measured    %s\n", rt_format_time(a, sizeof a, (double)res->measured_ns));
+    printf("predicted   %s\n\n", rt_format_time(b, sizeof b, (double)res->predicted_ps / 1e3));
+    printf("%6s %16s %16s\n", "rank", "measured_end", "predicted_end");
+    for (uint32_t r = 0; r < res->ranks; r++)
+        printf("%6u %16s %16s\n", r, rt_format_time(a, sizeof a, (double)res->measured_end_ns[r]),
+               rt_format_time(b, sizeof b, (double)res->predicted_end_ps[r] / 1e3));
+    if (c->region) {
+        printf("\nregion %s: %" PRIu64 " instances (mean and max over ranks, ns)\n", c->region, ninst);
+        printf("%6s %6s %16s %16s %16s %16s\n", "index", "ranks", "measured_mean", "measured_max", "predicted_mean",
+               "predicted_max");
+        for (uint64_t i = 0; i < ninst; i++)
+            printf("%6" PRIu64 " %6u %16.1f %16.1f %16.1f %16.1f\n", inst[i].index, inst[i].ranks,
+                   inst[i].measured_mean_ns, inst[i].measured_max_ns, inst[i].predicted_mean_ns,
+                   inst[i].predicted_max_ns);
+    }
+}
+
+int cmd_replay(struct args *a)
+{
+    struct replay_cli c;
+    struct rt_replay_options opts;
+    if (parse_replay(a, &c) || model_cli_finish(&c.model, &opts))
+        return 1;
+    rt_error err = {0};
+    rt_trace *t = NULL;
+    rt_region_stats *rs = NULL;
+    struct rt_replay_result *res = NULL;
+    const struct rt_region_instance *inst = NULL;
+    uint64_t ninst = 0;
+    int rc = 1;
+    if (rt_trace_open(c.path, &t, &err))
+        goto out;
+    struct rt_replay_observer obs = {0};
+    if (c.region) {
+        uint32_t reg = rt_trace_find_region(t, c.region);
+        if (reg == RT_NONE) {
+            rt_error_set(&err, RT_EINVAL, "%s: no region named '%s' in this trace", rt_trace_path(t), c.region);
+            goto out;
+        }
+        if (rt_region_stats_create(t, reg, &rs, &err))
+            goto out;
+        obs.ud = rs;
+        obs.on_event = rt_region_stats_on_event;
+    }
+    if (rt_replay_run(t, &opts, c.region ? &obs : NULL, &res, &err))
+        goto out;
+    if (rs && rt_region_stats_instances(rs, &inst, &ninst, &err))
+        goto out;
+    print_replay(&c, &opts, t, res, inst, ninst);
+    rc = 0;
+out:
+    if (rc)
+        cli_fail(&err);
+    rt_replay_result_destroy(res);
+    rt_region_stats_destroy(rs);
+    rt_trace_close(t);
+    return rc;
+}

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * retime sweep: what-if studies. Every model parameter option (and --compute-scale) takes a
+ * comma-separated list; the trace is read once and replayed once per combination (the first
+ * option on the command line varies slowest), spread over threads. Each combination is an
+ * independent, deterministic replay, so the output does not depend on --jobs.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "retime/region_stats.h"
+#include "retime/units.h"
+
+#define MAX_AXES 16
+#define MAX_VALUES 4096
+#define MAX_COMBOS 1000000
+
+enum { AXIS_SCALE = -2 };
+
+struct axis {
+    char name[24];   /* option name without "--" */
+    int param[2];    /* indices into rt_model_param_table; AXIS_SCALE; -1 unused */
+    double *vals;
+    size_t n;
+};
+
+struct run {
+    rt_time_ps predicted_ps;
+    double region_ns, region_measured_ns; /* mean over instances of the mean over ranks */
+    int rc;
+    rt_error err;
+};
+
+struct sweep {
+    const char *path, *region;
+    struct model_cli model;
+    struct rt_replay_options base;
+    enum format fmt;
+    struct axis axes[MAX_AXES];
+    int naxes;
+    long jobs;
+    size_t combos;
+    rt_trace *trace;
+    uint32_t region_id;
+    rt_time_ns measured_ns;
+    struct run *runs;
+    pthread_mutex_t lock;
+    size_t next;
+};
+
+static int add_axis(struct sweep *s, const char *name, const char *list)
+{
+    if (s->naxes == MAX_AXES)
+        return cli_die("sweep: at most %d varied options", MAX_AXES);
+    struct axis *x = &s->axes[s->naxes];
+    memset(x, 0, sizeof *x);
+    snprintf(x->name, sizeof x->name, "%s", name);
+    x->param[0] = x->param[1] = -1;
+    if (!strcmp(name, "compute-scale")) {
+        x->param[0] = AXIS_SCALE;
+    } else if (!strcmp(name, "o")) {
+        x->param[0] = rt_model_param_find("o_s");
+        x->param[1] = rt_model_param_find("o_r");
+    } else {
+        x->param[0] = rt_model_param_find(name);
+    }
+    for (int i = 0; i < s->naxes; i++)
+        for (int p = 0; p < 2; p++)
+            for (int q = 0; q < 2; q++)
+                if (x->param[p] != -1 && s->axes[i].param[q] == x->param[p])
+                    return cli_die("sweep: --%s given twice (or overlaps --%s)", name, s->axes[i].name);
+    if (!list || !*list)
+        return cli_die("--%s needs a value or a comma-separated list", name);
+    char *copy = strdup(list), *save = NULL, *tok;
+    x->vals = calloc(MAX_VALUES, sizeof *x->vals);
+    int rc = 0;
+    if (!copy || !x->vals) {
+        rc = cli_die("out of memory");
+        goto out;
+    }
+    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        rt_error err = {0};
+        double v;
+        int bad;
+        if (x->n == MAX_VALUES) {
+            rc = cli_die("--%s: more than %d values", name, MAX_VALUES);
+            goto out;
+        }
+        if (x->param[0] == AXIS_SCALE)
+            bad = rt_parse_number(tok, &v, &err) || (v < 0 || v > 1e6 ? rt_error_set(&err, RT_ERANGE, "'%s' is not between 0 and 1e6", tok) : 0);
+        else if (rt_model_param_table[x->param[0]].unit == RT_PU_TIME)
+            bad = rt_parse_time_ns(tok, &v, &err);
+        else
+            bad = rt_parse_ns_per_byte(tok, &v, &err);
+        if (bad) {
+            rc = cli_die("--%s: %s", name, err.msg);
+            goto out;
+        }
+        x->vals[x->n++] = v;
+    }
+    if (x->n == 0)
+        rc = cli_die("--%s: empty list", name);
+    else
+        s->naxes++;
+out:
+    free(copy);
+    if (rc) {
+        free(x->vals);
+        x->vals = NULL;
+    }
+    return rc;
+}
+
+static int parse_sweep(struct args *a, struct sweep *s)
+{
+    const char *v;
+    model_cli_init(&s->model);
+    for (a->i = 2; a->i < a->argc; a->i++) {
+        const char *arg = a->argv[a->i];
+        char name[24];
+        size_t n = strncmp(arg, "--", 2) == 0 ? strcspn(arg + 2, "=") : 0;
+        if (n && n < sizeof name) {
+            memcpy(name, arg + 2, n);
+            name[n] = '\0';
+            if (rt_model_param_find(name) >= 0 || !strcmp(name, "o") || !strcmp(name, "compute-scale")) {
+                char opt[30];
+                snprintf(opt, sizeof opt, "--%s", name);
+                cli_opt(a, opt, &v);
+                if (add_axis(s, name, v))
+                    return 1;
+                continue;
+            }
+        }
+        int m = model_cli_option(a, &s->model);
+        if (m < 0)
+            return 1;
+        if (m > 0)
+            continue;
+        if (cli_opt(a, "--region", &v)) {
+            if (!v || !*v)
+                return cli_die("--region needs a region name");
+            s->region = v;
+        } else if (cli_opt(a, "--jobs", &v)) {
+            double j;
+            rt_error err = {0};
+            if (!v || rt_parse_number(v, &j, &err) || j < 1 || j > 1024 || j != (long)j)
+                return cli_die("bad --jobs '%s' (a whole number from 1 to 1024)", v ? v : "");
+            s->jobs = (long)j;
+        } else if (cli_opt(a, "--format", &v)) {
+            if (cli_format(v, &s->fmt, 1))
+                return cli_die("bad --format '%s' (text, json or csv)", v ? v : "");
+        } else if (arg[0] == '-' && arg[1]) {
+            return cli_die("unknown option '%s' for sweep", arg);
+        } else if (!s->path) {
+            s->path = arg;
+        } else {
+            return cli_die("more than one trace given ('%s' and '%s')", s->path, arg);
+        }
+    }
+    if (!s->path)
+        return cli_die("sweep needs a TRACE");
+    /* The first value of every axis stands in for the base model's check. */
+    s->combos = 1;
+    for (int i = 0; i < s->naxes; i++) {
+        struct axis *x = &s->axes[i];
+        for (int p = 0; p < 2; p++)
+            if (x->param[p] >= 0) {
+                *rt_model_param_ptr(&s->model.params, x->param[p]) = x->vals[0];
+                s->model.given |= 1u << x->param[p];
+            } else if (x->param[p] == AXIS_SCALE) {
+                s->model.compute_scale = x->vals[0];
+            }
+        if (s->combos > MAX_COMBOS / x->n)
+            return cli_die("sweep: more than %d combinations", MAX_COMBOS);
+        s->combos *= x->n;
+    }
+    return 0;
+}
+
+/* Sets combination @p c's values into @p o (mixed radix, first axis slowest). */
+static void combo_options(const struct sweep *s, size_t c, struct rt_replay_options *o, size_t *pick)
+{
+    *o = s->base;
+    for (int i = s->naxes - 1; i >= 0; i--) {
+        const struct axis *x = &s->axes[i];
+        pick[i] = c % x->n;
+        c /= x->n;
+        for (int p = 0; p < 2; p++)
+            if (x->param[p] >= 0)
+                *rt_model_param_ptr(&o->model.params, x->param[p]) = x->vals[pick[i]];
+            else if (x->param[p] == AXIS_SCALE)
+                o->compute_scale = x->vals[pick[i]];
+    }
+}
+
+static void run_one(struct sweep *s, size_t c)
+{
+    struct run *r = &s->runs[c];
+    struct rt_replay_options o;
+    size_t pick[MAX_AXES];
+    struct rt_replay_result *res = NULL;
+    rt_region_stats *rs = NULL;
+    struct rt_replay_observer obs = {0};
+    combo_options(s, c, &o, pick);
+    r->rc = o.model.ops->validate(&o.model.params, &r->err);
+    if (r->rc)
+        goto out;
+    if (s->region) {
+        if ((r->rc = rt_region_stats_create(s->trace, s->region_id, &rs, &r->err)))
+            goto out;
+        obs.ud = rs;
+        obs.on_event = rt_region_stats_on_event;
+    }
+    if ((r->rc = rt_replay_run(s->trace, &o, s->region ? &obs : NULL, &res, &r->err)))
+        goto out;
+    r->predicted_ps = res->predicted_ps;
+    if (rs) {
+        const struct rt_region_instance *inst;
+        uint64_t n;
+        if ((r->rc = rt_region_stats_instances(rs, &inst, &n, &r->err)))
+            goto out;
+        double p = 0, m = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            p += inst[i].predicted_mean_ns;
+            m += inst[i].measured_mean_ns;
+        }
+        r->region_ns = n ? p / (double)n : 0;
+        r->region_measured_ns = n ? m / (double)n : 0;
+    }
+    if (c == 0)
+        s->measured_ns = res->measured_ns;
+out:
+    rt_replay_result_destroy(res);
+    rt_region_stats_destroy(rs);
+}
+
+static void *worker(void *ud)
+{
+    struct sweep *s = ud;
+    for (;;) {
+        pthread_mutex_lock(&s->lock);
+        size_t c = s->next++;
+        pthread_mutex_unlock(&s->lock);
+        if (c >= s->combos)
+            return NULL;
+        run_one(s, c);
+    }
+}
+
+static void print_value(FILE *f, const struct axis *x, double v, int plain)
+{
+    char buf[32];
+    if (x->param[0] == AXIS_SCALE || plain)
+        cli_print_double(f, v);
+    else if (rt_model_param_table[x->param[0]].unit == RT_PU_TIME)
+        fputs(rt_format_time(buf, sizeof buf, v), f);
+    else
+        fprintf(f, "%.6gns/B", v);
+}
+
+static const char *axis_field(const struct axis *x, char *buf, size_t n)
+{
+    if (x->param[0] == AXIS_SCALE)
+        snprintf(buf, n, "compute_scale");
+    else
+        snprintf(buf, n, "%s_%s", x->name, rt_model_param_table[x->param[0]].unit == RT_PU_TIME ? "ns" : "ns_per_byte");
+    return buf;
+}
+
+static void print_sweep(const struct sweep *s)
+{
+    const struct run *r0 = &s->runs[0];
+    char buf[48];
+    size_t pick[MAX_AXES];
+    struct rt_replay_options o;
+    if (s->fmt == FMT_JSON) {
+        printf("{\"trace\": ");
+        cli_json_string(stdout, rt_trace_path(s->trace));
+        printf(", \"model\": ");
+        model_cli_json(stdout, &s->base);
+        printf(", \"measured_ns\": %" PRId64 ", \"region\": ", s->measured_ns);
+        if (s->region) {
+            cli_json_string(stdout, s->region);
+            printf(", \"region_measured_ns\": %.3f", r0->region_measured_ns);
+        } else {
+            printf("null");
+        }
+        printf(", \"varied\": [");
+        for (int i = 0; i < s->naxes; i++)
+            printf("%s\"%s\"", i ? ", " : "", axis_field(&s->axes[i], buf, sizeof buf));
+        printf("], \"runs\": [");
+        for (size_t c = 0; c < s->combos; c++) {
+            const struct run *r = &s->runs[c];
+            combo_options(s, c, &o, pick);
+            printf("%s{\"combo\": %zu", c ? ", " : "", c);
+            for (int i = 0; i < s->naxes; i++) {
+                printf(", \"%s\": ", axis_field(&s->axes[i], buf, sizeof buf));
+                cli_print_double(stdout, s->axes[i].vals[pick[i]]);
+            }
+            printf(", \"predicted_ns\": ");
+            cli_print_ps_as_ns(stdout, r->predicted_ps);
+            printf(", \"speedup\": %.6f", (double)r0->predicted_ps / (double)r->predicted_ps);
+            if (s->region)
+                printf(", \"region_ns\": %.3f, \"region_speedup\": %.6f", r->region_ns, r0->region_ns / r->region_ns);
+            printf("}");
+        }
+        printf("]}\n");
+        return;
+    }
+    if (s->fmt == FMT_CSV) {
+        printf("combo");
+        for (int i = 0; i < s->naxes; i++)
+            printf(",%s", axis_field(&s->axes[i], buf, sizeof buf));
+        printf(",predicted_ns,speedup%s\n", s->region ? ",region_ns,region_speedup" : "");
+        for (size_t c = 0; c < s->combos; c++) {
+            const struct run *r = &s->runs[c];
+            combo_options(s, c, &o, pick);
+            printf("%zu", c);
+            for (int i = 0; i < s->naxes; i++) {
+                putchar(',');
+                print_value(stdout, &s->axes[i], s->axes[i].vals[pick[i]], 1);
+            }
+            putchar(',');
+            cli_print_ps_as_ns(stdout, r->predicted_ps);
+            printf(",%.6f", (double)r0->predicted_ps / (double)r->predicted_ps);
+            if (s->region)
+                printf(",%.3f,%.6f", r->region_ns, r0->region_ns / r->region_ns);
+            putchar('\n');
+        }
+        return;
+    }
+    printf("trace       %s\n", rt_trace_path(s->trace));
+    printf("model       ");
+    model_cli_describe(stdout, &s->base);
+    printf("\nmeasured    %s", rt_format_time(buf, sizeof buf, (double)s->measured_ns));
+    if (s->region)
+        printf(" total, %s per %s", rt_format_time(buf, sizeof buf, r0->region_measured_ns), s->region);
+    printf("\n%zu combinations; speed-up against combination 0 (>1: faster)\n\n%6s", s->combos, "combo");
+    for (int i = 0; i < s->naxes; i++)
+        printf(" %12s", s->axes[i].name);
+    printf(" %14s %8s", "predicted", "speedup");
+    if (s->region)
+        printf(" %16.16s %8s", s->region, "speedup");
+    putchar('\n');
+    for (size_t c = 0; c < s->combos; c++) {
+        const struct run *r = &s->runs[c];
+        combo_options(s, c, &o, pick);
+        printf("%6zu", c);
+        for (int i = 0; i < s->naxes; i++) {
+            char v[40];
+            FILE *m = fmemopen(v, sizeof v, "w");
+            if (m) {
+                print_value(m, &s->axes[i], s->axes[i].vals[pick[i]], 0);
+                fclose(m);
+            } else {
+                snprintf(v, sizeof v, "?");
+            }
+            printf(" %12s", v);
+        }
+        printf(" %14s %8.4g", rt_format_time(buf, sizeof buf, (double)r->predicted_ps / 1e3),
+               (double)r0->predicted_ps / (double)r->predicted_ps);
+        if (s->region)
+            printf(" %16s %8.4g", rt_format_time(buf, sizeof buf, r->region_ns), r0->region_ns / r->region_ns);
+        putchar('\n');
+    }
+}
+
+int cmd_sweep(struct args *a)
+{
+    struct sweep s;
+    rt_error err = {0};
+    int rc = 1;
+    memset(&s, 0, sizeof s);
+    pthread_mutex_init(&s.lock, NULL);
+    if (parse_sweep(a, &s) || model_cli_finish(&s.model, &s.base))
+        goto out;
+    if (rt_trace_open(s.path, &s.trace, &err)) {
+        cli_fail(&err);
+        goto out;
+    }
+    if (s.region && (s.region_id = rt_trace_find_region(s.trace, s.region)) == RT_NONE) {
+        cli_die("%s: no region named '%s' in this trace", rt_trace_path(s.trace), s.region);
+        goto out;
+    }
+    s.runs = calloc(s.combos, sizeof *s.runs);
+    if (!s.runs) {
+        cli_die("out of memory for %zu combinations", s.combos);
+        goto out;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long jobs = s.jobs ? s.jobs : (cores > 0 ? cores : 1);
+    if ((size_t)jobs > s.combos)
+        jobs = (long)s.combos;
+    pthread_t th[1024];
+    long started = 0;
+    for (; started < jobs - 1; started++)
+        if (pthread_create(&th[started], NULL, worker, &s))
+            break; /* fewer threads is fine: the calling thread works too */
+    worker(&s);
+    for (long i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    for (size_t c = 0; c < s.combos; c++)
+        if (s.runs[c].rc) {
+            size_t pick[MAX_AXES];
+            struct rt_replay_options o;
+            combo_options(&s, c, &o, pick);
+            fprintf(stderr, "retime: error: combination %zu (", c);
+            for (int i = 0; i < s.naxes; i++) {
+                fprintf(stderr, "%s%s=", i ? " " : "", s.axes[i].name);
+                print_value(stderr, &s.axes[i], s.axes[i].vals[pick[i]], 0);
+            }
+            fprintf(stderr, "): %s\n", s.runs[c].err.msg);
+            goto out;
+        }
+    print_sweep(&s);
+    rc = 0;
+out:
+    for (int i = 0; i < s.naxes; i++)
+        free(s.axes[i].vals);
+    free(s.runs);
+    rt_trace_close(s.trace);
+    pthread_mutex_destroy(&s.lock);
+    return rc;
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# CLI tests of the model options, parameter files, `retime sweep` and `retime predict`, with
+# answers known in advance (the Shift paper's closed forms, Tables 2-6).
+set -u
+retime=$1; traces=$2; work=$3
+rm -rf "$work"; mkdir -p "$work"
+fails=0; passes=0
+check() { # name, condition-command...
+  local name=$1; shift
+  if "$@"; then passes=$((passes+1)); echo "ok   $name"; else fails=$((fails+1)); echo "FAIL $name"; fi
+}
+has() { [ -n "$2" ] && grep -qF -- "$2" <<<"$1"; }
+same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
+fails_with() { # expected text, command...: exit 1 and one error line containing the text
+  local text=$1 err rc; shift
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  [ "$rc" -eq 1 ] && [ "$(grep -c . <<<"$err")" -eq 1 ] && has "$err" "$text" || { echo "  got rc=$rc: $err"; false; }
+}
+T1=$traces/shift1d-ssend-p8-k1-m1000
+H=(--alpha 2.122us --beta 0.7595ns/B)
+
+# predict: the paper's numbers (eq. 1-3) for alpha = 2.122us, beta = 0.7595ns/B
+out=$("$retime" predict shift --dims 1 --k 1 --m1 1000 --mode ssend "${H[@]}" --format json)
+check predict-1d-ssend has "$out" '"iteration_ns": 11526,'
+out=$("$retime" predict shift --dims 3 --k 1 --m1 1000 --mode ssend "${H[@]}" --format json)
+check predict-3d-ssend has "$out" '"iteration_ns": 64958,'
+out=$("$retime" predict shift --dims 3 --k 1 --m1 1KB --mode isend "${H[@]}")
+check predict-3d-isend has "$out" '(32479.0 ns)'
+check predict-bad-dims fails_with "bad --dims '2'" "$retime" predict shift --dims 2 --k 1 --m1 1000 "${H[@]}"
+
+# replay agrees with predict on the stored trace
+out=$("$retime" replay "$T1" "${H[@]}" --compute-scale 0 --region shift_iteration --format csv)
+check replay-matches-predict has "$out" 'region,,0,'
+check replay-matches-predict-value has "$(grep '^region,,0,' <<<"$out" | cut -d, -f5)" '11526.000'
+
+# parameter files: values from the file, options override single values
+cat > "$work/p.txt" <<'P'
+format = retime-params 1
+alpha = 5us
+beta = 0.7595ns/B   # measured
+info.host = test
+L = 1us
+o_s = 0.5us
+o_r = 0.5us
+g = 0.2us
+G = 0.76ns/B
+P
+a=$("$retime" replay "$T1" --params "$work/p.txt" --alpha 2.122us --compute-scale 0 --region shift_iteration --format csv)
+check params-override has "$(grep '^region,,0,' <<<"$a" | cut -d, -f5)" '11526.000'
+b=$("$retime" replay "$T1" --params "$work/p.txt" --compute-scale 0 --format json)
+check params-file-alpha has "$b" '"alpha_ns": 5000'
+c=$("$retime" replay "$T1" --model logp --params "$work/p.txt" --compute-scale 0 --region shift_iteration --format json)
+check params-logp has "$c" '"L_ns": 1000, "o_s_ns": 500, "o_r_ns": 500, "g_ns": 200, "G_ns_per_byte": 0.76'
+# LogP-lite 1D Shift, rendezvous phases: max over ranks = 2k·(2D + 2·o_r), D = 2o_s + o_r + 2L + (m-1)G
+check logp-shift has "$c" '"predicted_max_ns": 19036.960'
+check logp-missing fails_with "the logp model needs --o_s, --o_r and --g" "$retime" replay "$T1" --model logp --L 1us --G 1ns/B
+check params-missing fails_with "$work/none.txt: cannot open parameter file" "$retime" replay "$T1" --params "$work/none.txt"
+echo "alpha = 2" > "$work/bad.txt"
+check params-bad fails_with "$work/bad.txt:1: alpha: bad duration '2': needs a unit" "$retime" replay "$T1" --params "$work/bad.txt"
+check coll-bad fails_with "--coll:" "$retime" replay "$T1" "${H[@]}" --coll bcast=ring
+
+# sweep: 2 x 2 x 1 combinations, first option slowest, speed-up against the first
+s=$("$retime" sweep "$T1" --alpha 2.122us,1us --beta 0.7595ns/B,0.38ns/B --compute-scale 0 --region shift_iteration --format csv)
+check sweep-rows [ "$(grep -c '^[0-9]' <<<"$s")" -eq 4 ]
+check sweep-header has "$s" 'combo,alpha_ns,beta_ns_per_byte,compute_scale,predicted_ns,speedup,region_ns,region_speedup'
+check sweep-first has "$(sed -n 2p <<<"$s")" '0,2122,0.7595,0,'
+check sweep-first-region has "$(sed -n 2p <<<"$s" | cut -d, -f7,8)" '11526.000,1.000000'
+# combination 3: alpha 1us, beta 0.38ns/B: 4·(1000 + 380) = 5520 ns, speed-up 11526/5520
+check sweep-last has "$(sed -n 5p <<<"$s" | cut -d, -f7,8)" '5520.000,2.088043'
+# the sweep gives the same numbers as single replays, with any number of threads
+j1=$("$retime" sweep "$T1" --alpha 2.122us,1us --beta 0.7595ns/B,0.38ns/B --compute-scale 0,1 --jobs 1 --format csv)
+j3=$("$retime" sweep "$T1" --alpha 2.122us,1us --beta 0.7595ns/B,0.38ns/B --compute-scale 0,1 --jobs 3 --format csv)
+check sweep-jobs-deterministic same "$j1" "$j3"
+one=$("$retime" replay "$T1" --alpha 1us --beta 0.38ns/B --compute-scale 1 --format csv | grep '^total' | cut -d, -f5)
+check sweep-equals-replay same "$(sed -n 9p <<<"$j1" | cut -d, -f5)" "$one"
+sj=$("$retime" sweep "$T1" --model logp --params "$work/p.txt" --L 1us,2us --compute-scale 0 --format json)
+check sweep-json has "$sj" '"varied": ["L_ns", "compute_scale"]'
+check sweep-bad-list fails_with "--alpha: bad duration '3'" "$retime" sweep "$T1" --alpha 1us,3 --beta 1ns/B
+check sweep-twice fails_with "given twice" "$retime" sweep "$T1" --alpha 1us --alpha 2us --beta 1ns/B
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]
