@@ -58,6 +58,14 @@ check logp-missing fails_with "the logp model needs --o_s, --o_r and --g" "$reti
 check params-missing fails_with "$work/none.txt: cannot open parameter file" "$retime" replay "$T1" --params "$work/none.txt"
 echo "alpha = 2" > "$work/bad.txt"
 check params-bad fails_with "$work/bad.txt:1: alpha: bad duration '2': needs a unit" "$retime" replay "$T1" --params "$work/bad.txt"
+# --beta-table: the paper's T(1000) = 2881.5 ns from a per-size beta; the 500 B entry is not used
+printf 'alpha = 2.122us\nbeta@500B = 2ns/B\nbeta@1000B = 0.7595ns/B\nbeta@4000B = 0.1ns/B\n' > "$work/table.txt"
+t=$("$retime" replay "$T1" --params "$work/table.txt" --beta-table --compute-scale 0 --region shift_iteration --format csv)
+check beta-table has "$(grep '^region,,0,' <<<"$t" | cut -d, -f5)" '11526.000'
+check beta-table-no-file fails_with "--beta-table needs --params FILE" "$retime" replay "$T1" --alpha 1us --beta-table
+check beta-table-logp fails_with "--beta-table is for the hockney model" "$retime" replay "$T1" --model logp --params "$work/p.txt" --beta-table
+check beta-table-empty fails_with "p.txt has no beta@SIZE entries" "$retime" replay "$T1" --params "$work/p.txt" --beta-table
+check beta-table-and-beta fails_with "--beta and --beta-table exclude each other" "$retime" replay "$T1" --params "$work/table.txt" --beta-table --beta 1ns/B
 check coll-bad fails_with "--coll:" "$retime" replay "$T1" "${H[@]}" --coll bcast=ring
 
 # sweep: 2 x 2 x 1 combinations, first option slowest, speed-up against the first

@@ -46,6 +46,32 @@ static void test_params_file(void)
     CHECK_EQ_INT(given, 0x7f); /* all seven parameters */
     CHECK_EQ_INT(have_eager, 1);
     CHECK_EQ_INT(eager, 32768);
+    CHECK_EQ_INT(p.nbeta, 1);
+    CHECK_EQ_INT(p.beta_size[0], 1024);
+    CHECK_NEAR(p.beta_at[0], 0.81, 1e-12);
+
+    /* The β table: sorted on load, T piecewise linear through (0, α) and (s_i, α + β_i·s_i). */
+    struct rt_model_params t = {0};
+    given = 0;
+    f = write_file("alpha = 1000ns\nbeta@1000B = 2ns/B\nbeta@10B = -10ns/B\nbeta@100B = 0.5ns/B\n");
+    CHECK_EQ_INT(rt_model_params_load(f, &t, &given, &eager, &have_eager, &err), RT_OK);
+    CHECK_EQ_INT(t.nbeta, 3);
+    CHECK_EQ_INT(t.beta_size[0], 10);
+    CHECK_EQ_INT(t.beta_size[2], 1000);
+    struct rt_model hm;
+    CHECK_EQ_INT(rt_model_init(&hm, "hockney", &t, &err), RT_OK);
+    CHECK_EQ_INT(hm.ops->wire(&hm.params, 0), 1000000);         /* α */
+    CHECK_EQ_INT(hm.ops->wire(&hm.params, 10), 900000);         /* 1000 - 10·10 */
+    CHECK_EQ_INT(hm.ops->wire(&hm.params, 5), 950000);          /* halfway from (0, 1000) */
+    CHECK_EQ_INT(hm.ops->wire(&hm.params, 100), 1050000);       /* 1000 + 0.5·100 */
+    CHECK_EQ_INT(hm.ops->wire(&hm.params, 550), 2025000);       /* halfway between 1050 and 3000 */
+    CHECK_EQ_INT(hm.ops->wire(&hm.params, 2000), 5000000);      /* beyond: 1000 + 2·2000 */
+    t.beta_at[2] = -1; /* the largest size's β must not be negative */
+    CHECK_EQ_INT(rt_model_init(&hm, "hockney", &t, &err), RT_ERANGE);
+    t.beta_at[2] = 2;
+    t.beta_at[0] = -200; /* T(10) = 1000 - 2000 < 0 */
+    CHECK_EQ_INT(rt_model_init(&hm, "hockney", &t, &err), RT_ERANGE);
+    CHECK_CONTAINS(err.msg, "beta@10B gives T = -1000 ns");
 
     /* A file with only some keys sets only those. */
     struct rt_model_params q = {.alpha_ns = 5};
@@ -65,6 +91,9 @@ static void test_params_file(void)
         {"alpha =\n", ":1: expected 'key = value'", RT_ECORRUPT},
         {"format = retime-params 2\n", "is not 'retime-params 1'", RT_EUNSUPPORTED},
         {"G = -1ns/B\n", "must not be negative", RT_EUNIT},
+        {"beta@0B = 1ns/B\n", ":1: beta@0B: size must be above 0", RT_ERANGE},
+        {"beta@8B = 1ns/B\nbeta@8 = 2ns/B\n", ":2: beta@8: size 8 B given twice", RT_EINVAL},
+        {"beta@8XB = 1ns/B\n", ":1: beta@8XB: bad size", RT_EUNIT},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         f = write_file(bad[i].text);

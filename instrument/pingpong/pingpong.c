@@ -66,6 +66,7 @@ struct pp_opts {
     double cut_coef, fastest; /* fastest: percent, 0 = not given */
     uint64_t large_from;
     int timer_choice; /* -1 auto, else enum pp_timer */
+    int ssend;        /* ping-pong trials (alpha, beta) with MPI_Ssend instead of MPI_Send */
     const char *output, *histogram;
 };
 
@@ -223,6 +224,7 @@ static void usage(FILE *f)
             "                [--npp-trials N] [--cut-coef X] [--fastest PCT] [--output FILE]\n"
             "                [--histogram FILE] [--bins N] [--timer auto|monotonic|mpi]\n"
             "                [--timer-reads N] [--warmup N] [--logp-reps N] [--large-from SIZE]\n"
+            "                [--send send|ssend]\n"
             "Ping-pong between MPI ranks 0 and 1 (Luecke et al. 2009): timer resolution and\n"
             "overhead, npp per size, per-size statistics of the one-way time (round trip / 2);\n"
             "Hockney alpha/beta and LogP-lite L, o_s, o_r, g, G (Kielmann et al. 2000).\n"
@@ -241,7 +243,10 @@ static void usage(FILE *f)
             "  --timer-reads N    back-to-back timer reads per timer (1048576)\n"
             "  --warmup N         untimed ping-pongs per size (10)\n"
             "  --logp-reps N      samples of o_s(m) and o_r(m); g(m) takes N/10, at least 3 (100)\n"
-            "  --large-from SIZE  smallest size in the fit of G (16KiB)\n");
+            "  --large-from SIZE  smallest size in the fit of G (16KiB)\n"
+            "  --send ssend       time the ping-pong trials (alpha, beta) with MPI_Ssend, for programs\n"
+            "                     that send synchronously (the Shift paper measured alpha, beta that\n"
+            "                     way); LogP-lite stays on MPI_Send (default: send)\n");
 }
 
 /* Returns 0 on success, 1 for --help, -1 with pp_err set on a bad option. */
@@ -313,6 +318,11 @@ static int parse_opts(int argc, char **argv, struct pp_opts *o)
             rc = parse_size(v, strlen(v), &o->large_from)
                      ? pp_fail("bad --large-from '%s' (want a size such as 16KiB)", v)
                      : 0;
+        } else if (!strcmp(name, "--send")) {
+            if (!strcmp(v, "send") || !strcmp(v, "ssend"))
+                o->ssend = !strcmp(v, "ssend");
+            else
+                rc = pp_fail("bad --send '%s' (want send or ssend)", v);
         } else if (!strcmp(name, "--timer")) {
             if (!strcmp(v, "auto"))
                 o->timer_choice = -1;
@@ -497,7 +507,7 @@ static double pp_trial(const struct pp_ctx *c, int bytes, long npp)
         MPI_Recv(&hs, 1, MPI_DOUBLE, 1, TAG_HS, c->pair, MPI_STATUS_IGNORE);
         double t1 = now_ns();
         for (long i = 0; i < npp; i++) {
-            MPI_Send(c->buf, bytes, MPI_BYTE, 1, TAG_PP, c->pair);
+            (c->o.ssend ? MPI_Ssend : MPI_Send)(c->buf, bytes, MPI_BYTE, 1, TAG_PP, c->pair);
             MPI_Recv(c->buf, bytes, MPI_BYTE, 1, TAG_PP, c->pair, MPI_STATUS_IGNORE);
         }
         double t2 = now_ns();
@@ -506,7 +516,7 @@ static double pp_trial(const struct pp_ctx *c, int bytes, long npp)
         MPI_Send(&hs, 1, MPI_DOUBLE, 0, TAG_HS, c->pair);
         for (long i = 0; i < npp; i++) {
             MPI_Recv(c->buf, bytes, MPI_BYTE, 0, TAG_PP, c->pair, MPI_STATUS_IGNORE);
-            MPI_Send(c->buf, bytes, MPI_BYTE, 0, TAG_PP, c->pair);
+            (c->o.ssend ? MPI_Ssend : MPI_Send)(c->buf, bytes, MPI_BYTE, 0, TAG_PP, c->pair);
         }
     }
     return t;
@@ -735,7 +745,9 @@ static void derive(struct pp_ctx *c)
         c->G = 0;
         c->G_clamped = 1;
     }
-    c->L = c->alpha - c->os - c->orr;
+    /* With --send ssend alpha includes the synchronisation; L then comes from the MPI_Send
+     * round trip that o_s was measured with (same 0-byte exchange, without the ssend). */
+    c->L = (c->o.ssend ? z->rtt_s.value / 2.0 : c->alpha) - c->os - c->orr;
     if (c->L < 0) {
         c->L = 0;
         c->L_clamped = 1;
@@ -1031,11 +1043,12 @@ static void write_params(const struct pp_ctx *c, FILE *f)
     fprintf(f, "# retime network parameters measured by pingpong (instrument/pingpong),\n"
                "# format: docs/parameter-file.md\n");
     fprintf(f, "format = retime-params 1\n");
-    fprintf(f, "alpha = %-14s # Hockney latency: half round trip at 0 bytes\n",
-            fmt_time(a, sizeof a, c->alpha));
+    fprintf(f, "alpha = %-14s # Hockney latency: half round trip at 0 bytes (%s)\n",
+            fmt_time(a, sizeof a, c->alpha), c->o.ssend ? "MPI_Ssend" : "MPI_Send");
     fprintf(f, "beta = %-15s # Hockney inverse bandwidth: least squares over sizes > 0%s\n",
             fmt_invbw(a, sizeof a, c->beta), c->beta_clamped ? " (negative slope, clamped)" : "");
-    fprintf(f, "L = %-18s # LogP-lite latency: alpha - o_s - o_r%s\n", fmt_time(a, sizeof a, c->L),
+    fprintf(f, "L = %-18s # LogP-lite latency: %s - o_s - o_r%s\n", fmt_time(a, sizeof a, c->L),
+            c->o.ssend ? "MPI_Send RTT(0)/2" : "alpha",
             c->L_clamped ? " (negative, clamped at 0)" : "");
     fprintf(f, "o_s = %-16s # send overhead: time in MPI_Send of 0 bytes\n",
             fmt_time(a, sizeof a, c->os));
@@ -1062,6 +1075,7 @@ static void write_params(const struct pp_ctx *c, FILE *f)
     fprintf(f, "info.mpi = %s\n", c->mpi_version);
     fprintf(f, "info.ranks = %d\n", c->size);
     fprintf(f, "info.method = kielmann2000-plogp\n");
+    fprintf(f, "info.send = %s\n", c->o.ssend ? "MPI_Ssend" : "MPI_Send");
     fprintf(f, "info.pingpong = luecke2009\n");
     fprintf(f, "info.filter = %s\n", filter_name(o, a, sizeof a));
     fprintf(f, "info.statistic = %s\n", o->fastest > 0 ? "mean" : "median");

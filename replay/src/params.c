@@ -19,6 +19,36 @@ static char *trim(char *s)
     return s;
 }
 
+/* Adds a `beta@SIZE = VALUE` entry (the Shift paper's Table 1), keeping the table sorted. β may be
+ * negative for small sizes (T(m) below α within the noise); T itself is checked by the model. */
+static int add_beta(const char *size, const char *val, struct rt_model_params *p, rt_error *err)
+{
+    rt_bytes m;
+    double beta;
+    const char *v = val;
+    int neg = *v == '-';
+    int rc = rt_parse_bytes(size, &m, err);
+    if (rc)
+        return rc;
+    if (m == 0)
+        return rt_error_set(err, RT_ERANGE, "size must be above 0 (alpha is T(0))");
+    if ((rc = rt_parse_ns_per_byte(v + neg, &beta, err)))
+        return rc;
+    if (p->nbeta == RT_BETA_TABLE_MAX)
+        return rt_error_set(err, RT_ERANGE, "more than %d sizes", RT_BETA_TABLE_MAX);
+    uint32_t i = p->nbeta;
+    while (i > 0 && p->beta_size[i - 1] > m)
+        i--;
+    if (i > 0 && p->beta_size[i - 1] == m)
+        return rt_error_set(err, RT_EINVAL, "size %llu B given twice", (unsigned long long)m);
+    memmove(&p->beta_size[i + 1], &p->beta_size[i], (p->nbeta - i) * sizeof p->beta_size[0]);
+    memmove(&p->beta_at[i + 1], &p->beta_at[i], (p->nbeta - i) * sizeof p->beta_at[0]);
+    p->beta_size[i] = m;
+    p->beta_at[i] = neg ? -beta : beta;
+    p->nbeta++;
+    return RT_OK;
+}
+
 /* Applies one `key = value` pair; returns RT_OK or an error without the file/line prefix. */
 static int apply(const char *key, const char *val, struct rt_model_params *p, unsigned *given,
                  rt_bytes *eager_limit, int *have_eager, rt_error *err)
@@ -28,8 +58,10 @@ static int apply(const char *key, const char *val, struct rt_model_params *p, un
             return rt_error_set(err, RT_EUNSUPPORTED, "format '%s' is not 'retime-params 1'", val);
         return RT_OK;
     }
-    if (!strncmp(key, "info.", 5) || !strncmp(key, "beta@", 5))
+    if (!strncmp(key, "info.", 5))
         return RT_OK; /* for people, not for the replay */
+    if (!strncmp(key, "beta@", 5))
+        return add_beta(key + 5, val, p, err);
     if (!strcmp(key, "eager_limit")) {
         int rc = rt_parse_bytes(val, eager_limit, err);
         if (rc == RT_OK)

@@ -99,7 +99,7 @@ void cli_print_ps_as_ns(FILE *f, rt_time_ps ps)
 
 const char cli_model_usage[] =
     "  model:   --model hockney|logp  [--params FILE]  (options override the file's values)\n"
-    "           hockney: --alpha TIME --beta TIME/SIZE\n"
+    "           hockney: --alpha TIME --beta TIME/SIZE, or --beta-table (beta per size from --params)\n"
     "           logp:    --L TIME --o TIME (or --o_s TIME --o_r TIME) --g TIME --G TIME/SIZE\n"
     "           [--eager-limit SIZE] [--compute-scale X] [--coll OP=ALGO,...]\n"
     "           collectives: barrier=dissemination, bcast|reduce|gather|scatter=binomial,\n"
@@ -151,7 +151,9 @@ int model_cli_option(struct args *a, struct model_cli *m)
             return -1;
         return set_param(m, rt_model_param_find("o_r"), opt, v);
     }
-    if (cli_opt(a, "--model", &v)) {
+    if (!strcmp(arg, "--beta-table")) {
+        m->beta_table = 1;
+    } else if (cli_opt(a, "--model", &v)) {
         if (!v)
             return cli_die("--model needs a value (%s)", rt_model_names()), -1;
         m->model = v;
@@ -183,6 +185,15 @@ int model_cli_finish(struct model_cli *m, struct rt_replay_options *o)
 {
     rt_error err = {0};
     rt_replay_options_default(o);
+    int beta_idx = rt_model_param_find("beta");
+    if (m->beta_table) {
+        if (strcmp(m->model, "hockney") != 0)
+            return cli_die("--beta-table is for the hockney model");
+        if (!m->params_file)
+            return cli_die("--beta-table needs --params FILE with beta@SIZE entries");
+        if (m->given >> beta_idx & 1u)
+            return cli_die("--beta and --beta-table exclude each other");
+    }
     if (m->params_file) {
         struct rt_model_params fp = {0};
         unsigned fgiven = 0;
@@ -197,6 +208,14 @@ int model_cli_finish(struct model_cli *m, struct rt_replay_options *o)
             }
         if (fhave_eager && !m->have_eager)
             m->eager_limit = feager;
+        if (m->beta_table) {
+            if (fp.nbeta == 0)
+                return cli_die("--beta-table: %s has no beta@SIZE entries", m->params_file);
+            m->params.nbeta = fp.nbeta;
+            memcpy(m->params.beta_size, fp.beta_size, sizeof fp.beta_size);
+            memcpy(m->params.beta_at, fp.beta_at, sizeof fp.beta_at);
+            m->given |= 1u << beta_idx; /* the table stands in for β */
+        }
     }
     const char *lack[16];
     int nlack = 0;
@@ -236,7 +255,10 @@ void model_cli_describe(FILE *f, const struct rt_replay_options *o)
     for (int i = 0; rt_model_param_table[i].name; i++)
         if (!strcmp(rt_model_param_table[i].model, o->model.ops->name)) {
             fputc(' ', f);
-            param_text(f, &rt_model_param_table[i], *rt_model_param_ptr(&p, i));
+            if (p.nbeta && !strcmp(rt_model_param_table[i].name, "beta"))
+                fprintf(f, "beta=table(%u sizes)", p.nbeta);
+            else
+                param_text(f, &rt_model_param_table[i], *rt_model_param_ptr(&p, i));
         }
     fprintf(f, "  eager-limit=%" PRIu64 "B  compute-scale=%g", o->eager_limit, o->compute_scale);
     int any = 0;
@@ -257,6 +279,15 @@ void model_cli_json(FILE *f, const struct rt_replay_options *o)
                     rt_model_param_table[i].unit == RT_PU_TIME ? "ns" : "ns_per_byte");
             cli_print_double(f, *rt_model_param_ptr(&p, i));
         }
+    if (p.nbeta) {
+        fprintf(f, ", \"beta_table\": [");
+        for (uint32_t i = 0; i < p.nbeta; i++) {
+            fprintf(f, "%s{\"bytes\": %" PRIu64 ", \"beta_ns_per_byte\": ", i ? ", " : "", p.beta_size[i]);
+            cli_print_double(f, p.beta_at[i]);
+            fputc('}', f);
+        }
+        fputc(']', f);
+    }
     fprintf(f, ", \"eager_limit_bytes\": %" PRIu64 ", \"compute_scale\": ", o->eager_limit);
     cli_print_double(f, o->compute_scale);
     fprintf(f, ", \"collectives\": {");

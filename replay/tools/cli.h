@@ -39,6 +39,7 @@ struct model_cli {
     double compute_scale;
     rt_bytes eager_limit;
     int have_eager;
+    int beta_table;          /* --beta-table: Hockney's β per size from the parameter file */
 };
 
 void model_cli_init(struct model_cli *m);

@@ -56,6 +56,7 @@ cases=(
   "--sizes 8,64,1KiB|--sizes"
   "--sizes 0,8,8,64|--sizes"
   "--cut-coef -1|--cut-coef"
+  "--send rsend|--send"
   "--cut-coef 0.5|--cut-coef"
   "--fastest 0|--fastest"
   "--fastest 120|--fastest"

@@ -24,6 +24,9 @@
 extern "C" {
 #endif
 
+/** Most measured sizes a Hockney β table holds. */
+#define RT_BETA_TABLE_MAX 64
+
 /** Model parameters as given on the command line or in a parameter file; unused ones are ignored. */
 struct rt_model_params {
     double alpha_ns;          /**< Hockney latency α [ns] */
@@ -33,6 +36,12 @@ struct rt_model_params {
     double o_r_ns;            /**< LogP receive overhead o_r [ns] */
     double g_ns;              /**< LogP gap between consecutive messages g [ns] */
     double G_ns_per_byte;     /**< LogGP gap per byte G [ns/B] */
+    /** Hockney with a β per measured size (the Shift paper's Table 1) when nbeta > 0: T(m) runs
+     *  piecewise linearly through (0, α) and (s_i, α + β_i·s_i), and beyond the largest size as
+     *  α + β_last·m; beta_ns_per_byte is then unused. Sizes strictly increasing. */
+    uint32_t nbeta;
+    rt_bytes beta_size[RT_BETA_TABLE_MAX];
+    double beta_at[RT_BETA_TABLE_MAX];
 };
 
 /** What a parameter's value is measured in (and how the CLI and parameter files parse it). */
@@ -85,8 +94,9 @@ int rt_model_check_params(const struct rt_model_params *p, const char *model, rt
 /**
  * Reads a parameter file (docs/parameter-file.md): `key = value` lines with units, `#` comments.
  * Sets the model parameters it holds in @p p and their bits (1u << table index) in *@p given;
- * an `eager_limit` key sets *@p eager_limit and *@p have_eager. Keys `format`, `beta@SIZE` and
- * `info.*` are read but not used; any other key is an error naming the file and line.
+ * `beta@SIZE` keys fill p's β table (nbeta, beta_size, beta_at; sorted by size); an
+ * `eager_limit` key sets *@p eager_limit and *@p have_eager. Keys `format` and `info.*` are
+ * read but not used; any other key is an error naming the file and line.
  */
 int rt_model_params_load(const char *path, struct rt_model_params *p, unsigned *given, rt_bytes *eager_limit,
                          int *have_eager, rt_error *err);
