@@ -262,6 +262,22 @@ static void test_allreduce_recdbl(void)
     rt_time_ps want6[6] = {4 * T(1000), 4 * T(1000), 4 * T(1000), 4 * T(1000), 3 * T(1000), 3 * T(1000)};
     check_coll("allreduce recdbl P=6", &su, 6, OTF2_COLLECTIVE_OP_ALLREDUCE, "MPI_Allreduce", NO_ROOT, 1000, NULL,
                want6);
+    /* A producer that records each rank's own count (7 B sent and received on P = 3, which is
+     * neither 3·b nor 2·b): every member agrees, so it is the block, not a mismatch. */
+    {
+        char dir[300];
+        tb_builder *b = new_trace(dir, sizeof dir, 3);
+        for (uint32_t r = 0; r < 3; r++)
+            add_call(b, r, 0, "MPI_Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE, NO_ROOT, 7, 7);
+        CHECK_EQ_INT(tb_close(b), 0);
+        rt_time_ps end[MAXP] = {0};
+        rt_error err = {0};
+        CHECK_EQ_INT(replay(dir, &su, end, 3, &err), RT_OK);
+        /* recdbl on P = 3: rank 1 hands its vector to rank 0 (T), ranks 0 and 2 exchange (rank
+         * 0's receive port is busy until T, so 2T), rank 0 returns the result to rank 1: 3T. */
+        CHECK_EQ_INT(end[0], 3 * T(7));
+        CHECK_EQ_INT(end[1], 3 * T(7));
+    }
     /* auto takes recdbl up to 2048 B: 2T(2048) on P = 4. */
     fill(want, 4, 2 * T(2048));
     check_coll("allreduce auto 2048 B", NULL, 4, OTF2_COLLECTIVE_OP_ALLREDUCE, "MPI_Allreduce", NO_ROOT, 2048, NULL,

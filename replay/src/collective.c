@@ -285,6 +285,21 @@ int rt__coll_blocks(int op, uint32_t P, uint32_t root, int vector, struct rt__co
             expected = c[k];
         }
     }
+    /* Counts that fit neither of Score-P's readings but agree on every member come from a
+     * producer with another convention: take them as the per-rank contribution (allreduce) or
+     * as the total over the P peers (allgather, alltoall) rather than call them a mismatch. */
+    if (op == RT_COLL_ALLREDUCE || op == RT_COLL_ALLGATHER || op == RT_COLL_ALLTOALL) {
+        uint32_t i = 1;
+        while (i < P && mem[i].sent == mem[0].sent && mem[i].recv == mem[0].recv)
+            i++;
+        if (i == P) {
+            rt_bytes x = mem[0].sent > mem[0].recv ? mem[0].sent : mem[0].recv;
+            rt_bytes blk = op == RT_COLL_ALLREDUCE ? x : x / P + (x % P != 0);
+            for (i = 0; i < P; i++)
+                mem[i].block = blk;
+            return RT_OK;
+        }
+    }
     *a = 0;
     *b = bad != UINT32_MAX ? bad : P > 1 ? 1 : 0;
     mem[0].block = expected; /* UINT64_MAX: rank 0's own counts fit no block */
