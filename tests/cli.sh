@@ -87,5 +87,16 @@ check sweep-json has "$sj" '"varied": ["L_ns", "compute_scale"]'
 check sweep-bad-list fails_with "--alpha: bad duration '3'" "$retime" sweep "$T1" --alpha 1us,3 --beta 1ns/B
 check sweep-twice fails_with "given twice" "$retime" sweep "$T1" --alpha 1us --alpha 2us --beta 1ns/B
 
+# network noise: same seed -> identical output, another seed -> different; the injected total is reported
+n1=$("$retime" replay "$T1" "${H[@]}" --net-noise lognormal:median=1us,sigma=0.5 --seed 3 --format json)
+n2=$("$retime" replay "$T1" "${H[@]}" --net-noise lognormal:median=1us,sigma=0.5 --seed 3 --format json)
+n3=$("$retime" replay "$T1" "${H[@]}" --net-noise lognormal:median=1us,sigma=0.5 --seed 4 --format json)
+check noise-same-seed same "$n1" "$n2"
+differ() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" != "$2" ]; }
+check noise-other-seed differ "$n1" "$n3"
+check noise-reported has "$n1" '"noise": {"net": "lognormal:median=1us,sigma=0.5", "net_mean_ns": 1133.1484530668263, "seed": 3'
+check noise-bad fails_with "--net-noise: noise 'exp:mean=2': mean: bad duration '2': needs a unit" "$retime" replay "$T1" "${H[@]}" --net-noise exp:mean=2
+check seed-bad fails_with "bad --seed '-1'" "$retime" replay "$T1" "${H[@]}" --net-noise exp:mean=2us --seed -1
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

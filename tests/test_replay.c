@@ -39,6 +39,8 @@ static const struct rt_model_params logp_params = {
 #define LP_WIRE(m) (PS(LP_L) + PS(LP_G * (double)((m) - 1))) /* L + (m-1)·G */
 
 static const char *model_name = "hockney"; /* the model replay() uses */
+static const rt_dist *net_noise;          /* and its network noise */
+static uint64_t noise_seed;
 
 static int replay(const char *dir, double scale, rt_bytes eager, struct rt_replay_result **res, rt_error *err,
                   const char *region, struct rt_region_instance *first_inst, uint64_t *ninst)
@@ -53,6 +55,8 @@ static int replay(const char *dir, double scale, rt_bytes eager, struct rt_repla
         rt_model_init(&o.model, model_name, &logp_params, err);
     o.compute_scale = scale;
     o.eager_limit = eager;
+    o.net_noise = net_noise;
+    o.seed = noise_seed;
     int rc = rt_trace_open(dir, &t, err);
     if (rc)
         return rc;
@@ -481,6 +485,82 @@ static void test_logp_receive_overhead(void)
     }
 }
 
+/* ------------------------------------------------------------------ network noise */
+
+/* A chain of N blocking ping-pongs: every message is on the critical path, so all injected
+ * network noise accumulates: end(noisy) - end(clean) = injected, to the ps. Its mean per
+ * message matches the distribution's mean within 5 standard errors. */
+static void test_net_noise_chain(void)
+{
+    const int N = 2000;
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 2);
+    for (int i = 0; i < N; i++) {
+        uint64_t t = (uint64_t)i * 100;
+        tb_call_send(b, (uint32_t)(i % 2), t, t + 10, "MPI_Send", (uint32_t)(1 - i % 2), 0, 1000);
+        tb_call_recv(b, (uint32_t)(1 - i % 2), t, t + 50, (uint32_t)(i % 2), 0, 1000);
+    }
+    CHECK_EQ_INT(tb_close(b), 0);
+    struct rt_replay_result *clean = NULL, *noisy = NULL, *again = NULL, *other = NULL;
+    rt_error err = {0};
+    rt_dist *d = NULL;
+    CHECK_EQ_INT(rt_dist_parse("exp:mean=500ns", &d, &err), RT_OK);
+    CHECK_EQ_INT(replay(dir, 0, 65536, &clean, &err, NULL, NULL, NULL), RT_OK);
+    net_noise = d;
+    noise_seed = 42;
+    CHECK_EQ_INT(replay(dir, 0, 65536, &noisy, &err, NULL, NULL, NULL), RT_OK);
+    CHECK_EQ_INT(replay(dir, 0, 65536, &again, &err, NULL, NULL, NULL), RT_OK);
+    noise_seed = 43;
+    CHECK_EQ_INT(replay(dir, 0, 65536, &other, &err, NULL, NULL, NULL), RT_OK);
+    net_noise = NULL;
+    noise_seed = 0;
+    if (clean && noisy && again && other) {
+        CHECK_EQ_INT(clean->predicted_ps, (int64_t)N * T_PS(1000));
+        CHECK_EQ_INT(noisy->predicted_ps - clean->predicted_ps, noisy->net_noise_ps); /* all accumulated */
+        double mean_ns = (double)noisy->net_noise_ps / 1e3 / N;
+        CHECK_NEAR(mean_ns, 500.0, 5 * 500.0 / sqrt((double)N)); /* exp: sd = mean */
+        CHECK_EQ_INT(again->predicted_ps, noisy->predicted_ps); /* same seed: bit-identical */
+        CHECK(memcmp(again->predicted_end_ps, noisy->predicted_end_ps, 2 * sizeof(rt_time_ps)) == 0);
+        CHECK(other->predicted_ps != noisy->predicted_ps); /* another seed: other draws */
+    }
+    rt_replay_result_destroy(clean);
+    rt_replay_result_destroy(noisy);
+    rt_replay_result_destroy(again);
+    rt_replay_result_destroy(other);
+    rt_dist_free(d);
+}
+
+/* An eager message to a receiver that posts 10 µs late: noise up to 5 µs on the wire is absorbed
+ * by the receiver's slack (10 µs - T(1000)); the run's end does not move. */
+static void test_net_noise_absorbed(void)
+{
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 2);
+    tb_call_send(b, 0, 0, 10, "MPI_Send", 1, 0, 1000);
+    tb_enter(b, 1, 0, "compute");
+    tb_leave(b, 1, 10000, "compute");
+    tb_call_recv(b, 1, 10000, 10100, 0, 0, 1000);
+    CHECK_EQ_INT(tb_close(b), 0);
+    rt_error err = {0};
+    rt_dist *d = NULL;
+    CHECK_EQ_INT(rt_dist_parse("uniform:min=1us,max=5us", &d, &err), RT_OK);
+    net_noise = d;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        struct rt_replay_result *res = NULL;
+        noise_seed = seed;
+        CHECK_EQ_INT(replay(dir, 1, 65536, &res, &err, NULL, NULL, NULL), RT_OK);
+        if (!res)
+            continue;
+        CHECK(res->net_noise_ps >= 1000000 && res->net_noise_ps <= 5000000);
+        /* the data (at most T(1000) + 5 µs) is there when the receive is posted at 10 µs */
+        CHECK_EQ_INT(res->predicted_end_ps[1], 10000000);
+        rt_replay_result_destroy(res);
+    }
+    net_noise = NULL;
+    noise_seed = 0;
+    rt_dist_free(d);
+}
+
 static void test_determinism(void)
 {
     char dir[300];
@@ -519,6 +599,8 @@ int main(void)
     test_logp_fanout();
     test_logp_shift_ssend();
     test_logp_receive_overhead();
+    test_net_noise_chain();
+    test_net_noise_absorbed();
     expect_error(build_unmatched_recv, 2, RT_EUNMATCHED,
                  "unmatched receive: rank 1 event 1 (MPI_Recv from rank 0, tag 3");
     expect_error(build_unmatched_send, 2, RT_EUNMATCHED, "unmatched send: rank 0 event 1 (MPI_Send to rank 1, tag 3");

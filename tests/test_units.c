@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "retime/model.h"
+#include "retime/noise.h"
 #include "retime/units.h"
 #include "test_util.h"
 
@@ -131,6 +132,94 @@ static void test_model_validation(void)
     CHECK_EQ_INT(m.ops->send_hold(&m.params, 8), 0);
 }
 
+/* Sample mean of @p n draws against the analytic mean, within 5 standard errors (sd given). */
+static void check_dist(const char *spec, double mean, double sd)
+{
+    rt_error err = {0};
+    rt_dist *d = NULL;
+    CHECK_EQ_INT(rt_dist_parse(spec, &d, &err), RT_OK);
+    if (!d) {
+        fprintf(stderr, "%s: %s\n", spec, err.msg);
+        return;
+    }
+    CHECK_NEAR(rt_dist_mean_ns(d), mean, 1e-9 * mean);
+    const int n = 200000;
+    double sum = 0, minv = INFINITY;
+    for (int i = 0; i < n; i++) {
+        uint64_t st = rt_rng_stream(7, 0, (uint64_t)i);
+        double x = rt_dist_sample_ns(d, &st);
+        sum += x;
+        minv = x < minv ? x : minv;
+    }
+    CHECK(minv >= 0);
+    if (fabs(sum / n - mean) > 5 * sd / sqrt((double)n)) {
+        fprintf(stderr, "%s: sample mean %.3f vs %.3f\n", spec, sum / n, mean);
+        rt_test_failures++;
+    }
+    rt_dist_free(d);
+}
+
+static void test_noise(void)
+{
+    /* Analytic means and standard deviations [ns]. */
+    check_dist("exp:mean=2us", 2000, 2000);
+    check_dist("uniform:min=1us,max=3us", 2000, 2000 / sqrt(12.0));
+    check_dist("lognormal:median=1us,sigma=0.5", 1000 * exp(0.125), 1000 * exp(0.125) * sqrt(exp(0.25) - 1));
+    check_dist("pareto:scale=1us,shape=3", 1500, 1000 * sqrt(3.0 / (4.0 * 1.0)));
+    /* N(0, 1us) truncated at 0: the half-normal, mean sd·sqrt(2/π), sd·sqrt(1 - 2/π) */
+    check_dist("normal:mean=0us,sd=1us", 1000 * sqrt(2 / 3.14159265358979323846),
+               1000 * sqrt(1 - 2 / 3.14159265358979323846));
+    check_dist("normal:mean=5us,sd=0ns", 5000, 1);
+
+    /* An empirical histogram (pingpong's CSV): the excess over the smallest bin edge. Size 8:
+     * bins [100,110) x 3 and [130,150) x 1 -> excess uniform on [0,10) w.p. 3/4, [30,50) w.p. 1/4:
+     * mean 0.75·5 + 0.25·40 = 13.75 ns. */
+    const char *f = write_file("size_bytes,bin_lo_ns,bin_hi_ns,count\n0,50,60,10\n8,100,110,3\n8,130,150,1\n");
+    char spec[128];
+    snprintf(spec, sizeof spec, "empirical:%s,size=8", f);
+    check_dist(spec, 13.75, 15.0);
+    snprintf(spec, sizeof spec, "empirical:%s", f); /* the smallest size: [0,10) only */
+    check_dist(spec, 5.0, 3.0);
+
+    /* Streams: a function of (seed, run, key) only. */
+    uint64_t a = rt_rng_stream(1, 2, 3), b = rt_rng_stream(1, 2, 3), c = rt_rng_stream(1, 3, 3);
+    CHECK(rt_rng_uniform(&a) == rt_rng_uniform(&b));
+    CHECK(rt_rng_uniform(&a) != rt_rng_uniform(&c));
+
+    static const struct {
+        const char *spec, *msg;
+        int code;
+    } bad[] = {
+        {"gauss:mean=1us", "unknown noise distribution 'gauss'", RT_EINVAL},
+        {"exp:mean=1", "mean: bad duration '1': needs a unit", RT_EUNIT},
+        {"exp", "needs mean=", RT_EINVAL},
+        {"exp:mean=1us,sd=2us", "unexpected 'sd=2us'", RT_EINVAL},
+        {"uniform:min=2us,max=1us", "max must not be below min", RT_ERANGE},
+        {"pareto:scale=1us,shape=0", "scale and shape must be above 0", RT_ERANGE},
+        {"lognormal:median=0ns,sigma=1", "median must be above 0", RT_ERANGE},
+        {"normal:mean=-1us,sd=1us", "must not be negative", RT_EUNIT},
+        {"empirical:/nonexistent.csv", "/nonexistent.csv: cannot open histogram", RT_ENOTFOUND},
+        {"", "empty noise distribution", RT_EINVAL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rt_error err = {0};
+        rt_dist *d = NULL;
+        CHECK_EQ_INT(rt_dist_parse(bad[i].spec, &d, &err), bad[i].code);
+        CHECK(d == NULL);
+        CHECK_CONTAINS(err.msg, bad[i].msg);
+    }
+    snprintf(spec, sizeof spec, "empirical:%s,size=9", f);
+    rt_error err = {0};
+    rt_dist *d = NULL;
+    CHECK_EQ_INT(rt_dist_parse(spec, &d, &err), RT_EINVAL);
+    CHECK_CONTAINS(err.msg, "no counts for size 9 B");
+    f = write_file("size,lo,hi,count\n");
+    snprintf(spec, sizeof spec, "empirical:%s", f);
+    CHECK_EQ_INT(rt_dist_parse(spec, &d, &err), RT_ECORRUPT);
+    CHECK_CONTAINS(err.msg, "not a histogram");
+    remove(f);
+}
+
 int main(void)
 {
     rt_error err;
@@ -194,5 +283,6 @@ int main(void)
     CHECK(strcmp(rt_strerror(RT_EUNMATCHED), "unmatched message") == 0);
     test_params_file();
     test_model_validation();
+    test_noise();
     TEST_MAIN_END();
 }

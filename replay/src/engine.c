@@ -602,7 +602,15 @@ static int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
         if (wake(E, m->src, m->send_done))
             return E->failed;
     }
-    return push(E, start + mod->ops->wire(&mod->params, m->bytes), Q_ARRIVE, id);
+    rt_time_ps wire = mod->ops->wire(&mod->params, m->bytes);
+    if (E->o->net_noise) { /* one draw per message, keyed by its sender and send event */
+        uint64_t key = (uint64_t)m->src << 40 | (m->send_ev & ((1ull << 40) - 1));
+        uint64_t st = rt_rng_stream(E->o->seed, E->o->run, key);
+        rt_time_ps d = rt_ns_to_ps(rt_dist_sample_ns(E->o->net_noise, &st));
+        E->res->net_noise_ps = E->res->net_noise_ps > INT64_MAX - d ? INT64_MAX : E->res->net_noise_ps + d;
+        wire += d;
+    }
+    return push(E, start + wire, Q_ARRIVE, id);
 }
 
 static int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)

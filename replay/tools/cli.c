@@ -2,6 +2,7 @@
 /* Shared pieces of the retime command-line tool. */
 #include "cli.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -104,7 +105,10 @@ const char cli_model_usage[] =
     "           [--eager-limit SIZE] [--compute-scale X] [--coll OP=ALGO,...]\n"
     "           collectives: barrier=dissemination, bcast|reduce|gather|scatter=binomial,\n"
     "           allreduce=recdbl|ring|rabenseifner, allgather=ring|recdbl, alltoall=pairwise,\n"
-    "           scan=recdbl; auto (default) picks by size as MPICH does\n";
+    "           scan=recdbl; auto (default) picks by size as MPICH does\n"
+    "  noise:   --net-noise DIST [--seed N]   extra delay per message on the wire; DIST is\n"
+    "           exp:mean=T | lognormal:median=T,sigma=S | pareto:scale=T,shape=A |\n"
+    "           uniform:min=T,max=T | normal:mean=T,sd=T | empirical:FILE[,size=SIZE]\n";
 
 void model_cli_init(struct model_cli *m)
 {
@@ -157,6 +161,14 @@ int model_cli_option(struct args *a, struct model_cli *m)
         if (!v)
             return cli_die("--model needs a value (%s)", rt_model_names()), -1;
         m->model = v;
+    } else if (cli_opt(a, "--net-noise", &v)) {
+        if (!v || !*v)
+            return cli_die("--net-noise needs a distribution (e.g. exp:mean=1us)"), -1;
+        m->net_noise_spec = v;
+    } else if (cli_opt(a, "--seed", &v)) {
+        char *end = NULL;
+        if (!v || !*v || *v == '-' || (errno = 0, m->seed = strtoull(v, &end, 10), errno) || *end)
+            return cli_die("bad --seed '%s' (a whole number from 0 to 2^64-1)", v ? v : ""), -1;
     } else if (cli_opt(a, "--params", &v)) {
         if (!v || !*v)
             return cli_die("--params needs a parameter file"), -1;
@@ -236,7 +248,17 @@ int model_cli_finish(struct model_cli *m, struct rt_replay_options *o)
     o->eager_limit = m->eager_limit;
     if (m->coll_spec && rt_coll_algo_parse(m->coll_spec, o->coll_algo, &err))
         return cli_die("--coll: %s", err.msg);
+    if (m->net_noise_spec && rt_dist_parse(m->net_noise_spec, &m->net_noise, &err))
+        return cli_die("--net-noise: %s", err.msg);
+    o->net_noise = m->net_noise;
+    o->seed = m->seed;
     return 0;
+}
+
+void model_cli_free(struct model_cli *m)
+{
+    rt_dist_free(m->net_noise);
+    m->net_noise = NULL;
 }
 
 static void param_text(FILE *f, const struct rt_param_desc *d, double v)

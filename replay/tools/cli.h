@@ -40,6 +40,9 @@ struct model_cli {
     rt_bytes eager_limit;
     int have_eager;
     int beta_table;          /* --beta-table: Hockney's β per size from the parameter file */
+    const char *net_noise_spec; /* --net-noise DIST */
+    rt_dist *net_noise;      /* parsed by model_cli_finish, freed by model_cli_free */
+    uint64_t seed;           /* --seed */
 };
 
 void model_cli_init(struct model_cli *m);
@@ -48,6 +51,8 @@ int model_cli_option(struct args *a, struct model_cli *m);
 /* Applies the parameter file under the options, checks that the model has all it needs and
  * fills @p o. Returns 0, or 1 after printing the error. */
 int model_cli_finish(struct model_cli *m, struct rt_replay_options *o);
+/* Frees what model_cli_finish allocated. */
+void model_cli_free(struct model_cli *m);
 /* Usage lines for the model options. */
 extern const char cli_model_usage[];
 /* "hockney alpha=2.122us beta=0.7595ns/B" for the active model's parameters. */

@@ -55,6 +55,15 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
         cli_json_string(stdout, rt_trace_path(t));
         printf(", \"model\": ");
         model_cli_json(stdout, o);
+        if (c->model.net_noise_spec) {
+            printf(", \"noise\": {\"net\": ");
+            cli_json_string(stdout, c->model.net_noise_spec);
+            printf(", \"net_mean_ns\": ");
+            cli_print_double(stdout, rt_dist_mean_ns(c->model.net_noise));
+            printf(", \"seed\": %" PRIu64 ", \"net_injected_ns\": ", c->model.seed);
+            cli_print_ps_as_ns(stdout, res->net_noise_ps);
+            printf("}");
+        }
         printf(", \"ranks\": %u, \"events\": %" PRIu64 ", \"messages\": %" PRIu64 ", \"rendezvous\": %" PRIu64
                ", \"collectives\": %" PRIu64 ", \"measured_ns\": %" PRId64 ", \"predicted_ns\": ",
                res->ranks, res->events, res->messages, res->rendezvous, res->collectives, res->measured_ns);
@@ -99,6 +108,10 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
     printf("trace       %s\n", rt_trace_path(t));
     printf("model       ");
     model_cli_describe(stdout, o);
+    if (c->model.net_noise_spec)
+        printf("\nnoise       net %s (mean %s per message), seed %" PRIu64 ", %s injected in total", c->model.net_noise_spec,
+               rt_format_time(a, sizeof a, rt_dist_mean_ns(c->model.net_noise)), c->model.seed,
+               rt_format_time(b, sizeof b, (double)res->net_noise_ps / 1e3));
     printf("\nranks       %u\nevents      %" PRIu64 "\nmessages    %" PRIu64 " (%" PRIu64
            " rendezvous), collectives %" PRIu64 "\n",
            res->ranks, res->events, res->messages, res->rendezvous, res->collectives);
@@ -158,5 +171,6 @@ out:
     rt_replay_result_destroy(res);
     rt_region_stats_destroy(rs);
     rt_trace_close(t);
+    model_cli_free(&c.model);
     return rc;
 }

@@ -423,6 +423,7 @@ out:
         free(s.axes[i].vals);
     free(s.runs);
     rt_trace_close(s.trace);
+    model_cli_free(&s.model);
     pthread_mutex_destroy(&s.lock);
     return rc;
 }

@@ -12,6 +12,7 @@
 #define RETIME_REPLAY_H
 
 #include "retime/model.h"
+#include "retime/noise.h"
 #include "retime/trace.h"
 
 #ifdef __cplusplus
@@ -35,6 +36,11 @@ struct rt_replay_options {
     double compute_scale;   /**< 1 = compute as measured, 0 = communication only */
     rt_bytes eager_limit;   /**< largest eager message [B]; larger ones use rendezvous */
     uint8_t coll_algo[RT_COLL_OTHER + 1]; /**< enum rt_coll_algo per enum rt_coll_op */
+    /** Network noise: an extra delay on the wire of every point-to-point message, drawn from
+     *  this distribution (NULL: none) in the random stream keyed by (seed, run, sender rank,
+     *  send event index), so it does not depend on the order of the replay. */
+    const rt_dist *net_noise;
+    uint64_t seed, run;
 };
 
 /**
@@ -64,6 +70,7 @@ struct rt_replay_result {
     uint64_t rendezvous;          /**< of which used the rendezvous protocol */
     uint64_t collectives;         /**< collective instances replayed */
     uint64_t peak_bytes;          /**< engine memory high-water mark (excluding the trace) */
+    rt_time_ps net_noise_ps;      /**< network noise injected, summed over messages */
 };
 
 /** Fills @p o with defaults: Hockney α = β = 0, compute scale 1, eager limit 64 KiB. */
