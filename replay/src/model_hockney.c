@@ -66,20 +66,13 @@ static int hockney_validate(const struct rt_model_params *p, rt_error *err)
     return RT_OK;
 }
 
-static rt_time_ps nothing(const struct rt_model_params *p, rt_bytes m)
-{
-    (void)p;
-    (void)m;
-    return 0;
-}
-
 const struct rt_model_ops rt_model_hockney = {
     .name = "hockney",
     .validate = hockney_validate,
-    .o_send = nothing,
-    .o_recv = nothing,
+    .o_send = rt_model_zero,
+    .o_recv = rt_model_zero,
     .gap = rt_hockney_time_ps,
     .wire = rt_hockney_time_ps,
     .send_hold = rt_hockney_time_ps,
-    .handshake = nothing,
+    .handshake = rt_model_zero,
 };

@@ -54,13 +54,6 @@ static rt_time_ps wire(const struct rt_model_params *p, rt_bytes m)
     return rt_ns_to_ps(p->L_ns + (m ? p->G_ns_per_byte * (double)(m - 1) : 0.0));
 }
 
-static rt_time_ps send_hold(const struct rt_model_params *p, rt_bytes m)
-{
-    (void)p;
-    (void)m;
-    return 0;
-}
-
 static rt_time_ps handshake(const struct rt_model_params *p, rt_bytes m)
 {
     (void)m;
@@ -74,6 +67,6 @@ const struct rt_model_ops rt_model_logp = {
     .o_recv = o_recv,
     .gap = gap,
     .wire = wire,
-    .send_hold = send_hold,
+    .send_hold = rt_model_zero, /* an eager send returns at injection */
     .handshake = handshake,
 };

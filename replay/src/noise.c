@@ -102,6 +102,16 @@ static int only(const char *spec, const char *args, const char *const *keys, rt_
     return RT_OK;
 }
 
+/* Grows a bin array to @p n entries; 0 or -1. */
+static int grow_bins(double **p, size_t n)
+{
+    double *q = realloc(*p, n * sizeof *q);
+    if (!q)
+        return -1;
+    *p = q;
+    return 0;
+}
+
 static int load_empirical(const char *spec, const char *args, struct rt_dist *d, rt_error *err)
 {
     char path[1024], line[512];
@@ -164,19 +174,11 @@ static int load_empirical(const char *spec, const char *args, struct rt_dist *d,
             }
         }
         if (d->nbins == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            double *l = realloc(d->lo, ncap * sizeof *l), *h = l ? realloc(d->hi, ncap * sizeof *h) : NULL;
-            if (l)
-                d->lo = l;
-            if (h)
-                d->hi = h;
-            double *c = h ? realloc(d->cum, ncap * sizeof *c) : NULL;
-            if (!c) {
+            cap = cap ? cap * 2 : 64;
+            if (grow_bins(&d->lo, cap) || grow_bins(&d->hi, cap) || grow_bins(&d->cum, cap)) {
                 rc = rt_error_set(err, RT_ENOMEM, "%s: out of memory", path);
                 goto out;
             }
-            d->cum = c;
-            cap = ncap;
         }
         d->lo[d->nbins] = lo;
         d->hi[d->nbins] = hi;

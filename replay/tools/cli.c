@@ -96,6 +96,31 @@ void cli_print_ps_as_ns(FILE *f, rt_time_ps ps)
                 (ps < 0 ? -ps : ps) % 1000);
 }
 
+int trace_cli_option(struct args *a, struct trace_cli *t, const char *cmd)
+{
+    const char *arg = a->argv[a->i], *v;
+    if (cli_opt(a, "--region", &v)) {
+        if (!v || !*v)
+            return cli_die("--region needs a region name");
+        t->region = v;
+    } else if (cli_opt(a, "--format", &v)) {
+        if (cli_format(v, &t->fmt, 1))
+            return cli_die("bad --format '%s' (text, json or csv)", v ? v : "");
+    } else if (arg[0] == '-' && arg[1]) {
+        return cli_die("unknown option '%s' for %s", arg, cmd);
+    } else if (!t->path) {
+        t->path = arg;
+    } else {
+        return cli_die("more than one trace given ('%s' and '%s')", t->path, arg);
+    }
+    return 0;
+}
+
+int trace_cli_finish(const struct trace_cli *t, const char *cmd)
+{
+    return t->path ? 0 : cli_die("%s needs a TRACE", cmd);
+}
+
 /* ------------------------------------------------------------------ model options */
 
 const char cli_model_usage[] =

@@ -29,6 +29,19 @@ void cli_print_double(FILE *f, double v);
 /* Prints picoseconds as nanoseconds with exactly the precision they have. */
 void cli_print_ps_as_ns(FILE *f, rt_time_ps ps);
 
+/* The operand and output options of every command that replays one trace. */
+struct trace_cli {
+    const char *path;   /* TRACE */
+    const char *region; /* --region NAME */
+    enum format fmt;    /* --format text|json|csv */
+};
+
+/* The last option handler of such a command: takes --region, --format and the TRACE operand,
+ * and rejects any other option. Returns 0 or 1 after printing the error. */
+int trace_cli_option(struct args *a, struct trace_cli *t, const char *cmd);
+/* Checks that a TRACE was given. Returns 0 or 1 after printing the error. */
+int trace_cli_finish(const struct trace_cli *t, const char *cmd);
+
 /* Model options shared by replay, sweep and the commands that replay. */
 struct model_cli {
     const char *model;       /* --model, default hockney */

@@ -9,48 +9,27 @@
 #include "retime/units.h"
 
 struct replay_cli {
-    const char *path, *region;
+    struct trace_cli tr;
     struct model_cli model;
-    enum format fmt;
 };
 
 static int parse_replay(struct args *a, struct replay_cli *c)
 {
-    const char *v;
     memset(c, 0, sizeof *c);
     model_cli_init(&c->model);
     for (a->i = 2; a->i < a->argc; a->i++) {
-        const char *arg = a->argv[a->i];
         int m = model_cli_option(a, &c->model);
-        if (m < 0)
+        if (m < 0 || (m == 0 && trace_cli_option(a, &c->tr, "replay")))
             return 1;
-        if (m > 0)
-            continue;
-        if (cli_opt(a, "--region", &v)) {
-            if (!v || !*v)
-                return cli_die("--region needs a region name");
-            c->region = v;
-        } else if (cli_opt(a, "--format", &v)) {
-            if (cli_format(v, &c->fmt, 1))
-                return cli_die("bad --format '%s' (text, json or csv)", v ? v : "");
-        } else if (arg[0] == '-' && arg[1]) {
-            return cli_die("unknown option '%s' for replay", arg);
-        } else if (!c->path) {
-            c->path = arg;
-        } else {
-            return cli_die("more than one trace given ('%s' and '%s')", c->path, arg);
-        }
     }
-    if (!c->path)
-        return cli_die("replay needs a TRACE");
-    return 0;
+    return trace_cli_finish(&c->tr, "replay");
 }
 
 static void print_replay(const struct replay_cli *c, const struct rt_replay_options *o, const rt_trace *t,
                          const struct rt_replay_result *res, const struct rt_region_instance *inst, uint64_t ninst)
 {
     char a[32], b[32];
-    if (c->fmt == FMT_JSON) {
+    if (c->tr.fmt == FMT_JSON) {
         printf("{\"trace\": ");
         cli_json_string(stdout, rt_trace_path(t));
         printf(", \"model\": ");
@@ -76,9 +55,9 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
             printf("}");
         }
         printf("]");
-        if (c->region) {
+        if (c->tr.region) {
             printf(", \"region\": {\"name\": ");
-            cli_json_string(stdout, c->region);
+            cli_json_string(stdout, c->tr.region);
             printf(", \"instances\": [");
             for (uint64_t i = 0; i < ninst; i++)
                 printf("%s{\"index\": %" PRIu64 ", \"ranks\": %u, \"measured_mean_ns\": %.3f, \"measured_max_ns\": %.3f"
@@ -90,7 +69,7 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
         printf("}\n");
         return;
     }
-    if (c->fmt == FMT_CSV) {
+    if (c->tr.fmt == FMT_CSV) {
         printf("record,rank,index,measured_ns,predicted_ns,measured_max_ns,predicted_max_ns\n");
         printf("total,,,%" PRId64 ",", res->measured_ns);
         cli_print_ps_as_ns(stdout, res->predicted_ps);
@@ -121,8 +100,8 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
     for (uint32_t r = 0; r < res->ranks; r++)
         printf("%6u %16s %16s\n", r, rt_format_time(a, sizeof a, (double)res->measured_end_ns[r]),
                rt_format_time(b, sizeof b, (double)res->predicted_end_ps[r] / 1e3));
-    if (c->region) {
-        printf("\nregion %s: %" PRIu64 " instances (mean and max over ranks, ns)\n", c->region, ninst);
+    if (c->tr.region) {
+        printf("\nregion %s: %" PRIu64 " instances (mean and max over ranks, ns)\n", c->tr.region, ninst);
         printf("%6s %6s %16s %16s %16s %16s\n", "index", "ranks", "measured_mean", "measured_max", "predicted_mean",
                "predicted_max");
         for (uint64_t i = 0; i < ninst; i++)
@@ -145,13 +124,13 @@ int cmd_replay(struct args *a)
     const struct rt_region_instance *inst = NULL;
     uint64_t ninst = 0;
     int rc = 1;
-    if (rt_trace_open(c.path, &t, &err))
+    if (rt_trace_open(c.tr.path, &t, &err))
         goto out;
     struct rt_replay_observer obs = {0};
-    if (c.region) {
-        uint32_t reg = rt_trace_find_region(t, c.region);
+    if (c.tr.region) {
+        uint32_t reg = rt_trace_find_region(t, c.tr.region);
         if (reg == RT_NONE) {
-            rt_error_set(&err, RT_EINVAL, "%s: no region named '%s' in this trace", rt_trace_path(t), c.region);
+            rt_error_set(&err, RT_EINVAL, "%s: no region named '%s' in this trace", rt_trace_path(t), c.tr.region);
             goto out;
         }
         if (rt_region_stats_create(t, reg, &rs, &err))
@@ -159,7 +138,7 @@ int cmd_replay(struct args *a)
         obs.ud = rs;
         obs.on_event = rt_region_stats_on_event;
     }
-    if (rt_replay_run(t, &opts, c.region ? &obs : NULL, &res, &err))
+    if (rt_replay_run(t, &opts, c.tr.region ? &obs : NULL, &res, &err))
         goto out;
     if (rs && rt_region_stats_instances(rs, &inst, &ninst, &err))
         goto out;

@@ -36,10 +36,9 @@ struct run {
 };
 
 struct sweep {
-    const char *path, *region;
+    struct trace_cli tr;
     struct model_cli model;
     struct rt_replay_options base;
-    enum format fmt;
     struct axis axes[MAX_AXES];
     int naxes;
     long jobs;
@@ -140,29 +139,18 @@ static int parse_sweep(struct args *a, struct sweep *s)
             return 1;
         if (m > 0)
             continue;
-        if (cli_opt(a, "--region", &v)) {
-            if (!v || !*v)
-                return cli_die("--region needs a region name");
-            s->region = v;
-        } else if (cli_opt(a, "--jobs", &v)) {
+        if (cli_opt(a, "--jobs", &v)) {
             double j;
             rt_error err = {0};
             if (!v || rt_parse_number(v, &j, &err) || j < 1 || j > 1024 || j != (long)j)
                 return cli_die("bad --jobs '%s' (a whole number from 1 to 1024)", v ? v : "");
             s->jobs = (long)j;
-        } else if (cli_opt(a, "--format", &v)) {
-            if (cli_format(v, &s->fmt, 1))
-                return cli_die("bad --format '%s' (text, json or csv)", v ? v : "");
-        } else if (arg[0] == '-' && arg[1]) {
-            return cli_die("unknown option '%s' for sweep", arg);
-        } else if (!s->path) {
-            s->path = arg;
-        } else {
-            return cli_die("more than one trace given ('%s' and '%s')", s->path, arg);
+        } else if (trace_cli_option(a, &s->tr, "sweep")) {
+            return 1;
         }
     }
-    if (!s->path)
-        return cli_die("sweep needs a TRACE");
+    if (trace_cli_finish(&s->tr, "sweep"))
+        return 1;
     /* The first value of every axis stands in for the base model's check. */
     s->combos = 1;
     for (int i = 0; i < s->naxes; i++) {
@@ -209,13 +197,13 @@ static void run_one(struct sweep *s, size_t c)
     r->rc = o.model.ops->validate(&o.model.params, &r->err);
     if (r->rc)
         goto out;
-    if (s->region) {
+    if (s->tr.region) {
         if ((r->rc = rt_region_stats_create(s->trace, s->region_id, &rs, &r->err)))
             goto out;
         obs.ud = rs;
         obs.on_event = rt_region_stats_on_event;
     }
-    if ((r->rc = rt_replay_run(s->trace, &o, s->region ? &obs : NULL, &res, &r->err)))
+    if ((r->rc = rt_replay_run(s->trace, &o, s->tr.region ? &obs : NULL, &res, &r->err)))
         goto out;
     r->predicted_ps = res->predicted_ps;
     if (rs) {
@@ -277,14 +265,14 @@ static void print_sweep(const struct sweep *s)
     char buf[48];
     size_t pick[MAX_AXES];
     struct rt_replay_options o;
-    if (s->fmt == FMT_JSON) {
+    if (s->tr.fmt == FMT_JSON) {
         printf("{\"trace\": ");
         cli_json_string(stdout, rt_trace_path(s->trace));
         printf(", \"model\": ");
         model_cli_json(stdout, &s->base);
         printf(", \"measured_ns\": %" PRId64 ", \"region\": ", s->measured_ns);
-        if (s->region) {
-            cli_json_string(stdout, s->region);
+        if (s->tr.region) {
+            cli_json_string(stdout, s->tr.region);
             printf(", \"region_measured_ns\": %.3f", r0->region_measured_ns);
         } else {
             printf("null");
@@ -304,18 +292,18 @@ static void print_sweep(const struct sweep *s)
             printf(", \"predicted_ns\": ");
             cli_print_ps_as_ns(stdout, r->predicted_ps);
             printf(", \"speedup\": %.6f", (double)r0->predicted_ps / (double)r->predicted_ps);
-            if (s->region)
+            if (s->tr.region)
                 printf(", \"region_ns\": %.3f, \"region_speedup\": %.6f", r->region_ns, r0->region_ns / r->region_ns);
             printf("}");
         }
         printf("]}\n");
         return;
     }
-    if (s->fmt == FMT_CSV) {
+    if (s->tr.fmt == FMT_CSV) {
         printf("combo");
         for (int i = 0; i < s->naxes; i++)
             printf(",%s", axis_field(&s->axes[i], buf, sizeof buf));
-        printf(",predicted_ns,speedup%s\n", s->region ? ",region_ns,region_speedup" : "");
+        printf(",predicted_ns,speedup%s\n", s->tr.region ? ",region_ns,region_speedup" : "");
         for (size_t c = 0; c < s->combos; c++) {
             const struct run *r = &s->runs[c];
             combo_options(s, c, &o, pick);
@@ -327,7 +315,7 @@ static void print_sweep(const struct sweep *s)
             putchar(',');
             cli_print_ps_as_ns(stdout, r->predicted_ps);
             printf(",%.6f", (double)r0->predicted_ps / (double)r->predicted_ps);
-            if (s->region)
+            if (s->tr.region)
                 printf(",%.3f,%.6f", r->region_ns, r0->region_ns / r->region_ns);
             putchar('\n');
         }
@@ -337,14 +325,14 @@ static void print_sweep(const struct sweep *s)
     printf("model       ");
     model_cli_describe(stdout, &s->base);
     printf("\nmeasured    %s", rt_format_time(buf, sizeof buf, (double)s->measured_ns));
-    if (s->region)
-        printf(" total, %s per %s", rt_format_time(buf, sizeof buf, r0->region_measured_ns), s->region);
+    if (s->tr.region)
+        printf(" total, %s per %s", rt_format_time(buf, sizeof buf, r0->region_measured_ns), s->tr.region);
     printf("\n%zu combinations; speed-up against combination 0 (>1: faster)\n\n%6s", s->combos, "combo");
     for (int i = 0; i < s->naxes; i++)
         printf(" %12s", s->axes[i].name);
     printf(" %14s %8s", "predicted", "speedup");
-    if (s->region)
-        printf(" %16.16s %8s", s->region, "speedup");
+    if (s->tr.region)
+        printf(" %16.16s %8s", s->tr.region, "speedup");
     putchar('\n');
     for (size_t c = 0; c < s->combos; c++) {
         const struct run *r = &s->runs[c];
@@ -363,7 +351,7 @@ static void print_sweep(const struct sweep *s)
         }
         printf(" %14s %8.4g", rt_format_time(buf, sizeof buf, (double)r->predicted_ps / 1e3),
                (double)r0->predicted_ps / (double)r->predicted_ps);
-        if (s->region)
+        if (s->tr.region)
             printf(" %16s %8.4g", rt_format_time(buf, sizeof buf, r->region_ns), r0->region_ns / r->region_ns);
         putchar('\n');
     }
@@ -378,12 +366,12 @@ int cmd_sweep(struct args *a)
     pthread_mutex_init(&s.lock, NULL);
     if (parse_sweep(a, &s) || model_cli_finish(&s.model, &s.base))
         goto out;
-    if (rt_trace_open(s.path, &s.trace, &err)) {
+    if (rt_trace_open(s.tr.path, &s.trace, &err)) {
         cli_fail(&err);
         goto out;
     }
-    if (s.region && (s.region_id = rt_trace_find_region(s.trace, s.region)) == RT_NONE) {
-        cli_die("%s: no region named '%s' in this trace", rt_trace_path(s.trace), s.region);
+    if (s.tr.region && (s.region_id = rt_trace_find_region(s.trace, s.tr.region)) == RT_NONE) {
+        cli_die("%s: no region named '%s' in this trace", rt_trace_path(s.trace), s.tr.region);
         goto out;
     }
     s.runs = calloc(s.combos, sizeof *s.runs);

@@ -107,6 +107,9 @@ const char *rt_model_names(void);
 /** Converts a time in ns to ps, rounded, saturating at ~46 days. */
 rt_time_ps rt_ns_to_ps(double ns);
 
+/** An op that costs nothing (Hockney's CPU overheads and handshake, LogP-lite's send hold). */
+rt_time_ps rt_model_zero(const struct rt_model_params *p, rt_bytes m);
+
 /** Hockney's point-to-point time T(m) = α + β·m in ps (what wire() and gap() return for it). */
 rt_time_ps rt_hockney_time_ps(const struct rt_model_params *p, rt_bytes m);
 
