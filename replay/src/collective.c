@@ -316,6 +316,9 @@ struct sim {
     rt_bytes mmax;             /* the largest block: the size where a round needs one */
     const struct rt_model *model;
     rt_bytes eager_limit;
+    const struct rt__coll_noise *noise;
+    uint64_t nmsg; /* messages so far: the noise's key */
+    int failed;
 };
 
 static uint32_t phys(const struct sim *s, uint64_t rel)
@@ -348,6 +351,12 @@ static rt_time_ps later(rt_time_ps x, rt_time_ps y)
     return x > y ? x : y;
 }
 
+/* CPU work on member @p i: stretched by its OS noise. */
+static rt_time_ps cpu(const struct sim *s, uint32_t i, rt_time_ps t, rt_time_ps work)
+{
+    return s->noise ? s->noise->cpu(s->noise->ud, i, t, work) : t + work;
+}
+
 /* One message of the current round, timed from the clocks at the round's start. */
 static void message(struct sim *s, uint32_t a, uint32_t b, rt_bytes m)
 {
@@ -355,18 +364,21 @@ static void message(struct sim *s, uint32_t a, uint32_t b, rt_bytes m)
     const struct rt_model_params *p = &s->model->params;
     struct rt__coll_member *A = &s->m[a], *B = &s->m[b];
     int eager = m <= s->eager_limit;
-    rt_time_ps ready = A->done + ops->o_send(p, m);
+    rt_time_ps ready = cpu(s, a, A->done, ops->o_send(p, m));
     if (!eager)
         ready = later(ready, B->done) + ops->handshake(p, m);
-    rt_time_ps gap = ops->gap(p, m);
+    rt_time_ps gap = ops->gap(p, m), wire = ops->wire(p, m), hold = ops->send_hold(p, m);
     rt_time_ps inject = later(ready, A->tx_free);
+    if (s->noise && s->noise->net(s->noise->ud, a, b, s->nmsg, inject, m, &wire, &gap, &hold))
+        s->failed = RT_ENOMEM;
+    s->nmsg++;
     A->tx_free = inject + gap;
-    rt_time_ps arrival = inject + ops->wire(p, m);
+    rt_time_ps arrival = inject + wire;
     /* The receive port takes one message at a time, one gap apart (engine.c: on_arrive). */
     rt_time_ps delivered = B->rx_free == NEVER || arrival >= B->rx_free + gap ? arrival : B->rx_free + gap;
     B->rx_free = delivered;
-    rt_time_ps recv_done = later(delivered, B->done) + ops->o_recv(p, m);
-    rt_time_ps send_done = eager ? inject + ops->send_hold(p, m) : delivered;
+    rt_time_ps recv_done = cpu(s, b, later(delivered, B->done), ops->o_recv(p, m));
+    rt_time_ps send_done = cpu(s, a, eager ? inject + hold : delivered, 0);
     s->next[a] = later(s->next[a], send_done);
     s->next[b] = later(s->next[b], recv_done);
 }
@@ -507,10 +519,11 @@ static void scan(struct sim *s)
 }
 
 int rt__coll_run(int op, int algo, uint32_t P, uint32_t root, struct rt__coll_member *mem,
-                 const struct rt_model *model, rt_bytes eager_limit)
+                 const struct rt_model *model, rt_bytes eager_limit, const struct rt__coll_noise *noise)
 {
     int rc = RT_OK;
-    struct sim s = {.m = mem, .P = P, .root = P ? root % P : 0, .model = model, .eager_limit = eager_limit};
+    struct sim s = {.m = mem, .P = P, .root = P ? root % P : 0, .model = model, .eager_limit = eager_limit,
+                    .noise = noise};
     for (uint32_t i = 0; i < P; i++)
         mem[i].done = mem[i].begin;
     if (P <= 1)
@@ -571,6 +584,7 @@ int rt__coll_run(int op, int algo, uint32_t P, uint32_t root, struct rt__coll_me
         dissemination(&s, 1);
         break;
     }
+    rc = s.failed;
 done:
     free(s.next);
     free(s.pre);

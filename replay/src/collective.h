@@ -29,6 +29,18 @@ struct rt__coll_member {
 int rt__coll_blocks(int op, uint32_t P, uint32_t root, int vector, struct rt__coll_member *mem, uint32_t *a,
                     uint32_t *b);
 
+/** Noise on a collective's messages, supplied by the engine (NULL: none). */
+struct rt__coll_noise {
+    void *ud;
+    /** When CPU work of @p work ps that member @p i may start at @p t is done (OS noise). */
+    rt_time_ps (*cpu)(void *ud, uint32_t i, rt_time_ps t, rt_time_ps work);
+    /** Adjusts the wire time, port gap and eager hold of message @p idx (in the algorithm's
+     *  order) from member @p a to member @p b, injected at @p inject (network noise, bursts).
+     *  Returns RT_OK or RT_ENOMEM. */
+    int (*net)(void *ud, uint32_t a, uint32_t b, uint64_t idx, rt_time_ps inject, rt_bytes m, rt_time_ps *wire,
+               rt_time_ps *gap, rt_time_ps *hold);
+};
+
 /**
  * Runs the round-based schedule of @p op's algorithm @p algo (enum rt_coll_algo; RT_ALGO_AUTO
  * picks one from P and the block sizes) over the members' blocks: sets every mem[i].done and
@@ -36,7 +48,7 @@ int rt__coll_blocks(int op, uint32_t P, uint32_t root, int vector, struct rt__co
  * @return RT_OK or RT_ENOMEM (scratch arrays of P entries)
  */
 int rt__coll_run(int op, int algo, uint32_t P, uint32_t root, struct rt__coll_member *mem,
-                 const struct rt_model *model, rt_bytes eager_limit);
+                 const struct rt_model *model, rt_bytes eager_limit, const struct rt__coll_noise *noise);
 
 /** Whether algorithm @p algo may be chosen for operation @p op (RT_ALGO_AUTO always may). */
 int rt__coll_algo_applies(int op, int algo);

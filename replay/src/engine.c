@@ -19,6 +19,7 @@
  * sends start, when their MPI call is entered (the engine looks ahead to the call's Leave),
  * so MPI_Sendrecv and rendezvous exchanges between two ranks cannot deadlock the replay.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 
 #include "collective.h"
 #include "map.h"
+#include "noise_internal.h"
 #include "retime/replay.h"
 
 #define NEVER INT64_MIN
@@ -39,8 +41,10 @@ enum {
     M_RDV = 1 << 2,   /* rendezvous protocol */
     M_SCHED = 1 << 3, /* READY queued */
     M_SDONE = 1 << 4, /* send completion known */
-    M_RDONE = 1 << 5  /* receive completion known */
+    M_RDONE = 1 << 5, /* receive completion known */
+    M_BURST = 1 << 6  /* injected during a burst of background traffic */
 };
+#define DOMAIN_COLL 0x434f4c4cull /* "COLL": the noise keys of collectives' messages */
 
 struct qent {
     rt_time_ps t;
@@ -68,7 +72,7 @@ struct coll {
     uint64_t *ev;                /* per communicator rank: its COLL_BEGIN event index */
     uint32_t size, arrived, refs, comm, op, root, root_rank;
     uint32_t first_rank;
-    uint64_t first_ev;
+    uint64_t first_ev, seq; /* seq: the instance's number on its communicator */
     uint8_t complete, vector;
 };
 
@@ -107,10 +111,22 @@ struct engine {
     struct rt__map comm_rank; /* (comm, row) -> comm rank; (comm, UINT64_MAX): comm's entries are in */
     uint64_t coll_bytes, coll_bytes_peak; /* per-member arrays of the collectives in flight */
     struct rt_replay_result *res;
+    struct rt__os_ctx os;                /* OS noise, when nsrc > 0 */
+    struct rt__detour_cursor *cursors;   /* nsrc per rank */
+    unsigned nsrc;
+    struct rt__burst_state burst;        /* bursty traffic, when burst.chain is set */
     int failed;
 };
 
 /* ------------------------------------------------------------------ helpers */
+
+struct coll_noise { /* what the collective's noise hooks need */
+    struct engine *E;
+    const struct coll *c;
+};
+static rt_time_ps coll_cpu(void *ud, uint32_t i, rt_time_ps t, rt_time_ps work);
+static int coll_net(void *ud, uint32_t a, uint32_t b, uint64_t idx, rt_time_ps inject, rt_bytes m, rt_time_ps *wire,
+                    rt_time_ps *gap, rt_time_ps *hold);
 
 static int grow(void **p, uint32_t *cap, size_t elem, uint32_t need)
 {
@@ -135,6 +151,15 @@ static int oom(struct engine *E)
     if (!E->failed)
         E->failed = rt_error_set(E->err, RT_ENOMEM, "%s: out of memory during replay", rt_trace_path(E->t));
     return E->failed;
+}
+
+/* When CPU work of @p work ps that rank @p r may start at @p t is done: its OS noise's detours
+ * run first. With no work, when the rank can run at all (t, or the end of a detour). */
+static rt_time_ps cpu(struct engine *E, uint32_t r, rt_time_ps t, rt_time_ps work)
+{
+    if (!E->nsrc)
+        return t + work;
+    return rt__os_advance(&E->os, r, &E->cursors[(size_t)r * E->nsrc], t, work, &E->res->os_noise_ps);
 }
 
 /* Name of the MPI call that holds event @p j of rank @p r (for messages only: scans back). */
@@ -314,7 +339,7 @@ static int post_message(struct engine *E, uint32_t r, uint64_t j, const struct r
         m->flags |= M_SEND;
         m->send_ev = j;
         m->bytes = e->bytes;
-        m->send_post = t + mod->ops->o_send(&mod->params, e->bytes); /* injection not before */
+        m->send_post = cpu(E, r, t, mod->ops->o_send(&mod->params, e->bytes)); /* injection not before */
         if (!(e->flags & RT_EVF_BUFFERED) && ((e->flags & RT_EVF_SYNC) || e->bytes > E->o->eager_limit)) {
             m->flags |= M_RDV;
             E->res->rendezvous++;
@@ -431,7 +456,10 @@ static int run_collective(struct engine *E, struct coll *c)
         c->mem[i].rx_free = R->rx_free;
     }
     uint32_t op = c->op <= RT_COLL_OTHER ? c->op : RT_COLL_OTHER;
-    if (rt__coll_run((int)op, E->o->coll_algo[op], c->size, c->root_rank, c->mem, &E->o->model, E->o->eager_limit))
+    struct coll_noise cn = {E, c};
+    struct rt__coll_noise hooks = {&cn, coll_cpu, coll_net};
+    if (rt__coll_run((int)op, E->o->coll_algo[op], c->size, c->root_rank, c->mem, &E->o->model, E->o->eager_limit,
+                     rt_replay_options_noisy(E->o) ? &hooks : NULL))
         return oom(E);
     c->complete = 1;
     for (uint32_t i = 0; i < c->size; i++) {
@@ -500,6 +528,7 @@ static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struc
         c->root_rank = root_rank == RT_NONE ? 0 : root_rank;
         c->first_rank = r;
         c->first_ev = j;
+        c->seq = seq;
         E->res->collectives++;
     } else {
         id = (uint32_t)*cid;
@@ -588,37 +617,100 @@ static int enter_call(struct engine *E, uint32_t r, uint64_t j, rt_time_ps t, in
 
 /* ------------------------------------------------------------------ network */
 
+/* A message's port gap, eager hold and wire time from @p src injected at @p inject, with the
+ * bursty traffic and network noise drawn for it under @p key. Returns 1 in a burst, 0 out of
+ * one, -1 out of memory. */
+static int net_timing(struct engine *E, uint32_t src, rt_time_ps inject, rt_bytes m, uint64_t key,
+                      rt_time_ps *wire, rt_time_ps *gap, rt_time_ps *hold)
+{
+    int on = 0;
+    if (E->burst.chain) {
+        on = rt__burst_on(&E->burst, src, inject);
+        if (on < 0)
+            return -1;
+        if (on && *wire > 0) { /* the port and the eager hold stretch as the wire time does */
+            const struct rt_model *mod = &E->o->model;
+            rt_time_ps lat = mod->ops->wire(&mod->params, 0);
+            lat = lat < *wire ? lat : *wire;
+            rt_time_ps w = rt__burst_wire(E->o->net_burst, lat, *wire - lat);
+            double ratio = (double)w / (double)*wire;
+            *gap = (rt_time_ps)llround((double)*gap * ratio);
+            *hold = (rt_time_ps)llround((double)*hold * ratio);
+            E->res->burst_ps += w - *wire;
+            *wire = w;
+        }
+    }
+    if (E->o->net_noise) {
+        uint64_t st = rt_rng_stream(E->o->seed, E->o->run, key);
+        rt_time_ps d = rt_ns_to_ps(rt_dist_sample_ns(E->o->net_noise, &st));
+        E->res->net_noise_ps = E->res->net_noise_ps > INT64_MAX - d ? INT64_MAX : E->res->net_noise_ps + d;
+        *wire += d;
+    }
+    return on;
+}
+
+/* The port gap of a message: stretched if it was injected in a burst (see net_timing). */
+static rt_time_ps msg_gap(const struct engine *E, const struct msg *m)
+{
+    const struct rt_model *mod = &E->o->model;
+    rt_time_ps gap = mod->ops->gap(&mod->params, m->bytes);
+    rt_time_ps wire = mod->ops->wire(&mod->params, m->bytes);
+    if (!(m->flags & M_BURST) || wire <= 0)
+        return gap;
+    rt_time_ps lat = mod->ops->wire(&mod->params, 0);
+    lat = lat < wire ? lat : wire;
+    return (rt_time_ps)llround((double)gap * (double)rt__burst_wire(E->o->net_burst, lat, wire - lat) / (double)wire);
+}
+
 static int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
 {
     struct msg *m = &E->msgs[id];
     const struct rt_model *mod = &E->o->model;
     struct rank *S = &E->ranks[m->src];
-    rt_time_ps gap = mod->ops->gap(&mod->params, m->bytes);
     rt_time_ps start = now > S->tx_free ? now : S->tx_free;
+    rt_time_ps gap = mod->ops->gap(&mod->params, m->bytes), wire = mod->ops->wire(&mod->params, m->bytes),
+               hold = mod->ops->send_hold(&mod->params, m->bytes);
+    if (rt_replay_options_noisy(E->o)) { /* one draw per message, keyed by its sender and send event */
+        uint64_t key = (uint64_t)m->src << 40 | (m->send_ev & ((1ull << 40) - 1));
+        int on = net_timing(E, m->src, start, m->bytes, key, &wire, &gap, &hold);
+        if (on < 0)
+            return oom(E);
+        if (on)
+            m->flags |= M_BURST;
+    }
     S->tx_free = start + gap;
     if (!(m->flags & M_RDV)) {
-        m->send_done = start + mod->ops->send_hold(&mod->params, m->bytes); /* eager */
+        m->send_done = cpu(E, m->src, start + hold, 0); /* eager */
         m->flags |= M_SDONE;
         if (wake(E, m->src, m->send_done))
             return E->failed;
     }
-    rt_time_ps wire = mod->ops->wire(&mod->params, m->bytes);
-    if (E->o->net_noise) { /* one draw per message, keyed by its sender and send event */
-        uint64_t key = (uint64_t)m->src << 40 | (m->send_ev & ((1ull << 40) - 1));
-        uint64_t st = rt_rng_stream(E->o->seed, E->o->run, key);
-        rt_time_ps d = rt_ns_to_ps(rt_dist_sample_ns(E->o->net_noise, &st));
-        E->res->net_noise_ps = E->res->net_noise_ps > INT64_MAX - d ? INT64_MAX : E->res->net_noise_ps + d;
-        wire += d;
-    }
     return push(E, start + wire, Q_ARRIVE, id);
+}
+
+/* ------------------------------------------------------------------ collectives' noise */
+
+static rt_time_ps coll_cpu(void *ud, uint32_t i, rt_time_ps t, rt_time_ps work)
+{
+    struct coll_noise *h = ud;
+    return cpu(h->E, member_row(h->E, h->c, i), t, work);
+}
+
+static int coll_net(void *ud, uint32_t a, uint32_t b, uint64_t idx, rt_time_ps inject, rt_bytes m, rt_time_ps *wire,
+                    rt_time_ps *gap, rt_time_ps *hold)
+{
+    struct coll_noise *h = ud;
+    (void)b;
+    /* keyed by the instance (communicator, number) and the message's place in the algorithm */
+    uint64_t key = rt_rng_stream(DOMAIN_COLL, (uint64_t)h->c->comm << 40 ^ h->c->seq, idx) | 1ull << 63;
+    return net_timing(h->E, member_row(h->E, h->c, a), inject, m, key, wire, gap, hold) < 0 ? RT_ENOMEM : RT_OK;
 }
 
 static int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
 {
     struct msg *m = &E->msgs[id];
-    const struct rt_model *mod = &E->o->model;
     struct rank *D = &E->ranks[m->dst];
-    rt_time_ps gap = mod->ops->gap(&mod->params, m->bytes);
+    rt_time_ps gap = msg_gap(E, m);
     /* The receive port takes one message at a time: a message arriving while it is busy
      * is delivered one gap after the previous one. */
     rt_time_ps delivered = D->rx_free == NEVER || now >= D->rx_free + gap ? now : D->rx_free + gap;
@@ -636,14 +728,15 @@ static int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
 
 /* ------------------------------------------------------------------ ranks */
 
-static rt_time_ps local_time(const struct engine *E, const struct rank *R, const struct rt_event *e)
+static rt_time_ps local_time(struct engine *E, const struct rank *R, const struct rt_event *e)
 {
     if (R->depth > 0 && R->call_ops)
         return R->clock; /* inside a communicating call the model decides */
     rt_time_ns gap = e->time - R->last_meas;
-    if (gap <= 0 || E->o->compute_scale == 0)
-        return R->clock;
-    return R->clock + (rt_time_ps)((double)gap * 1e3 * E->o->compute_scale + 0.5);
+    rt_time_ps work = 0;
+    if (gap > 0 && E->o->compute_scale != 0)
+        work = (rt_time_ps)((double)gap * 1e3 * E->o->compute_scale + 0.5);
+    return cpu(E, (uint32_t)(R - E->ranks), R->clock, work);
 }
 
 enum { STEP_OK, STEP_BLOCK, STEP_FAIL };
@@ -679,6 +772,7 @@ static int step(struct engine *E, uint32_t r)
             for (uint32_t i = 0; i < R->nwaits; i++)
                 msg_release(E, R->waits[i]);
             R->nwaits = 0;
+            t = cpu(E, r, t, 0); /* resumes after the detour it may have ended in */
         } else {
             t = local_time(E, R, e);
         }
@@ -733,8 +827,8 @@ static int step(struct engine *E, uint32_t r)
             return STEP_BLOCK;
         rt_time_ps done = is_recv ? m->recv_done : m->send_done;
         t = done > R->clock ? done : R->clock;
-        if (is_recv) /* the CPU takes the message: receive overhead, one message at a time */
-            t += E->o->model.ops->o_recv(&E->o->model.params, m->bytes);
+        /* the CPU takes the message: receive overhead, one message at a time */
+        t = cpu(E, r, t, is_recv ? E->o->model.ops->o_recv(&E->o->model.params, m->bytes) : 0);
         rt__map_del(&R->pending, key, 0);
         msg_release(E, (uint32_t)p);
         break;
@@ -750,7 +844,7 @@ static int step(struct engine *E, uint32_t r)
             if (!c->complete)
                 return STEP_BLOCK;
             rt_time_ps done = c->mem[(p & ~COLL_BIT) >> 32].done; /* this member's own end */
-            t = done > R->clock ? done : R->clock;
+            t = cpu(E, r, done > R->clock ? done : R->clock, 0);
             rt__map_del(&R->pending, e->ref, 0);
             if (--c->refs == 0)
                 coll_release(E, (uint32_t)p);
@@ -867,6 +961,20 @@ void rt_replay_options_default(struct rt_replay_options *o)
     o->eager_limit = 64 * 1024;
 }
 
+int rt_replay_options_noisy(const struct rt_replay_options *o)
+{
+    return o->net_noise || o->os_noise || o->net_burst;
+}
+
+struct rt_replay_options rt_replay_options_noise_free(const struct rt_replay_options *o)
+{
+    struct rt_replay_options q = *o;
+    q.net_noise = NULL;
+    q.os_noise = NULL;
+    q.net_burst = NULL;
+    return q;
+}
+
 void rt_replay_result_destroy(struct rt_replay_result *r)
 {
     if (!r)
@@ -933,6 +1041,19 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
             goto done;
         }
     }
+    if (opts->os_noise && rt_os_noise_sources(opts->os_noise)) {
+        E.nsrc = rt_os_noise_sources(opts->os_noise);
+        E.os = (struct rt__os_ctx){opts->os_noise, opts->seed, opts->run};
+        E.cursors = calloc((size_t)(E.nranks ? E.nranks : 1) * E.nsrc, sizeof *E.cursors);
+        if (!E.cursors) {
+            rc = oom(&E);
+            goto done;
+        }
+    }
+    if (opts->net_burst && rt__burst_state_init(&E.burst, opts->net_burst, opts->seed, opts->run, E.nranks)) {
+        rc = oom(&E);
+        goto done;
+    }
     rt__map_init(&E.chan_of);
     rt__map_init(&E.coll_of);
     rt__map_init(&E.coll_seq);
@@ -972,7 +1093,8 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     uint64_t mem = (uint64_t)E.capmsgs * sizeof(struct msg) + E.capheap * sizeof(struct qent) +
                    (uint64_t)E.capchans * sizeof(struct chan) + (uint64_t)E.capcolls * sizeof(struct coll) +
                    rt__map_memory(&E.chan_of) + rt__map_memory(&E.coll_of) + rt__map_memory(&E.coll_seq) +
-                   rt__map_memory(&E.comm_rank) + E.coll_bytes_peak +
+                   rt__map_memory(&E.comm_rank) + E.coll_bytes_peak + rt__burst_state_memory(&E.burst) +
+                   (uint64_t)E.nranks * E.nsrc * sizeof *E.cursors +
                    (uint64_t)E.nranks * sizeof(struct rank);
     for (uint32_t r = 0; r < E.nranks; r++)
         mem += rt__map_memory(&E.ranks[r].pending) + E.ranks[r].capwaits * sizeof(uint32_t);
@@ -984,6 +1106,8 @@ done:
             free(E.ranks[r].waits);
         }
     free(E.ranks);
+    free(E.cursors);
+    rt__burst_state_free(&E.burst);
     free(E.heap);
     free(E.msgs);
     free(E.chans);

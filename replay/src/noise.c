@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "noise_internal.h"
 #include "retime/units.h"
 
 #define PI 3.14159265358979323846
@@ -52,7 +53,7 @@ double rt_rng_uniform(uint64_t *state)
 
 /* Looks up KEY=VALUE in a comma-separated list; returns a pointer to the value (up to ',' or
  * the end) and its length, or NULL. */
-static const char *param(const char *args, const char *key, size_t *len)
+const char *rt__noise_param(const char *args, const char *key, size_t *len)
 {
     size_t klen = strlen(key);
     for (const char *p = args; p && *p;) {
@@ -67,10 +68,10 @@ static const char *param(const char *args, const char *key, size_t *len)
     return NULL;
 }
 
-static int get(const char *spec, const char *args, const char *key, int is_time, double *out, rt_error *err)
+int rt__noise_get(const char *spec, const char *args, const char *key, int is_time, double *out, rt_error *err)
 {
     size_t n;
-    const char *v = param(args, key, &n);
+    const char *v = rt__noise_param(args, key, &n);
     char buf[64];
     if (!v)
         return rt_error_set(err, RT_EINVAL, "noise '%s': needs %s=", spec, key);
@@ -86,7 +87,7 @@ static int get(const char *spec, const char *args, const char *key, int is_time,
 }
 
 /* Checks that @p args names only the keys in @p keys (NULL-terminated). */
-static int only(const char *spec, const char *args, const char *const *keys, rt_error *err)
+int rt__noise_only(const char *spec, const char *args, const char *const *keys, rt_error *err)
 {
     for (const char *p = args; p && *p;) {
         const char *end = strchr(p, ',');
@@ -122,12 +123,12 @@ static int load_empirical(const char *spec, const char *args, struct rt_dist *d,
     path[plen] = '\0';
     const char *rest = args[plen] ? args + plen + 1 : "";
     static const char *const keys[] = {"size", NULL};
-    int rc = only(spec, rest, keys, err);
+    int rc = rt__noise_only(spec, rest, keys, err);
     if (rc)
         return rc;
     rt_bytes want = UINT64_MAX;
     size_t n;
-    const char *sv = param(rest, "size", &n);
+    const char *sv = rt__noise_param(rest, "size", &n);
     if (sv) {
         char buf[64];
         rt_error e = {0};
@@ -249,9 +250,9 @@ int rt_dist_parse(const char *spec, rt_dist **out, rt_error *err)
         *out = d;
         return RT_OK;
     }
-    if ((rc = only(spec, args, tab[i].keys, err)) || (rc = get(spec, args, tab[i].keys[0], tab[i].time[0], &d->a, err)))
+    if ((rc = rt__noise_only(spec, args, tab[i].keys, err)) || (rc = rt__noise_get(spec, args, tab[i].keys[0], tab[i].time[0], &d->a, err)))
         goto fail;
-    if (tab[i].keys[1] && (rc = get(spec, args, tab[i].keys[1], tab[i].time[1], &d->b, err)))
+    if (tab[i].keys[1] && (rc = rt__noise_get(spec, args, tab[i].keys[1], tab[i].time[1], &d->b, err)))
         goto fail;
     rc = RT_ERANGE;
     switch (d->kind) {

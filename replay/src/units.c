@@ -112,6 +112,20 @@ int rt_parse_ns_per_byte(const char *s, double *ns_per_byte, rt_error *err)
                         "bad inverse bandwidth '%s': unit must be TIME/SIZE (ns/B, us/KB) or SIZE/s (GB/s)", s);
 }
 
+int rt_parse_rate_per_ns(const char *s, double *per_ns, rt_error *err)
+{
+    double x;
+    const char *u;
+    int rc = split_number(s, &x, &u, "rate", err);
+    if (rc)
+        return rc;
+    const struct unit *unit = *u == '/' ? find_unit(time_units, u + 1, strlen(u + 1)) : NULL;
+    if (!unit)
+        return rt_error_set(err, RT_EUNIT, "bad rate '%s': needs a unit /ns, /us, /ms or /s (e.g. 0.2/us)", s);
+    *per_ns = x / unit->factor;
+    return RT_OK;
+}
+
 int rt_parse_number(const char *s, double *x, rt_error *err)
 {
     char *end = NULL;

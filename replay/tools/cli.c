@@ -131,9 +131,17 @@ const char cli_model_usage[] =
     "           collectives: barrier=dissemination, bcast|reduce|gather|scatter=binomial,\n"
     "           allreduce=recdbl|ring|rabenseifner, allgather=ring|recdbl, alltoall=pairwise,\n"
     "           scan=recdbl; auto (default) picks by size as MPICH does\n"
-    "  noise:   --net-noise DIST [--seed N]   extra delay per message on the wire; DIST is\n"
+    "  noise:   [--seed N]  every draw is a function of (seed, run, what it is for)\n"
+    "           --net-noise DIST   extra delay per message on the wire; DIST is\n"
     "           exp:mean=T | lognormal:median=T,sigma=S | pareto:scale=T,shape=A |\n"
-    "           uniform:min=T,max=T | normal:mean=T,sd=T | empirical:FILE[,size=SIZE]\n";
+    "           uniform:min=T,max=T | normal:mean=T,sd=T | empirical:FILE[,size=SIZE]\n"
+    "           --os-noise SRC     CPU detours per rank (repeatable; sources add up); SRC is\n"
+    "           periodic:period=T,duration=T[,phase=random|aligned] |\n"
+    "           poisson:interval=T,duration=T|DIST (DIST last) | file:PATH[,coscheduled]\n"
+    "           each with an optional ranks=A or ranks=A-B\n"
+    "           --net-burst mmpp:sigma1=R,sigma2=R|on=T,off=T,latency=F,bandwidth=F[,scope=global|rank]\n"
+    "           bursty background traffic (rates as 0.2/us): in a burst the wire latency is\n"
+    "           multiplied by latency= and the bandwidth by bandwidth=\n";
 
 void model_cli_init(struct model_cli *m)
 {
@@ -190,6 +198,16 @@ int model_cli_option(struct args *a, struct model_cli *m)
         if (!v || !*v)
             return cli_die("--net-noise needs a distribution (e.g. exp:mean=1us)"), -1;
         m->net_noise_spec = v;
+    } else if (cli_opt(a, "--os-noise", &v)) {
+        if (!v || !*v)
+            return cli_die("--os-noise needs a source (e.g. periodic:period=1ms,duration=25us)"), -1;
+        if (m->n_os_noise == sizeof m->os_noise_spec / sizeof m->os_noise_spec[0])
+            return cli_die("--os-noise: at most %zu sources", sizeof m->os_noise_spec / sizeof m->os_noise_spec[0]), -1;
+        m->os_noise_spec[m->n_os_noise++] = v;
+    } else if (cli_opt(a, "--net-burst", &v)) {
+        if (!v || !*v)
+            return cli_die("--net-burst needs a spec (e.g. mmpp:on=5us,off=20us,latency=3,bandwidth=0.5)"), -1;
+        m->net_burst_spec = v;
     } else if (cli_opt(a, "--seed", &v)) {
         char *end = NULL;
         if (!v || !*v || *v == '-' || (errno = 0, m->seed = strtoull(v, &end, 10), errno) || *end)
@@ -276,6 +294,13 @@ int model_cli_finish(struct model_cli *m, struct rt_replay_options *o)
     if (m->net_noise_spec && rt_dist_parse(m->net_noise_spec, &m->net_noise, &err))
         return cli_die("--net-noise: %s", err.msg);
     o->net_noise = m->net_noise;
+    for (unsigned i = 0; i < m->n_os_noise; i++)
+        if (rt_os_noise_add(&m->os_noise, m->os_noise_spec[i], &err))
+            return cli_die("--os-noise: %s", err.msg);
+    o->os_noise = m->os_noise;
+    if (m->net_burst_spec && rt_burst_parse(m->net_burst_spec, &m->net_burst, &err))
+        return cli_die("--net-burst: %s", err.msg);
+    o->net_burst = m->net_burst;
     o->seed = m->seed;
     return 0;
 }
@@ -283,7 +308,65 @@ int model_cli_finish(struct model_cli *m, struct rt_replay_options *o)
 void model_cli_free(struct model_cli *m)
 {
     rt_dist_free(m->net_noise);
+    rt_os_noise_free(m->os_noise);
+    rt_burst_free(m->net_burst);
     m->net_noise = NULL;
+    m->os_noise = NULL;
+    m->net_burst = NULL;
+}
+
+void model_cli_noise_describe(FILE *f, const struct model_cli *m)
+{
+    char a[32];
+    if (!m->net_noise && !m->os_noise && !m->net_burst)
+        return;
+    const char *sep = "";
+    if (m->net_noise) {
+        fprintf(f, "net %s (mean %s per message)", m->net_noise_spec,
+                rt_format_time(a, sizeof a, rt_dist_mean_ns(m->net_noise)));
+        sep = "; ";
+    }
+    for (unsigned i = 0; i < m->n_os_noise; i++, sep = "; ")
+        fprintf(f, "%sos %s", sep, m->os_noise_spec[i]);
+    if (m->os_noise)
+        fprintf(f, " (%.3g%% of rank 0's CPU)", 100.0 * rt_os_noise_load(m->os_noise, 0));
+    if (m->net_burst) {
+        fprintf(f, "%sburst %s (on %.3g%% of the time)", sep, m->net_burst_spec, 100.0 * rt_burst_on_share(m->net_burst));
+        sep = "; ";
+    }
+    fprintf(f, "; seed %" PRIu64, m->seed);
+}
+
+void model_cli_noise_json(FILE *f, const struct model_cli *m)
+{
+    if (!m->net_noise && !m->os_noise && !m->net_burst) {
+        fprintf(f, "null");
+        return;
+    }
+    fprintf(f, "{\"seed\": %" PRIu64 ", \"net\": ", m->seed);
+    if (m->net_noise) {
+        cli_json_string(f, m->net_noise_spec);
+        fprintf(f, ", \"net_mean_ns\": ");
+        cli_print_double(f, rt_dist_mean_ns(m->net_noise));
+    } else {
+        fprintf(f, "null, \"net_mean_ns\": null");
+    }
+    fprintf(f, ", \"os\": [");
+    for (unsigned i = 0; i < m->n_os_noise; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        cli_json_string(f, m->os_noise_spec[i]);
+    }
+    fprintf(f, "], \"os_load_rank0\": ");
+    cli_print_double(f, m->os_noise ? rt_os_noise_load(m->os_noise, 0) : 0.0);
+    fprintf(f, ", \"burst\": ");
+    if (m->net_burst) {
+        cli_json_string(f, m->net_burst_spec);
+        fprintf(f, ", \"burst_on_share\": ");
+        cli_print_double(f, rt_burst_on_share(m->net_burst));
+    } else {
+        fprintf(f, "null, \"burst_on_share\": null");
+    }
+    fputc('}', f);
 }
 
 static void param_text(FILE *f, const struct rt_param_desc *d, double v)

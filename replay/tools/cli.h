@@ -55,6 +55,11 @@ struct model_cli {
     int beta_table;          /* --beta-table: Hockney's β per size from the parameter file */
     const char *net_noise_spec; /* --net-noise DIST */
     rt_dist *net_noise;      /* parsed by model_cli_finish, freed by model_cli_free */
+    const char *os_noise_spec[8]; /* --os-noise SOURCE, repeatable */
+    unsigned n_os_noise;
+    rt_os_noise *os_noise;   /* parsed by model_cli_finish */
+    const char *net_burst_spec; /* --net-burst mmpp:... */
+    rt_burst *net_burst;     /* parsed by model_cli_finish */
     uint64_t seed;           /* --seed */
 };
 
@@ -72,6 +77,12 @@ extern const char cli_model_usage[];
 void model_cli_describe(FILE *f, const struct rt_replay_options *o);
 /* JSON object {"name": ..., "alpha_ns": ..., "eager_limit_bytes": ..., "compute_scale": ...}. */
 void model_cli_json(FILE *f, const struct rt_replay_options *o);
+
+/* The noise options as one line of text ("net exp:mean=1us (mean 1us per message); os
+ * periodic:...; seed 7"), or nothing when there is no noise. */
+void model_cli_noise_describe(FILE *f, const struct model_cli *m);
+/* JSON object {"seed": ..., "net": ..., "net_mean_ns": ..., "os": [...], "burst": ...} ("null" without noise). */
+void model_cli_noise_json(FILE *f, const struct model_cli *m);
 
 int cmd_replay(struct args *a);
 int cmd_sweep(struct args *a);

@@ -40,8 +40,19 @@ struct rt_replay_options {
      *  this distribution (NULL: none) in the random stream keyed by (seed, run, sender rank,
      *  send event index), so it does not depend on the order of the replay. */
     const rt_dist *net_noise;
+    /** OS noise: CPU detours per rank (NULL: none). They stretch compute intervals and the
+     *  model's CPU overheads (o_s, o_r), and a rank cannot resume during one; never the wire. */
+    const rt_os_noise *os_noise;
+    /** Bursty background traffic: a two-state Markov chain whose "on" state slows the wire
+     *  (NULL: none). */
+    const rt_burst *net_burst;
     uint64_t seed, run;
 };
+
+/** Whether @p o injects any noise (then runs with different rt_replay_options.run differ). */
+int rt_replay_options_noisy(const struct rt_replay_options *o);
+/** @p o without its noise: the noise-free replay that noisy runs are compared with. */
+struct rt_replay_options rt_replay_options_noise_free(const struct rt_replay_options *o);
 
 /**
  * Parses a collective algorithm choice "OP=ALGO[,OP=ALGO...]" (e.g. "allreduce=ring,bcast=binomial")
@@ -71,6 +82,8 @@ struct rt_replay_result {
     uint64_t collectives;         /**< collective instances replayed */
     uint64_t peak_bytes;          /**< engine memory high-water mark (excluding the trace) */
     rt_time_ps net_noise_ps;      /**< network noise injected, summed over messages */
+    rt_time_ps os_noise_ps;       /**< CPU time lost to OS detours, summed over ranks */
+    rt_time_ps burst_ps;          /**< extra wire time of messages sent in a burst, summed */
 };
 
 /** Fills @p o with defaults: Hockney α = β = 0, compute scale 1, eager limit 64 KiB. */

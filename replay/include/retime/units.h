@@ -20,6 +20,8 @@ int rt_parse_bytes(const char *s, rt_bytes *bytes, rt_error *err);
  * bandwidth SIZE/s such as 10GB/s or 1.25GiB/s (converted to its inverse).
  */
 int rt_parse_ns_per_byte(const char *s, double *ns_per_byte, rt_error *err);
+/** Parses a rate, a number per time unit (0.2/us, 5/ms, 1e4/s), into events per ns. */
+int rt_parse_rate_per_ns(const char *s, double *per_ns, rt_error *err);
 /** Parses a plain finite number (no unit). */
 int rt_parse_number(const char *s, double *x, rt_error *err);
 /** Writes a duration given in ns with a fitting unit ("2.122us", "11.526us", "3.2ms"). */

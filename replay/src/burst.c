@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bursty background traffic: an interrupted Poisson process's two-state Markov chain
+ * (004, section 2.1: the chain leaves state 1, "on", at rate sigma1 and state 2, "off", at
+ * rate sigma2). A chain's switching times are drawn from its own random stream and kept, so
+ * that its state can be asked for at any time, in any order; they take 8 bytes per switch
+ * up to the latest time asked for.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "noise_internal.h"
+#include "retime/model.h"
+#include "retime/units.h"
+
+#define DOMAIN_BURST 0x4255525354ull /* "BURST" */
+
+struct rt_burst {
+    double leave_on, leave_off; /* sigma1, sigma2 [1/ns] */
+    double latency, bandwidth;  /* factors during a burst */
+    int per_rank;
+};
+
+static int rate(const char *spec, const char *args, const char *rkey, const char *tkey, double *out, rt_error *err)
+{
+    size_t n;
+    const char *v = rt__noise_param(args, rkey, &n);
+    char buf[64];
+    rt_error e = {0};
+    if (v) {
+        if (n >= sizeof buf)
+            return rt_error_set(err, RT_EINVAL, "burst '%s': value of %s too long", spec, rkey);
+        memcpy(buf, v, n);
+        buf[n] = '\0';
+        if (rt_parse_rate_per_ns(buf, out, &e))
+            return rt_error_set(err, RT_EUNIT, "burst '%s': %s: %s", spec, rkey, e.msg);
+    } else {
+        double mean;
+        if (!rt__noise_param(args, tkey, &n))
+            return rt_error_set(err, RT_EINVAL, "burst '%s': needs %s= (a rate) or %s= (a mean duration)", spec, rkey,
+                                tkey);
+        int rc = rt__noise_get(spec, args, tkey, 1, &mean, err);
+        if (rc)
+            return rc;
+        *out = mean > 0 ? 1.0 / mean : 0;
+    }
+    if (!(*out > 0) || !isfinite(*out))
+        return rt_error_set(err, RT_ERANGE, "burst '%s': %s must be above 0", spec, rkey);
+    if (v && rt__noise_param(args, tkey, &n))
+        return rt_error_set(err, RT_EINVAL, "burst '%s': give %s= or %s=, not both", spec, rkey, tkey);
+    return RT_OK;
+}
+
+int rt_burst_parse(const char *spec, rt_burst **out, rt_error *err)
+{
+    static const char *const keys[] = {"sigma1", "sigma2", "on", "off", "latency", "bandwidth", "scope", NULL};
+    *out = NULL;
+    if (!spec || strncmp(spec, "mmpp:", 5) != 0)
+        return rt_error_set(err, RT_EINVAL, "burst '%s': expected mmpp:KEY=VALUE,...", spec ? spec : "");
+    const char *args = spec + 5;
+    struct rt_burst b = {.latency = 1, .bandwidth = 1};
+    size_t n;
+    int rc;
+    if ((rc = rt__noise_only(spec, args, keys, err)) || (rc = rate(spec, args, "sigma1", "on", &b.leave_on, err)) ||
+        (rc = rate(spec, args, "sigma2", "off", &b.leave_off, err)))
+        return rc;
+    if (rt__noise_param(args, "latency", &n) && (rc = rt__noise_get(spec, args, "latency", 0, &b.latency, err)))
+        return rc;
+    if (rt__noise_param(args, "bandwidth", &n) && (rc = rt__noise_get(spec, args, "bandwidth", 0, &b.bandwidth, err)))
+        return rc;
+    if (!(b.latency > 0) || !(b.bandwidth > 0) || b.latency > 1e6 || b.bandwidth < 1e-6)
+        return rt_error_set(err, RT_ERANGE, "burst '%s': latency and bandwidth factors must be above 0 (and sane)", spec);
+    const char *sc = rt__noise_param(args, "scope", &n);
+    if (sc && n == 4 && !strncmp(sc, "rank", 4))
+        b.per_rank = 1;
+    else if (sc && !(n == 6 && !strncmp(sc, "global", 6)))
+        return rt_error_set(err, RT_EINVAL, "burst '%s': scope must be global or rank", spec);
+    if (!(*out = malloc(sizeof **out)))
+        return rt_error_set(err, RT_ENOMEM, "out of memory");
+    **out = b;
+    return RT_OK;
+}
+
+void rt_burst_free(rt_burst *b)
+{
+    free(b);
+}
+
+double rt_burst_on_share(const rt_burst *b)
+{
+    return b->leave_off / (b->leave_on + b->leave_off);
+}
+
+/* ------------------------------------------------------------------ chains */
+
+int rt__burst_state_init(struct rt__burst_state *st, const rt_burst *b, uint64_t seed, uint64_t run, uint32_t ranks)
+{
+    memset(st, 0, sizeof *st);
+    st->burst = b;
+    st->seed = seed;
+    st->run = run;
+    st->nchains = b->per_rank ? (ranks ? ranks : 1) : 1;
+    st->chain = calloc(st->nchains, sizeof *st->chain);
+    return st->chain ? RT_OK : RT_ENOMEM;
+}
+
+void rt__burst_state_free(struct rt__burst_state *st)
+{
+    for (uint32_t i = 0; st->chain && i < st->nchains; i++)
+        free(st->chain[i].sw);
+    free(st->chain);
+    st->chain = NULL;
+}
+
+uint64_t rt__burst_state_memory(const struct rt__burst_state *st)
+{
+    uint64_t m = (uint64_t)st->nchains * sizeof *st->chain;
+    for (uint32_t i = 0; st->chain && i < st->nchains; i++)
+        m += st->chain[i].cap * sizeof(rt_time_ps);
+    return m;
+}
+
+int rt__burst_on(struct rt__burst_state *st, uint32_t sender, rt_time_ps t)
+{
+    const rt_burst *b = st->burst;
+    uint32_t id = b->per_rank ? sender : 0;
+    if (id >= st->nchains)
+        id = st->nchains - 1;
+    struct rt__burst_chain *c = &st->chain[id];
+    if (!c->started) {
+        c->rng = rt_rng_stream(st->seed, st->run, rt_rng_stream(DOMAIN_BURST, b->per_rank ? id : UINT64_MAX, 0));
+        c->on0 = rt_rng_uniform(&c->rng) < rt_burst_on_share(b); /* stationary at time 0 */
+        c->started = 1;
+    }
+    while (c->n == 0 || c->sw[c->n - 1] <= t) { /* make switches until one lies after t */
+        if (c->n == c->cap) {
+            size_t ncap = c->cap ? c->cap * 2 : 64;
+            rt_time_ps *q = realloc(c->sw, ncap * sizeof *q);
+            if (!q)
+                return -1;
+            c->sw = q;
+            c->cap = ncap;
+        }
+        int on = (c->on0 ^ (c->n & 1)) != 0; /* the state before this switch */
+        double r = on ? b->leave_on : b->leave_off;
+        rt_time_ps prev = c->n ? c->sw[c->n - 1] : 0;
+        rt_time_ps d = rt_ns_to_ps(-log(rt_rng_uniform(&c->rng)) / r);
+        c->sw[c->n++] = prev + (d > 0 ? d : 1);
+    }
+    size_t lo = 0, hi = c->n; /* switches at or before t */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c->sw[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (c->on0 ^ (lo & 1)) != 0;
+}
+
+rt_time_ps rt__burst_wire(const rt_burst *b, rt_time_ps lat, rt_time_ps xfer)
+{
+    return (rt_time_ps)llround((double)lat * b->latency + (double)xfer / b->bandwidth);
+}
