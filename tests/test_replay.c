@@ -40,7 +40,9 @@ static const struct rt_model_params logp_params = {
 
 static const char *model_name = "hockney"; /* the model replay() uses */
 static const rt_dist *net_noise;          /* and its network noise */
-static uint64_t noise_seed;
+static const rt_os_noise *os_noise;       /* OS noise */
+static const rt_burst *net_burst;         /* bursty traffic */
+static uint64_t noise_seed, noise_run;
 
 static int replay(const char *dir, double scale, rt_bytes eager, struct rt_replay_result **res, rt_error *err,
                   const char *region, struct rt_region_instance *first_inst, uint64_t *ninst)
@@ -56,7 +58,10 @@ static int replay(const char *dir, double scale, rt_bytes eager, struct rt_repla
     o.compute_scale = scale;
     o.eager_limit = eager;
     o.net_noise = net_noise;
+    o.os_noise = os_noise;
+    o.net_burst = net_burst;
     o.seed = noise_seed;
+    o.run = noise_run;
     int rc = rt_trace_open(dir, &t, err);
     if (rc)
         return rc;
@@ -561,6 +566,236 @@ static void test_net_noise_absorbed(void)
     rt_dist_free(d);
 }
 
+/* ------------------------------------------------------------------ OS noise and bursts */
+
+static rt_os_noise *os_noise_of(const char *spec)
+{
+    rt_os_noise *n = NULL;
+    rt_error err = {0};
+    CHECK_EQ_INT(rt_os_noise_add(&n, spec, &err), RT_OK);
+    if (err.msg[0])
+        fprintf(stderr, "%s: %s\n", spec, err.msg);
+    return n;
+}
+
+/* Replays @p dir (compute scale 1, eager) under OS noise @p spec; NULL on failure. */
+static struct rt_replay_result *replay_os(const char *dir, const char *spec)
+{
+    struct rt_replay_result *res = NULL;
+    rt_error err = {0};
+    rt_os_noise *n = spec ? os_noise_of(spec) : NULL;
+    os_noise = n;
+    CHECK_EQ_INT(replay(dir, 1, 65536, &res, &err, NULL, NULL, NULL), RT_OK);
+    os_noise = NULL;
+    rt_os_noise_free(n);
+    return res;
+}
+
+/* Rank 1 computes 10 µs and then waits for rank 0's message, sent after 100 µs of compute and
+ * delivered at 100 µs + T(1000). A detour of 30 µs on rank 1 falls into its slack
+ * (92.88 µs): absorbed, rank 1 ends exactly as without noise. A detour of 95 µs exceeds the
+ * slack: rank 1 ends at 95 + 10 µs, late by the excess only. */
+static void test_os_noise_slack(void)
+{
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 2);
+    tb_enter(b, 0, 0, "compute");
+    tb_leave(b, 0, 100000, "compute");
+    tb_call_send(b, 0, 100000, 100010, "MPI_Send", 1, 0, 1000);
+    tb_enter(b, 1, 0, "compute");
+    tb_leave(b, 1, 10000, "compute");
+    tb_call_recv(b, 1, 10000, 102900, 0, 0, 1000);
+    CHECK_EQ_INT(tb_close(b), 0);
+    struct rt_replay_result *clean = replay_os(dir, NULL);
+    struct rt_replay_result *small = replay_os(dir, "periodic:period=1s,duration=30us,phase=aligned,ranks=1");
+    struct rt_replay_result *big = replay_os(dir, "periodic:period=1s,duration=95us,phase=aligned,ranks=1");
+    if (clean && small && big) {
+        CHECK_EQ_INT(clean->predicted_end_ps[1], 100000000 + T_PS(1000));
+        CHECK_EQ_INT(small->os_noise_ps, 30000000);                       /* injected ... */
+        CHECK_EQ_INT(small->predicted_end_ps[1], clean->predicted_end_ps[1]); /* ... and absorbed */
+        CHECK_EQ_INT(small->predicted_end_ps[0], clean->predicted_end_ps[0]); /* rank 0 has none */
+        CHECK_EQ_INT(big->predicted_end_ps[1], 105000000);
+    }
+    rt_replay_result_destroy(clean);
+    rt_replay_result_destroy(small);
+    rt_replay_result_destroy(big);
+}
+
+/* A pipeline: rank i receives from i-1, computes 100 µs, sends 0 bytes to i+1. Detours of
+ * d = 7 µs with period p = 100 µs + d + T(0), aligned, hit every rank exactly once while it
+ * computes (and when its message arrives): the chain's end moves by P·d, the detours
+ * accumulate one by one. */
+static void test_os_noise_pipeline(void)
+{
+    const uint32_t P = 4;
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, P);
+    for (uint32_t r = 0; r < P; r++) {
+        uint64_t t = 0;
+        if (r > 0) {
+            tb_call_recv(b, r, 0, 101000 * r, r - 1, 0, 0);
+            t = 101000 * r;
+        }
+        tb_enter(b, r, t, "compute");
+        tb_leave(b, r, t + 100000, "compute");
+        if (r + 1 < P)
+            tb_call_send(b, r, t + 100000, t + 100010, "MPI_Send", r + 1, 0, 0);
+    }
+    CHECK_EQ_INT(tb_close(b), 0);
+    char spec[128];
+    struct rt_replay_result *clean = replay_os(dir, NULL);
+    snprintf(spec, sizeof spec, "periodic:period=%.3fns,duration=7us,phase=aligned",
+             (double)(100000000 + 7000000 + T_PS(0)) / 1000.0);
+    struct rt_replay_result *noisy = replay_os(dir, spec);
+    if (clean && noisy) {
+        CHECK_EQ_INT(clean->predicted_end_ps[P - 1], (int64_t)P * 100000000 + (P - 1) * T_PS(0));
+        CHECK_EQ_INT(noisy->predicted_end_ps[P - 1] - clean->predicted_end_ps[P - 1], (int64_t)P * 7000000);
+    }
+    rt_replay_result_destroy(clean);
+    rt_replay_result_destroy(noisy);
+}
+
+/* One rank computing C = 10 ms under Poisson detours of load ρ = mean duration / interval
+ * takes C / (1 - ρ) on average (the CPU is free a share 1 - ρ of the time). Every detour is
+ * on its path: the stretch equals the time lost. A file of detours repeats with its span:
+ * detours [0, 1) and [5, 6) µs, i.e. 2 µs busy in every 6 µs, stretch 600 µs of work
+ * (150 free windows of 4 µs) to 900 µs less the part of the last busy time it need not wait
+ * for: between 898 and 900 µs, whatever the offset. */
+static void test_os_noise_load(void)
+{
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 2);
+    for (uint32_t r = 0; r < 2; r++) {
+        tb_enter(b, r, 0, "compute");
+        tb_leave(b, r, r == 0 ? 10000000 : 600000, "compute");
+    }
+    CHECK_EQ_INT(tb_close(b), 0);
+    const double C = 10e6, rho = 0.1; /* ns */
+    double sum = 0;
+    const int seeds = 8;
+    for (int sd = 1; sd <= seeds; sd++) {
+        noise_seed = (uint64_t)sd;
+        struct rt_replay_result *res = replay_os(dir, "poisson:interval=10us,ranks=0,duration=exp:mean=1us");
+        if (res) {
+            CHECK_EQ_INT(res->predicted_end_ps[0] - (int64_t)(C * 1000), res->os_noise_ps);
+            sum += (double)res->predicted_end_ps[0] / 1e3;
+            CHECK_EQ_INT(res->predicted_end_ps[1], 600000000); /* ranks=0: rank 1 is quiet */
+        }
+        rt_replay_result_destroy(res);
+    }
+    /* per run: about C·ρ/(1-ρ)/1 µs = 1111 detours of mean 1 µs and sd 1 µs in a busy-period
+     * mix: sd of the total below 100 µs; tolerance 5 sd of the mean of 8 runs */
+    CHECK_NEAR(sum / seeds, C / (1 - rho), 5 * 100000.0 / sqrt((double)seeds));
+    char path[320];
+    snprintf(path, sizeof path, "%s/noise.txt", tmp_root);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs("# start duration [ns]\n0 1000\n5000 1000\n", f);
+        fclose(f);
+    }
+    char spec[400];
+    snprintf(spec, sizeof spec, "file:%s,coscheduled", path);
+    for (int sd = 1; sd <= 3; sd++) {
+        noise_seed = (uint64_t)sd;
+        struct rt_replay_result *res = replay_os(dir, spec);
+        if (res) {
+            int64_t e1 = res->predicted_end_ps[1];
+            CHECK(e1 >= 898000000 && e1 <= 900000000);
+        }
+        rt_replay_result_destroy(res);
+    }
+    noise_seed = 0;
+}
+
+/* Bursts: 2000 messages of 1000 B, 100 µs apart (far longer than the chain's memory,
+ * 1/(σ1+σ2) = 4 µs). A share σ2/(σ1+σ2) = 0.2 of them go in a burst, where T = 3α + 2βm:
+ * 5003.5 ns more. The share seen matches within 5 standard errors. */
+static void test_burst_share(void)
+{
+    const int N = 2000;
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 2);
+    for (int i = 0; i < N; i++) {
+        uint64_t t = (uint64_t)i * 100000;
+        tb_call_send(b, 0, t, t + 10, "MPI_Send", 1, 0, 1000);
+        tb_call_recv(b, 1, t, t + 3000, 0, 0, 1000);
+    }
+    CHECK_EQ_INT(tb_close(b), 0);
+    const char *specs[] = {"mmpp:on=5us,off=20us,latency=3,bandwidth=0.5",
+                           "mmpp:sigma1=0.2/us,sigma2=0.05/us,latency=3,bandwidth=0.5,scope=rank"};
+    for (int k = 0; k < 2; k++) {
+        rt_burst *bu = NULL;
+        rt_error err = {0};
+        CHECK_EQ_INT(rt_burst_parse(specs[k], &bu, &err), RT_OK);
+        CHECK_NEAR(bu ? rt_burst_on_share(bu) : 0, 0.2, 1e-12);
+        net_burst = bu;
+        noise_seed = 11;
+        struct rt_replay_result *res = NULL, *again = NULL;
+        CHECK_EQ_INT(replay(dir, 1, 65536, &res, &err, NULL, NULL, NULL), RT_OK);
+        CHECK_EQ_INT(replay(dir, 1, 65536, &again, &err, NULL, NULL, NULL), RT_OK);
+        if (res && again) {
+            double share = (double)res->burst_ps / 1e3 / 5003.5 / N;
+            CHECK_NEAR(share, 0.2, 5 * sqrt(0.2 * 0.8 / N));
+            CHECK_EQ_INT(res->predicted_ps, again->predicted_ps);
+        }
+        rt_replay_result_destroy(res);
+        rt_replay_result_destroy(again);
+        net_burst = NULL;
+        noise_seed = 0;
+        rt_burst_free(bu);
+    }
+}
+
+/* Network noise reaches the messages inside collectives: 100 barriers on 4 ranks (2 rounds of
+ * empty messages each), keyed by instance and message, so every run is reproducible; with
+ * all three noises, run 0 and run 1 of one seed differ and each repeats bit for bit. */
+static void test_collective_noise(void)
+{
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 4);
+    for (uint32_t r = 0; r < 4; r++)
+        for (int i = 0; i < 100; i++)
+            tb_collective(b, r, (uint64_t)i * 20000 + 1000 * r, (uint64_t)i * 20000 + 9000, "MPI_Barrier",
+                          OTF2_COLLECTIVE_OP_BARRIER, OTF2_UNDEFINED_UINT32, 0, 0);
+    CHECK_EQ_INT(tb_close(b), 0);
+    rt_error err = {0};
+    rt_dist *d = NULL;
+    rt_burst *bu = NULL;
+    CHECK_EQ_INT(rt_dist_parse("exp:mean=1us", &d, &err), RT_OK);
+    CHECK_EQ_INT(rt_burst_parse("mmpp:on=5us,off=5us,latency=2", &bu, &err), RT_OK);
+    rt_os_noise *n = os_noise_of("poisson:interval=20us,duration=2us");
+    struct rt_replay_result *clean = NULL, *r0 = NULL, *r0b = NULL, *r1 = NULL;
+    CHECK_EQ_INT(replay(dir, 1, 65536, &clean, &err, NULL, NULL, NULL), RT_OK);
+    net_noise = d;
+    net_burst = bu;
+    os_noise = n;
+    noise_seed = 5;
+    CHECK_EQ_INT(replay(dir, 1, 65536, &r0, &err, NULL, NULL, NULL), RT_OK);
+    CHECK_EQ_INT(replay(dir, 1, 65536, &r0b, &err, NULL, NULL, NULL), RT_OK);
+    noise_run = 1;
+    CHECK_EQ_INT(replay(dir, 1, 65536, &r1, &err, NULL, NULL, NULL), RT_OK);
+    net_noise = NULL;
+    net_burst = NULL;
+    os_noise = NULL;
+    noise_seed = noise_run = 0;
+    if (clean && r0 && r0b && r1) {
+        CHECK(r0->net_noise_ps > 100 * 4 * 2 * 500000); /* 800 messages of mean 1 µs */
+        CHECK(r0->burst_ps > 0);
+        CHECK(r0->predicted_ps > clean->predicted_ps);
+        CHECK(memcmp(r0->predicted_end_ps, r0b->predicted_end_ps, 4 * sizeof(rt_time_ps)) == 0);
+        CHECK_EQ_INT(r0->net_noise_ps, r0b->net_noise_ps);
+        CHECK_EQ_INT(r0->os_noise_ps, r0b->os_noise_ps);
+        CHECK(r1->predicted_ps != r0->predicted_ps);
+    }
+    rt_replay_result_destroy(clean);
+    rt_replay_result_destroy(r0);
+    rt_replay_result_destroy(r0b);
+    rt_replay_result_destroy(r1);
+    rt_dist_free(d);
+    rt_burst_free(bu);
+    rt_os_noise_free(n);
+}
+
 static void test_determinism(void)
 {
     char dir[300];
@@ -601,6 +836,11 @@ int main(void)
     test_logp_receive_overhead();
     test_net_noise_chain();
     test_net_noise_absorbed();
+    test_os_noise_slack();
+    test_os_noise_pipeline();
+    test_os_noise_load();
+    test_burst_share();
+    test_collective_noise();
     expect_error(build_unmatched_recv, 2, RT_EUNMATCHED,
                  "unmatched receive: rank 1 event 1 (MPI_Recv from rank 0, tag 3");
     expect_error(build_unmatched_send, 2, RT_EUNMATCHED, "unmatched send: rank 0 event 1 (MPI_Send to rank 1, tag 3");

@@ -220,6 +220,82 @@ static void test_noise(void)
     remove(f);
 }
 
+/* OS noise sources and burst specs: loads, and one clear error per bad spec. */
+static void test_os_noise_specs(void)
+{
+    rt_os_noise *n = NULL;
+    rt_error err = {0};
+    CHECK_EQ_INT(rt_os_noise_add(&n, "periodic:period=1ms,duration=25us", &err), RT_OK);
+    CHECK_EQ_INT(rt_os_noise_add(&n, "poisson:interval=100us,ranks=2-3,duration=lognormal:median=1us,sigma=0.5", &err),
+                 RT_OK);
+    CHECK_EQ_INT(rt_os_noise_sources(n), 2);
+    CHECK_NEAR(rt_os_noise_load(n, 0), 0.025, 1e-12);
+    CHECK_NEAR(rt_os_noise_load(n, 2), 0.025 + 1000 * exp(0.125) / 100000, 1e-12);
+    rt_os_noise_free(n);
+    const char *f = write_file("# LogGOPSim noise trace\n100 20\n\n50 10   # overlapping ones merge\n55 10\n");
+    char spec[256];
+    snprintf(spec, sizeof spec, "file:%s,coscheduled,ranks=1", f);
+    n = NULL;
+    CHECK_EQ_INT(rt_os_noise_add(&n, spec, &err), RT_OK);
+    CHECK_NEAR(rt_os_noise_load(n, 1), 35.0 / 120.0, 1e-12); /* [50,65) and [100,120) in 120 ns */
+    CHECK_NEAR(rt_os_noise_load(n, 0), 0, 0);
+    rt_os_noise_free(n);
+    remove(f);
+    const char *g = write_file("0 10\nten 5\n");
+    char gspec[256], gline[300];
+    snprintf(gspec, sizeof gspec, "file:%s", g);
+    snprintf(gline, sizeof gline, "%s:2: expected 'start duration' in ns", g);
+
+    const struct {
+        const char *spec, *msg;
+        int code;
+    } bad[] = {
+        {"periodic:period=1ms,duration=1ms", "needs 0 < duration < period", RT_ERANGE},
+        {"periodic:period=1ms", "needs duration=", RT_EINVAL},
+        {"periodic:period=1ms,duration=2us,phase=late", "phase must be random or aligned", RT_EINVAL},
+        {"periodic:period=1ms,duration=2us,ranks=3-1", "bad ranks '3-1'", RT_EINVAL},
+        {"periodic:period=1,duration=2us", "period: bad duration '1': needs a unit", RT_EUNIT},
+        {"poisson:interval=10us", "needs duration= (a time or a distribution), last", RT_EINVAL},
+        {"poisson:interval=10us,duration=exp:mean=10us", "the mean duration must be below the interval", RT_ERANGE},
+        {"poisson:interval=10us,duration=gauss:x=1", "duration: unknown noise distribution 'gauss'", RT_EINVAL},
+        {"file:/nonexistent-noise.txt", "/nonexistent-noise.txt: cannot open noise file", RT_ENOTFOUND},
+        {gspec, gline, RT_ECORRUPT},
+        {"jitter:x=1", "unknown OS noise 'jitter' (known: periodic, poisson, file)", RT_EINVAL},
+        {"", "empty OS noise source", RT_EINVAL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        n = NULL;
+        memset(&err, 0, sizeof err);
+        CHECK_EQ_INT(rt_os_noise_add(&n, bad[i].spec, &err), bad[i].code);
+        CHECK(n == NULL);
+        CHECK_CONTAINS(err.msg, bad[i].msg);
+    }
+    remove(g);
+
+    rt_burst *b = NULL;
+    CHECK_EQ_INT(rt_burst_parse("mmpp:sigma1=0.2/us,sigma2=0.8/us,latency=2", &b, &err), RT_OK);
+    CHECK_NEAR(b ? rt_burst_on_share(b) : 0, 0.8, 1e-12); /* 004 Fig. 1a */
+    rt_burst_free(b);
+    static const struct {
+        const char *spec, *msg;
+    } bbad[] = {
+        {"ipp:on=1us", "expected mmpp:KEY=VALUE"},
+        {"mmpp:on=1us,latency=2", "needs sigma2= (a rate) or off="},
+        {"mmpp:sigma1=0.2,sigma2=1/us", "sigma1: bad rate '0.2': needs a unit /ns, /us, /ms or /s"},
+        {"mmpp:sigma1=1/us,on=1us,off=1us", "give sigma1= or on=, not both"},
+        {"mmpp:on=1us,off=1us,bandwidth=0", "factors must be above 0"},
+        {"mmpp:on=1us,off=1us,scope=link", "scope must be global or rank"},
+        {"mmpp:on=1us,off=1us,lat=2", "unexpected 'lat=2'"},
+    };
+    for (size_t i = 0; i < sizeof bbad / sizeof bbad[0]; i++) {
+        b = NULL;
+        memset(&err, 0, sizeof err);
+        CHECK(rt_burst_parse(bbad[i].spec, &b, &err) != RT_OK);
+        CHECK(b == NULL);
+        CHECK_CONTAINS(err.msg, bbad[i].msg);
+    }
+}
+
 int main(void)
 {
     rt_error err;
@@ -284,5 +360,6 @@ int main(void)
     test_params_file();
     test_model_validation();
     test_noise();
+    test_os_noise_specs();
     TEST_MAIN_END();
 }
