@@ -94,9 +94,31 @@ n3=$("$retime" replay "$T1" "${H[@]}" --net-noise lognormal:median=1us,sigma=0.5
 check noise-same-seed same "$n1" "$n2"
 differ() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" != "$2" ]; }
 check noise-other-seed differ "$n1" "$n3"
-check noise-reported has "$n1" '"noise": {"net": "lognormal:median=1us,sigma=0.5", "net_mean_ns": 1133.1484530668263, "seed": 3'
+check noise-reported has "$n1" '"noise": {"seed": 3, "net": "lognormal:median=1us,sigma=0.5", "net_mean_ns": 1133.1484530668263, "os": []'
 check noise-bad fails_with "--net-noise: noise 'exp:mean=2': mean: bad duration '2': needs a unit" "$retime" replay "$T1" "${H[@]}" --net-noise exp:mean=2
 check seed-bad fails_with "bad --seed '-1'" "$retime" replay "$T1" "${H[@]}" --net-noise exp:mean=2us --seed -1
+
+# OS noise: random phases follow the seed; aligned phases draw nothing, so the seed does not matter
+O=(--os-noise periodic:period=10us,duration=1us)
+o1=$("$retime" replay "$T1" "${H[@]}" "${O[@]}" --seed 1 --format json)
+o2=$("$retime" replay "$T1" "${H[@]}" "${O[@]}" --seed 1 --format json)
+o3=$("$retime" replay "$T1" "${H[@]}" "${O[@]}" --seed 2 --format json)
+check os-noise-same-seed same "$o1" "$o2"
+check os-noise-other-seed differ "$o1" "$o3"
+a1=$("$retime" replay "$T1" "${H[@]}" "${O[@]},phase=aligned" --seed 1 --format json | sed 's/"seed": [0-9]*//')
+a2=$("$retime" replay "$T1" "${H[@]}" "${O[@]},phase=aligned" --seed 2 --format json | sed 's/"seed": [0-9]*//')
+check os-noise-aligned-no-draws same "$a1" "$a2"
+check os-noise-reported has "$o1" '"os": ["periodic:period=10us,duration=1us"], "os_load_rank0": 0.1'
+# two sources add up; a file source needs its file
+o4=$("$retime" replay "$T1" "${H[@]}" "${O[@]}" --os-noise poisson:interval=50us,duration=exp:mean=2us --seed 1)
+check os-noise-two-sources has "$o4" 'os periodic:period=10us,duration=1us; os poisson:interval=50us,duration=exp:mean=2us (14% of rank'
+check os-noise-bad fails_with "--os-noise: noise 'periodic:period=1ms': needs duration=" "$retime" replay "$T1" "${H[@]}" --os-noise periodic:period=1ms
+check os-noise-file-missing fails_with "$work/none.txt: cannot open noise file" "$retime" replay "$T1" "${H[@]}" --os-noise "file:$work/none.txt"
+# bursts: reported with their share of time on, and the extra wire time they cost
+b1=$("$retime" replay "$T1" "${H[@]}" --net-burst mmpp:on=5us,off=20us,latency=3 --seed 1 --format json)
+check burst-reported has "$b1" '"burst": "mmpp:on=5us,off=20us,latency=3", "burst_on_share": 0.2'
+check burst-injected differ "$(grep -o '"burst_ns": [0-9.]*' <<<"$b1")" '"burst_ns": 0'
+check burst-bad fails_with "--net-burst: burst 'mmpp:on=5us': needs sigma2= (a rate) or off=" "$retime" replay "$T1" "${H[@]}" --net-burst mmpp:on=5us
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

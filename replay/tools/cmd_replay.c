@@ -1,48 +1,83 @@
 /* SPDX-License-Identifier: MIT */
-/* retime replay: one replay of a trace under a model, with optional per-region statistics. */
+/* retime replay: one replay of a trace under a model, with optional per-region statistics;
+ * with --runs N, a Monte Carlo of N noisy runs (cmd_montecarlo.c). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "montecarlo.h"
 #include "retime/region_stats.h"
 #include "retime/units.h"
 
 struct replay_cli {
     struct trace_cli tr;
     struct model_cli model;
+    uint64_t runs; /* --runs N: Monte Carlo (0: a single replay) */
+    long jobs;     /* --jobs J: threads for the runs (0: all cores) */
 };
+
+/* A whole number from @p lo to @p hi, written in decimal digits only. */
+static int parse_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char *end;
+    if (!v || *v < '0' || *v > '9')
+        return -1;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno || *end || n < lo || n > hi)
+        return -1;
+    *out = n;
+    return 0;
+}
 
 static int parse_replay(struct args *a, struct replay_cli *c)
 {
     memset(c, 0, sizeof *c);
     model_cli_init(&c->model);
     for (a->i = 2; a->i < a->argc; a->i++) {
+        const char *v;
+        uint64_t n;
         int m = model_cli_option(a, &c->model);
-        if (m < 0 || (m == 0 && trace_cli_option(a, &c->tr, "replay")))
+        if (m < 0)
             return 1;
+        if (m > 0)
+            continue;
+        if (cli_opt(a, "--runs", &v)) {
+            if (parse_count(v, 1, MC_MAX_RUNS, &c->runs))
+                return cli_die("bad --runs '%s' (a whole number from 1 to %u)", v ? v : "", MC_MAX_RUNS);
+        } else if (cli_opt(a, "--jobs", &v)) {
+            if (parse_count(v, 1, MC_MAX_JOBS, &n))
+                return cli_die("bad --jobs '%s' (a whole number from 1 to %d)", v ? v : "", MC_MAX_JOBS);
+            c->jobs = (long)n;
+        } else if (trace_cli_option(a, &c->tr, "replay")) {
+            return 1;
+        }
     }
+    if (c->jobs && !c->runs)
+        return cli_die("--jobs needs --runs (it spreads the Monte Carlo runs over threads)");
     return trace_cli_finish(&c->tr, "replay");
 }
 
 static void print_replay(const struct replay_cli *c, const struct rt_replay_options *o, const rt_trace *t,
                          const struct rt_replay_result *res, const struct rt_region_instance *inst, uint64_t ninst)
 {
-    char a[32], b[32];
+    char a[32], b[32], d[32];
     if (c->tr.fmt == FMT_JSON) {
         printf("{\"trace\": ");
         cli_json_string(stdout, rt_trace_path(t));
         printf(", \"model\": ");
         model_cli_json(stdout, o);
-        if (c->model.net_noise_spec) {
-            printf(", \"noise\": {\"net\": ");
-            cli_json_string(stdout, c->model.net_noise_spec);
-            printf(", \"net_mean_ns\": ");
-            cli_print_double(stdout, rt_dist_mean_ns(c->model.net_noise));
-            printf(", \"seed\": %" PRIu64 ", \"net_injected_ns\": ", c->model.seed);
-            cli_print_ps_as_ns(stdout, res->net_noise_ps);
-            printf("}");
-        }
+        printf(", \"noise\": ");
+        model_cli_noise_json(stdout, &c->model);
+        printf(", \"injected\": {\"net_ns\": ");
+        cli_print_ps_as_ns(stdout, res->net_noise_ps);
+        printf(", \"os_ns\": ");
+        cli_print_ps_as_ns(stdout, res->os_noise_ps);
+        printf(", \"burst_ns\": ");
+        cli_print_ps_as_ns(stdout, res->burst_ps);
+        printf("}");
         printf(", \"ranks\": %u, \"events\": %" PRIu64 ", \"messages\": %" PRIu64 ", \"rendezvous\": %" PRIu64
                ", \"collectives\": %" PRIu64 ", \"measured_ns\": %" PRId64 ", \"predicted_ns\": ",
                res->ranks, res->events, res->messages, res->rendezvous, res->collectives, res->measured_ns);
@@ -87,10 +122,14 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
     printf("trace       %s\n", rt_trace_path(t));
     printf("model       ");
     model_cli_describe(stdout, o);
-    if (c->model.net_noise_spec)
-        printf("\nnoise       net %s (mean %s per message), seed %" PRIu64 ", %s injected in total", c->model.net_noise_spec,
-               rt_format_time(a, sizeof a, rt_dist_mean_ns(c->model.net_noise)), c->model.seed,
-               rt_format_time(b, sizeof b, (double)res->net_noise_ps / 1e3));
+    if (rt_replay_options_noisy(o)) {
+        printf("\nnoise       ");
+        model_cli_noise_describe(stdout, &c->model);
+        printf("\ninjected    net %s, os %s, burst %s (summed over messages and ranks)",
+               rt_format_time(a, sizeof a, (double)res->net_noise_ps / 1e3),
+               rt_format_time(b, sizeof b, (double)res->os_noise_ps / 1e3),
+               rt_format_time(d, sizeof d, (double)res->burst_ps / 1e3));
+    }
     printf("\nranks       %u\nevents      %" PRIu64 "\nmessages    %" PRIu64 " (%" PRIu64
            " rendezvous), collectives %" PRIu64 "\n",
            res->ranks, res->events, res->messages, res->rendezvous, res->collectives);
@@ -127,12 +166,21 @@ int cmd_replay(struct args *a)
     if (rt_trace_open(c.tr.path, &t, &err))
         goto out;
     struct rt_replay_observer obs = {0};
+    uint32_t reg = RT_NONE;
     if (c.tr.region) {
-        uint32_t reg = rt_trace_find_region(t, c.tr.region);
+        reg = rt_trace_find_region(t, c.tr.region);
         if (reg == RT_NONE) {
             rt_error_set(&err, RT_EINVAL, "%s: no region named '%s' in this trace", rt_trace_path(t), c.tr.region);
             goto out;
         }
+    }
+    if (c.runs) {
+        struct mc_config mc = {.trace = t, .opts = opts, .runs = c.runs, .jobs = c.jobs, .region = reg};
+        if (cmd_montecarlo(&mc, &c.tr, &c.model, &err) == RT_OK)
+            rc = 0;
+        goto out;
+    }
+    if (c.tr.region) {
         if (rt_region_stats_create(t, reg, &rs, &err))
             goto out;
         obs.ud = rs;

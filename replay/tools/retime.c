@@ -16,7 +16,7 @@
 static void usage(FILE *f)
 {
     fputs("usage: retime info TRACE [--format text|json]\n"
-          "       retime replay TRACE MODEL-OPTIONS [--region NAME] [--format text|json|csv]\n"
+          "       retime replay TRACE MODEL-OPTIONS [--region NAME] [--runs N [--jobs J]] [--format text|json|csv]\n"
           "       retime sweep TRACE --model M --PARAM LIST... [--compute-scale LIST] [--region NAME]\n"
           "                    [--jobs N] [--format text|json|csv]\n"
           "       retime predict shift --dims 1|3 --k K --m1 SIZE --mode ssend|isend --alpha TIME --beta TIME/SIZE\n",
