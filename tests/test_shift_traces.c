@@ -10,9 +10,11 @@
  * shift{1d,3d}-{ssend,isend}-p{P}-k{K}-m{M1}.
  */
 #include <libgen.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "dep_check.h"
 #include "retime/region_stats.h"
 #include "retime/replay.h"
 #include "test_util.h"
@@ -55,7 +57,7 @@ int main(int argc, char **argv)
     uint32_t reg = rt_trace_find_region(t, "shift_iteration");
     CHECK(reg != RT_NONE);
     CHECK_EQ_INT(rt_region_stats_create(t, reg, &rs, &err), RT_OK);
-    struct rt_replay_observer obs = {rs, rt_region_stats_on_event};
+    struct rt_replay_observer obs = {rs, rt_region_stats_on_event, NULL};
     struct rt_replay_result *res = NULL;
     int rc = rt_replay_run(t, &o, &obs, &res, &err);
     CHECK_EQ_INT(rc, RT_OK);
@@ -77,6 +79,32 @@ int main(int argc, char **argv)
     }
     rt_replay_result_destroy(res);
     rt_region_stats_destroy(rs);
+
+    /* The dependency contract (rt_dep) under Hockney and LogP-lite, measured compute, with and
+     * without every kind of noise. */
+    struct rt_model_params lp = {.L_ns = 1000, .o_s_ns = 300, .o_r_ns = 500, .g_ns = 700, .G_ns_per_byte = 0.76};
+    rt_dist *nd = NULL;
+    rt_os_noise *on = NULL;
+    rt_burst *bu = NULL;
+    CHECK_EQ_INT(rt_dist_parse("exp:mean=1us", &nd, &err), RT_OK);
+    CHECK_EQ_INT(rt_os_noise_add(&on, "poisson:interval=20us,duration=exp:mean=2us", &err), RT_OK);
+    CHECK_EQ_INT(rt_burst_parse("mmpp:on=5us,off=15us,latency=3,bandwidth=0.5", &bu, &err), RT_OK);
+    for (int logp = 0; logp < 2; logp++)
+        for (int noisy = 0; noisy < 2; noisy++) {
+            struct rt_replay_options q;
+            rt_replay_options_default(&q);
+            CHECK_EQ_INT(rt_model_init(&q.model, logp ? "logp" : "hockney", logp ? &lp : &par, &err), RT_OK);
+            if (noisy) {
+                q.net_noise = nd;
+                q.os_noise = on;
+                q.net_burst = bu;
+                q.seed = 7;
+            }
+            CHECK_EQ_INT(dep_check_run(t, &q), 0);
+        }
+    rt_dist_free(nd);
+    rt_os_noise_free(on);
+    rt_burst_free(bu);
     rt_trace_close(t);
     TEST_MAIN_END();
 }

@@ -308,9 +308,18 @@ int rt__coll_blocks(int op, uint32_t P, uint32_t root, int vector, struct rt__co
 
 /* ------------------------------------------------------------------ rounds */
 
+/* A message of the current round whose receiving side is still to be timed. */
+struct pending {
+    uint32_t a, b, origin;
+    int eager;
+    rt_bytes m;
+    rt_time_ps inject, arrival, gap, hold;
+};
+
 struct sim {
     struct rt__coll_member *m; /* m[i].done is rank i's clock during the run */
     rt_time_ps *next;          /* clocks at the end of the current round */
+    uint32_t *next_origin;     /* and the members whose entries bound them (m[i].origin: now) */
     rt_bytes *pre;             /* pre[rel] = sum of the blocks of relative ranks < rel */
     uint64_t P, root;
     rt_bytes mmax;             /* the largest block: the size where a round needs one */
@@ -318,6 +327,8 @@ struct sim {
     rt_bytes eager_limit;
     const struct rt__coll_noise *noise;
     uint64_t nmsg; /* messages so far: the noise's key */
+    struct pending *pend; /* the current round's messages, sending side done (at most P) */
+    size_t npend;
     int failed;
 };
 
@@ -336,14 +347,21 @@ static rt_bytes span(const struct sim *s, uint64_t lo, uint64_t n)
 
 static void round_begin(struct sim *s)
 {
-    for (uint64_t i = 0; i < s->P; i++)
+    for (uint64_t i = 0; i < s->P; i++) {
         s->next[i] = s->m[i].done;
+        s->next_origin[i] = s->m[i].origin;
+    }
 }
+
+static void receive_side(struct sim *s);
 
 static void round_end(struct sim *s)
 {
-    for (uint64_t i = 0; i < s->P; i++)
+    receive_side(s);
+    for (uint64_t i = 0; i < s->P; i++) {
         s->m[i].done = s->next[i];
+        s->m[i].origin = s->next_origin[i];
+    }
 }
 
 static rt_time_ps later(rt_time_ps x, rt_time_ps y)
@@ -357,30 +375,65 @@ static rt_time_ps cpu(const struct sim *s, uint32_t i, rt_time_ps t, rt_time_ps 
     return s->noise ? s->noise->cpu(s->noise->ud, i, t, work) : t + work;
 }
 
-/* One message of the current round, timed from the clocks at the round's start. */
+/* One message of the current round, timed from the clocks at the round's start: the sending
+ * side now (its CPU overhead, the send port, the wire), the receiving side at the round's end
+ * (receive_side), so that each member's CPU is asked for its send before its receive and the
+ * OS noise's detours are walked forward in time. */
 static void message(struct sim *s, uint32_t a, uint32_t b, rt_bytes m)
 {
     const struct rt_model_ops *ops = s->model->ops;
     const struct rt_model_params *p = &s->model->params;
     struct rt__coll_member *A = &s->m[a], *B = &s->m[b];
-    int eager = m <= s->eager_limit;
+    if (s->npend == s->P) /* no algorithm sends more than P messages a round; stay in bounds */
+        receive_side(s);
+    struct pending *q = &s->pend[s->npend++];
+    q->a = a;
+    q->b = b;
+    q->m = m;
+    q->eager = m <= s->eager_limit;
     rt_time_ps ready = cpu(s, a, A->done, ops->o_send(p, m));
-    if (!eager)
+    q->origin = A->origin; /* whose entry the message's timing goes back to */
+    if (!q->eager) {
+        if (B->done > ready)
+            q->origin = B->origin;
         ready = later(ready, B->done) + ops->handshake(p, m);
-    rt_time_ps gap = ops->gap(p, m), wire = ops->wire(p, m), hold = ops->send_hold(p, m);
-    rt_time_ps inject = later(ready, A->tx_free);
-    if (s->noise && s->noise->net(s->noise->ud, a, b, s->nmsg, inject, m, &wire, &gap, &hold))
+    }
+    rt_time_ps wire = ops->wire(p, m);
+    q->gap = ops->gap(p, m);
+    q->hold = ops->send_hold(p, m);
+    q->inject = later(ready, A->tx_free);
+    if (s->noise && s->noise->net(s->noise->ud, a, b, s->nmsg, q->inject, m, &wire, &q->gap, &q->hold))
         s->failed = RT_ENOMEM;
     s->nmsg++;
-    A->tx_free = inject + gap;
-    rt_time_ps arrival = inject + wire;
-    /* The receive port takes one message at a time, one gap apart (engine.c: on_arrive). */
-    rt_time_ps delivered = B->rx_free == NEVER || arrival >= B->rx_free + gap ? arrival : B->rx_free + gap;
-    B->rx_free = delivered;
-    rt_time_ps recv_done = cpu(s, b, later(delivered, B->done), ops->o_recv(p, m));
-    rt_time_ps send_done = cpu(s, a, eager ? inject + hold : delivered, 0);
-    s->next[a] = later(s->next[a], send_done);
-    s->next[b] = later(s->next[b], recv_done);
+    A->tx_free = q->inject + q->gap;
+    q->arrival = q->inject + wire;
+}
+
+/* The receiving side of the round's messages, in the order they were sent. The sender's
+ * completion is not a CPU step: the member resumes at the next round's send or at its end. */
+static void receive_side(struct sim *s)
+{
+    const struct rt_model_ops *ops = s->model->ops;
+    const struct rt_model_params *p = &s->model->params;
+    for (size_t k = 0; k < s->npend; k++) {
+        const struct pending *q = &s->pend[k];
+        struct rt__coll_member *B = &s->m[q->b];
+        /* The receive port takes one message at a time, one gap apart (engine.c: on_arrive). */
+        rt_time_ps delivered =
+            B->rx_free == NEVER || q->arrival >= B->rx_free + q->gap ? q->arrival : B->rx_free + q->gap;
+        B->rx_free = delivered;
+        rt_time_ps recv_done = cpu(s, q->b, later(delivered, B->done), ops->o_recv(p, q->m));
+        rt_time_ps send_done = q->eager ? q->inject + q->hold : delivered;
+        if (send_done > s->next[q->a]) {
+            s->next[q->a] = send_done;
+            s->next_origin[q->a] = q->origin;
+        }
+        if (recv_done > s->next[q->b]) {
+            s->next[q->b] = recv_done;
+            s->next_origin[q->b] = B->done >= delivered ? B->origin : q->origin;
+        }
+    }
+    s->npend = 0;
 }
 
 static uint64_t ceil_div(uint64_t x, uint64_t k)
@@ -524,13 +577,17 @@ int rt__coll_run(int op, int algo, uint32_t P, uint32_t root, struct rt__coll_me
     int rc = RT_OK;
     struct sim s = {.m = mem, .P = P, .root = P ? root % P : 0, .model = model, .eager_limit = eager_limit,
                     .noise = noise};
-    for (uint32_t i = 0; i < P; i++)
+    for (uint32_t i = 0; i < P; i++) {
         mem[i].done = mem[i].begin;
+        mem[i].origin = i;
+    }
     if (P <= 1)
         return RT_OK;
     s.next = malloc((size_t)P * sizeof *s.next);
+    s.next_origin = malloc((size_t)P * sizeof *s.next_origin);
+    s.pend = malloc((size_t)P * sizeof *s.pend);
     s.pre = malloc(((size_t)P + 1) * sizeof *s.pre);
-    if (!s.next || !s.pre) {
+    if (!s.next || !s.next_origin || !s.pend || !s.pre) {
         rc = RT_ENOMEM;
         goto done;
     }
@@ -587,6 +644,8 @@ int rt__coll_run(int op, int algo, uint32_t P, uint32_t root, struct rt__coll_me
     rc = s.failed;
 done:
     free(s.next);
+    free(s.next_origin);
+    free(s.pend);
     free(s.pre);
     return rc;
 }

@@ -17,6 +17,8 @@ struct rt__coll_member {
     rt_time_ps rx_free;  /**< in/out: time of the last delivery at its receive port (INT64_MIN: none) */
     rt_bytes sent, recv; /**< in: the trace's counts (COLL_BEGIN.bytes, COLL_END.bytes) */
     rt_bytes block;      /**< set by rt__coll_blocks: its block [B] */
+    uint32_t origin;     /**< out: the member whose entry bound the chain of messages that ends
+                              at this member's done (itself when its own clock did) */
 };
 
 /**

@@ -57,6 +57,9 @@ struct msg {
     rt_time_ps send_post, recv_post, send_done, recv_done;
     rt_bytes bytes;
     uint64_t send_ev, recv_ev;
+    uint64_t post_ev;   /* the receiver's event at which the receive was posted */
+    uint64_t origin_ev; /* the event its timing goes back to: the send, or (rendezvous) a later post */
+    uint32_t origin_rank;
     uint32_t src, dst, next, tag, comm;
     uint16_t flags;
     uint8_t refs; /* sides still holding it */
@@ -285,15 +288,22 @@ static int schedule_if_ready(struct engine *E, uint32_t id)
         m->flags |= M_SCHED;
         const struct rt_model *mod = &E->o->model;
         rt_time_ps both = m->send_post > m->recv_post ? m->send_post : m->recv_post;
+        /* the later side's event is where the timing goes back to (not a blocking receive's
+         * own completion, which a post outside any call would name) */
+        int by_recv = m->recv_post > m->send_post && m->post_ev != m->recv_ev;
+        m->origin_rank = by_recv ? m->dst : m->src;
+        m->origin_ev = by_recv ? m->post_ev : m->send_ev;
         return push(E, both + mod->ops->handshake(&mod->params, m->bytes), Q_READY, id);
     }
     m->flags |= M_SCHED;
+    m->origin_rank = m->src;
+    m->origin_ev = m->send_ev;
     return push(E, m->send_post, Q_READY, id);
 }
 
 /* Posts the send or receive at event @p j of rank @p r at time @p t; matches it in its channel. */
-static int post_message(struct engine *E, uint32_t r, uint64_t j, const struct rt_event *e, rt_time_ps t,
-                        int is_send)
+static int post_message(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e,
+                        rt_time_ps t, int is_send)
 {
     uint32_t src = is_send ? r : e->ref, dst = is_send ? e->ref : r;
     uint64_t k1 = ((uint64_t)e->comm << 32) | e->aux, k2 = ((uint64_t)src << 32) | dst;
@@ -350,6 +360,7 @@ static int post_message(struct engine *E, uint32_t r, uint64_t j, const struct r
             goto size_mismatch;
         m->flags |= M_RECV;
         m->recv_ev = j;
+        m->post_ev = post_ev;
         m->bytes = e->bytes;
         m->recv_post = t;
     }
@@ -558,15 +569,16 @@ static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struc
     return run_collective(E, c);
 }
 
-static int post(struct engine *E, uint32_t r, uint64_t j, const struct rt_event *e, rt_time_ps t)
+/* Posts the operation of event @p j, started at event @p post_ev (its MPI call's Enter, or itself). */
+static int post(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e, rt_time_ps t)
 {
     switch (e->kind) {
     case RT_EV_SEND:
     case RT_EV_ISEND:
-        return post_message(E, r, j, e, t, 1);
+        return post_message(E, r, j, post_ev, e, t, 1);
     case RT_EV_RECV:
     case RT_EV_IRECV_REQUEST:
-        return post_message(E, r, j, e, t, 0);
+        return post_message(E, r, j, post_ev, e, t, 0);
     case RT_EV_COLL_BEGIN:
         return post_collective(E, r, j, e, t);
     default:
@@ -604,7 +616,7 @@ static int enter_call(struct engine *E, uint32_t r, uint64_t j, rt_time_ps t, in
         }
         if (is_start(e)) {
             *ops = 1;
-            if (post(E, r, k, e, t))
+            if (post(E, r, k, j, e, t))
                 return E->failed;
             if (e->kind == RT_EV_SEND || e->kind == RT_EV_ISEND) /* the CPU sends one at a time */
                 t = E->msgs[pending_of(R, k)].send_post;
@@ -748,6 +760,8 @@ static int step(struct engine *E, uint32_t r)
     const struct rt_event *e = &R->ev[j];
     rt_time_ps t;
     uint64_t p;
+    int deps = E->obs && E->obs->on_dep; /* work out the event's edges for the observer */
+    struct rt_dep dep = {.remote_ready = NEVER, .src_rank = RT_NONE};
 
     switch (e->kind) {
     case RT_EV_ENTER:
@@ -761,18 +775,29 @@ static int step(struct engine *E, uint32_t r)
         break;
     case RT_EV_LEAVE:
         if ((e->flags & RT_EVF_MPI) && R->depth == 1 && R->call_ops) {
-            t = R->clock;
+            rt_time_ps last = NEVER; /* the latest send completion it waits for */
+            const struct msg *bind = NULL;
             for (uint32_t i = 0; i < R->nwaits; i++) {
-                struct msg *m = &E->msgs[R->waits[i]];
+                const struct msg *m = &E->msgs[R->waits[i]];
                 if (!(m->flags & M_SDONE))
                     return STEP_BLOCK;
-                if (m->send_done > t)
-                    t = m->send_done;
+                if (m->send_done > last) {
+                    last = m->send_done;
+                    bind = m;
+                }
+            }
+            /* resumes after the detour it may have ended in */
+            t = cpu(E, r, last > R->clock ? last : R->clock, 0);
+            if (deps && bind) {
+                dep.kind = RT_DEP_MESSAGE;
+                dep.src_rank = bind->origin_rank;
+                dep.src_index = bind->origin_ev;
+                dep.local_ready = last > R->clock ? R->clock : t;
+                dep.remote_ready = last > R->clock ? t : last;
             }
             for (uint32_t i = 0; i < R->nwaits; i++)
                 msg_release(E, R->waits[i]);
             R->nwaits = 0;
-            t = cpu(E, r, t, 0); /* resumes after the detour it may have ended in */
         } else {
             t = local_time(E, R, e);
         }
@@ -788,7 +813,7 @@ static int step(struct engine *E, uint32_t r)
             break;
         p = pending_of(R, j);
         if (p == UINT64_MAX) { /* outside any MPI call: it starts here */
-            if (post(E, r, j, e, t))
+            if (post(E, r, j, j, e, t))
                 return STEP_FAIL;
             p = pending_of(R, j);
         }
@@ -813,7 +838,7 @@ static int step(struct engine *E, uint32_t r)
         uint64_t key = e->kind == RT_EV_RECV ? j : e->ref;
         p = pending_of(R, key);
         if (p == UINT64_MAX && e->kind == RT_EV_RECV) {
-            if (post(E, r, j, e, local_time(E, R, e)))
+            if (post(E, r, j, j, e, local_time(E, R, e)))
                 return STEP_FAIL;
             p = pending_of(R, key);
         }
@@ -826,9 +851,16 @@ static int step(struct engine *E, uint32_t r)
         if (!(m->flags & (is_recv ? M_RDONE : M_SDONE)))
             return STEP_BLOCK;
         rt_time_ps done = is_recv ? m->recv_done : m->send_done;
-        t = done > R->clock ? done : R->clock;
         /* the CPU takes the message: receive overhead, one message at a time */
-        t = cpu(E, r, t, is_recv ? E->o->model.ops->o_recv(&E->o->model.params, m->bytes) : 0);
+        rt_time_ps o = is_recv ? E->o->model.ops->o_recv(&E->o->model.params, m->bytes) : 0;
+        t = cpu(E, r, done > R->clock ? done : R->clock, o);
+        if (deps) {
+            dep.kind = RT_DEP_MESSAGE;
+            dep.src_rank = m->origin_rank;
+            dep.src_index = m->origin_ev;
+            dep.local_ready = done > R->clock ? R->clock + o : t;
+            dep.remote_ready = done > R->clock ? t : done + o;
+        }
         rt__map_del(&R->pending, key, 0);
         msg_release(E, (uint32_t)p);
         break;
@@ -843,8 +875,16 @@ static int step(struct engine *E, uint32_t r)
             struct coll *c = &E->colls[(uint32_t)p];
             if (!c->complete)
                 return STEP_BLOCK;
-            rt_time_ps done = c->mem[(p & ~COLL_BIT) >> 32].done; /* this member's own end */
+            const struct rt__coll_member *me = &c->mem[(p & ~COLL_BIT) >> 32];
+            rt_time_ps done = me->done; /* this member's own end */
             t = cpu(E, r, done > R->clock ? done : R->clock, 0);
+            if (deps) {
+                dep.kind = RT_DEP_COLLECTIVE;
+                dep.src_rank = member_row(E, c, me->origin);
+                dep.src_index = c->ev[me->origin];
+                dep.local_ready = done > R->clock ? R->clock : t;
+                dep.remote_ready = done > R->clock ? t : done;
+            }
             rt__map_del(&R->pending, e->ref, 0);
             if (--c->refs == 0)
                 coll_release(E, (uint32_t)p);
@@ -856,6 +896,11 @@ static int step(struct engine *E, uint32_t r)
     }
     R->clock = t;
     R->last_meas = e->time;
+    if (deps) {
+        if (dep.kind == RT_DEP_NONE)
+            dep.local_ready = t;
+        E->obs->on_dep(E->obs->ud, r, j, e, t, &dep);
+    }
     if (E->obs && E->obs->on_event)
         E->obs->on_event(E->obs->ud, r, j, e, t);
     R->cursor++;
@@ -1094,7 +1139,7 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
                    (uint64_t)E.capchans * sizeof(struct chan) + (uint64_t)E.capcolls * sizeof(struct coll) +
                    rt__map_memory(&E.chan_of) + rt__map_memory(&E.coll_of) + rt__map_memory(&E.coll_seq) +
                    rt__map_memory(&E.comm_rank) + E.coll_bytes_peak + rt__burst_state_memory(&E.burst) +
-                   (uint64_t)E.nranks * E.nsrc * sizeof *E.cursors +
+                   (uint64_t)E.nranks * E.nsrc * (sizeof *E.cursors + 2 * RT__DETOUR_RING * sizeof(rt_time_ps)) +
                    (uint64_t)E.nranks * sizeof(struct rank);
     for (uint32_t r = 0; r < E.nranks; r++)
         mem += rt__map_memory(&E.ranks[r].pending) + E.ranks[r].capwaits * sizeof(uint32_t);
@@ -1106,6 +1151,7 @@ done:
             free(E.ranks[r].waits);
         }
     free(E.ranks);
+    rt__os_cursors_free(E.cursors, (size_t)E.nranks * E.nsrc);
     free(E.cursors);
     rt__burst_state_free(&E.burst);
     free(E.heap);

@@ -30,9 +30,18 @@ struct rt__detour_cursor {
     rt_time_ps offset;    /* the rank's phase (periodic) or offset into the file */
     rt_time_ps arrival;   /* poisson: arrival of the current detour */
     int64_t i;            /* index of the current detour */
-    uint64_t rng;         /* poisson: the stream after drawing the current detour */
+    uint64_t rng;         /* poisson: the stream after drawing the newest detour */
+    int64_t head;         /* poisson: index of the newest detour drawn */
+    rt_time_ps *ring;     /* poisson: the last RT__DETOUR_RING detours drawn, start and end
+                           * by index mod the ring, so that a query a little back in time (the
+                           * members of a collective round are not timed in time order) need
+                           * not draw the sequence again from time 0 */
     uint8_t state;        /* 0 not started, 1 walking, 2 this source does not apply to the rank */
 };
+#define RT__DETOUR_RING 64
+
+/* Frees what @p n cursors hold (not the array). */
+void rt__os_cursors_free(struct rt__detour_cursor *cur, size_t n);
 
 /* The noise of one replay; each rank has rt_os_noise_sources() cursors, zeroed before the first use. */
 struct rt__os_ctx {

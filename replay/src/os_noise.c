@@ -332,6 +332,55 @@ static void file_detour(const struct source *s, struct rt__detour_cursor *c)
     c->e = lap * s->span + s->fe[j] - c->offset;
 }
 
+static void ring_put(struct rt__detour_cursor *c)
+{
+    if (!c->ring)
+        return;
+    size_t slot = (size_t)(c->head % RT__DETOUR_RING);
+    c->ring[2 * slot] = c->s;
+    c->ring[2 * slot + 1] = c->e;
+}
+
+static void ring_get(const struct rt__detour_cursor *c, int64_t i, rt_time_ps *s, rt_time_ps *e)
+{
+    size_t slot = (size_t)(i % RT__DETOUR_RING);
+    *s = c->ring[2 * slot];
+    *e = c->ring[2 * slot + 1];
+}
+
+/* Moves a Poisson cursor back to the first detour that ends after @p pos, if the ring still
+ * holds it; 0 when it does not (then the sequence is drawn again from time 0). */
+static int poisson_back(struct rt__detour_cursor *c, rt_time_ps pos)
+{
+    int64_t oldest = c->head - RT__DETOUR_RING + 1;
+    oldest = oldest > 0 ? oldest : 0;
+    for (int64_t j = oldest; j <= c->head; j++) {
+        rt_time_ps s, e;
+        ring_get(c, j, &s, &e);
+        if (e <= pos)
+            continue;
+        /* detours are disjoint and in order: an older one ends by s; if s > pos it may not */
+        if (j > oldest || oldest == 0 || s <= pos) {
+            c->i = j;
+            c->s = s;
+            c->e = e;
+            if (j > oldest)
+                ring_get(c, j - 1, &s, &c->prev_e);
+            else
+                c->prev_e = j == 0 ? INT64_MIN : c->s;
+            return 1;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+void rt__os_cursors_free(struct rt__detour_cursor *cur, size_t n)
+{
+    for (size_t i = 0; cur && i < n; i++)
+        free(cur[i].ring);
+}
+
 /* Moves @p c to the first detour of @p s that ends after @p pos (or earlier, for Poisson). */
 static void seek(const struct rt__os_ctx *ctx, const struct source *s, unsigned k, uint32_t rank,
                  struct rt__detour_cursor *c, rt_time_ps pos)
@@ -371,12 +420,18 @@ static void seek(const struct rt__os_ctx *ctx, const struct source *s, unsigned 
         file_detour(s, c);
         break;
     }
-    case S_POISSON: /* from the start of the stream: arrivals after time 0 */
+    case S_POISSON:
+        if (c->ring && poisson_back(c, pos))
+            break;
+        /* from the start of the stream: arrivals after time 0 */
         c->rng = rt_rng_stream(ctx->seed, ctx->run, rt_rng_stream(DOMAIN_OS, k, rank));
-        c->i = 0;
+        c->i = c->head = 0;
         c->arrival = rt_ns_to_ps(-s->interval_ns * log(rt_rng_uniform(&c->rng)));
         c->s = c->arrival;
         c->e = c->s + draw_duration(s, &c->rng);
+        if (!c->ring)
+            c->ring = malloc(2 * RT__DETOUR_RING * sizeof *c->ring); /* without it: draw again */
+        ring_put(c);
         break;
     }
 }
@@ -385,6 +440,10 @@ static void next(const struct source *s, struct rt__detour_cursor *c)
 {
     c->prev_e = c->e;
     c->i++;
+    if (s->kind == S_POISSON && c->i <= c->head) { /* drawn before: in the ring */
+        ring_get(c, c->i, &c->s, &c->e);
+        return;
+    }
     switch (s->kind) {
     case S_PERIODIC:
         c->s += s->period;
@@ -397,6 +456,8 @@ static void next(const struct source *s, struct rt__detour_cursor *c)
         c->arrival += rt_ns_to_ps(-s->interval_ns * log(rt_rng_uniform(&c->rng)));
         c->s = c->arrival > c->prev_e ? c->arrival : c->prev_e;
         c->e = c->s + draw_duration(s, &c->rng);
+        c->head = c->i;
+        ring_put(c);
         break;
     }
 }

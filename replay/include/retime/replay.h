@@ -63,11 +63,42 @@ int rt_coll_algo_parse(const char *spec, uint8_t algo[RT_COLL_OTHER + 1], rt_err
 /** Name of an algorithm ("recdbl"). */
 const char *rt_coll_algo_name(int algo);
 
+/** What an event's remote edge is (enum rt_dep.kind). */
+enum rt_dep_kind {
+    RT_DEP_NONE = 0,    /**< only the local edge */
+    RT_DEP_MESSAGE,     /**< a receive (or a rendezvous send) completes: the message's origin */
+    RT_DEP_COLLECTIVE   /**< a collective member leaves: the member whose entry bound it */
+};
+
+/**
+ * How an event's predicted time came about: the dependency graph of the replay, one node per
+ * event. Every event v has a local edge from the previous event of its rank (the first event:
+ * from the run's start at time 0) and at most one remote edge from an earlier-timed event u
+ * (a message's send event or the event at which its receive was posted, for rendezvous the
+ * later of the two; a collective member's COLL_BEGIN). The predicted time is exactly
+ *     t(v) = max(local_ready, remote_ready)
+ * where each is the time v would have had through that edge alone. The binding edge's ready
+ * time is exact; the other's is the model's cost without OS noise (a valid lower bound), so
+ * ready - t(u) is a valid edge weight in both cases.
+ */
+struct rt_dep {
+    rt_time_ps local_ready;  /**< through the local edge */
+    rt_time_ps remote_ready; /**< through the remote edge (INT64_MIN when there is none) */
+    uint64_t src_index;      /**< the remote source event's index in its rank's events */
+    uint32_t src_rank;       /**< its rank (RT_NONE when there is no remote edge) */
+    uint8_t kind;            /**< enum rt_dep_kind */
+};
+
 /** Called once per event, in each rank's program order, with its predicted time. */
 struct rt_replay_observer {
     void *ud;
     void (*on_event)(void *ud, uint32_t rank, uint64_t index, const struct rt_event *ev,
                      rt_time_ps predicted);
+    /** Optional: called just before on_event with the event's edges (NULL: the engine does not
+     *  work them out). A remote source has been reported before any event that depends on it
+     *  is reported on another rank only when ranks run in time order; do not rely on it. */
+    void (*on_dep)(void *ud, uint32_t rank, uint64_t index, const struct rt_event *ev, rt_time_ps predicted,
+                   const struct rt_dep *dep);
 };
 
 struct rt_replay_result {
