@@ -87,5 +87,6 @@ void model_cli_noise_json(FILE *f, const struct model_cli *m);
 int cmd_replay(struct args *a);
 int cmd_sweep(struct args *a);
 int cmd_predict(struct args *a);
+int cmd_analyze(struct args *a);
 
 #endif

@@ -19,7 +19,8 @@ static void usage(FILE *f)
           "       retime replay TRACE MODEL-OPTIONS [--region NAME] [--runs N [--jobs J]] [--format text|json|csv]\n"
           "       retime sweep TRACE --model M --PARAM LIST... [--compute-scale LIST] [--region NAME]\n"
           "                    [--jobs N] [--format text|json|csv]\n"
-          "       retime predict shift --dims 1|3 --k K --m1 SIZE --mode ssend|isend --alpha TIME --beta TIME/SIZE\n",
+          "       retime predict shift --dims 1|3 --k K --m1 SIZE --mode ssend|isend --alpha TIME --beta TIME/SIZE\n"
+          "       retime analyze TRACE MODEL-OPTIONS --against model|measured [--top N] [--format text|json]\n",
           f);
     fputs(cli_model_usage, f);
     fputs("TRACE is an OTF2 anchor file (traces.otf2) or the directory holding it.\n"
@@ -132,6 +133,8 @@ int main(int argc, char **argv)
         return cmd_sweep(&a);
     if (!strcmp(argv[1], "predict"))
         return cmd_predict(&a);
+    if (!strcmp(argv[1], "analyze"))
+        return cmd_analyze(&a);
     fprintf(stderr, "retime: error: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

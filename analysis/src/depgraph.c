@@ -1,0 +1,953 @@
+/* SPDX-License-Identifier: MIT */
+/* The dependency graph of one timing: per-event records from the replay, the critical path,
+ * wait states, and the absorbed/accumulated split of the deviations between two timings. */
+#include "retime/depgraph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One record per event, 32 bytes: the event's time, the ready times through its two edges, and
+ * its remote source packed as kind (2 bits) | rank (24 bits) | index (38 bits). The collector
+ * holds only these; everything else (kinds, regions, call sites) is read from the trace when a
+ * result is asked for, so the replay's hot path stays a single store. */
+#define IDX_BITS 38
+#define RANK_BITS 24
+#define IDX_MASK ((1ull << IDX_BITS) - 1)
+#define RANK_MASK ((1ull << RANK_BITS) - 1)
+#define NO_RANK RANK_MASK
+#define WALK_CAP 65536 /* steps of one wait's blame walk (see blame_wait) */
+
+struct rt__dep_rec {
+    rt_time_ps t, local_ready, remote_ready;
+    uint64_t src;
+};
+_Static_assert(sizeof(struct rt__dep_rec) == 32, "a dependency record must stay 32 bytes");
+
+/* A growable set of breakdown rows keyed by (group, wait, id, region, instance). */
+struct smap {
+    struct rt_dep_share *v;
+    uint64_t n, cap; /* cap: 0 or a power of two */
+    int oom;
+};
+
+struct rt_depgraph {
+    const rt_trace *t;
+    uint32_t nranks;
+    uint64_t total;
+    uint64_t *base, *n, *seen; /* per rank: first record, events, records received */
+    struct rt__dep_rec *rec;
+    int disorder;              /* a record came out of program order or out of range */
+    uint32_t disorder_rank;
+    uint64_t disorder_index;
+    uint8_t *onpath;           /* one bit per event: on the critical path */
+    int have_cp, have_ws;
+    struct rt_critical_path cp;
+    struct rt_cp_segment *seg;
+    struct rt_dep_share *cp_share;
+    struct rt_wait_states ws;
+    struct rt_dep_share *ws_share;
+};
+
+/* ------------------------------------------------------------------ records */
+
+static inline uint32_t src_kind(const struct rt__dep_rec *x) { return (uint32_t)(x->src >> 62); }
+static inline uint32_t src_rank(const struct rt__dep_rec *x) { return (uint32_t)((x->src >> IDX_BITS) & RANK_MASK); }
+static inline uint64_t src_index(const struct rt__dep_rec *x) { return x->src & IDX_MASK; }
+static inline int remote_binds(const struct rt__dep_rec *x)
+{
+    return src_kind(x) != RT_DEP_NONE && x->remote_ready > x->local_ready; /* ties: local */
+}
+static inline struct rt__dep_rec *R(const rt_depgraph *g, uint32_t r, uint64_t j) { return &g->rec[g->base[r] + j]; }
+static inline rt_time_ps t_prev(const rt_depgraph *g, uint32_t r, uint64_t j) { return j ? R(g, r, j - 1)->t : 0; }
+static inline int marked(const uint8_t *bits, uint64_t i) { return bits[i >> 3] >> (i & 7) & 1; }
+/* Whether a record's remote source (if any) is an event of the graph. */
+static inline int src_ok(const rt_depgraph *g, const struct rt__dep_rec *x)
+{
+    return src_kind(x) == RT_DEP_NONE || (src_rank(x) < g->nranks && src_index(x) < g->n[src_rank(x)]);
+}
+
+int rt_depgraph_create(const rt_trace *trace, rt_depgraph **out, rt_error *err)
+{
+    rt_depgraph *g = calloc(1, sizeof *g);
+    if (!g)
+        return rt_error_set(err, RT_ENOMEM, "out of memory");
+    g->t = trace;
+    g->nranks = rt_trace_ranks(trace);
+    size_t nr = g->nranks ? g->nranks : 1;
+    g->base = calloc(nr, sizeof *g->base);
+    g->n = calloc(nr, sizeof *g->n);
+    g->seen = calloc(nr, sizeof *g->seen);
+    if (!g->base || !g->n || !g->seen)
+        goto oom;
+    for (uint32_t r = 0; r < g->nranks; r++) {
+        rt_trace_events(trace, r, &g->n[r]);
+        g->base[r] = g->total;
+        if (g->n[r] > IDX_MASK || g->total > UINT64_MAX - g->n[r]) {
+            rt_depgraph_destroy(g);
+            return rt_error_set(err, RT_ERANGE, "%s: rank %u has %llu events, more than a dependency graph holds",
+                                rt_trace_path(trace), r, (unsigned long long)g->n[r]);
+        }
+        g->total += g->n[r];
+    }
+    if (g->nranks > NO_RANK) {
+        rt_depgraph_destroy(g);
+        return rt_error_set(err, RT_ERANGE, "%s: %u ranks, more than a dependency graph holds (%llu)",
+                            rt_trace_path(trace), g->nranks, (unsigned long long)NO_RANK);
+    }
+    if (g->total > SIZE_MAX / sizeof *g->rec)
+        goto oom;
+    g->rec = calloc(g->total ? g->total : 1, sizeof *g->rec);
+    if (!g->rec)
+        goto oom;
+    *out = g;
+    return RT_OK;
+oom:
+    rt_depgraph_destroy(g);
+    return rt_error_set(err, RT_ENOMEM, "out of memory for the dependency graph (%zu bytes per event)",
+                        sizeof(struct rt__dep_rec));
+}
+
+void rt_depgraph_destroy(rt_depgraph *g)
+{
+    if (!g)
+        return;
+    free(g->base);
+    free(g->n);
+    free(g->seen);
+    free(g->rec);
+    free(g->onpath);
+    free(g->seg);
+    free(g->cp_share);
+    free(g->ws_share);
+    free(g);
+}
+
+void rt_depgraph_on_dep(void *ud, uint32_t rank, uint64_t index, const struct rt_event *ev, rt_time_ps predicted,
+                        const struct rt_dep *dep)
+{
+    rt_depgraph *g = ud;
+    (void)ev;
+    if (rank >= g->nranks || index != g->seen[rank] || index >= g->n[rank]) {
+        if (!g->disorder) {
+            g->disorder = 1;
+            g->disorder_rank = rank;
+            g->disorder_index = index;
+        }
+        return;
+    }
+    uint64_t kind = dep->kind, sr = dep->src_rank, si = dep->src_index;
+    if (kind == RT_DEP_NONE || sr == RT_NONE) {
+        sr = NO_RANK;
+        si = 0;
+    } else if (sr >= NO_RANK || si > IDX_MASK) {
+        sr = NO_RANK; /* out of range: rt_depgraph_check reports it */
+        si = 0;
+    }
+    *R(g, rank, index) = (struct rt__dep_rec){predicted, dep->local_ready, dep->remote_ready,
+                                              kind << 62 | sr << IDX_BITS | si};
+    g->seen[rank]++;
+}
+
+void rt_depgraph_observer(rt_depgraph *g, struct rt_replay_observer *obs)
+{
+    memset(obs, 0, sizeof *obs);
+    obs->ud = g;
+    obs->on_dep = rt_depgraph_on_dep;
+}
+
+int rt_depgraph_check(const rt_depgraph *g, rt_error *err)
+{
+    const char *path = rt_trace_path(g->t);
+    if (g->disorder)
+        return rt_error_set(err, RT_EINVAL, "%s: dependency record for rank %u event %llu out of program order or range",
+                            path, g->disorder_rank, (unsigned long long)g->disorder_index);
+    for (uint32_t r = 0; r < g->nranks; r++) {
+        if (g->seen[r] != g->n[r])
+            return rt_error_set(err, RT_EINVAL, "%s: rank %u: %llu dependency records for %llu events", path, r,
+                                (unsigned long long)g->seen[r], (unsigned long long)g->n[r]);
+        for (uint64_t j = 0; j < g->n[r]; j++) {
+            const struct rt__dep_rec *x = R(g, r, j);
+            rt_time_ps tp = t_prev(g, r, j);
+            int rem = src_kind(x) != RT_DEP_NONE;
+            rt_time_ps mx = rem && x->remote_ready > x->local_ready ? x->remote_ready : x->local_ready;
+            if (x->local_ready < tp)
+                return rt_error_set(err, RT_EINVAL,
+                                    "%s: rank %u event %llu: local_ready %lld ps before the previous event's time %lld ps",
+                                    path, r, (unsigned long long)j, (long long)x->local_ready, (long long)tp);
+            if (rem && (src_rank(x) >= g->nranks || src_index(x) >= g->n[src_rank(x)]))
+                return rt_error_set(err, RT_EINVAL, "%s: rank %u event %llu: remote source (rank %u, event %llu) does not exist",
+                                    path, r, (unsigned long long)j, src_rank(x), (unsigned long long)src_index(x));
+            if (x->t != mx)
+                return rt_error_set(err, RT_EINVAL,
+                                    "%s: rank %u event %llu: t %lld ps != max(local_ready %lld, remote_ready %lld) ps", path,
+                                    r, (unsigned long long)j, (long long)x->t, (long long)x->local_ready,
+                                    (long long)(rem ? x->remote_ready : INT64_MIN));
+            if (rem && R(g, src_rank(x), src_index(x))->t > x->remote_ready)
+                return rt_error_set(err, RT_EINVAL,
+                                    "%s: rank %u event %llu: remote source (rank %u, event %llu) at %lld ps after remote_ready %lld ps",
+                                    path, r, (unsigned long long)j, src_rank(x), (unsigned long long)src_index(x),
+                                    (long long)R(g, src_rank(x), src_index(x))->t, (long long)x->remote_ready);
+        }
+    }
+    return RT_OK;
+}
+
+/* What every result needs: all records there, every remote source an event (the finer
+ * points of the contract are rt_depgraph_check's). */
+static int complete(const rt_depgraph *g, rt_error *err)
+{
+    if (g->disorder)
+        return rt_depgraph_check(g, err);
+    for (uint32_t r = 0; r < g->nranks; r++)
+        if (g->seen[r] != g->n[r])
+            return rt_depgraph_check(g, err);
+    for (uint64_t i = 0; i < g->total; i++)
+        if (!src_ok(g, &g->rec[i]))
+            return rt_depgraph_check(g, err);
+    return RT_OK;
+}
+
+rt_time_ps rt_depgraph_end(const rt_depgraph *g)
+{
+    rt_time_ps end = 0;
+    for (uint64_t i = 0; i < g->total; i++)
+        end = g->rec[i].t > end ? g->rec[i].t : end;
+    return end;
+}
+
+int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgraph **out, struct rt_measured_info *info,
+                         rt_error *err)
+{
+    struct rt_measured_info inf = {0};
+    rt_depgraph *g = NULL;
+    int rc = complete(s, err);
+    if (rc)
+        return rc;
+    if ((rc = rt_depgraph_create(trace, &g, err)))
+        return rc;
+    if (g->total != s->total || g->nranks != s->nranks) {
+        rt_depgraph_destroy(g);
+        return rt_error_set(err, RT_EINVAL, "%s: the structure graph belongs to another trace", rt_trace_path(trace));
+    }
+    rt_time_ns first = INT64_MAX;
+    for (uint32_t r = 0; r < g->nranks; r++) {
+        uint64_t n;
+        const struct rt_event *ev = rt_trace_events(trace, r, &n);
+        if (n)
+            first = ev[0].time < first ? ev[0].time : first;
+    }
+    /* Times first: a source may be on any rank. */
+    for (uint32_t r = 0; r < g->nranks; r++) {
+        uint64_t n;
+        const struct rt_event *ev = rt_trace_events(trace, r, &n);
+        for (uint64_t j = 0; j < n; j++) {
+            R(g, r, j)->t = (ev[j].time - first) * 1000;
+            R(g, r, j)->src = R(s, r, j)->src;
+        }
+        g->seen[r] = n;
+    }
+    for (uint32_t r = 0; r < g->nranks; r++)
+        for (uint64_t j = 0; j < g->n[r]; j++) {
+            struct rt__dep_rec *x = R(g, r, j);
+            rt_time_ps tp = t_prev(g, r, j);
+            if (tp > x->t) /* the trace's own order is the truth on one rank */
+                tp = x->t;
+            if (src_kind(x) == RT_DEP_NONE) {
+                x->local_ready = x->t;
+                x->remote_ready = INT64_MIN;
+                continue;
+            }
+            rt_time_ps tu = R(g, src_rank(x), src_index(x))->t;
+            rt_time_ps base = tu > tp ? tu : tp;
+            if (x->t < tu) { /* effect before cause: the clocks disagree */
+                if (!inf.violations || tu - x->t > inf.worst_ps) {
+                    inf.worst_ps = tu - x->t;
+                    inf.worst_rank = r;
+                    inf.worst_index = j;
+                }
+                inf.violations++;
+                x->local_ready = x->remote_ready = x->t; /* a tie: the local edge binds */
+                continue;
+            }
+            rt_time_ps c = x->t - base;
+            x->local_ready = tp + c;
+            x->remote_ready = tu + c;
+        }
+    if (info)
+        *info = inf;
+    *out = g;
+    return RT_OK;
+}
+
+/* ------------------------------------------------------------------ breakdown rows */
+
+static uint64_t skey_hash(uint8_t group, uint8_t wait, uint32_t id, uint32_t region, uint64_t inst)
+{
+    uint64_t h = (uint64_t)group << 56 ^ (uint64_t)wait << 48 ^ (uint64_t)id * 0x9E3779B97F4A7C15ull ^
+                 ((uint64_t)region << 17 | region >> 15) ^ inst * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ h >> 29;
+}
+
+/* The row for a key, created with zero values; NULL (and m->oom set) when out of memory. */
+static struct rt_dep_share *smap_get(struct smap *m, uint8_t group, uint8_t wait, uint32_t id, uint32_t region,
+                                     uint64_t inst)
+{
+    if (m->n * 2 >= m->cap) {
+        uint64_t ncap = m->cap ? m->cap * 2 : 64;
+        struct rt_dep_share *nv = malloc(ncap * sizeof *nv);
+        if (!nv) {
+            m->oom = 1;
+            return NULL;
+        }
+        for (uint64_t i = 0; i < ncap; i++)
+            nv[i].group = 0xff; /* empty slot */
+        for (uint64_t i = 0; i < m->cap; i++) {
+            struct rt_dep_share *o = &m->v[i];
+            if (o->group == 0xff)
+                continue;
+            uint64_t h = skey_hash(o->group, o->wait, o->id, o->region, o->instance) & (ncap - 1);
+            while (nv[h].group != 0xff)
+                h = (h + 1) & (ncap - 1);
+            nv[h] = *o;
+        }
+        free(m->v);
+        m->v = nv;
+        m->cap = ncap;
+    }
+    uint64_t h = skey_hash(group, wait, id, region, inst) & (m->cap - 1);
+    for (;;) {
+        struct rt_dep_share *e = &m->v[h];
+        if (e->group == 0xff) {
+            *e = (struct rt_dep_share){group, wait, id, region, inst, 0, 0};
+            m->n++;
+            return e;
+        }
+        if (e->group == group && e->wait == wait && e->id == id && e->region == region && e->instance == inst)
+            return e;
+        h = (h + 1) & (m->cap - 1);
+    }
+}
+
+static void smap_add(struct smap *m, uint8_t group, uint8_t wait, uint32_t id, uint32_t region, uint64_t inst,
+                     rt_time_ps v1, rt_time_ps v2)
+{
+    struct rt_dep_share *e = smap_get(m, group, wait, id, region, inst);
+    if (e) {
+        e->value += v1;
+        e->value2 += v2;
+    }
+}
+
+static rt_time_ps absv(rt_time_ps x) { return x < 0 ? -x : x; }
+
+static int share_cmp_by(const struct rt_dep_share *a, const struct rt_dep_share *b, int abs_sum)
+{
+    if (a->wait != b->wait)
+        return a->wait < b->wait ? -1 : 1;
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    rt_time_ps ka = abs_sum ? absv(a->value) + absv(a->value2) : a->value;
+    rt_time_ps kb = abs_sum ? absv(b->value) + absv(b->value2) : b->value;
+    if (ka != kb)
+        return ka > kb ? -1 : 1;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    if (a->region != b->region)
+        return a->region < b->region ? -1 : 1;
+    return a->instance < b->instance ? -1 : a->instance > b->instance;
+}
+
+static int share_cmp(const void *a, const void *b) { return share_cmp_by(a, b, 0); }
+static int share_cmp_abs(const void *a, const void *b) { return share_cmp_by(a, b, 1); }
+
+/* Packs the rows into a sorted array (owned by the caller); the map is freed. */
+static struct rt_dep_share *smap_finish(struct smap *m, uint64_t *n, int abs_sum)
+{
+    struct rt_dep_share *out = malloc((m->n ? m->n : 1) * sizeof *out);
+    if (!out || m->oom) {
+        free(out);
+        free(m->v);
+        return NULL;
+    }
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < m->cap; i++)
+        if (m->v[i].group != 0xff)
+            out[k++] = m->v[i];
+    free(m->v);
+    qsort(out, k, sizeof *out, abs_sum ? share_cmp_abs : share_cmp);
+    *n = k;
+    return out;
+}
+
+/* ------------------------------------------------------------------ event context */
+
+/* Where an edge into an event lies: the state of its rank just before the event. */
+struct ctx {
+    uint32_t callsite, call_region; /* of the outermost MPI call (RT_NONE: outside calls) */
+    int comm_call;                  /* that call moves data or synchronises */
+    rt_bytes call_bytes;            /* bytes of the last send started in that call */
+    uint32_t region;                /* innermost non-MPI region (RT_NONE: none) */
+    uint64_t instance;              /* its outermost instance number on this rank */
+};
+
+struct frame {
+    uint32_t region;
+    uint64_t instance;
+};
+
+struct walker {
+    const rt_trace *t;
+    uint32_t nregions;
+    uint64_t *next_inst, *cur_inst; /* per region */
+    uint32_t *depth;                /* per region: open instances */
+    struct frame *stack;
+    uint64_t nstack, capstack;
+    int mpi_depth;
+    struct ctx c;
+};
+
+static int walker_init(struct walker *w, const rt_trace *t)
+{
+    memset(w, 0, sizeof *w);
+    w->t = t;
+    w->nregions = rt_trace_regions(t);
+    size_t n = w->nregions ? w->nregions : 1;
+    w->next_inst = calloc(n, sizeof *w->next_inst);
+    w->cur_inst = calloc(n, sizeof *w->cur_inst);
+    w->depth = calloc(n, sizeof *w->depth);
+    return w->next_inst && w->cur_inst && w->depth ? RT_OK : RT_ENOMEM;
+}
+
+static void walker_free(struct walker *w)
+{
+    free(w->next_inst);
+    free(w->cur_inst);
+    free(w->depth);
+    free(w->stack);
+}
+
+static void walker_rank(struct walker *w)
+{
+    memset(w->next_inst, 0, (w->nregions ? w->nregions : 1) * sizeof *w->next_inst);
+    memset(w->depth, 0, (w->nregions ? w->nregions : 1) * sizeof *w->depth);
+    w->nstack = 0;
+    w->mpi_depth = 0;
+    w->c = (struct ctx){RT_NONE, RT_NONE, 0, 0, RT_NONE, 0};
+}
+
+/* Whether the MPI call entered at @p j moves data or synchronises (as the engine decides). */
+static int call_communicates(const struct rt_event *ev, uint64_t n, uint64_t j)
+{
+    int depth = 1;
+    for (uint64_t k = j + 1; k < n; k++) {
+        const struct rt_event *e = &ev[k];
+        if (e->flags & RT_EVF_MPI) {
+            depth += e->kind == RT_EV_ENTER ? 1 : e->kind == RT_EV_LEAVE ? -1 : 0;
+            if (depth == 0)
+                return 0;
+        }
+        switch (e->kind) {
+        case RT_EV_SEND: case RT_EV_ISEND: case RT_EV_RECV: case RT_EV_IRECV_REQUEST: case RT_EV_COLL_BEGIN:
+            if (!(e->flags & RT_EVF_CANCELLED))
+                return 1;
+            break;
+        case RT_EV_ISEND_COMPLETE: case RT_EV_IRECV: case RT_EV_COLL_END:
+            return 1;
+        default:
+            break;
+        }
+    }
+    return 0;
+}
+
+/* Applies event @p j to the context (after the event has been visited). */
+static int walker_apply(struct walker *w, const struct rt_event *ev, uint64_t n, uint64_t j)
+{
+    const struct rt_event *e = &ev[j];
+    if (e->kind == RT_EV_ENTER && (e->flags & RT_EVF_MPI)) {
+        if (w->mpi_depth++ == 0) {
+            w->c.callsite = e->aux;
+            w->c.call_region = e->ref;
+            w->c.comm_call = call_communicates(ev, n, j);
+            w->c.call_bytes = 0;
+        }
+    } else if (e->kind == RT_EV_LEAVE && (e->flags & RT_EVF_MPI)) {
+        if (w->mpi_depth > 0 && --w->mpi_depth == 0) {
+            w->c.callsite = w->c.call_region = RT_NONE;
+            w->c.comm_call = 0;
+        }
+    } else if (e->kind == RT_EV_ENTER && e->ref < w->nregions) {
+        if (w->nstack == w->capstack) {
+            uint64_t ncap = w->capstack ? w->capstack * 2 : 16;
+            struct frame *ns = realloc(w->stack, ncap * sizeof *ns);
+            if (!ns)
+                return RT_ENOMEM;
+            w->stack = ns;
+            w->capstack = ncap;
+        }
+        if (w->depth[e->ref]++ == 0)
+            w->cur_inst[e->ref] = w->next_inst[e->ref]++;
+        w->stack[w->nstack++] = (struct frame){e->ref, w->cur_inst[e->ref]};
+    } else if (e->kind == RT_EV_LEAVE && e->ref < w->nregions) {
+        uint64_t k = w->nstack;
+        while (k > 0 && w->stack[k - 1].region != e->ref)
+            k--;
+        if (k > 0) { /* pops the region and anything left open inside it */
+            for (uint64_t i = k - 1; i < w->nstack; i++)
+                if (w->depth[w->stack[i].region])
+                    w->depth[w->stack[i].region]--;
+            w->nstack = k - 1;
+        }
+    } else if ((e->kind == RT_EV_SEND || e->kind == RT_EV_ISEND) && w->mpi_depth > 0) {
+        w->c.call_bytes = e->bytes;
+    }
+    w->c.region = w->nstack ? w->stack[w->nstack - 1].region : RT_NONE;
+    w->c.instance = w->nstack ? w->stack[w->nstack - 1].instance : 0;
+    return RT_OK;
+}
+
+/* Bytes carried by the remote edge into event @p j. */
+static rt_bytes edge_bytes(const struct rt_event *ev, uint64_t n, uint64_t j, const struct ctx *c)
+{
+    const struct rt_event *e = &ev[j];
+    switch (e->kind) {
+    case RT_EV_RECV:
+        return e->bytes;
+    case RT_EV_IRECV:
+    case RT_EV_ISEND_COMPLETE:
+        return e->ref < n ? ev[e->ref].bytes : e->bytes;
+    case RT_EV_COLL_END: {
+        rt_bytes s = e->ref < n ? ev[e->ref].bytes : 0;
+        return s > e->bytes ? s : e->bytes;
+    }
+    default:
+        return c->call_bytes;
+    }
+}
+
+static uint32_t size_bucket(rt_bytes b)
+{
+    uint32_t k = 0;
+    while (b) {
+        k++;
+        b >>= 1;
+    }
+    return k;
+}
+
+/* Adds @p v1, @p v2 to the rows of every group the edge into event (r, j) belongs to. */
+static void add_groups(struct smap *m, uint32_t r, const struct ctx *c, int remote, uint32_t size, rt_time_ps v1,
+                       rt_time_ps v2)
+{
+    (void)remote;
+    smap_add(m, RT_GROUP_RANK, 0, r, RT_NONE, 0, v1, v2);
+    smap_add(m, RT_GROUP_CALLSITE, 0, c->callsite, c->call_region, 0, v1, v2);
+    smap_add(m, RT_GROUP_REGION, 0, RT_NONE, c->region, c->region == RT_NONE ? 0 : c->instance, v1, v2);
+    smap_add(m, RT_GROUP_SIZE, 0, size, RT_NONE, 0, v1, v2);
+}
+
+static int activity_of(const struct rt__dep_rec *x, int remote, const struct ctx *c)
+{
+    if (remote)
+        return src_kind(x) == RT_DEP_COLLECTIVE ? RT_ACT_COLLECTIVE : RT_ACT_TRANSFER;
+    return c->comm_call ? RT_ACT_OVERHEAD : RT_ACT_COMPUTE;
+}
+
+/* ------------------------------------------------------------------ critical path */
+
+static void find_end(const rt_depgraph *g, uint32_t *er, uint64_t *ej, rt_time_ps *end)
+{
+    *er = RT_NONE;
+    *ej = 0;
+    *end = 0;
+    for (uint32_t r = 0; r < g->nranks; r++)
+        for (uint64_t j = 0; j < g->n[r]; j++) {
+            rt_time_ps t = R(g, r, j)->t;
+            if (*er == RT_NONE || t > *end || (t == *end && r == *er)) {
+                *er = r;
+                *ej = j;
+                *end = t;
+            }
+        }
+}
+
+static int cp_compute(rt_depgraph *g, rt_error *err)
+{
+    struct rt_critical_path *cp = &g->cp;
+    struct walker w = {0};
+    struct smap m = {0};
+    uint64_t nseg = 0, capseg = 0;
+    int rc = complete(g, err);
+    if (rc)
+        return rc;
+    memset(cp, 0, sizeof *cp);
+    free(g->onpath);
+    g->onpath = calloc(g->total / 8 + 1, 1);
+    if (!g->onpath)
+        return rt_error_set(err, RT_ENOMEM, "out of memory");
+    uint32_t r;
+    uint64_t j;
+    find_end(g, &r, &j, &cp->end_ps);
+    cp->end_rank = r;
+    cp->end_index = j;
+    if (r == RT_NONE) {
+        g->have_cp = 1;
+        return RT_OK;
+    }
+    /* Walks back along binding edges; segments are collected last first. */
+    uint64_t seg_last = j;
+    uint32_t seg_rank = r;
+    for (uint64_t steps = 0;; steps++) {
+        if (steps > g->total) {
+            rc = rt_error_set(err, RT_EINVAL, "%s: the dependency graph has a cycle through rank %u event %llu",
+                              rt_trace_path(g->t), r, (unsigned long long)j);
+            goto out;
+        }
+        struct rt__dep_rec *x = R(g, r, j);
+        uint64_t gi = g->base[r] + j;
+        g->onpath[gi >> 3] |= (uint8_t)(1u << (gi & 7));
+        cp->events++;
+        uint32_t nr = r;
+        uint64_t nj = j;
+        rt_time_ps from;
+        int stop = 0;
+        if (remote_binds(x)) {
+            nr = src_rank(x);
+            nj = src_index(x);
+            if (nr >= g->nranks || nj >= g->n[nr]) {
+                rc = rt_depgraph_check(g, err);
+                goto out;
+            }
+            from = R(g, nr, nj)->t;
+            cp->length_ps += x->remote_ready - from;
+        } else {
+            from = t_prev(g, r, j);
+            cp->length_ps += x->local_ready - from;
+            stop = j == 0;
+            nj = j - 1;
+        }
+        if (stop || nr != seg_rank) { /* the segment on seg_rank begins at event j */
+            if (nseg == capseg) {
+                uint64_t ncap = capseg ? capseg * 2 : 16;
+                struct rt_cp_segment *ns = realloc(g->seg, ncap * sizeof *ns);
+                if (!ns) {
+                    rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+                    goto out;
+                }
+                g->seg = ns;
+                capseg = ncap;
+            }
+            g->seg[nseg++] = (struct rt_cp_segment){seg_rank, j, seg_last, stop ? 0 : from, R(g, seg_rank, seg_last)->t};
+            seg_rank = nr;
+            seg_last = nj;
+        }
+        if (stop)
+            break;
+        r = nr;
+        j = nj;
+    }
+    for (uint64_t a = 0, b = nseg ? nseg - 1 : 0; a < b; a++, b--) {
+        struct rt_cp_segment s = g->seg[a];
+        g->seg[a] = g->seg[b];
+        g->seg[b] = s;
+    }
+    cp->seg = g->seg;
+    cp->nseg = nseg;
+    /* Breakdown: one pass per rank with the events' context. */
+    if (walker_init(&w, g->t)) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (r = 0; r < g->nranks; r++) {
+        uint64_t n;
+        const struct rt_event *ev = rt_trace_events(g->t, r, &n);
+        walker_rank(&w);
+        for (j = 0; j < n; j++) {
+            if (marked(g->onpath, g->base[r] + j)) {
+                struct rt__dep_rec *x = R(g, r, j);
+                int rem = remote_binds(x);
+                rt_time_ps wgt = rem ? x->remote_ready - R(g, src_rank(x), src_index(x))->t : x->local_ready - t_prev(g, r, j);
+                cp->activity_ps[activity_of(x, rem, &w.c)] += wgt;
+                add_groups(&m, r, &w.c, rem, rem ? size_bucket(edge_bytes(ev, n, j, &w.c)) : RT_NONE, wgt, 0);
+            }
+            if (walker_apply(&w, ev, n, j)) {
+                rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+                goto out;
+            }
+        }
+    }
+    free(g->cp_share);
+    g->cp_share = smap_finish(&m, &cp->nshare, 0);
+    m.v = NULL;
+    if (!g->cp_share) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto out;
+    }
+    cp->share = g->cp_share;
+    g->have_cp = 1;
+out:
+    free(m.v);
+    walker_free(&w);
+    return rc;
+}
+
+int rt_depgraph_critical_path(rt_depgraph *g, const struct rt_critical_path **cp, rt_error *err)
+{
+    int rc = g->have_cp ? RT_OK : cp_compute(g, err);
+    if (rc == RT_OK)
+        *cp = &g->cp;
+    return rc;
+}
+
+/* ------------------------------------------------------------------ wait states */
+
+static rt_time_ps overlap(rt_time_ps lo, rt_time_ps hi, rt_time_ps a, rt_time_ps b)
+{
+    lo = lo > a ? lo : a;
+    hi = hi < b ? hi : b;
+    return hi > lo ? hi - lo : 0;
+}
+
+/* Blames the wait [a, b] of an event whose remote source is (r, j) on the ranks of the critical
+ * path that ends at that source: each rank gets the part of [a, b] its binding edges cover
+ * (a transfer counts for its sender). The walk stops at time a, or after WALK_CAP steps, when
+ * the rest goes to the rank it stopped on. */
+static void blame_wait(const rt_depgraph *g, struct smap *m, uint8_t kind, uint32_t r, uint64_t j, rt_time_ps a,
+                       rt_time_ps b)
+{
+    rt_time_ps covered = overlap(R(g, r, j)->t, b, a, b); /* the remote edge into the waiting event */
+    smap_add(m, RT_GROUP_BLAME, kind, r, RT_NONE, 0, covered, 0);
+    for (int steps = 0; steps < WALK_CAP; steps++) {
+        const struct rt__dep_rec *x = R(g, r, j);
+        if (x->t <= a)
+            return;
+        if (remote_binds(x)) {
+            uint32_t sr = src_rank(x);
+            uint64_t sj = src_index(x);
+            rt_time_ps o = overlap(R(g, sr, sj)->t, x->t, a, b);
+            smap_add(m, RT_GROUP_BLAME, kind, sr, RT_NONE, 0, o, 0);
+            covered += o;
+            r = sr;
+            j = sj;
+        } else {
+            rt_time_ps o = overlap(t_prev(g, r, j), x->t, a, b);
+            smap_add(m, RT_GROUP_BLAME, kind, r, RT_NONE, 0, o, 0);
+            covered += o;
+            if (j == 0)
+                return;
+            j--;
+        }
+    }
+    smap_add(m, RT_GROUP_BLAME, kind, r, RT_NONE, 0, b - a - covered, 0);
+}
+
+static uint8_t wait_kind(const rt_trace *t, const struct rt__dep_rec *x, const struct rt_event *ev, uint64_t n,
+                         uint64_t j, const struct ctx *c)
+{
+    const struct rt_event *e = &ev[j];
+    if (src_kind(x) == RT_DEP_COLLECTIVE) {
+        if (e->kind == RT_EV_COLL_END && e->ref < n && ev[e->ref].aux == RT_COLL_BARRIER)
+            return RT_WAIT_BARRIER;
+        return RT_WAIT_COLLECTIVE;
+    }
+    if (c->call_region != RT_NONE && c->call_region < rt_trace_regions(t)) {
+        const char *name = rt_trace_region(t, c->call_region)->name;
+        if (name && strncmp(name, "MPI_Wait", 8) == 0)
+            return RT_WAIT_WAITALL;
+    }
+    if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV)
+        return RT_WAIT_LATE_SENDER;
+    return RT_WAIT_LATE_RECEIVER;
+}
+
+static int ws_compute(rt_depgraph *g, rt_error *err)
+{
+    struct rt_wait_states *ws = &g->ws;
+    struct walker w = {0};
+    struct smap m = {0};
+    int rc = complete(g, err);
+    if (rc)
+        return rc;
+    memset(ws, 0, sizeof *ws);
+    if (walker_init(&w, g->t)) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (uint32_t r = 0; r < g->nranks; r++) {
+        uint64_t n;
+        const struct rt_event *ev = rt_trace_events(g->t, r, &n);
+        walker_rank(&w);
+        for (uint64_t j = 0; j < n; j++) {
+            const struct rt__dep_rec *x = R(g, r, j);
+            /* A remote source on the rank itself (a rendezvous side that posted last) is its own
+             * transfer, not a wait for another rank. */
+            if (remote_binds(x) && src_rank(x) != r && src_rank(x) < g->nranks && src_index(x) < g->n[src_rank(x)]) {
+                rt_time_ps wt = x->remote_ready - x->local_ready;
+                uint8_t k = wait_kind(g->t, x, ev, n, j, &w.c);
+                ws->total_ps[k] += wt;
+                ws->count[k]++;
+                smap_add(&m, RT_GROUP_RANK, k, r, RT_NONE, 0, wt, 1);
+                smap_add(&m, RT_GROUP_CALLSITE, k, w.c.callsite, w.c.call_region, 0, wt, 1);
+                smap_add(&m, RT_GROUP_CAUSE, k, src_rank(x), RT_NONE, 0, wt, 1);
+                blame_wait(g, &m, k, src_rank(x), src_index(x), x->local_ready, x->remote_ready);
+            }
+            if (walker_apply(&w, ev, n, j)) {
+                rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+                goto out;
+            }
+        }
+    }
+    free(g->ws_share);
+    g->ws_share = smap_finish(&m, &ws->nshare, 0);
+    m.v = NULL;
+    if (!g->ws_share) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto out;
+    }
+    ws->share = g->ws_share;
+    g->have_ws = 1;
+out:
+    free(m.v);
+    walker_free(&w);
+    return rc;
+}
+
+int rt_depgraph_wait_states(rt_depgraph *g, const struct rt_wait_states **ws, rt_error *err)
+{
+    int rc = g->have_ws ? RT_OK : ws_compute(g, err);
+    if (rc == RT_OK)
+        *ws = &g->ws;
+    return rc;
+}
+
+/* ------------------------------------------------------------------ two timings */
+
+int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff **out, rt_error *err)
+{
+    struct rt_depgraph_diff *d = NULL;
+    struct walker w = {0};
+    struct smap m = {0};
+    const struct rt_critical_path *cpa, *cpb;
+    int rc;
+    if (A->t != B->t && (A->nranks != B->nranks || A->total != B->total))
+        return rt_error_set(err, RT_EINVAL, "the two timings are not of the same trace");
+    for (uint32_t r = 0; r < A->nranks; r++)
+        if (A->n[r] != B->n[r])
+            return rt_error_set(err, RT_EINVAL, "the two timings are not of the same trace (rank %u)", r);
+    if ((rc = rt_depgraph_critical_path(A, &cpa, err)) || (rc = rt_depgraph_critical_path(B, &cpb, err)))
+        return rc;
+    d = calloc(1, sizeof *d);
+    if (!d || walker_init(&w, B->t)) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto out;
+    }
+    d->end_a = cpa->end_ps;
+    d->end_b = cpb->end_ps;
+    rt_time_ps len_a_cpb = 0;
+    for (uint32_t r = 0; r < B->nranks; r++) {
+        uint64_t n;
+        const struct rt_event *ev = rt_trace_events(B->t, r, &n);
+        walker_rank(&w);
+        for (uint64_t j = 0; j < n; j++) {
+            const struct rt__dep_rec *a = R(A, r, j), *b = R(B, r, j);
+            int on = marked(B->onpath, B->base[r] + j), brem = remote_binds(b);
+            int arem = src_kind(a) != RT_DEP_NONE, hasb = src_kind(b) != RT_DEP_NONE;
+            uint32_t size = RT_NONE;
+            /* local edge */
+            rt_time_ps wa = a->local_ready - t_prev(A, r, j), wb = b->local_ready - t_prev(B, r, j);
+            rt_time_ps dl = wb - wa;
+            d->edges++;
+            if (on && !brem) {
+                len_a_cpb += wa;
+                add_groups(&m, r, &w.c, 0, RT_NONE, dl, 0);
+            } else {
+                add_groups(&m, r, &w.c, 0, RT_NONE, 0, dl);
+            }
+            d->injected += dl;
+            if (hasb || arem)
+                size = size_bucket(edge_bytes(ev, n, j, &w.c));
+            /* B's remote edge */
+            if (hasb) {
+                uint32_t sr = src_rank(b);
+                uint64_t sj = src_index(b);
+                rt_time_ps wbr = b->remote_ready - R(B, sr, sj)->t, war;
+                if (arem && src_rank(a) == sr && src_index(a) == sj)
+                    war = a->remote_ready - R(A, sr, sj)->t;
+                else
+                    war = a->t - R(A, sr, sj)->t; /* tight in A */
+                rt_time_ps dr = wbr - war;
+                d->edges++;
+                d->injected += dr;
+                if (on && brem) {
+                    len_a_cpb += war;
+                    add_groups(&m, r, &w.c, 1, size, dr, 0);
+                } else {
+                    add_groups(&m, r, &w.c, 1, size, 0, dr);
+                }
+            }
+            /* A's remote edge where B has another source (or none): off B's path */
+            if (arem && !(hasb && src_rank(a) == src_rank(b) && src_index(a) == src_index(b))) {
+                uint32_t sr = src_rank(a);
+                uint64_t sj = src_index(a);
+                rt_time_ps da = (b->t - R(B, sr, sj)->t) - (a->remote_ready - R(A, sr, sj)->t);
+                d->source_changed++;
+                d->edges++;
+                d->injected += da;
+                add_groups(&m, r, &w.c, 1, size, 0, da);
+            } else if (hasb && !arem) {
+                d->source_changed++;
+            }
+            if (walker_apply(&w, ev, n, j)) {
+                rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+                goto out;
+            }
+        }
+    }
+    d->accumulated = cpb->length_ps - len_a_cpb;
+    d->slack = cpa->length_ps - len_a_cpb;
+    d->absorbed = d->injected - d->accumulated;
+    d->residual = (d->end_b - d->end_a) - (d->accumulated - d->slack);
+    d->share = smap_finish(&m, &d->nshare, 1);
+    m.v = NULL;
+    if (!d->share) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto out;
+    }
+    *out = d;
+    d = NULL;
+out:
+    free(m.v);
+    walker_free(&w);
+    rt_depgraph_diff_destroy(d);
+    return rc;
+}
+
+void rt_depgraph_diff_destroy(struct rt_depgraph_diff *d)
+{
+    if (!d)
+        return;
+    free(d->share);
+    free(d);
+}
+
+/* ------------------------------------------------------------------ names */
+
+const char *rt_activity_name(int a)
+{
+    static const char *const names[] = {"compute", "cpu_overhead", "transfer", "collective", "waiting"};
+    return a >= 0 && a < RT_ACT_COUNT ? names[a] : "?";
+}
+
+const char *rt_wait_kind_name(int k)
+{
+    static const char *const names[] = {"late_sender", "late_receiver", "collective", "barrier", "waitall"};
+    return k >= 0 && k < RT_WAIT_COUNT ? names[k] : "?";
+}
+
+const char *rt_group_name(int g)
+{
+    static const char *const names[] = {"rank", "callsite", "region", "activity", "size", "cause", "blame"};
+    return g >= 0 && g < RT_GROUP_COUNT ? names[g] : "?";
+}

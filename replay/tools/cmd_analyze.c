@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: MIT */
+/* retime analyze: the critical path, wait states, and the absorbed/accumulated split of the
+ * deviations between two timings of a trace (model vs model with noise, or model vs measured). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "retime/depgraph.h"
+#include "retime/units.h"
+
+enum against { AGAINST_NONE, AGAINST_MODEL, AGAINST_MEASURED };
+
+struct analyze_cli {
+    struct trace_cli tr;
+    struct model_cli model;
+    enum against against;
+    uint64_t top;
+};
+
+static int parse_analyze(struct args *a, struct analyze_cli *c)
+{
+    memset(c, 0, sizeof *c);
+    model_cli_init(&c->model);
+    c->top = 5;
+    for (a->i = 2; a->i < a->argc; a->i++) {
+        const char *v;
+        int m = model_cli_option(a, &c->model);
+        if (m < 0)
+            return 1;
+        if (m > 0)
+            continue;
+        if (cli_opt(a, "--against", &v)) {
+            if (v && !strcmp(v, "model"))
+                c->against = AGAINST_MODEL;
+            else if (v && !strcmp(v, "measured"))
+                c->against = AGAINST_MEASURED;
+            else
+                return cli_die("bad --against '%s' (model or measured)", v ? v : "");
+        } else if (cli_opt(a, "--top", &v)) {
+            char *end;
+            errno = 0;
+            unsigned long long n = v && *v >= '0' && *v <= '9' ? strtoull(v, &end, 10) : 0;
+            if (!v || *v < '0' || *v > '9' || errno || *end || n < 1 || n > 1000000)
+                return cli_die("bad --top '%s' (a whole number from 1 to 1000000)", v ? v : "");
+            c->top = n;
+        } else if (trace_cli_option(a, &c->tr, "analyze")) {
+            return 1;
+        }
+    }
+    if (c->tr.region)
+        return cli_die("--region is not an option of analyze (regions are reported by themselves)");
+    if (c->tr.fmt == FMT_CSV)
+        return cli_die("bad --format 'csv' for analyze (text or json)");
+    if (trace_cli_finish(&c->tr, "analyze"))
+        return 1;
+    if (c->against == AGAINST_NONE)
+        return cli_die("analyze needs --against model|measured");
+    return 0;
+}
+
+/* ------------------------------------------------------------------ labels */
+
+static void callsite_label(char *buf, size_t n, const rt_trace *t, uint32_t cs, uint32_t mpi)
+{
+    const char *fn = mpi != RT_NONE && mpi < rt_trace_regions(t) ? rt_trace_region(t, mpi)->name : NULL;
+    if (cs != RT_NONE && cs < rt_trace_callsites(t)) {
+        const struct rt_callsite *c = rt_trace_callsite(t, cs);
+        snprintf(buf, n, "%s %s:%u (%s)", c->function, c->file, c->line, fn ? fn : "?");
+    } else if (fn) {
+        snprintf(buf, n, "%s (no call site)", fn);
+    } else {
+        snprintf(buf, n, "(outside MPI calls)");
+    }
+}
+
+static void region_label(char *buf, size_t n, const rt_trace *t, uint32_t region, uint64_t inst)
+{
+    if (region != RT_NONE && region < rt_trace_regions(t))
+        snprintf(buf, n, "%s#%" PRIu64, rt_trace_region(t, region)->name, inst);
+    else
+        snprintf(buf, n, "(no region)");
+}
+
+static void size_label(char *buf, size_t n, uint32_t b)
+{
+    if (b == RT_NONE)
+        snprintf(buf, n, "no message");
+    else if (b == 0)
+        snprintf(buf, n, "0 B");
+    else if (b >= 64)
+        snprintf(buf, n, ">= 2^63 B");
+    else
+        snprintf(buf, n, "%" PRIu64 "-%" PRIu64 " B", (uint64_t)1 << (b - 1), ((uint64_t)1 << (b - 1)) * 2 - 1);
+}
+
+static void share_label(char *buf, size_t n, const rt_trace *t, const struct rt_dep_share *s)
+{
+    switch (s->group) {
+    case RT_GROUP_CALLSITE:
+        callsite_label(buf, n, t, s->id, s->region);
+        break;
+    case RT_GROUP_REGION:
+        region_label(buf, n, t, s->region, s->instance);
+        break;
+    case RT_GROUP_SIZE:
+        size_label(buf, n, s->id);
+        break;
+    default:
+        snprintf(buf, n, "rank %u", s->id);
+        break;
+    }
+}
+
+static char *fmt_ps(char *buf, size_t n, rt_time_ps ps)
+{
+    if (ps < 0) {
+        buf[0] = '-';
+        rt_format_time(buf + 1, n - 1, (double)-ps / 1e3);
+        return buf;
+    }
+    return rt_format_time(buf, n, (double)ps / 1e3);
+}
+
+/* The first @p top rows of group @p g (and wait kind @p w) in a sorted share array. */
+#define FOR_GROUP(s, ns, w_, g_, top, it)                                                                  \
+    for (uint64_t it##_i = 0, it##_k = 0; it##_i < (ns); it##_i++)                                       \
+        for (const struct rt_dep_share *it = &(s)[it##_i]; it && it->wait == (w_) && it->group == (g_) && \
+                                                           it##_k < (top);                                 \
+             it = NULL, it##_k++)
+
+/* ------------------------------------------------------------------ JSON */
+
+static void json_key_fields(const rt_trace *t, const struct rt_dep_share *s)
+{
+    char b[512];
+    switch (s->group) {
+    case RT_GROUP_CALLSITE: {
+        printf("\"callsite\": ");
+        if (s->id != RT_NONE && s->id < rt_trace_callsites(t)) {
+            const struct rt_callsite *c = rt_trace_callsite(t, s->id);
+            printf("%u, \"function\": ", s->id);
+            cli_json_string(stdout, c->function);
+            printf(", \"file\": ");
+            cli_json_string(stdout, c->file);
+            printf(", \"line\": %u", c->line);
+        } else {
+            printf("null, \"function\": null, \"file\": null, \"line\": null");
+        }
+        printf(", \"mpi\": ");
+        if (s->region != RT_NONE && s->region < rt_trace_regions(t))
+            cli_json_string(stdout, rt_trace_region(t, s->region)->name);
+        else
+            printf("null");
+        callsite_label(b, sizeof b, t, s->id, s->region);
+        printf(", \"label\": ");
+        cli_json_string(stdout, b);
+        break;
+    }
+    case RT_GROUP_REGION:
+        printf("\"region\": ");
+        if (s->region != RT_NONE && s->region < rt_trace_regions(t)) {
+            cli_json_string(stdout, rt_trace_region(t, s->region)->name);
+            printf(", \"instance\": %" PRIu64, s->instance);
+        } else {
+            printf("null, \"instance\": null");
+        }
+        break;
+    case RT_GROUP_SIZE:
+        if (s->id == RT_NONE)
+            printf("\"bucket\": null, \"min_bytes\": null, \"max_bytes\": null");
+        else if (s->id == 0)
+            printf("\"bucket\": 0, \"min_bytes\": 0, \"max_bytes\": 0");
+        else
+            printf("\"bucket\": %u, \"min_bytes\": %" PRIu64 ", \"max_bytes\": %" PRIu64, s->id,
+                   (uint64_t)1 << (s->id - 1), s->id >= 64 ? UINT64_MAX : ((uint64_t)1 << (s->id - 1)) * 2 - 1);
+        break;
+    default:
+        printf("\"rank\": %u", s->id);
+        break;
+    }
+}
+
+static void json_rows(const rt_trace *t, const struct rt_dep_share *s, uint64_t ns, uint8_t w, uint8_t g, uint64_t top,
+                      int mode)
+{
+    int first = 1;
+    printf("[");
+    FOR_GROUP(s, ns, w, g, top, e)
+    {
+        printf("%s{", first ? "" : ", ");
+        first = 0;
+        json_key_fields(t, e);
+        if (mode == 0) { /* critical path */
+            printf(", \"ns\": ");
+            cli_print_ps_as_ns(stdout, e->value);
+        } else if (mode == 1) { /* wait states */
+            printf(", \"ns\": ");
+            cli_print_ps_as_ns(stdout, e->value);
+            if (g != RT_GROUP_BLAME)
+                printf(", \"count\": %" PRId64, e->value2);
+        } else { /* deviations */
+            printf(", \"accumulated_ns\": ");
+            cli_print_ps_as_ns(stdout, e->value);
+            printf(", \"absorbed_ns\": ");
+            cli_print_ps_as_ns(stdout, e->value2);
+        }
+        printf("}");
+    }
+    printf("]");
+}
+
+static void print_json(const struct analyze_cli *c, const struct rt_replay_options *o, const rt_trace *t,
+                       rt_time_ps end_a, const struct rt_critical_path *cp, const struct rt_wait_states *ws,
+                       const struct rt_depgraph_diff *d, const struct rt_measured_info *mi,
+                       const struct rt_replay_result *noisy)
+{
+    printf("{\"trace\": ");
+    cli_json_string(stdout, rt_trace_path(t));
+    printf(", \"model\": ");
+    model_cli_json(stdout, o);
+    printf(", \"noise\": ");
+    model_cli_noise_json(stdout, &c->model);
+    printf(", \"against\": \"%s\"", c->against == AGAINST_MODEL ? "model" : "measured");
+    printf(", \"a\": {\"timing\": \"%s\", \"end_ns\": ",
+           c->against == AGAINST_MODEL ? "model without noise" : "model");
+    cli_print_ps_as_ns(stdout, end_a);
+    printf("}, \"b\": {\"timing\": \"%s\", \"end_ns\": ",
+           c->against == AGAINST_MEASURED ? "measured" : rt_replay_options_noisy(o) ? "model with noise" : "model without noise");
+    cli_print_ps_as_ns(stdout, cp->end_ps);
+    printf("}, \"critical_path\": {\"end_ns\": ");
+    cli_print_ps_as_ns(stdout, cp->end_ps);
+    printf(", \"length_ns\": ");
+    cli_print_ps_as_ns(stdout, cp->length_ps);
+    printf(", \"end_rank\": %u, \"end_index\": %" PRIu64 ", \"events\": %" PRIu64 ", \"activity\": {", cp->end_rank,
+           cp->end_index, cp->events);
+    for (int k = 0; k < RT_ACT_COUNT; k++) {
+        printf("%s\"%s_ns\": ", k ? ", " : "", rt_activity_name(k));
+        cli_print_ps_as_ns(stdout, cp->activity_ps[k]);
+    }
+    printf("}, \"segments\": [");
+    for (uint64_t i = 0; i < cp->nseg; i++) {
+        printf("%s{\"rank\": %u, \"first\": %" PRIu64 ", \"last\": %" PRIu64 ", \"begin_ns\": ", i ? ", " : "",
+               cp->seg[i].rank, cp->seg[i].first, cp->seg[i].last);
+        cli_print_ps_as_ns(stdout, cp->seg[i].begin_ps);
+        printf(", \"end_ns\": ");
+        cli_print_ps_as_ns(stdout, cp->seg[i].end_ps);
+        printf("}");
+    }
+    static const struct {
+        const char *name;
+        uint8_t group;
+    } cpg[] = {{"by_rank", RT_GROUP_RANK}, {"by_callsite", RT_GROUP_CALLSITE}, {"by_region", RT_GROUP_REGION},
+               {"by_size", RT_GROUP_SIZE}};
+    printf("]");
+    for (size_t k = 0; k < sizeof cpg / sizeof *cpg; k++) {
+        printf(", \"%s\": ", cpg[k].name);
+        json_rows(t, cp->share, cp->nshare, 0, cpg[k].group, c->top, 0);
+    }
+    printf("}, \"wait_states\": [");
+    for (int k = 0; k < RT_WAIT_COUNT; k++) {
+        printf("%s{\"kind\": \"%s\", \"ns\": ", k ? ", " : "", rt_wait_kind_name(k));
+        cli_print_ps_as_ns(stdout, ws->total_ps[k]);
+        printf(", \"count\": %" PRIu64 ", \"by_rank\": ", ws->count[k]);
+        json_rows(t, ws->share, ws->nshare, (uint8_t)k, RT_GROUP_RANK, c->top, 1);
+        printf(", \"by_callsite\": ");
+        json_rows(t, ws->share, ws->nshare, (uint8_t)k, RT_GROUP_CALLSITE, c->top, 1);
+        printf(", \"by_cause\": ");
+        json_rows(t, ws->share, ws->nshare, (uint8_t)k, RT_GROUP_CAUSE, c->top, 1);
+        printf(", \"by_blame\": ");
+        json_rows(t, ws->share, ws->nshare, (uint8_t)k, RT_GROUP_BLAME, c->top, 1);
+        printf("}");
+    }
+    printf("], \"deviation\": ");
+    if (!d) {
+        printf("null");
+    } else {
+        printf("{\"delta_end_ns\": ");
+        cli_print_ps_as_ns(stdout, d->end_b - d->end_a);
+        printf(", \"injected_ns\": ");
+        cli_print_ps_as_ns(stdout, d->injected);
+        printf(", \"accumulated_ns\": ");
+        cli_print_ps_as_ns(stdout, d->accumulated);
+        printf(", \"absorbed_ns\": ");
+        cli_print_ps_as_ns(stdout, d->absorbed);
+        printf(", \"slack_ns\": ");
+        cli_print_ps_as_ns(stdout, d->slack);
+        printf(", \"residual_ns\": ");
+        cli_print_ps_as_ns(stdout, d->residual);
+        printf(", \"edges\": %" PRIu64 ", \"source_changed\": %" PRIu64, d->edges, d->source_changed);
+        if (c->against == AGAINST_MODEL) {
+            printf(", \"noise_injected\": {\"net_ns\": ");
+            cli_print_ps_as_ns(stdout, noisy->net_noise_ps);
+            printf(", \"os_ns\": ");
+            cli_print_ps_as_ns(stdout, noisy->os_noise_ps);
+            printf(", \"burst_ns\": ");
+            cli_print_ps_as_ns(stdout, noisy->burst_ps);
+            printf("}");
+        } else {
+            printf(", \"noise_injected\": null");
+        }
+        for (size_t k = 0; k < sizeof cpg / sizeof *cpg; k++) {
+            printf(", \"%s\": ", cpg[k].name);
+            json_rows(t, d->share, d->nshare, 0, cpg[k].group, c->top, 2);
+        }
+        printf("}");
+    }
+    printf(", \"measured\": ");
+    if (!mi) {
+        printf("null");
+    } else {
+        printf("{\"violations\": %" PRIu64 ", \"worst_ns\": ", mi->violations);
+        cli_print_ps_as_ns(stdout, mi->worst_ps);
+        if (mi->violations)
+            printf(", \"worst_rank\": %u, \"worst_index\": %" PRIu64 "}", mi->worst_rank, mi->worst_index);
+        else
+            printf(", \"worst_rank\": null, \"worst_index\": null}");
+    }
+    printf("}\n");
+}
+
+/* ------------------------------------------------------------------ text */
+
+static void text_rows(const rt_trace *t, const struct rt_dep_share *s, uint64_t ns, uint8_t w, uint8_t g, uint64_t top,
+                      rt_time_ps total, int mode, const char *indent)
+{
+    char lab[512], a[32], b[32];
+    FOR_GROUP(s, ns, w, g, top, e)
+    {
+        share_label(lab, sizeof lab, t, e);
+        if (mode == 0)
+            printf("%s%-48s %12s %6.1f%%\n", indent, lab, fmt_ps(a, sizeof a, e->value),
+                   total ? 100.0 * (double)e->value / (double)total : 0.0);
+        else if (mode == 1)
+            printf("%s%-48s %12s  (%" PRId64 ")\n", indent, lab, fmt_ps(a, sizeof a, e->value), e->value2);
+        else if (mode == 3)
+            printf("%s%-48s %12s\n", indent, lab, fmt_ps(a, sizeof a, e->value));
+        else
+            printf("%s%-48s %12s %12s\n", indent, lab, fmt_ps(a, sizeof a, e->value), fmt_ps(b, sizeof b, e->value2));
+    }
+}
+
+static void print_text(const struct analyze_cli *c, const struct rt_replay_options *o, const rt_trace *t,
+                       rt_time_ps end_a, const struct rt_critical_path *cp, const struct rt_wait_states *ws,
+                       const struct rt_depgraph_diff *d, const struct rt_measured_info *mi,
+                       const struct rt_replay_result *noisy)
+{
+    char a[32], b[32], x[32];
+    static const char *gname[] = {"rank", "call site", "region", "activity", "message size"};
+    printf("trace       %s\nmodel       ", rt_trace_path(t));
+    model_cli_describe(stdout, o);
+    if (rt_replay_options_noisy(o)) {
+        printf("\nnoise       ");
+        model_cli_noise_describe(stdout, &c->model);
+    }
+    if (c->against == AGAINST_MODEL)
+        printf("\nagainst     model: A = the model without noise, B = %s\n",
+               rt_replay_options_noisy(o) ? "with the noise above" : "the same (no noise options: nothing to compare)");
+    else
+        printf("\nagainst     measured: A = the model%s, B = the measured run\n",
+               rt_replay_options_noisy(o) ? " with the noise above" : "");
+    printf("run time    A %s, B %s (B - A = %s)\n\n", fmt_ps(a, sizeof a, end_a), fmt_ps(b, sizeof b, cp->end_ps),
+           fmt_ps(x, sizeof x, cp->end_ps - end_a));
+    printf("critical path of B: %s over %" PRIu64 " events in %" PRIu64 " segments, ends on rank %u event %" PRIu64
+           "\n",
+           fmt_ps(a, sizeof a, cp->length_ps), cp->events, cp->nseg, cp->end_rank, cp->end_index);
+    printf("  activity\n");
+    for (int k = 0; k < RT_ACT_COUNT; k++)
+        printf("    %-46s %12s %6.1f%%\n", rt_activity_name(k), fmt_ps(a, sizeof a, cp->activity_ps[k]),
+               cp->length_ps ? 100.0 * (double)cp->activity_ps[k] / (double)cp->length_ps : 0.0);
+    static const uint8_t groups[] = {RT_GROUP_RANK, RT_GROUP_CALLSITE, RT_GROUP_REGION, RT_GROUP_SIZE};
+    for (size_t k = 0; k < sizeof groups; k++) {
+        printf("  by %s (top %" PRIu64 ")\n", gname[groups[k]], c->top);
+        text_rows(t, cp->share, cp->nshare, 0, groups[k], c->top, cp->length_ps, 0, "    ");
+    }
+    uint64_t nshow = cp->nseg <= 2 * c->top ? cp->nseg : 2 * c->top;
+    printf("  segments (%s%" PRIu64 " of %" PRIu64 ")\n", nshow < cp->nseg ? "first " : "", nshow, cp->nseg);
+    for (uint64_t i = 0; i < nshow; i++)
+        printf("    rank %-5u events %" PRIu64 "-%" PRIu64 "  %s .. %s\n", cp->seg[i].rank, cp->seg[i].first,
+               cp->seg[i].last, fmt_ps(a, sizeof a, cp->seg[i].begin_ps), fmt_ps(b, sizeof b, cp->seg[i].end_ps));
+
+    printf("\nwait states of B (time summed over the waiting events, count)\n");
+    for (int k = 0; k < RT_WAIT_COUNT; k++) {
+        printf("  %-48s %12s  (%" PRIu64 ")\n", rt_wait_kind_name(k), fmt_ps(a, sizeof a, ws->total_ps[k]),
+               ws->count[k]);
+        if (!ws->count[k])
+            continue;
+        printf("    waiting ranks\n");
+        text_rows(t, ws->share, ws->nshare, (uint8_t)k, RT_GROUP_RANK, c->top, 0, 1, "      ");
+        printf("    call sites\n");
+        text_rows(t, ws->share, ws->nshare, (uint8_t)k, RT_GROUP_CALLSITE, c->top, 0, 1, "      ");
+        printf("    waited for (the rank whose event ended the wait)\n");
+        text_rows(t, ws->share, ws->nshare, (uint8_t)k, RT_GROUP_CAUSE, c->top, 0, 1, "      ");
+        printf("    caused by (ranks on the critical path of the waits, time they cover)\n");
+        text_rows(t, ws->share, ws->nshare, (uint8_t)k, RT_GROUP_BLAME, c->top, 0, 3, "      ");
+    }
+    if (mi) {
+        printf("\nmeasured    %" PRIu64 " causality violations (receive before send: clocks out of sync)", mi->violations);
+        if (mi->violations)
+            printf(", worst %s at rank %u event %" PRIu64, fmt_ps(a, sizeof a, mi->worst_ps), mi->worst_rank,
+                   mi->worst_index);
+        printf("\n");
+    }
+    if (!d) {
+        printf("\ndeviations: none to compare (give noise options, or --against measured)\n");
+        return;
+    }
+    printf("\ndeviations delta = w_B - w_A on every edge (%" PRIu64 " edges, %" PRIu64 " with another source in A)\n",
+           d->edges, d->source_changed);
+    printf("  injected     %14s  (sum over all edges", fmt_ps(a, sizeof a, d->injected));
+    if (c->against == AGAINST_MODEL) /* one message's noise lengthens every edge it lies on */
+        printf("; the replay drew net %s, os %s, burst %s", fmt_ps(a, sizeof a, noisy->net_noise_ps),
+               fmt_ps(b, sizeof b, noisy->os_noise_ps), fmt_ps(x, sizeof x, noisy->burst_ps));
+    printf(")\n");
+    printf("  accumulated  %14s  (sum over B's critical path)\n", fmt_ps(a, sizeof a, d->accumulated));
+    printf("  absorbed     %14s  (injected - accumulated)\n", fmt_ps(a, sizeof a, d->absorbed));
+    printf("  slack        %14s  (len_A(A's critical path) - len_A(B's critical path))\n",
+           fmt_ps(a, sizeof a, d->slack));
+    printf("  end(B) - end(A) = accumulated - slack: %s = %s - %s, residual ", fmt_ps(a, sizeof a, d->end_b - d->end_a),
+           fmt_ps(b, sizeof b, d->accumulated), fmt_ps(x, sizeof x, d->slack));
+    cli_print_ps_as_ns(stdout, d->residual);
+    printf(" ns\n");
+    for (size_t k = 0; k < sizeof groups; k++) {
+        printf("  top %" PRIu64 " by %-40s  %12s %12s\n", c->top, gname[groups[k]], "accumulated", "absorbed");
+        text_rows(t, d->share, d->nshare, 0, groups[k], c->top, 0, 2, "    ");
+    }
+}
+
+/* ------------------------------------------------------------------ command */
+
+static int replay_graph(const rt_trace *t, const struct rt_replay_options *o, rt_depgraph **g,
+                        struct rt_replay_result *keep, rt_error *err)
+{
+    struct rt_replay_observer obs;
+    struct rt_replay_result *res = NULL;
+    int rc = rt_depgraph_create(t, g, err);
+    if (rc)
+        return rc;
+    rt_depgraph_observer(*g, &obs);
+    rc = rt_replay_run(t, o, &obs, &res, err);
+    if (rc == RT_OK)
+        rc = rt_depgraph_check(*g, err); /* the engine's records must describe its own timing */
+    if (rc == RT_OK && rt_depgraph_end(*g) != res->predicted_ps)
+        rc = rt_error_set(err, RT_EINVAL, "%s: dependency graph ends at %lld ps, the replay at %lld ps",
+                          rt_trace_path(t), (long long)rt_depgraph_end(*g), (long long)res->predicted_ps);
+    if (rc == RT_OK && keep)
+        *keep = *res; /* the totals only: the per-rank arrays are freed below */
+    rt_replay_result_destroy(res);
+    return rc;
+}
+
+int cmd_analyze(struct args *a)
+{
+    struct analyze_cli c;
+    struct rt_replay_options opts, free_opts;
+    if (parse_analyze(a, &c) || model_cli_finish(&c.model, &opts))
+        return 1;
+    rt_error err = {0};
+    rt_trace *t = NULL;
+    rt_depgraph *ga = NULL, *gb = NULL;
+    struct rt_depgraph_diff *d = NULL;
+    const struct rt_critical_path *cpa, *cpb;
+    const struct rt_wait_states *ws;
+    struct rt_measured_info mi;
+    struct rt_replay_result noisy = {0};
+    int rc = 1;
+    if (rt_trace_open(c.tr.path, &t, &err))
+        goto out;
+    free_opts = rt_replay_options_noise_free(&opts);
+    if (replay_graph(t, c.against == AGAINST_MODEL ? &free_opts : &opts, &ga, NULL, &err))
+        goto out;
+    if (c.against == AGAINST_MEASURED) {
+        if (rt_depgraph_measured(t, ga, &gb, &mi, &err))
+            goto out;
+    } else if (rt_replay_options_noisy(&opts)) {
+        if (replay_graph(t, &opts, &gb, &noisy, &err))
+            goto out;
+    }
+    rt_depgraph *explained = gb ? gb : ga;
+    if (rt_depgraph_critical_path(ga, &cpa, &err) || rt_depgraph_critical_path(explained, &cpb, &err) ||
+        rt_depgraph_wait_states(explained, &ws, &err))
+        goto out;
+    if (gb && rt_depgraph_compare(ga, gb, &d, &err))
+        goto out;
+    if (c.tr.fmt == FMT_JSON)
+        print_json(&c, &opts, t, cpa->end_ps, cpb, ws, d, c.against == AGAINST_MEASURED ? &mi : NULL, &noisy);
+    else
+        print_text(&c, &opts, t, cpa->end_ps, cpb, ws, d, c.against == AGAINST_MEASURED ? &mi : NULL, &noisy);
+    rc = 0;
+out:
+    if (rc)
+        cli_fail(&err);
+    rt_depgraph_diff_destroy(d);
+    rt_depgraph_destroy(gb);
+    rt_depgraph_destroy(ga);
+    rt_trace_close(t);
+    model_cli_free(&c.model);
+    return rc;
+}
