@@ -5,20 +5,9 @@
 # sections, the Score-P casita trace's late sender and barrier culprit, and option errors.
 set -u
 retime=$1; traces=$2; ext=$3
-fails=0; passes=0
-check() { # name, condition-command...
-  local name=$1; shift
-  if "$@"; then passes=$((passes+1)); echo "ok   $name"; else fails=$((fails+1)); echo "FAIL $name"; fi
-}
-has() { [ -n "$2" ] && grep -qF -- "$2" <<<"$1"; }
-fails_with() { # expected text, command...: exit 1 and one error line containing the text
-  local text=$1 err rc; shift
-  err=$("$@" 2>&1 >/dev/null); rc=$?
-  [ "$rc" -eq 1 ] && [ "$(grep -c . <<<"$err")" -eq 1 ] && has "$err" "$text" || { echo "  got rc=$rc: $err"; false; }
-}
+. "$(dirname "$0")/checks.sh"
 # first number after "KEY": in a JSON text
 num() { grep -o "\"$2\": -\\?[0-9.]*" <<<"$1" | head -1 | awk '{print $2}'; }
-holds() { local expr=$1; shift; echo "$@" | awk "{ exit !($expr) }"; }
 # the identity, in ns with ps precision: delta_end == accumulated - slack and residual == 0
 identity() {
   local d a s r
@@ -88,5 +77,4 @@ fails_with "analyze needs a TRACE" "$retime" analyze "${H[@]}" --against model
 fails_with "no-such-dir" "$retime" analyze "$traces/no-such-dir" "${H[@]}" --against model
 fails_with "must not be negative" "$retime" analyze "$T1" "${H[@]}" --against model --net-noise exp:mean=-1us
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+checks_done

@@ -5,18 +5,7 @@
 set -u
 retime=$1; traces=$2; work=$3
 rm -rf "$work"; mkdir -p "$work"
-fails=0; passes=0
-check() { # name, condition-command...
-  local name=$1; shift
-  if "$@"; then passes=$((passes+1)); echo "ok   $name"; else fails=$((fails+1)); echo "FAIL $name"; fi
-}
-has() { [ -n "$2" ] && grep -qF -- "$2" <<<"$1"; }
-same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
-fails_with() { # expected text, command...: exit 1 and one error line containing the text
-  local text=$1 err rc; shift
-  err=$("$@" 2>&1 >/dev/null); rc=$?
-  [ "$rc" -eq 1 ] && [ "$(grep -c . <<<"$err")" -eq 1 ] && has "$err" "$text" || { echo "  got rc=$rc: $err"; false; }
-}
+. "$(dirname "$0")/checks.sh"
 T1=$traces/shift1d-ssend-p8-k1-m1000
 H=(--alpha 2.122us --beta 0.7595ns/B)
 
@@ -92,7 +81,6 @@ n1=$("$retime" replay "$T1" "${H[@]}" --net-noise lognormal:median=1us,sigma=0.5
 n2=$("$retime" replay "$T1" "${H[@]}" --net-noise lognormal:median=1us,sigma=0.5 --seed 3 --format json)
 n3=$("$retime" replay "$T1" "${H[@]}" --net-noise lognormal:median=1us,sigma=0.5 --seed 4 --format json)
 check noise-same-seed same "$n1" "$n2"
-differ() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" != "$2" ]; }
 check noise-other-seed differ "$n1" "$n3"
 check noise-reported has "$n1" '"noise": {"seed": 3, "net": "lognormal:median=1us,sigma=0.5", "net_mean_ns": 1133.1484530668263, "os": []'
 check noise-bad fails_with "--net-noise: noise 'exp:mean=2': mean: bad duration '2': needs a unit" "$retime" replay "$T1" "${H[@]}" --net-noise exp:mean=2
@@ -120,5 +108,4 @@ check burst-reported has "$b1" '"burst": "mmpp:on=5us,off=20us,latency=3", "burs
 check burst-injected differ "$(grep -o '"burst_ns": [0-9.]*' <<<"$b1")" '"burst_ns": 0'
 check burst-bad fails_with "--net-burst: burst 'mmpp:on=5us': needs sigma2= (a rate) or off=" "$retime" replay "$T1" "${H[@]}" --net-burst mmpp:on=5us
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+checks_done

@@ -7,21 +7,7 @@
 set -u
 retime=$1; traces=$2; work=$3
 rm -rf "$work"; mkdir -p "$work"
-fails=0; passes=0
-check() { # name, condition-command...
-  local name=$1; shift
-  if "$@"; then passes=$((passes+1)); echo "ok   $name"; else fails=$((fails+1)); echo "FAIL $name"; fi
-}
-has() { [ -n "$2" ] && grep -qF -- "$2" <<<"$1"; }
-same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
-differ() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" != "$2" ]; }
-fails_with() { # expected text, command...: exit 1 and one error line containing the text
-  local text=$1 err rc; shift
-  err=$("$@" 2>&1 >/dev/null); rc=$?
-  [ "$rc" -eq 1 ] && [ "$(grep -c . <<<"$err")" -eq 1 ] && has "$err" "$text" || { echo "  got rc=$rc: $err"; false; }
-}
-# awk condition over numbers: holds 'expr' a b ... (the arguments are $1.. of one line)
-holds() { local expr=$1; shift; echo "$@" | awk "{ exit !($expr) }"; }
+. "$(dirname "$0")/checks.sh"
 # column of a CSV row: col TEXT RECORD FIELD
 col() { awk -F, -v r="$2" -v f="$3" '$1 == r { print $f; exit }' <<<"$1"; }
 
@@ -135,5 +121,4 @@ check jobs-without-runs fails_with "--jobs needs --runs" "$retime" replay "$T1" 
 check runs-bad-region fails_with "no region named 'nope'" "$retime" replay "$T1" "${H[@]}" --runs 3 --region nope
 check runs-bad-trace fails_with "$work/none" "$retime" replay "$work/none" "${H[@]}" --runs 3
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+checks_done

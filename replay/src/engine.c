@@ -632,6 +632,8 @@ static int enter_call(struct engine *E, uint32_t r, uint64_t j, rt_time_ps t, in
 /* A message's port gap, eager hold and wire time from @p src injected at @p inject, with the
  * bursty traffic and network noise drawn for it under @p key. Returns 1 in a burst, 0 out of
  * one, -1 out of memory. */
+static rt_time_ps burst_wire(const struct engine *E, rt_bytes m);
+
 static int net_timing(struct engine *E, uint32_t src, rt_time_ps inject, rt_bytes m, uint64_t key,
                       rt_time_ps *wire, rt_time_ps *gap, rt_time_ps *hold)
 {
@@ -641,10 +643,7 @@ static int net_timing(struct engine *E, uint32_t src, rt_time_ps inject, rt_byte
         if (on < 0)
             return -1;
         if (on && *wire > 0) { /* the port and the eager hold stretch as the wire time does */
-            const struct rt_model *mod = &E->o->model;
-            rt_time_ps lat = mod->ops->wire(&mod->params, 0);
-            lat = lat < *wire ? lat : *wire;
-            rt_time_ps w = rt__burst_wire(E->o->net_burst, lat, *wire - lat);
+            rt_time_ps w = burst_wire(E, m);
             double ratio = (double)w / (double)*wire;
             *gap = (rt_time_ps)llround((double)*gap * ratio);
             *hold = (rt_time_ps)llround((double)*hold * ratio);
@@ -661,6 +660,16 @@ static int net_timing(struct engine *E, uint32_t src, rt_time_ps inject, rt_byte
     return on;
 }
 
+/* The model's wire time of @p m bytes as it is during a burst: its latency part (the wire time
+ * of an empty message) and its per-byte part scaled by the burst's factors. */
+static rt_time_ps burst_wire(const struct engine *E, rt_bytes m)
+{
+    const struct rt_model *mod = &E->o->model;
+    rt_time_ps wire = mod->ops->wire(&mod->params, m), lat = mod->ops->wire(&mod->params, 0);
+    lat = lat < wire ? lat : wire;
+    return rt__burst_wire(E->o->net_burst, lat, wire - lat);
+}
+
 /* The port gap of a message: stretched if it was injected in a burst (see net_timing). */
 static rt_time_ps msg_gap(const struct engine *E, const struct msg *m)
 {
@@ -669,9 +678,7 @@ static rt_time_ps msg_gap(const struct engine *E, const struct msg *m)
     rt_time_ps wire = mod->ops->wire(&mod->params, m->bytes);
     if (!(m->flags & M_BURST) || wire <= 0)
         return gap;
-    rt_time_ps lat = mod->ops->wire(&mod->params, 0);
-    lat = lat < wire ? lat : wire;
-    return (rt_time_ps)llround((double)gap * (double)rt__burst_wire(E->o->net_burst, lat, wire - lat) / (double)wire);
+    return (rt_time_ps)llround((double)gap * (double)burst_wire(E, m->bytes) / (double)wire);
 }
 
 static int on_ready(struct engine *E, uint32_t id, rt_time_ps now)

@@ -337,6 +337,28 @@ void model_cli_noise_describe(FILE *f, const struct model_cli *m)
     fprintf(f, "; seed %" PRIu64, m->seed);
 }
 
+void cli_print_injected_fields(FILE *f, rt_time_ps net, rt_time_ps os, rt_time_ps burst)
+{
+    fprintf(f, "\"net_ns\": ");
+    cli_print_ps_as_ns(f, net);
+    fprintf(f, ", \"os_ns\": ");
+    cli_print_ps_as_ns(f, os);
+    fprintf(f, ", \"burst_ns\": ");
+    cli_print_ps_as_ns(f, burst);
+}
+
+/* A noise spec and the field @p key derived from it: `"SPEC", "KEY": VALUE`, or both null. */
+static void json_spec(FILE *f, const char *spec, const char *key, double value)
+{
+    if (!spec) {
+        fprintf(f, "null, \"%s\": null", key);
+        return;
+    }
+    cli_json_string(f, spec);
+    fprintf(f, ", \"%s\": ", key);
+    cli_print_double(f, value);
+}
+
 void model_cli_noise_json(FILE *f, const struct model_cli *m)
 {
     if (!m->net_noise && !m->os_noise && !m->net_burst) {
@@ -344,13 +366,7 @@ void model_cli_noise_json(FILE *f, const struct model_cli *m)
         return;
     }
     fprintf(f, "{\"seed\": %" PRIu64 ", \"net\": ", m->seed);
-    if (m->net_noise) {
-        cli_json_string(f, m->net_noise_spec);
-        fprintf(f, ", \"net_mean_ns\": ");
-        cli_print_double(f, rt_dist_mean_ns(m->net_noise));
-    } else {
-        fprintf(f, "null, \"net_mean_ns\": null");
-    }
+    json_spec(f, m->net_noise ? m->net_noise_spec : NULL, "net_mean_ns", m->net_noise ? rt_dist_mean_ns(m->net_noise) : 0);
     fprintf(f, ", \"os\": [");
     for (unsigned i = 0; i < m->n_os_noise; i++) {
         fprintf(f, "%s", i ? ", " : "");
@@ -359,13 +375,8 @@ void model_cli_noise_json(FILE *f, const struct model_cli *m)
     fprintf(f, "], \"os_load_rank0\": ");
     cli_print_double(f, m->os_noise ? rt_os_noise_load(m->os_noise, 0) : 0.0);
     fprintf(f, ", \"burst\": ");
-    if (m->net_burst) {
-        cli_json_string(f, m->net_burst_spec);
-        fprintf(f, ", \"burst_on_share\": ");
-        cli_print_double(f, rt_burst_on_share(m->net_burst));
-    } else {
-        fprintf(f, "null, \"burst_on_share\": null");
-    }
+    json_spec(f, m->net_burst ? m->net_burst_spec : NULL, "burst_on_share",
+              m->net_burst ? rt_burst_on_share(m->net_burst) : 0);
     fputc('}', f);
 }
 

@@ -81,6 +81,8 @@ void model_cli_json(FILE *f, const struct rt_replay_options *o);
 /* The noise options as one line of text ("net exp:mean=1us (mean 1us per message); os
  * periodic:...; seed 7"), or nothing when there is no noise. */
 void model_cli_noise_describe(FILE *f, const struct model_cli *m);
+/* The fields "net_ns": ..., "os_ns": ..., "burst_ns": ... of the noise one replay injected. */
+void cli_print_injected_fields(FILE *f, rt_time_ps net, rt_time_ps os, rt_time_ps burst);
 /* JSON object {"seed": ..., "net": ..., "net_mean_ns": ..., "os": [...], "burst": ...} ("null" without noise). */
 void model_cli_noise_json(FILE *f, const struct model_cli *m);
 

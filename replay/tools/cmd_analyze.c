@@ -290,12 +290,8 @@ static void print_json(const struct analyze_cli *c, const struct rt_replay_optio
         cli_print_ps_as_ns(stdout, d->residual);
         printf(", \"edges\": %" PRIu64 ", \"source_changed\": %" PRIu64, d->edges, d->source_changed);
         if (c->against == AGAINST_MODEL) {
-            printf(", \"noise_injected\": {\"net_ns\": ");
-            cli_print_ps_as_ns(stdout, noisy->net_noise_ps);
-            printf(", \"os_ns\": ");
-            cli_print_ps_as_ns(stdout, noisy->os_noise_ps);
-            printf(", \"burst_ns\": ");
-            cli_print_ps_as_ns(stdout, noisy->burst_ps);
+            printf(", \"noise_injected\": {");
+            cli_print_injected_fields(stdout, noisy->net_noise_ps, noisy->os_noise_ps, noisy->burst_ps);
             printf("}");
         } else {
             printf(", \"noise_injected\": null");

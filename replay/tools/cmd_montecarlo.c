@@ -132,12 +132,8 @@ static void print_json(const struct mc_config *cfg, const struct trace_cli *tr, 
             printf(", \"region_max_ns\": ");
             json_number(run->region_max_ns);
         }
-        printf(", \"net_ns\": ");
-        cli_print_ps_as_ns(stdout, run->net_noise_ps);
-        printf(", \"os_ns\": ");
-        cli_print_ps_as_ns(stdout, run->os_noise_ps);
-        printf(", \"burst_ns\": ");
-        cli_print_ps_as_ns(stdout, run->burst_ps);
+        printf(", ");
+        cli_print_injected_fields(stdout, run->net_noise_ps, run->os_noise_ps, run->burst_ps);
         printf("}");
     }
     printf("]}\n");

@@ -71,12 +71,8 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
         model_cli_json(stdout, o);
         printf(", \"noise\": ");
         model_cli_noise_json(stdout, &c->model);
-        printf(", \"injected\": {\"net_ns\": ");
-        cli_print_ps_as_ns(stdout, res->net_noise_ps);
-        printf(", \"os_ns\": ");
-        cli_print_ps_as_ns(stdout, res->os_noise_ps);
-        printf(", \"burst_ns\": ");
-        cli_print_ps_as_ns(stdout, res->burst_ps);
+        printf(", \"injected\": {");
+        cli_print_injected_fields(stdout, res->net_noise_ps, res->os_noise_ps, res->burst_ps);
         printf("}");
         printf(", \"ranks\": %u, \"events\": %" PRIu64 ", \"messages\": %" PRIu64 ", \"rendezvous\": %" PRIu64
                ", \"collectives\": %" PRIu64 ", \"measured_ns\": %" PRId64 ", \"predicted_ns\": ",
