@@ -66,15 +66,15 @@ else
   echo "skipped: $casita not present"
 fi
 
-fails_with "analyze needs --against" "$retime" analyze "$T1" "${H[@]}"
-fails_with "bad --against 'both'" "$retime" analyze "$T1" "${H[@]}" --against both
-fails_with "bad --top '0'" "$retime" analyze "$T1" "${H[@]}" --against model --top 0
-fails_with "bad --top 'x'" "$retime" analyze "$T1" "${H[@]}" --against model --top x
-fails_with "bad --format 'csv'" "$retime" analyze "$T1" "${H[@]}" --against model --format csv
-fails_with "--region is not an option of analyze" "$retime" analyze "$T1" "${H[@]}" --against model --region shift_iteration
-fails_with "unknown option '--bogus'" "$retime" analyze "$T1" "${H[@]}" --against model --bogus
-fails_with "analyze needs a TRACE" "$retime" analyze "${H[@]}" --against model
-fails_with "no-such-dir" "$retime" analyze "$traces/no-such-dir" "${H[@]}" --against model
-fails_with "must not be negative" "$retime" analyze "$T1" "${H[@]}" --against model --net-noise exp:mean=-1us
+check "error: analyze needs --against" fails_with "analyze needs --against" "$retime" analyze "$T1" "${H[@]}"
+check "error: bad --against 'both'" fails_with "bad --against 'both'" "$retime" analyze "$T1" "${H[@]}" --against both
+check "error: bad --top '0'" fails_with "bad --top '0'" "$retime" analyze "$T1" "${H[@]}" --against model --top 0
+check "error: bad --top 'x'" fails_with "bad --top 'x'" "$retime" analyze "$T1" "${H[@]}" --against model --top x
+check "error: bad --format 'csv'" fails_with "bad --format 'csv'" "$retime" analyze "$T1" "${H[@]}" --against model --format csv
+check "error: --region is not an option of analyze" fails_with "--region is not an option of analyze" "$retime" analyze "$T1" "${H[@]}" --against model --region shift_iteration
+check "error: unknown option '--bogus'" fails_with "unknown option '--bogus'" "$retime" analyze "$T1" "${H[@]}" --against model --bogus
+check "error: analyze needs a TRACE" fails_with "analyze needs a TRACE" "$retime" analyze "${H[@]}" --against model
+check "error: no-such-dir" fails_with "no-such-dir" "$retime" analyze "$traces/no-such-dir" "${H[@]}" --against model
+check "error: must not be negative" fails_with "must not be negative" "$retime" analyze "$T1" "${H[@]}" --against model --net-noise exp:mean=-1us
 
 checks_done
