@@ -10,11 +10,10 @@
  * shift{1d,3d}-{ssend,isend}-p{P}-k{K}-m{M1}.
  */
 #include <libgen.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "dep_check.h"
+#include "retime/depgraph.h"
 #include "retime/region_stats.h"
 #include "retime/replay.h"
 #include "test_util.h"
@@ -80,8 +79,9 @@ int main(int argc, char **argv)
     rt_replay_result_destroy(res);
     rt_region_stats_destroy(rs);
 
-    /* The dependency contract (rt_dep) under Hockney and LogP-lite, measured compute, with and
-     * without every kind of noise. */
+    /* The dependency contract (rt_dep, checked by rt_depgraph_check) under Hockney and LogP-lite,
+     * measured compute, with and without every kind of noise; the critical path's length is the
+     * run's end. */
     struct rt_model_params lp = {.L_ns = 1000, .o_s_ns = 300, .o_r_ns = 500, .g_ns = 700, .G_ns_per_byte = 0.76};
     rt_dist *nd = NULL;
     rt_os_noise *on = NULL;
@@ -100,7 +100,26 @@ int main(int argc, char **argv)
                 q.net_burst = bu;
                 q.seed = 7;
             }
-            CHECK_EQ_INT(dep_check_run(t, &q), 0);
+            rt_depgraph *g = NULL;
+            struct rt_replay_observer dobs;
+            struct rt_replay_result *dres = NULL;
+            const struct rt_critical_path *cp = NULL;
+            CHECK_EQ_INT(rt_depgraph_create(t, &g, &err), RT_OK);
+            if (!g)
+                continue;
+            rt_depgraph_observer(g, &dobs);
+            CHECK_EQ_INT(rt_replay_run(t, &q, &dobs, &dres, &err), RT_OK);
+            rc = rt_depgraph_check(g, &err);
+            if (rc)
+                fprintf(stderr, "contract: %s\n", err.msg);
+            CHECK_EQ_INT(rc, RT_OK);
+            CHECK_EQ_INT(rt_depgraph_critical_path(g, &cp, &err), RT_OK);
+            if (cp && dres) {
+                CHECK_EQ_INT(cp->end_ps, dres->predicted_ps);
+                CHECK_EQ_INT(cp->length_ps, cp->end_ps);
+            }
+            rt_replay_result_destroy(dres);
+            rt_depgraph_destroy(g);
         }
     rt_dist_free(nd);
     rt_os_noise_free(on);
