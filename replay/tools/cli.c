@@ -61,6 +61,19 @@ int cli_format(const char *v, enum format *f, int allow_csv)
     return 0;
 }
 
+int cli_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char *end;
+    if (!v || *v < '0' || *v > '9')
+        return -1;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno || *end || n < lo || n > hi)
+        return -1;
+    *out = n;
+    return 0;
+}
+
 void cli_json_string(FILE *f, const char *s)
 {
     fputc('"', f);

@@ -21,6 +21,8 @@ int cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail(const rt_error *err);
 /* Matches "--name value" or "--name=value" at a->i; *val is NULL when the value is missing. */
 int cli_opt(struct args *a, const char *name, const char **val);
+/* A whole number from @p lo to @p hi, written in decimal digits only: 0, or -1 (nothing printed). */
+int cli_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out);
 /* Parses text|json|csv (csv only when @p allow_csv). */
 int cli_format(const char *v, enum format *f, int allow_csv);
 void cli_json_string(FILE *f, const char *s);

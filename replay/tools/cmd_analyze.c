@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* retime analyze: the critical path, wait states, and the absorbed/accumulated split of the
  * deviations between two timings of a trace (model vs model with noise, or model vs measured). */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,12 +38,8 @@ static int parse_analyze(struct args *a, struct analyze_cli *c)
             else
                 return cli_die("bad --against '%s' (model or measured)", v ? v : "");
         } else if (cli_opt(a, "--top", &v)) {
-            char *end;
-            errno = 0;
-            unsigned long long n = v && *v >= '0' && *v <= '9' ? strtoull(v, &end, 10) : 0;
-            if (!v || *v < '0' || *v > '9' || errno || *end || n < 1 || n > 1000000)
+            if (cli_count(v, 1, 1000000, &c->top))
                 return cli_die("bad --top '%s' (a whole number from 1 to 1000000)", v ? v : "");
-            c->top = n;
         } else if (trace_cli_option(a, &c->tr, "analyze")) {
             return 1;
         }

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* retime replay: one replay of a trace under a model, with optional per-region statistics;
  * with --runs N, a Monte Carlo of N noisy runs (cmd_montecarlo.c). */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,20 +17,6 @@ struct replay_cli {
     long jobs;     /* --jobs J: threads for the runs (0: all cores) */
 };
 
-/* A whole number from @p lo to @p hi, written in decimal digits only. */
-static int parse_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-    char *end;
-    if (!v || *v < '0' || *v > '9')
-        return -1;
-    errno = 0;
-    unsigned long long n = strtoull(v, &end, 10);
-    if (errno || *end || n < lo || n > hi)
-        return -1;
-    *out = n;
-    return 0;
-}
-
 static int parse_replay(struct args *a, struct replay_cli *c)
 {
     memset(c, 0, sizeof *c);
@@ -45,10 +30,10 @@ static int parse_replay(struct args *a, struct replay_cli *c)
         if (m > 0)
             continue;
         if (cli_opt(a, "--runs", &v)) {
-            if (parse_count(v, 1, MC_MAX_RUNS, &c->runs))
+            if (cli_count(v, 1, MC_MAX_RUNS, &c->runs))
                 return cli_die("bad --runs '%s' (a whole number from 1 to %u)", v ? v : "", MC_MAX_RUNS);
         } else if (cli_opt(a, "--jobs", &v)) {
-            if (parse_count(v, 1, MC_MAX_JOBS, &n))
+            if (cli_count(v, 1, MC_MAX_JOBS, &n))
                 return cli_die("bad --jobs '%s' (a whole number from 1 to %d)", v ? v : "", MC_MAX_JOBS);
             c->jobs = (long)n;
         } else if (trace_cli_option(a, &c->tr, "replay")) {
