@@ -3,6 +3,7 @@
  * wait states, and the absorbed/accumulated split of the deviations between two timings. */
 #include "retime/depgraph.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,20 +80,21 @@ int rt_depgraph_create(const rt_trace *trace, rt_depgraph **out, rt_error *err)
     g->seen = calloc(nr, sizeof *g->seen);
     if (!g->base || !g->n || !g->seen)
         goto oom;
-    for (uint32_t r = 0; r < g->nranks; r++) {
+    int rc = RT_OK;
+    for (uint32_t r = 0; r < g->nranks && !rc; r++) {
         rt_trace_events(trace, r, &g->n[r]);
         g->base[r] = g->total;
-        if (g->n[r] > IDX_MASK || g->total > UINT64_MAX - g->n[r]) {
-            rt_depgraph_destroy(g);
-            return rt_error_set(err, RT_ERANGE, "%s: rank %u has %llu events, more than a dependency graph holds",
-                                rt_trace_path(trace), r, (unsigned long long)g->n[r]);
-        }
+        if (g->n[r] > IDX_MASK || g->total > UINT64_MAX - g->n[r])
+            rc = rt_error_set(err, RT_ERANGE, "%s: rank %u has %llu events, more than a dependency graph holds",
+                              rt_trace_path(trace), r, (unsigned long long)g->n[r]);
         g->total += g->n[r];
     }
-    if (g->nranks > NO_RANK) {
+    if (!rc && g->nranks > NO_RANK)
+        rc = rt_error_set(err, RT_ERANGE, "%s: %u ranks, more than a dependency graph holds (%llu)",
+                          rt_trace_path(trace), g->nranks, (unsigned long long)NO_RANK);
+    if (rc) {
         rt_depgraph_destroy(g);
-        return rt_error_set(err, RT_ERANGE, "%s: %u ranks, more than a dependency graph holds (%llu)",
-                            rt_trace_path(trace), g->nranks, (unsigned long long)NO_RANK);
+        return rc;
     }
     if (g->total > SIZE_MAX / sizeof *g->rec)
         goto oom;
@@ -204,6 +206,25 @@ static int complete(const rt_depgraph *g, rt_error *err)
     for (uint64_t i = 0; i < g->total; i++)
         if (!src_ok(g, &g->rec[i]))
             return rt_depgraph_check(g, err);
+    return RT_OK;
+}
+
+int rt_depgraph_event(const rt_depgraph *g, uint32_t rank, uint64_t index, struct rt_dep_event *out, rt_error *err)
+{
+    if (rank >= g->nranks || index >= g->n[rank])
+        return rt_error_set(err, RT_ERANGE, "dependency graph: no event %" PRIu64 " on rank %u", index, rank);
+    const struct rt__dep_rec *x = R(g, rank, index);
+    int none = src_kind(x) == RT_DEP_NONE;
+    *out = (struct rt_dep_event){
+        .t = x->t,
+        .local_ready = x->local_ready,
+        .remote_ready = none ? INT64_MIN : x->remote_ready,
+        .src_index = none ? 0 : src_index(x),
+        .src_rank = none ? RT_NONE : src_rank(x),
+        .kind = (uint8_t)src_kind(x),
+        .remote_binds = (uint8_t)remote_binds(x),
+        .on_path = (uint8_t)(g->have_cp && g->onpath && marked(g->onpath, g->base[rank] + index)),
+    };
     return RT_OK;
 }
 

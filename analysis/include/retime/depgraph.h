@@ -164,6 +164,24 @@ int rt_depgraph_check(const rt_depgraph *g, rt_error *err);
 int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *structure, rt_depgraph **out,
                          struct rt_measured_info *info, rt_error *err);
 
+/** One event of a collected timing, as rt_depgraph_event reads it back. */
+struct rt_dep_event {
+    rt_time_ps t;            /**< the event's time */
+    rt_time_ps local_ready;  /**< ready time through the local edge */
+    rt_time_ps remote_ready; /**< through the remote edge (INT64_MIN when there is none) */
+    uint64_t src_index;      /**< the remote source's index on its rank */
+    uint32_t src_rank;       /**< RT_NONE when there is no remote edge */
+    uint8_t kind;            /**< enum rt_dep_kind */
+    uint8_t remote_binds;    /**< the remote edge binds (remote_ready > local_ready) */
+    uint8_t on_path;         /**< on the critical path (always 0 before rt_depgraph_critical_path) */
+};
+
+/**
+ * Reads back event @p index of @p rank (O(1)), for writers of the timing (OTF2, timelines).
+ * @return RT_OK, or RT_ERANGE for an event the graph does not have.
+ */
+int rt_depgraph_event(const rt_depgraph *g, uint32_t rank, uint64_t index, struct rt_dep_event *out, rt_error *err);
+
 /** The largest event time (the run's end) [ps]. */
 rt_time_ps rt_depgraph_end(const rt_depgraph *g);
 

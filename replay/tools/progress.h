@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* Progress of long jobs on stderr: shown only when stderr is a terminal, once the job has run for
+ * a second, and not after --quiet. Updates may come from several threads. */
+#ifndef RETIME_PROGRESS_H
+#define RETIME_PROGRESS_H
+
+#include <stdint.h>
+
+struct progress;
+
+/** Silences every later progress line (--quiet). */
+void progress_set_quiet(int quiet);
+
+/**
+ * Starts a progress line "retime: WHAT  done/total UNIT  pct  elapsed".
+ * @return NULL when progress is not shown (stderr not a terminal, --quiet, or out of memory);
+ *         every other function accepts NULL and does nothing.
+ */
+struct progress *progress_start(const char *what, const char *unit, uint64_t total);
+/** Adds @p n to the amount done (thread-safe); redraws at most every 0.2 s. */
+void progress_add(struct progress *p, uint64_t n);
+/** Clears the line and frees @p p. */
+void progress_end(struct progress *p);
+
+#endif
