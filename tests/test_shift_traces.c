@@ -56,7 +56,7 @@ int main(int argc, char **argv)
     uint32_t reg = rt_trace_find_region(t, "shift_iteration");
     CHECK(reg != RT_NONE);
     CHECK_EQ_INT(rt_region_stats_create(t, reg, &rs, &err), RT_OK);
-    struct rt_replay_observer obs = {rs, rt_region_stats_on_event, NULL};
+    struct rt_replay_observer obs = {.ud = rs, .on_event = rt_region_stats_on_event};
     struct rt_replay_result *res = NULL;
     int rc = rt_replay_run(t, &o, &obs, &res, &err);
     CHECK_EQ_INT(rc, RT_OK);

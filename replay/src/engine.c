@@ -118,6 +118,7 @@ struct engine {
     struct rt__detour_cursor *cursors;   /* nsrc per rank */
     unsigned nsrc;
     struct rt__burst_state burst;        /* bursty traffic, when burst.chain is set */
+    uint64_t done, next_progress, total; /* events replayed, when to report next, in all */
     int failed;
 };
 
@@ -914,21 +915,40 @@ static int step(struct engine *E, uint32_t r)
     return STEP_OK;
 }
 
+#define PROGRESS_EVERY 65536
+
+/* Counts the events a rank's run stepped through, and reports progress now and then. */
+static void count_done(struct engine *E, uint64_t n)
+{
+    E->done += n;
+    if (E->done >= E->next_progress && E->obs && E->obs->on_progress) {
+        E->next_progress = E->done + PROGRESS_EVERY;
+        E->obs->on_progress(E->obs->ud, E->done, E->total);
+    }
+}
+
 static int run_rank(struct engine *E, uint32_t r)
 {
     struct rank *R = &E->ranks[r];
+    uint64_t from = R->cursor;
+    int rc = 0, blocked = 0;
     R->state = R_RUNNING;
     while (R->cursor < R->nev) {
         int s = step(E, r);
-        if (s == STEP_FAIL || E->failed)
-            return E->failed ? E->failed : oom(E);
+        if (s == STEP_FAIL || E->failed) {
+            rc = E->failed ? E->failed : oom(E);
+            break;
+        }
         if (s == STEP_BLOCK) {
             R->state = R_BLOCKED;
-            return 0;
+            blocked = 1;
+            break;
         }
     }
-    R->state = R_DONE;
-    return 0;
+    if (!rc && !blocked)
+        R->state = R_DONE;
+    count_done(E, R->cursor - from);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ diagnosis */
@@ -1076,6 +1096,8 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         }
         E.res->events += R->nev;
     }
+    E.total = E.res->events;
+    E.next_progress = PROGRESS_EVERY;
     if (first == INT64_MAX)
         first = last = 0;
     for (uint32_t r = 0; r < E.nranks; r++) {

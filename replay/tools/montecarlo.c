@@ -122,6 +122,8 @@ static void *worker(void *ud)
         if (stop)
             return NULL;
         run_item(j, item);
+        if (j->cfg->on_done)
+            j->cfg->on_done(j->cfg->ud);
     }
 }
 

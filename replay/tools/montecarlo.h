@@ -29,6 +29,10 @@ struct mc_config {
     uint64_t runs;                 /* 1 .. MC_MAX_RUNS */
     long jobs;                     /* threads; 0 = the online CPUs */
     uint32_t region;               /* region id for per-run region figures, RT_NONE for none */
+    /* Optional: called by the thread that finished a replay (runs and the noise-free one), from
+     * any thread, so it must be thread-safe; for progress displays. */
+    void (*on_done)(void *ud);
+    void *ud;
 };
 
 struct mc_result {

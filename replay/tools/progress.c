@@ -51,11 +51,8 @@ struct progress *progress_start(const char *what, const char *unit, uint64_t tot
     return p;
 }
 
-void progress_add(struct progress *p, uint64_t n)
+static void draw(struct progress *p, uint64_t done)
 {
-    if (!p)
-        return;
-    uint64_t done = atomic_fetch_add(&p->done, n) + n;
     int64_t t = now_ns();
     if (t < atomic_load(&p->next_draw_ns) || pthread_mutex_trylock(&p->lock))
         return;
@@ -68,6 +65,24 @@ void progress_add(struct progress *p, uint64_t n)
         p->drawn = 1;
     }
     pthread_mutex_unlock(&p->lock);
+}
+
+void progress_add(struct progress *p, uint64_t n)
+{
+    if (p)
+        draw(p, atomic_fetch_add(&p->done, n) + n);
+}
+
+void progress_tick(void *ud) { progress_add(ud, 1); }
+
+void progress_replay(void *ud, uint64_t done, uint64_t total)
+{
+    struct progress *p = ud;
+    (void)total;
+    if (p) {
+        atomic_store(&p->done, done);
+        draw(p, done);
+    }
 }
 
 void progress_end(struct progress *p)

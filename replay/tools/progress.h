@@ -19,6 +19,10 @@ void progress_set_quiet(int quiet);
 struct progress *progress_start(const char *what, const char *unit, uint64_t total);
 /** Adds @p n to the amount done (thread-safe); redraws at most every 0.2 s. */
 void progress_add(struct progress *p, uint64_t n);
+/** progress_add(ud, 1), in the shape of mc_config.on_done. */
+void progress_tick(void *ud);
+/** Sets the amount done, in the shape of rt_replay_observer.on_progress (@p total is ignored). */
+void progress_replay(void *ud, uint64_t done, uint64_t total);
 /** Clears the line and frees @p p. */
 void progress_end(struct progress *p);
 

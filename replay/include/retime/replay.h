@@ -99,6 +99,9 @@ struct rt_replay_observer {
      *  is reported on another rank only when ranks run in time order; do not rely on it. */
     void (*on_dep)(void *ud, uint32_t rank, uint64_t index, const struct rt_event *ev, rt_time_ps predicted,
                    const struct rt_dep *dep);
+    /** Optional: called about every 2^16 events with the events replayed so far and the total
+     *  (for progress displays; never called for traces shorter than that). */
+    void (*on_progress)(void *ud, uint64_t done, uint64_t total);
 };
 
 struct rt_replay_result {
