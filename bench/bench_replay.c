@@ -17,6 +17,7 @@
 
 #include "empty_callbacks.h" /* generated: rt_bench_register_empty_callbacks() */
 #include "montecarlo.h"      /* replay/tools: the Monte Carlo run loop of `retime replay --runs` */
+#include "retime/depgraph.h"
 #include "retime/model.h"
 #include "retime/replay.h"
 #include "retime/trace.h"
@@ -394,16 +395,200 @@ out:
     return rc;
 }
 
+/* ------------------------------------------------------------------ --scale: every figure of one size */
+
+/* The LogP-lite parameters of the scale table: the Hockney figures above split into latency,
+ * overheads and gaps (L + o_s + o_r = alpha, G = beta), so the two models predict similar runs. */
+#define BENCH_L_NS 1522.0
+#define BENCH_O_NS 300.0
+#define BENCH_G_NS 400.0
+
+struct scale_cfg {
+    long repeat, mc_runs, mc_jobs;
+    const char *mc_noise;
+};
+
+/* What `retime analyze TRACE --against measured` computes after the read: the model's timing
+ * with its dependency graph (checked, as the tool does), the measured timing on the same edges,
+ * both critical paths, the wait states and the comparison. Printing is left out. */
+static int analyze_once(const rt_trace *t, const struct rt_replay_options *o, rt_time_ps *end, rt_error *err)
+{
+    rt_depgraph *ga = NULL, *gb = NULL;
+    struct rt_depgraph_diff *d = NULL;
+    struct rt_replay_result *res = NULL;
+    struct rt_replay_observer obs = {0};
+    const struct rt_critical_path *cpa, *cpb;
+    const struct rt_wait_states *ws;
+    struct rt_measured_info mi;
+    int rc = rt_depgraph_create(t, &ga, err);
+    if (rc == RT_OK) {
+        rt_depgraph_observer(ga, &obs);
+        rc = rt_replay_run(t, o, &obs, &res, err);
+    }
+    if (rc == RT_OK)
+        rc = rt_depgraph_check(ga, err);
+    if (rc == RT_OK)
+        rc = rt_depgraph_measured(t, ga, &gb, &mi, err);
+    if (rc == RT_OK)
+        rc = rt_depgraph_critical_path(ga, &cpa, err);
+    if (rc == RT_OK)
+        rc = rt_depgraph_critical_path(gb, &cpb, err);
+    if (rc == RT_OK)
+        rc = rt_depgraph_wait_states(gb, &ws, err);
+    if (rc == RT_OK)
+        rc = rt_depgraph_compare(ga, gb, &d, err);
+    if (rc == RT_OK)
+        *end = cpa->end_ps;
+    rt_depgraph_diff_destroy(d);
+    rt_depgraph_destroy(gb);
+    rt_depgraph_destroy(ga);
+    rt_replay_result_destroy(res);
+    return rc;
+}
+
+/*
+ * One row of bench/scale.sh: on one trace, in one process, the raw decode and every retime figure
+ * (read, replay under Hockney and LogP-lite, analyze, a Monte Carlo), all as events/s over the
+ * same OTF2 record count; memory from the first read + replay. Prints a block and a BENCH line.
+ */
+static int bench_scale(const char *path, const char *anchor, const struct rt_replay_options *hockney,
+                       const struct scale_cfg *c)
+{
+    rt_error err = {0};
+    char msg[4608];
+    rt_trace *t = NULL;
+    rt_dist *noise = NULL;
+    struct mc_result mr;
+    int rc = 1;
+    memset(&mr, 0, sizeof mr);
+    struct rt_replay_options logp;
+    struct rt_model_params lp = {.L_ns = BENCH_L_NS, .o_s_ns = BENCH_O_NS, .o_r_ns = BENCH_O_NS,
+                                 .g_ns = BENCH_G_NS, .G_ns_per_byte = BENCH_BETA_NS_PER_B};
+    rt_replay_options_default(&logp);
+    if (rt_model_init(&logp.model, "logp", &lp, &err) || rt_dist_parse(c->mc_noise, &noise, &err))
+        goto fail;
+    uint64_t disk_bytes = 0;
+    if (warm_archive(anchor, &disk_bytes)) {
+        snprintf(msg, sizeof msg, "cannot read the archive's files (give the .otf2 anchor or its directory)");
+        goto out;
+    }
+
+    /* Read + Hockney replay first (clean RSS on the first round), then the raw decode, R times. */
+    struct retime_run first = {0}, run;
+    double read_s = 1e300, hock_s = 1e300, total_s = 1e300, decode_s = 1e300;
+    uint64_t decode_events = 0;
+    for (long k = 0; k < c->repeat; k++) {
+        memset(&run, 0, sizeof run);
+        if (retime_once(path, hockney, &run, &err))
+            goto fail;
+        if (k == 0)
+            first = run;
+        read_s = min_d(read_s, run.read_s);
+        hock_s = min_d(hock_s, run.replay_s);
+        total_s = min_d(total_s, run.read_s + run.replay_s);
+        double t0 = now_s();
+        if (raw_decode(anchor, &decode_events, msg, sizeof msg))
+            goto out;
+        decode_s = min_d(decode_s, now_s() - t0);
+    }
+    if (decode_events != first.otf2_events)
+        fprintf(stderr, "retime-bench-replay: warning: raw decode saw %" PRIu64 " records, retime %" PRIu64 "\n",
+                decode_events, first.otf2_events);
+
+    /* The rest work on one trace held open. */
+    if (rt_trace_open(path, &t, &err))
+        goto fail;
+    double logp_s, held_s, analyze_s = 1e300;
+    rt_time_ps logp_ps, held_ps, analyze_ps = 0;
+    if (time_single(t, hockney, c->repeat, &held_s, &held_ps, &err) ||
+        time_single(t, &logp, c->repeat, &logp_s, &logp_ps, &err))
+        goto fail;
+    hock_s = min_d(hock_s, held_s); /* the same replay; best of both rounds */
+    for (long k = 0; k < c->repeat; k++) {
+        double t0 = now_s();
+        if (analyze_once(t, hockney, &analyze_ps, &err))
+            goto fail;
+        analyze_s = min_d(analyze_s, now_s() - t0);
+    }
+    double mc_s = 0;
+    if (c->mc_runs > 0) {
+        struct mc_config cfg = {.trace = t, .opts = *hockney, .runs = (uint64_t)c->mc_runs, .jobs = c->mc_jobs,
+                                .region = RT_NONE};
+        cfg.opts.net_noise = noise;
+        cfg.opts.seed = 1;
+        double t0 = now_s();
+        if (mc_run(&cfg, &mr, &err))
+            goto fail;
+        mc_s = now_s() - t0;
+    }
+
+    double n = (double)first.otf2_events;
+    double decode_eps = n / decode_s, read_eps = n / read_s, hock_eps = n / hock_s, total_eps = n / total_s;
+    double logp_eps = n / logp_s, analyze_eps = n / analyze_s;
+    double mc_eps = c->mc_runs > 0 ? (double)c->mc_runs * n / mc_s : 0;
+    double acct_bpe = (double)(first.trace_bytes + first.engine_bytes) / n;
+    uint64_t rss_delta = first.rss_peak > first.rss_before ? first.rss_peak - first.rss_before : 0;
+    double rss_bpe = (double)rss_delta / n;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+    printf("trace   %s: %" PRIu64 " OTF2 records, %" PRIu64 " ranks, %.1f B/event on disk, best of %ld\n", anchor,
+           first.otf2_events, first.ranks, (double)disk_bytes / n, c->repeat);
+    printf("  %-44s %10s %14s %8s\n", "", "seconds", "events/s", "vs raw");
+    printf("  %-44s %10.3f %14.4g %8.2f\n", "raw OTF2 decode (empty callbacks)", decode_s, decode_eps, 1.0);
+    printf("  %-44s %10.3f %14.4g %8.2f\n", "read (rt_trace_open)", read_s, read_eps, read_eps / decode_eps);
+    printf("  %-44s %10.3f %14.4g %8.2f\n", "replay Hockney (rt_replay_run)", hock_s, hock_eps, hock_eps / decode_eps);
+    printf("  %-44s %10.3f %14.4g %8.2f\n", "replay LogP-lite (rt_replay_run)", logp_s, logp_eps, logp_eps / decode_eps);
+    printf("  %-44s %10.3f %14.4g %8.2f   target >= 0.60\n", "read + replay Hockney", total_s, total_eps,
+           total_eps / decode_eps);
+    printf("  %-44s %10.3f %14.4g %8.2f\n", "analyze --against measured (after the read)", analyze_s, analyze_eps,
+           analyze_eps / decode_eps);
+    if (c->mc_runs > 0) {
+        char label[64];
+        snprintf(label, sizeof label, "Monte Carlo %ld runs, %ld threads (mc_run)", c->mc_runs, mr.jobs);
+        printf("  %-44s %10.3f %14.4g %8.2f\n", label, mc_s, mc_eps, mc_eps / decode_eps);
+    }
+    printf("  memory: accounted %.2f B/event, RSS growth %.2f B/event (target <= 32)\n", acct_bpe, rss_bpe);
+    printf("BENCH {\"mode\":\"scale\",\"trace\":");
+    json_string(stdout, anchor);
+    printf(",\"otf2_events\":%" PRIu64 ",\"events\":%" PRIu64 ",\"ranks\":%" PRIu64 ",\"disk_bytes\":%" PRIu64
+           ",\"repeat\":%ld,\"cpus\":%ld,\"decode_s\":%.6f,\"read_s\":%.6f,\"hockney_s\":%.6f,\"logp_s\":%.6f"
+           ",\"total_s\":%.6f,\"analyze_s\":%.6f,\"mc_runs\":%ld,\"mc_jobs\":%ld,\"mc_s\":%.6f"
+           ",\"decode_eps\":%.0f,\"read_eps\":%.0f,\"hockney_eps\":%.0f,\"logp_eps\":%.0f,\"total_eps\":%.0f"
+           ",\"analyze_eps\":%.0f,\"mc_eps\":%.0f,\"ratio\":%.4f,\"trace_bytes\":%" PRIu64 ",\"engine_bytes\":%" PRIu64
+           ",\"rss_before_bytes\":%" PRIu64 ",\"rss_peak_bytes\":%" PRIu64 ",\"bpe_accounted\":%.3f,\"bpe_rss\":%.3f"
+           ",\"predicted_ps\":%" PRId64 ",\"logp_ps\":%" PRId64 ",\"analyze_end_ps\":%" PRId64 "}\n",
+           first.otf2_events, first.events, first.ranks, disk_bytes, c->repeat, cores, decode_s, read_s, hock_s, logp_s,
+           total_s, analyze_s, c->mc_runs, c->mc_runs > 0 ? mr.jobs : 0, mc_s, decode_eps, read_eps, hock_eps, logp_eps,
+           total_eps, analyze_eps, mc_eps, total_eps / decode_eps, first.trace_bytes, first.engine_bytes,
+           first.rss_before, first.rss_peak, acct_bpe, rss_bpe, (int64_t)first.predicted_ps, (int64_t)logp_ps,
+           (int64_t)analyze_ps);
+    fflush(stdout);
+    rc = 0;
+    goto out;
+fail:
+    snprintf(msg, sizeof msg, "%s", err.msg[0] ? err.msg : rt_strerror(err.code));
+out:
+    if (rc)
+        fprintf(stderr, "retime-bench-replay: error: %s\n", msg);
+    mc_result_free(&mr);
+    rt_trace_close(t);
+    rt_dist_free(noise);
+    return rc;
+}
+
 static void usage(FILE *f)
 {
     fputs("usage: retime-bench-replay TRACE [--repeat R]\n"
           "       retime-bench-replay TRACE --montecarlo N [--jobs J] [--net-noise DIST] [--seed S]\n"
           "                           [--region NAME] [--repeat R]\n"
+          "       retime-bench-replay TRACE --scale [--mc-runs N] [--jobs J] [--net-noise DIST] [--repeat R]\n"
           "TRACE is an OTF2 anchor file (traces.otf2) or the directory holding it. Rates are the best of\n"
           "R runs (default 3); memory is measured on the first retime run, before anything else allocates.\n"
           "--montecarlo N times N noisy runs plus the noise-free one, as `retime replay --runs N` does them,\n"
           "on J threads (default: all online CPUs) under network noise DIST (default exp:mean=1us, seed 1),\n"
-          "once; the single-run references are the best of R.\n",
+          "once; the single-run references are the best of R.\n"
+          "--scale (one row of bench/scale.sh) times, beside the raw decode: read, replay under Hockney and\n"
+          "LogP-lite, analyze --against measured, and a Monte Carlo of --mc-runs N (default 100, 0 skips it).\n",
           f);
 }
 
@@ -418,6 +603,8 @@ int main(int argc, char **argv)
     const char *path = NULL;
     long repeat = 3;
     struct mc_bench mc = {.noise = "exp:mean=1us", .seed = 1};
+    int scale = 0;
+    long mc_runs = 100;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
@@ -434,6 +621,14 @@ int main(int argc, char **argv)
             mc.runs = strtol(argv[++i], &end, 10);
             if (*end || errno || mc.runs < 1 || mc.runs > (long)MC_MAX_RUNS)
                 return die("--montecarlo needs an integer from 1 to 10000000");
+        } else if (!strcmp(argv[i], "--scale")) {
+            scale = 1;
+        } else if (!strcmp(argv[i], "--mc-runs") && i + 1 < argc) {
+            char *end;
+            errno = 0;
+            mc_runs = strtol(argv[++i], &end, 10);
+            if (*end || errno || mc_runs < 0 || mc_runs > (long)MC_MAX_RUNS)
+                return die("--mc-runs needs an integer from 0 to 10000000");
         } else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) {
             char *end;
             errno = 0;
@@ -479,6 +674,12 @@ int main(int argc, char **argv)
     if (rt_model_init(&o.model, "hockney", &mp, &err))
         return die(err.msg);
 
+    if (scale) {
+        if (mc.runs || mc.region)
+            return die("--scale runs its own Monte Carlo (--mc-runs); --montecarlo and --region do not apply");
+        struct scale_cfg sc = {.repeat = repeat, .mc_runs = mc_runs, .mc_jobs = mc.jobs, .mc_noise = mc.noise};
+        return bench_scale(path, anchor, &o, &sc);
+    }
     if (mc.runs) {
         mc.repeat = repeat;
         return bench_montecarlo(path, anchor, &o, &mc);

@@ -79,6 +79,19 @@ struct coll {
     uint8_t complete, vector;
 };
 
+/* A rank's operations in flight, keyed by event index: open addressing with linear probing and
+ * backward-shift deletion (no tombstones), 16-byte slots, a multiplicative hash of the index. The
+ * replay looks one up two to four times per message, so this replaces the general 128-bit-key
+ * map (rt__map) on that path. */
+#define PT_EMPTY UINT64_MAX /* no event index reaches it */
+struct ptab_slot {
+    uint64_t key, val;
+};
+struct ptab {
+    struct ptab_slot *slot;
+    uint32_t cap, count, shift; /* cap = 2^(64 - shift), or 0 */
+};
+
 struct rank {
     const struct rt_event *ev;
     uint64_t nev, cursor;
@@ -88,7 +101,7 @@ struct rank {
     int call_ops;   /* the current MPI call moves data or synchronises */
     uint32_t *waits; /* blocking sends the current call's Leave waits for */
     uint32_t nwaits, capwaits;
-    struct rt__map pending; /* event index -> message id, or COLL_BIT | comm rank << 32 | collective id */
+    struct ptab pending; /* event index -> message id, or COLL_BIT | comm rank << 32 | collective id */
     uint8_t state;
 };
 
@@ -148,6 +161,84 @@ static int grow(void **p, uint32_t *cap, size_t elem, uint32_t need)
     *p = n;
     *cap = ncap;
     return 0;
+}
+
+static size_t pt_home(const struct ptab *p, uint64_t key)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> p->shift);
+}
+
+static uint64_t *pt_get(const struct ptab *p, uint64_t key)
+{
+    if (!p->count)
+        return NULL;
+    size_t mask = p->cap - 1;
+    for (size_t i = pt_home(p, key);; i = (i + 1) & mask) {
+        if (p->slot[i].key == key)
+            return &p->slot[i].val;
+        if (p->slot[i].key == PT_EMPTY)
+            return NULL;
+    }
+}
+
+/* Inserts or overwrites; -1 when out of memory. */
+static int pt_put(struct ptab *p, uint64_t key, uint64_t val)
+{
+    uint64_t *v = pt_get(p, key);
+    if (v) {
+        *v = val;
+        return 0;
+    }
+    if ((p->count + 1) * 4 > p->cap * 3) {
+        uint32_t ncap = p->cap ? p->cap * 2 : 16, nshift = p->cap ? p->shift - 1 : 60;
+        if (ncap < p->cap)
+            return -1;
+        struct ptab_slot *ns = malloc((size_t)ncap * sizeof *ns);
+        if (!ns)
+            return -1;
+        for (uint32_t i = 0; i < ncap; i++)
+            ns[i].key = PT_EMPTY;
+        struct ptab q = {ns, ncap, 0, nshift};
+        for (uint32_t i = 0; i < p->cap; i++) {
+            if (p->slot[i].key == PT_EMPTY)
+                continue;
+            size_t j = pt_home(&q, p->slot[i].key);
+            while (ns[j].key != PT_EMPTY)
+                j = (j + 1) & (ncap - 1);
+            ns[j] = p->slot[i];
+        }
+        free(p->slot);
+        p->slot = ns;
+        p->cap = ncap;
+        p->shift = nshift;
+    }
+    size_t mask = p->cap - 1, i = pt_home(p, key);
+    while (p->slot[i].key != PT_EMPTY)
+        i = (i + 1) & mask;
+    p->slot[i] = (struct ptab_slot){key, val};
+    p->count++;
+    return 0;
+}
+
+/* Removes @p key if present; the entries after it in its run move back so that no lookup
+ * ever meets a hole before its key. */
+static void pt_del(struct ptab *p, uint64_t key)
+{
+    uint64_t *v = pt_get(p, key);
+    if (!v)
+        return;
+    size_t mask = p->cap - 1;
+    size_t i = (size_t)((struct ptab_slot *)((char *)v - offsetof(struct ptab_slot, val)) - p->slot);
+    for (size_t j = (i + 1) & mask; p->slot[j].key != PT_EMPTY; j = (j + 1) & mask) {
+        size_t h = pt_home(p, p->slot[j].key);
+        /* The entry at j may fill the hole at i unless its home lies cyclically in (i, j]. */
+        if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+            continue;
+        p->slot[i] = p->slot[j];
+        i = j;
+    }
+    p->slot[i].key = PT_EMPTY;
+    p->count--;
 }
 
 static int oom(struct engine *E)
@@ -365,7 +456,7 @@ static int post_message(struct engine *E, uint32_t r, uint64_t j, uint64_t post_
         m->bytes = e->bytes;
         m->recv_post = t;
     }
-    if (rt__map_put(&E->ranks[r].pending, j, 0, id))
+    if (pt_put(&E->ranks[r].pending, j, id))
         return oom(E);
     return schedule_if_ready(E, id);
 size_mismatch:
@@ -562,7 +653,7 @@ static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struc
     if (e->flags & RT_EVF_VECTOR)
         c->vector = 1;
     c->arrived++;
-    if (rt__map_put(&E->ranks[r].pending, j, 0, COLL_BIT | (uint64_t)me << 32 | id))
+    if (pt_put(&E->ranks[r].pending, j, COLL_BIT | (uint64_t)me << 32 | id))
         return oom(E);
     if (c->arrived < c->size)
         return 0;
@@ -590,7 +681,7 @@ static int post(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, cons
 /* Looks up what event @p j's completion refers to; RT_NONE-like UINT64_MAX when absent. */
 static uint64_t pending_of(struct rank *R, uint64_t j)
 {
-    uint64_t *v = rt__map_get(&R->pending, j, 0);
+    uint64_t *v = pt_get(&R->pending, j);
     return v ? *v : UINT64_MAX;
 }
 
@@ -830,7 +921,7 @@ static int step(struct engine *E, uint32_t r)
             t = posted > t ? posted : t;
         }
         if (e->kind == RT_EV_SEND) {
-            rt__map_del(&R->pending, j, 0);
+            pt_del(&R->pending, j);
             if (R->depth > 0) {
                 if (grow((void **)&R->waits, &R->capwaits, sizeof *R->waits, R->nwaits + 1))
                     return oom(E), STEP_FAIL;
@@ -869,7 +960,7 @@ static int step(struct engine *E, uint32_t r)
             dep.local_ready = done > R->clock ? R->clock + o : t;
             dep.remote_ready = done > R->clock ? t : done + o;
         }
-        rt__map_del(&R->pending, key, 0);
+        pt_del(&R->pending, key);
         msg_release(E, (uint32_t)p);
         break;
     }
@@ -893,7 +984,7 @@ static int step(struct engine *E, uint32_t r)
                 dep.local_ready = done > R->clock ? R->clock : t;
                 dep.remote_ready = done > R->clock ? t : done;
             }
-            rt__map_del(&R->pending, e->ref, 0);
+            pt_del(&R->pending, e->ref);
             if (--c->refs == 0)
                 coll_release(E, (uint32_t)p);
         }
@@ -1107,7 +1198,7 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         R->clock = (rt_time_ps)((double)(start - first) * 1e3 * opts->compute_scale + 0.5);
         R->last_meas = start;
         R->tx_free = R->rx_free = NEVER;
-        rt__map_init(&R->pending);
+        R->pending = (struct ptab){0};
         R->state = R_QUEUED;
         R->queued_at = R->clock;
         if (push(&E, R->clock, Q_RESUME, r)) {
@@ -1171,12 +1262,12 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
                    (uint64_t)E.nranks * E.nsrc * (sizeof *E.cursors + 2 * RT__DETOUR_RING * sizeof(rt_time_ps)) +
                    (uint64_t)E.nranks * sizeof(struct rank);
     for (uint32_t r = 0; r < E.nranks; r++)
-        mem += rt__map_memory(&E.ranks[r].pending) + E.ranks[r].capwaits * sizeof(uint32_t);
+        mem += (uint64_t)E.ranks[r].pending.cap * sizeof(struct ptab_slot) + E.ranks[r].capwaits * sizeof(uint32_t);
     E.res->peak_bytes = mem;
 done:
     if (E.ranks)
         for (uint32_t r = 0; r < E.nranks; r++) {
-            rt__map_free(&E.ranks[r].pending);
+            free(E.ranks[r].pending.slot);
             free(E.ranks[r].waits);
         }
     free(E.ranks);

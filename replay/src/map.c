@@ -3,6 +3,7 @@
 #include "map.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 enum { SLOT_FREE = 0, SLOT_USED = 1, SLOT_TOMB = 2 };
@@ -71,10 +72,29 @@ static int grow(struct rt__map *m)
 
 int rt__map_put(struct rt__map *m, uint64_t k1, uint64_t k2, uint64_t val)
 {
-    uint64_t *v = rt__map_get(m, k1, k2);
-    if (v) {
-        *v = val;
-        return 0;
+    /* One probe finds the key or, failing that, where it goes: the first tombstone on the way,
+     * else the free slot that ends the run (a lookup followed by a second probe cost twice). */
+    if (m->cap) {
+        size_t mask = m->cap - 1, tomb = SIZE_MAX;
+        size_t i = mix(k1, k2) & mask;
+        for (;; i = (i + 1) & mask) {
+            struct rt__map_slot *s = &m->slots[i];
+            if (s->used == SLOT_FREE)
+                break;
+            if (s->used == SLOT_TOMB) {
+                if (tomb == SIZE_MAX)
+                    tomb = i;
+            } else if (s->k1 == k1 && s->k2 == k2) {
+                s->val = val;
+                return 0;
+            }
+        }
+        if (tomb != SIZE_MAX) { /* reusing a tombstone: the load does not change */
+            m->slots[tomb] = (struct rt__map_slot){k1, k2, val, SLOT_USED};
+            m->tombs--;
+            m->count++;
+            return 0;
+        }
     }
     if ((m->count + m->tombs + 1) * 4 > m->cap * 3 && grow(m) != 0)
         return -1;
@@ -95,8 +115,21 @@ int rt__map_del(struct rt__map *m, uint64_t k1, uint64_t k2)
     if (!v)
         return 0;
     struct rt__map_slot *s = (struct rt__map_slot *)((char *)v - offsetof(struct rt__map_slot, val));
-    s->used = SLOT_TOMB;
+    size_t mask = m->cap - 1, i = (size_t)(s - m->slots);
     m->count--;
+    /* A slot followed by a free one ends its probe run, so no lookup passes through it: it can
+     * be freed outright, and so can the tombstones just before it. Without this, maps with
+     * short-lived keys (the replay's in-flight operations) fill with tombstones and every miss
+     * walks a long run. */
+    if (m->slots[(i + 1) & mask].used == SLOT_FREE) {
+        s->used = SLOT_FREE;
+        for (i = (i - 1) & mask; m->slots[i].used == SLOT_TOMB; i = (i - 1) & mask) {
+            m->slots[i].used = SLOT_FREE;
+            m->tombs--;
+        }
+        return 1;
+    }
+    s->used = SLOT_TOMB;
     m->tombs++;
     return 1;
 }

@@ -74,7 +74,7 @@ static void ref_free(struct ref_index *x)
 }
 
 struct ctx_def {
-    uint64_t region, scl;
+    uint64_t self, region, scl;
 };
 
 struct reader {
@@ -93,6 +93,8 @@ struct reader {
     uint64_t *comm_group;       /* comm index -> group ref, resolved after the definitions */
     uint32_t capcomms;
     struct rt__map scls;        /* source code location ref -> (string ref << 32 | line) */
+    uint64_t *sclv;             /* source code location refs in definition order */
+    uint32_t nscl, capscl;
     struct rt__map ctxs;        /* calling context ref -> index into ctxv */
     struct ctx_def *ctxv;
     uint32_t nctx, capctx;
@@ -314,11 +316,21 @@ static OTF2_CallbackCode def_scl(void *ud, OTF2_SourceCodeLocationRef self, OTF2
                                  uint32_t line)
 {
     struct reader *r = ud;
-    if (rt__map_put(&r->scls, self, 0, ((uint64_t)file << 32) | line)) {
-        fail(r, RT_ENOMEM, "out of memory reading source code locations");
-        return OTF2_CALLBACK_INTERRUPT;
+    if (r->nscl == r->capscl) {
+        uint32_t ncap = r->capscl ? r->capscl * 2 : 16;
+        uint64_t *nv = realloc(r->sclv, ncap * sizeof *nv);
+        if (!nv)
+            goto oom;
+        r->sclv = nv;
+        r->capscl = ncap;
     }
+    if (rt__map_put(&r->scls, self, 0, ((uint64_t)file << 32) | line))
+        goto oom;
+    r->sclv[r->nscl++] = self;
     return OTF2_CALLBACK_SUCCESS;
+oom:
+    fail(r, RT_ENOMEM, "out of memory reading source code locations");
+    return OTF2_CALLBACK_INTERRUPT;
 }
 
 static OTF2_CallbackCode def_ctx(void *ud, OTF2_CallingContextRef self, OTF2_RegionRef region,
@@ -334,7 +346,7 @@ static OTF2_CallbackCode def_ctx(void *ud, OTF2_CallingContextRef self, OTF2_Reg
         r->ctxv = nc;
         r->capctx = ncap;
     }
-    r->ctxv[r->nctx] = (struct ctx_def){region, scl};
+    r->ctxv[r->nctx] = (struct ctx_def){self, region, scl};
     if (rt__map_put(&r->ctxs, self, 0, r->nctx))
         goto oom;
     r->nctx++;
@@ -405,34 +417,37 @@ static int resolve_definitions(struct reader *r)
         comm->pub.members = comm->members;
         t->memory += (uint64_t)g->n * sizeof(uint32_t);
     }
-    for (uint32_t i = 0; i < r->ctxs.cap; i++) {
-        struct rt__map_slot *s = &r->ctxs.slots[i];
-        if (s->used != 1)
+    /* Call sites are numbered in definition order (calling contexts, then source locations no
+     * context names), not in hash-table order: the numbers then do not depend on the map's
+     * layout, and an archive written back with its definitions in table order (otf2_writer.c)
+     * reads back with the same numbers. A context defined twice counts once, at its last
+     * definition (the one the event mapping uses). */
+    for (uint32_t i = 0; i < r->nctx; i++) {
+        struct ctx_def *d = &r->ctxv[i];
+        uint64_t *last = rt__map_get(&r->ctxs, d->self, 0);
+        if (!last || *last != i)
             continue;
-        struct ctx_def *d = &r->ctxv[s->val];
         uint32_t reg = ref_get(&r->regions, d->region);
         uint32_t idx;
         if (add_callsite(r, reg != RT_NONE ? t->regions[reg].name : "??", d->scl, &idx) ||
-            rt__map_put(&r->callsite_of, 1, s->k1, idx))
+            rt__map_put(&r->callsite_of, 1, d->self, idx))
             return fail(r, RT_ENOMEM, "out of memory building call sites");
     }
     /* A source location that a calling context already names shares that context's call site;
      * the others (Score-P's SOURCE_CODE_LOCATION attributes) get their own, without a function. */
-    for (uint32_t i = 0; i < r->ctxs.cap; i++) {
-        struct rt__map_slot *s = &r->ctxs.slots[i];
-        if (s->used != 1 || r->ctxv[s->val].scl == OTF2_UNDEFINED_SOURCE_CODE_LOCATION)
+    for (uint32_t i = 0; i < r->nctx; i++) {
+        struct ctx_def *d = &r->ctxv[i];
+        if (d->scl == OTF2_UNDEFINED_SOURCE_CODE_LOCATION)
             continue;
-        uint64_t *cs = rt__map_get(&r->callsite_of, 1, s->k1);
-        if (cs && !rt__map_get(&r->callsite_of, 2, r->ctxv[s->val].scl) &&
-            rt__map_put(&r->callsite_of, 2, r->ctxv[s->val].scl, *cs))
+        uint64_t *cs = rt__map_get(&r->callsite_of, 1, d->self);
+        if (cs && !rt__map_get(&r->callsite_of, 2, d->scl) && rt__map_put(&r->callsite_of, 2, d->scl, *cs))
             return fail(r, RT_ENOMEM, "out of memory building call sites");
     }
-    for (uint32_t i = 0; i < r->scls.cap; i++) {
-        struct rt__map_slot *s = &r->scls.slots[i];
+    for (uint32_t i = 0; i < r->nscl; i++) {
         uint32_t idx;
-        if (s->used != 1 || rt__map_get(&r->callsite_of, 2, s->k1))
+        if (rt__map_get(&r->callsite_of, 2, r->sclv[i]))
             continue;
-        if (add_callsite(r, "??", s->k1, &idx) || rt__map_put(&r->callsite_of, 2, s->k1, idx))
+        if (add_callsite(r, "??", r->sclv[i], &idx) || rt__map_put(&r->callsite_of, 2, r->sclv[i], idx))
             return fail(r, RT_ENOMEM, "out of memory building call sites");
     }
     return RT_OK;
@@ -443,12 +458,26 @@ static int resolve_definitions(struct reader *r)
 /* Event timestamps are taken as already on the global timebase: Score-P writes them so (its
  * ClockOffset records describe the correction it applied) and retime's tracer does the same.
  * The offsets are therefore not applied a second time. */
-static rt_time_ns to_ns(struct reader *r, OTF2_TimeStamp ts)
+static int to_ns(struct reader *r, OTF2_TimeStamp ts, rt_time_ns *out)
 {
     __int128 t = (__int128)ts - (__int128)r->global_offset;
-    if (r->timer_resolution != 1000000000u)
-        t = t * 1000000000 / (__int128)r->timer_resolution;
-    return (rt_time_ns)t;
+    if (r->timer_resolution != 1000000000u) {
+        /* Rounded to the nearest ns (halves up), not truncated: a clock finer than 1 ns (e.g.
+         * retime's own predicted archives, in ps) would otherwise lose up to a whole ns.
+         * |t| < 2^64 and 10^9 < 2^30, so the product fits in 128 bits. */
+        __int128 res = (__int128)r->timer_resolution, num = t * 1000000000;
+        __int128 q = num / res, rem = num % res;
+        if (rem < 0) { /* floor division */
+            rem += res;
+            q--;
+        }
+        t = q + (2 * rem >= res);
+    }
+    /* A stray 64-bit tick count must not wrap into a plausible time. */
+    if (t > INT64_MAX || t < INT64_MIN)
+        return -1;
+    *out = (rt_time_ns)t;
+    return 0;
 }
 
 /* Appends an event; returns NULL (with the error set) when out of memory or time runs backwards. */
@@ -470,7 +499,13 @@ static struct rt_event *push(struct reader *r, OTF2_TimeStamp ts, uint8_t kind)
         row->events = ne;
         r->cap = ncap;
     }
-    rt_time_ns t = to_ns(r, ts);
+    rt_time_ns t = 0;
+    if (to_ns(r, ts, &t)) {
+        fail(r, RT_ECORRUPT, "location %llu (rank %u) event %llu: timestamp %llu is out of range",
+             (unsigned long long)row->location, r->row, (unsigned long long)row->nevents,
+             (unsigned long long)ts);
+        return NULL;
+    }
     if (row->nevents && t < r->last_time) {
         fail(r, RT_ECORRUPT, "location %llu (rank %u) event %llu: timestamp goes backwards (%lld ns < %lld ns)",
              (unsigned long long)row->location, r->row, (unsigned long long)row->nevents,
@@ -1065,6 +1100,7 @@ done:
         free(r.groupv[i].members);
     free(r.groupv);
     free(r.ctxv);
+    free(r.sclv);
     free(r.comm_group);
     if (rc == RT_OK) {
         *out = r.t;

@@ -92,5 +92,7 @@ int cmd_replay(struct args *a);
 int cmd_sweep(struct args *a);
 int cmd_predict(struct args *a);
 int cmd_analyze(struct args *a);
+int cmd_check(struct args *a);
+int cmd_plot(struct args *a);
 
 #endif

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "outputs.h"
+#include "progress.h"
 #include "retime/depgraph.h"
 #include "retime/units.h"
 
@@ -14,6 +16,7 @@ enum against { AGAINST_NONE, AGAINST_MODEL, AGAINST_MEASURED };
 struct analyze_cli {
     struct trace_cli tr;
     struct model_cli model;
+    struct outputs out; /* --output-trace, --perfetto: the replay (A with --against measured, else B) */
     enum against against;
     uint64_t top;
 };
@@ -26,6 +29,8 @@ static int parse_analyze(struct args *a, struct analyze_cli *c)
     for (a->i = 2; a->i < a->argc; a->i++) {
         const char *v;
         int m = model_cli_option(a, &c->model);
+        if (m == 0)
+            m = outputs_option(a, &c->out);
         if (m < 0)
             return 1;
         if (m > 0)
@@ -420,16 +425,34 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
 
 /* ------------------------------------------------------------------ command */
 
-static int replay_graph(const rt_trace *t, const struct rt_replay_options *o, rt_depgraph **g,
-                        struct rt_replay_result *keep, rt_error *err)
+/* The replay feeds the graph and the progress line. */
+struct graph_progress {
+    rt_depgraph *g;
+    struct progress *pg;
+};
+
+static void graph_dep(void *ud, uint32_t rank, uint64_t index, const struct rt_event *ev, rt_time_ps t,
+                      const struct rt_dep *dep)
 {
-    struct rt_replay_observer obs;
+    rt_depgraph_on_dep(((struct graph_progress *)ud)->g, rank, index, ev, t, dep);
+}
+
+static void graph_progress(void *ud, uint64_t done, uint64_t total)
+{
+    progress_replay(((struct graph_progress *)ud)->pg, done, total);
+}
+
+static int replay_graph(const rt_trace *t, const struct rt_replay_options *o, rt_depgraph **g,
+                        struct rt_replay_result *keep, const char *what, rt_error *err)
+{
     struct rt_replay_result *res = NULL;
     int rc = rt_depgraph_create(t, g, err);
     if (rc)
         return rc;
-    rt_depgraph_observer(*g, &obs);
+    struct graph_progress gp = {*g, progress_start(what, "events", rt_trace_stats(t)->events)};
+    struct rt_replay_observer obs = {.ud = &gp, .on_dep = graph_dep, .on_progress = gp.pg ? graph_progress : NULL};
     rc = rt_replay_run(t, o, &obs, &res, err);
+    progress_end(gp.pg);
     if (rc == RT_OK)
         rc = rt_depgraph_check(*g, err); /* the engine's records must describe its own timing */
     if (rc == RT_OK && rt_depgraph_end(*g) != res->predicted_ps)
@@ -459,13 +482,13 @@ int cmd_analyze(struct args *a)
     if (rt_trace_open(c.tr.path, &t, &err))
         goto out;
     free_opts = rt_replay_options_noise_free(&opts);
-    if (replay_graph(t, c.against == AGAINST_MODEL ? &free_opts : &opts, &ga, NULL, &err))
+    if (replay_graph(t, c.against == AGAINST_MODEL ? &free_opts : &opts, &ga, NULL, "analyze: replay A", &err))
         goto out;
     if (c.against == AGAINST_MEASURED) {
         if (rt_depgraph_measured(t, ga, &gb, &mi, &err))
             goto out;
     } else if (rt_replay_options_noisy(&opts)) {
-        if (replay_graph(t, &opts, &gb, &noisy, &err))
+        if (replay_graph(t, &opts, &gb, &noisy, "analyze: replay B", &err))
             goto out;
     }
     rt_depgraph *explained = gb ? gb : ga;
@@ -473,6 +496,8 @@ int cmd_analyze(struct args *a)
         rt_depgraph_wait_states(explained, &ws, &err))
         goto out;
     if (gb && rt_depgraph_compare(ga, gb, &d, &err))
+        goto out;
+    if (outputs_wanted(&c.out) && outputs_write(&c.out, t, c.against == AGAINST_MEASURED ? ga : explained, &err))
         goto out;
     if (c.tr.fmt == FMT_JSON)
         print_json(&c, &opts, t, cpa->end_ps, cpb, ws, d, c.against == AGAINST_MEASURED ? &mi : NULL, &noisy);

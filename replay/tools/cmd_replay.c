@@ -7,12 +7,15 @@
 
 #include "cli.h"
 #include "montecarlo.h"
+#include "outputs.h"
+#include "progress.h"
 #include "retime/region_stats.h"
 #include "retime/units.h"
 
 struct replay_cli {
     struct trace_cli tr;
     struct model_cli model;
+    struct outputs out; /* --output-trace, --perfetto */
     uint64_t runs; /* --runs N: Monte Carlo (0: a single replay) */
     long jobs;     /* --jobs J: threads for the runs (0: all cores) */
 };
@@ -25,6 +28,8 @@ static int parse_replay(struct args *a, struct replay_cli *c)
         const char *v;
         uint64_t n;
         int m = model_cli_option(a, &c->model);
+        if (m == 0)
+            m = outputs_option(a, &c->out);
         if (m < 0)
             return 1;
         if (m > 0)
@@ -42,6 +47,8 @@ static int parse_replay(struct args *a, struct replay_cli *c)
     }
     if (c->jobs && !c->runs)
         return cli_die("--jobs needs --runs (it spreads the Monte Carlo runs over threads)");
+    if (c->runs && outputs_wanted(&c->out))
+        return cli_die("--output-trace and --perfetto write one replay, not the --runs of a Monte Carlo");
     return trace_cli_finish(&c->tr, "replay");
 }
 
@@ -131,6 +138,30 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
     }
 }
 
+/* What one replay feeds while it runs: region statistics, the dependency graph for the output
+ * files, and the progress line; each optional. */
+struct watch {
+    rt_region_stats *rs;
+    rt_depgraph *g;
+    struct progress *pg;
+};
+
+static void watch_event(void *ud, uint32_t rank, uint64_t index, const struct rt_event *ev, rt_time_ps t)
+{
+    rt_region_stats_on_event(((struct watch *)ud)->rs, rank, index, ev, t);
+}
+
+static void watch_dep(void *ud, uint32_t rank, uint64_t index, const struct rt_event *ev, rt_time_ps t,
+                      const struct rt_dep *dep)
+{
+    rt_depgraph_on_dep(((struct watch *)ud)->g, rank, index, ev, t, dep);
+}
+
+static void watch_progress(void *ud, uint64_t done, uint64_t total)
+{
+    progress_replay(((struct watch *)ud)->pg, done, total);
+}
+
 int cmd_replay(struct args *a)
 {
     struct replay_cli c;
@@ -139,14 +170,13 @@ int cmd_replay(struct args *a)
         return 1;
     rt_error err = {0};
     rt_trace *t = NULL;
-    rt_region_stats *rs = NULL;
+    struct watch w = {0};
     struct rt_replay_result *res = NULL;
     const struct rt_region_instance *inst = NULL;
     uint64_t ninst = 0;
     int rc = 1;
     if (rt_trace_open(c.tr.path, &t, &err))
         goto out;
-    struct rt_replay_observer obs = {0};
     uint32_t reg = RT_NONE;
     if (c.tr.region) {
         reg = rt_trace_find_region(t, c.tr.region);
@@ -157,27 +187,42 @@ int cmd_replay(struct args *a)
     }
     if (c.runs) {
         struct mc_config mc = {.trace = t, .opts = opts, .runs = c.runs, .jobs = c.jobs, .region = reg};
+        mc.ud = w.pg = progress_start("replay --runs", "replays", c.runs + 1);
+        mc.on_done = progress_tick;
         if (cmd_montecarlo(&mc, &c.tr, &c.model, &err) == RT_OK)
             rc = 0;
         goto out;
     }
+    struct rt_replay_observer obs = {.ud = &w};
     if (c.tr.region) {
-        if (rt_region_stats_create(t, reg, &rs, &err))
+        if (rt_region_stats_create(t, reg, &w.rs, &err))
             goto out;
-        obs.ud = rs;
-        obs.on_event = rt_region_stats_on_event;
+        obs.on_event = watch_event;
     }
-    if (rt_replay_run(t, &opts, c.tr.region ? &obs : NULL, &res, &err))
+    if (outputs_wanted(&c.out)) {
+        if (rt_depgraph_create(t, &w.g, &err))
+            goto out;
+        obs.on_dep = watch_dep;
+    }
+    if ((w.pg = progress_start("replay", "events", rt_trace_stats(t)->events)))
+        obs.on_progress = watch_progress;
+    if (rt_replay_run(t, &opts, &obs, &res, &err))
         goto out;
-    if (rs && rt_region_stats_instances(rs, &inst, &ninst, &err))
+    progress_end(w.pg);
+    w.pg = NULL;
+    if (w.rs && rt_region_stats_instances(w.rs, &inst, &ninst, &err))
+        goto out;
+    if (w.g && outputs_write(&c.out, t, w.g, &err))
         goto out;
     print_replay(&c, &opts, t, res, inst, ninst);
     rc = 0;
 out:
+    progress_end(w.pg);
     if (rc)
         cli_fail(&err);
     rt_replay_result_destroy(res);
-    rt_region_stats_destroy(rs);
+    rt_depgraph_destroy(w.g);
+    rt_region_stats_destroy(w.rs);
     rt_trace_close(t);
     model_cli_free(&c.model);
     return rc;

@@ -3,7 +3,8 @@
  * retime sweep: what-if studies. Every model parameter option (and --compute-scale) takes a
  * comma-separated list; the trace is read once and replayed once per combination (the first
  * option on the command line varies slowest), spread over threads. Each combination is an
- * independent, deterministic replay, so the output does not depend on --jobs.
+ * independent, deterministic replay, so the output does not depend on --jobs. The runner
+ * (sweep.h) is shared with `retime plot sweep`.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -12,55 +13,21 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "retime/region_stats.h"
 #include "retime/units.h"
-
-#define MAX_AXES 16
-#define MAX_VALUES 4096
-#define MAX_COMBOS 1000000
-
-enum { AXIS_SCALE = -2 };
-
-struct axis {
-    char name[24];   /* option name without "--" */
-    int param[2];    /* indices into rt_model_param_table; AXIS_SCALE; -1 unused */
-    double *vals;
-    size_t n;
-};
-
-struct run {
-    rt_time_ps predicted_ps;
-    double region_ns, region_measured_ns; /* mean over instances of the mean over ranks */
-    int rc;
-    rt_error err;
-};
-
-struct sweep {
-    struct trace_cli tr;
-    struct model_cli model;
-    struct rt_replay_options base;
-    struct axis axes[MAX_AXES];
-    int naxes;
-    long jobs;
-    size_t combos;
-    rt_trace *trace;
-    uint32_t region_id;
-    rt_time_ns measured_ns;
-    struct run *runs;
-    pthread_mutex_t lock;
-    size_t next;
-};
+#include "sweep.h"
 
 static int add_axis(struct sweep *s, const char *name, const char *list)
 {
-    if (s->naxes == MAX_AXES)
-        return cli_die("sweep: at most %d varied options", MAX_AXES);
-    struct axis *x = &s->axes[s->naxes];
+    if (s->naxes == SWEEP_MAX_AXES)
+        return cli_die("sweep: at most %d varied options", SWEEP_MAX_AXES);
+    struct sweep_axis *x = &s->axes[s->naxes];
     memset(x, 0, sizeof *x);
     snprintf(x->name, sizeof x->name, "%s", name);
     x->param[0] = x->param[1] = -1;
     if (!strcmp(name, "compute-scale")) {
-        x->param[0] = AXIS_SCALE;
+        x->param[0] = SWEEP_AXIS_SCALE;
     } else if (!strcmp(name, "o")) {
         x->param[0] = rt_model_param_find("o_s");
         x->param[1] = rt_model_param_find("o_r");
@@ -75,7 +42,7 @@ static int add_axis(struct sweep *s, const char *name, const char *list)
     if (!list || !*list)
         return cli_die("--%s needs a value or a comma-separated list", name);
     char *copy = strdup(list), *save = NULL, *tok;
-    x->vals = calloc(MAX_VALUES, sizeof *x->vals);
+    x->vals = calloc(SWEEP_MAX_VALUES, sizeof *x->vals);
     int rc = 0;
     if (!copy || !x->vals) {
         rc = cli_die("out of memory");
@@ -85,11 +52,11 @@ static int add_axis(struct sweep *s, const char *name, const char *list)
         rt_error err = {0};
         double v;
         int bad;
-        if (x->n == MAX_VALUES) {
-            rc = cli_die("--%s: more than %d values", name, MAX_VALUES);
+        if (x->n == SWEEP_MAX_VALUES) {
+            rc = cli_die("--%s: more than %d values", name, SWEEP_MAX_VALUES);
             goto out;
         }
-        if (x->param[0] == AXIS_SCALE)
+        if (x->param[0] == SWEEP_AXIS_SCALE)
             bad = rt_parse_number(tok, &v, &err) || (v < 0 || v > 1e6 ? rt_error_set(&err, RT_ERANGE, "'%s' is not between 0 and 1e6", tok) : 0);
         else if (rt_model_param_table[x->param[0]].unit == RT_PU_TIME)
             bad = rt_parse_time_ns(tok, &v, &err);
@@ -114,86 +81,104 @@ out:
     return rc;
 }
 
-static int parse_sweep(struct args *a, struct sweep *s)
+void sweep_init(struct sweep *s)
 {
-    const char *v;
+    memset(s, 0, sizeof *s);
     model_cli_init(&s->model);
-    for (a->i = 2; a->i < a->argc; a->i++) {
-        const char *arg = a->argv[a->i];
-        char name[24];
-        size_t n = strncmp(arg, "--", 2) == 0 ? strcspn(arg + 2, "=") : 0;
-        if (n && n < sizeof name) {
-            memcpy(name, arg + 2, n);
-            name[n] = '\0';
-            if (rt_model_param_find(name) >= 0 || !strcmp(name, "o") || !strcmp(name, "compute-scale")) {
-                char opt[30];
-                snprintf(opt, sizeof opt, "--%s", name);
-                cli_opt(a, opt, &v);
-                if (add_axis(s, name, v))
-                    return 1;
-                continue;
-            }
-        }
-        int m = model_cli_option(a, &s->model);
-        if (m < 0)
-            return 1;
-        if (m > 0)
-            continue;
-        if (cli_opt(a, "--jobs", &v)) {
-            double j;
-            rt_error err = {0};
-            if (!v || rt_parse_number(v, &j, &err) || j < 1 || j > 1024 || j != (long)j)
-                return cli_die("bad --jobs '%s' (a whole number from 1 to 1024)", v ? v : "");
-            s->jobs = (long)j;
-        } else if (trace_cli_option(a, &s->tr, "sweep")) {
-            return 1;
+    pthread_mutex_init(&s->lock, NULL);
+}
+
+int sweep_option(struct args *a, struct sweep *s)
+{
+    const char *arg = a->argv[a->i], *v;
+    char name[24];
+    size_t n = strncmp(arg, "--", 2) == 0 ? strcspn(arg + 2, "=") : 0;
+    if (n && n < sizeof name) {
+        memcpy(name, arg + 2, n);
+        name[n] = '\0';
+        if (rt_model_param_find(name) >= 0 || !strcmp(name, "o") || !strcmp(name, "compute-scale")) {
+            char opt[30];
+            snprintf(opt, sizeof opt, "--%s", name);
+            cli_opt(a, opt, &v);
+            return add_axis(s, name, v) ? -1 : 1;
         }
     }
-    if (trace_cli_finish(&s->tr, "sweep"))
+    if (cli_opt(a, "--jobs", &v)) {
+        double j;
+        rt_error err = {0};
+        if (!v || rt_parse_number(v, &j, &err) || j < 1 || j > 1024 || j != (long)j)
+            return cli_die("bad --jobs '%s' (a whole number from 1 to 1024)", v ? v : ""), -1;
+        s->jobs = (long)j;
         return 1;
+    }
+    return 0;
+}
+
+int sweep_finish_options(struct sweep *s)
+{
     /* The first value of every axis stands in for the base model's check. */
     s->combos = 1;
     for (int i = 0; i < s->naxes; i++) {
-        struct axis *x = &s->axes[i];
+        struct sweep_axis *x = &s->axes[i];
         for (int p = 0; p < 2; p++)
             if (x->param[p] >= 0) {
                 *rt_model_param_ptr(&s->model.params, x->param[p]) = x->vals[0];
                 s->model.given |= 1u << x->param[p];
-            } else if (x->param[p] == AXIS_SCALE) {
+            } else if (x->param[p] == SWEEP_AXIS_SCALE) {
                 s->model.compute_scale = x->vals[0];
             }
-        if (s->combos > MAX_COMBOS / x->n)
-            return cli_die("sweep: more than %d combinations", MAX_COMBOS);
+        if (s->combos > SWEEP_MAX_COMBOS / x->n)
+            return cli_die("sweep: more than %d combinations", SWEEP_MAX_COMBOS);
         s->combos *= x->n;
     }
     return 0;
 }
 
-/* Sets combination @p c's values into @p o (mixed radix, first axis slowest). */
-static void combo_options(const struct sweep *s, size_t c, struct rt_replay_options *o, size_t *pick)
+static int parse_sweep(struct args *a, struct sweep *s)
+{
+    for (a->i = 2; a->i < a->argc; a->i++) {
+        int m = sweep_option(a, s);
+        if (m < 0)
+            return 1;
+        if (m > 0)
+            continue;
+        m = model_cli_option(a, &s->model);
+        if (m < 0)
+            return 1;
+        if (m > 0)
+            continue;
+        if (trace_cli_option(a, &s->tr, "sweep"))
+            return 1;
+    }
+    if (trace_cli_finish(&s->tr, "sweep"))
+        return 1;
+    return sweep_finish_options(s);
+}
+
+void sweep_combo(const struct sweep *s, size_t c, struct rt_replay_options *o, size_t *pick)
 {
     *o = s->base;
     for (int i = s->naxes - 1; i >= 0; i--) {
-        const struct axis *x = &s->axes[i];
+        const struct sweep_axis *x = &s->axes[i];
         pick[i] = c % x->n;
         c /= x->n;
         for (int p = 0; p < 2; p++)
             if (x->param[p] >= 0)
                 *rt_model_param_ptr(&o->model.params, x->param[p]) = x->vals[pick[i]];
-            else if (x->param[p] == AXIS_SCALE)
+            else if (x->param[p] == SWEEP_AXIS_SCALE)
                 o->compute_scale = x->vals[pick[i]];
     }
 }
 
 static void run_one(struct sweep *s, size_t c)
 {
-    struct run *r = &s->runs[c];
+    struct sweep_run *r = &s->runs[c];
     struct rt_replay_options o;
-    size_t pick[MAX_AXES];
+    size_t pick[SWEEP_MAX_AXES];
     struct rt_replay_result *res = NULL;
     rt_region_stats *rs = NULL;
     struct rt_replay_observer obs = {0};
-    combo_options(s, c, &o, pick);
+    sweep_combo(s, c, &o, pick);
     r->rc = o.model.ops->validate(&o.model.params, &r->err);
     if (r->rc)
         goto out;
@@ -236,13 +221,14 @@ static void *worker(void *ud)
         if (c >= s->combos)
             return NULL;
         run_one(s, c);
+        progress_add(s->progress, 1);
     }
 }
 
-static void print_value(FILE *f, const struct axis *x, double v, int plain)
+void sweep_print_value(FILE *f, const struct sweep_axis *x, double v, int plain)
 {
     char buf[32];
-    if (x->param[0] == AXIS_SCALE || plain)
+    if (x->param[0] == SWEEP_AXIS_SCALE || plain)
         cli_print_double(f, v);
     else if (rt_model_param_table[x->param[0]].unit == RT_PU_TIME)
         fputs(rt_format_time(buf, sizeof buf, v), f);
@@ -250,9 +236,9 @@ static void print_value(FILE *f, const struct axis *x, double v, int plain)
         fprintf(f, "%.6gns/B", v);
 }
 
-static const char *axis_field(const struct axis *x, char *buf, size_t n)
+const char *sweep_axis_field(const struct sweep_axis *x, char *buf, size_t n)
 {
-    if (x->param[0] == AXIS_SCALE)
+    if (x->param[0] == SWEEP_AXIS_SCALE)
         snprintf(buf, n, "compute_scale");
     else
         snprintf(buf, n, "%s_%s", x->name, rt_model_param_table[x->param[0]].unit == RT_PU_TIME ? "ns" : "ns_per_byte");
@@ -261,9 +247,9 @@ static const char *axis_field(const struct axis *x, char *buf, size_t n)
 
 static void print_sweep(const struct sweep *s)
 {
-    const struct run *r0 = &s->runs[0];
+    const struct sweep_run *r0 = &s->runs[0];
     char buf[48];
-    size_t pick[MAX_AXES];
+    size_t pick[SWEEP_MAX_AXES];
     struct rt_replay_options o;
     if (s->tr.fmt == FMT_JSON) {
         printf("{\"trace\": ");
@@ -279,14 +265,14 @@ static void print_sweep(const struct sweep *s)
         }
         printf(", \"varied\": [");
         for (int i = 0; i < s->naxes; i++)
-            printf("%s\"%s\"", i ? ", " : "", axis_field(&s->axes[i], buf, sizeof buf));
+            printf("%s\"%s\"", i ? ", " : "", sweep_axis_field(&s->axes[i], buf, sizeof buf));
         printf("], \"runs\": [");
         for (size_t c = 0; c < s->combos; c++) {
-            const struct run *r = &s->runs[c];
-            combo_options(s, c, &o, pick);
+            const struct sweep_run *r = &s->runs[c];
+            sweep_combo(s, c, &o, pick);
             printf("%s{\"combo\": %zu", c ? ", " : "", c);
             for (int i = 0; i < s->naxes; i++) {
-                printf(", \"%s\": ", axis_field(&s->axes[i], buf, sizeof buf));
+                printf(", \"%s\": ", sweep_axis_field(&s->axes[i], buf, sizeof buf));
                 cli_print_double(stdout, s->axes[i].vals[pick[i]]);
             }
             printf(", \"predicted_ns\": ");
@@ -302,15 +288,15 @@ static void print_sweep(const struct sweep *s)
     if (s->tr.fmt == FMT_CSV) {
         printf("combo");
         for (int i = 0; i < s->naxes; i++)
-            printf(",%s", axis_field(&s->axes[i], buf, sizeof buf));
+            printf(",%s", sweep_axis_field(&s->axes[i], buf, sizeof buf));
         printf(",predicted_ns,speedup%s\n", s->tr.region ? ",region_ns,region_speedup" : "");
         for (size_t c = 0; c < s->combos; c++) {
-            const struct run *r = &s->runs[c];
-            combo_options(s, c, &o, pick);
+            const struct sweep_run *r = &s->runs[c];
+            sweep_combo(s, c, &o, pick);
             printf("%zu", c);
             for (int i = 0; i < s->naxes; i++) {
                 putchar(',');
-                print_value(stdout, &s->axes[i], s->axes[i].vals[pick[i]], 1);
+                sweep_print_value(stdout, &s->axes[i], s->axes[i].vals[pick[i]], 1);
             }
             putchar(',');
             cli_print_ps_as_ns(stdout, r->predicted_ps);
@@ -335,14 +321,14 @@ static void print_sweep(const struct sweep *s)
         printf(" %16.16s %8s", s->tr.region, "speedup");
     putchar('\n');
     for (size_t c = 0; c < s->combos; c++) {
-        const struct run *r = &s->runs[c];
-        combo_options(s, c, &o, pick);
+        const struct sweep_run *r = &s->runs[c];
+        sweep_combo(s, c, &o, pick);
         printf("%6zu", c);
         for (int i = 0; i < s->naxes; i++) {
             char v[40];
             FILE *m = fmemopen(v, sizeof v, "w");
             if (m) {
-                print_value(m, &s->axes[i], s->axes[i].vals[pick[i]], 0);
+                sweep_print_value(m, &s->axes[i], s->axes[i].vals[pick[i]], 0);
                 fclose(m);
             } else {
                 snprintf(v, sizeof v, "?");
@@ -357,61 +343,68 @@ static void print_sweep(const struct sweep *s)
     }
 }
 
-int cmd_sweep(struct args *a)
+int sweep_run(struct sweep *s)
 {
-    struct sweep s;
     rt_error err = {0};
-    int rc = 1;
-    memset(&s, 0, sizeof s);
-    pthread_mutex_init(&s.lock, NULL);
-    if (parse_sweep(a, &s) || model_cli_finish(&s.model, &s.base))
-        goto out;
-    if (rt_trace_open(s.tr.path, &s.trace, &err)) {
-        cli_fail(&err);
-        goto out;
-    }
-    if (s.tr.region && (s.region_id = rt_trace_find_region(s.trace, s.tr.region)) == RT_NONE) {
-        cli_die("%s: no region named '%s' in this trace", rt_trace_path(s.trace), s.tr.region);
-        goto out;
-    }
-    s.runs = calloc(s.combos, sizeof *s.runs);
-    if (!s.runs) {
-        cli_die("out of memory for %zu combinations", s.combos);
-        goto out;
-    }
+    if (rt_trace_open(s->tr.path, &s->trace, &err))
+        return cli_fail(&err);
+    if (s->tr.region && (s->region_id = rt_trace_find_region(s->trace, s->tr.region)) == RT_NONE)
+        return cli_die("%s: no region named '%s' in this trace", rt_trace_path(s->trace), s->tr.region);
+    s->runs = calloc(s->combos, sizeof *s->runs);
+    if (!s->runs)
+        return cli_die("out of memory for %zu combinations", s->combos);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    long jobs = s.jobs ? s.jobs : (cores > 0 ? cores : 1);
-    if ((size_t)jobs > s.combos)
-        jobs = (long)s.combos;
+    long jobs = s->jobs ? s->jobs : (cores > 0 ? cores : 1);
+    if ((size_t)jobs > s->combos)
+        jobs = (long)s->combos;
+    s->next = 0;
+    s->progress = progress_start("sweep", "combinations", s->combos);
     pthread_t th[1024];
     long started = 0;
     for (; started < jobs - 1; started++)
-        if (pthread_create(&th[started], NULL, worker, &s))
+        if (pthread_create(&th[started], NULL, worker, s))
             break; /* fewer threads is fine: the calling thread works too */
-    worker(&s);
+    worker(s);
     for (long i = 0; i < started; i++)
         pthread_join(th[i], NULL);
-    for (size_t c = 0; c < s.combos; c++)
-        if (s.runs[c].rc) {
-            size_t pick[MAX_AXES];
+    progress_end(s->progress);
+    s->progress = NULL;
+    for (size_t c = 0; c < s->combos; c++)
+        if (s->runs[c].rc) {
+            size_t pick[SWEEP_MAX_AXES];
             struct rt_replay_options o;
-            combo_options(&s, c, &o, pick);
+            sweep_combo(s, c, &o, pick);
             fprintf(stderr, "retime: error: combination %zu (", c);
-            for (int i = 0; i < s.naxes; i++) {
-                fprintf(stderr, "%s%s=", i ? " " : "", s.axes[i].name);
-                print_value(stderr, &s.axes[i], s.axes[i].vals[pick[i]], 0);
+            for (int i = 0; i < s->naxes; i++) {
+                fprintf(stderr, "%s%s=", i ? " " : "", s->axes[i].name);
+                sweep_print_value(stderr, &s->axes[i], s->axes[i].vals[pick[i]], 0);
             }
-            fprintf(stderr, "): %s\n", s.runs[c].err.msg);
-            goto out;
+            fprintf(stderr, "): %s\n", s->runs[c].err.msg);
+            return 1;
         }
-    print_sweep(&s);
-    rc = 0;
-out:
-    for (int i = 0; i < s.naxes; i++)
-        free(s.axes[i].vals);
-    free(s.runs);
-    rt_trace_close(s.trace);
-    model_cli_free(&s.model);
-    pthread_mutex_destroy(&s.lock);
+    return 0;
+}
+
+void sweep_free(struct sweep *s)
+{
+    for (int i = 0; i < s->naxes; i++)
+        free(s->axes[i].vals);
+    free(s->runs);
+    rt_trace_close(s->trace);
+    model_cli_free(&s->model);
+    pthread_mutex_destroy(&s->lock);
+    memset(s, 0, sizeof *s);
+}
+
+int cmd_sweep(struct args *a)
+{
+    struct sweep s;
+    int rc = 1;
+    sweep_init(&s);
+    if (!parse_sweep(a, &s) && !model_cli_finish(&s.model, &s.base) && !sweep_run(&s)) {
+        print_sweep(&s);
+        rc = 0;
+    }
+    sweep_free(&s);
     return rc;
 }

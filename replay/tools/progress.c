@@ -2,6 +2,8 @@
 /* Progress lines on stderr (see progress.h). */
 #include "progress.h"
 
+#include "retime/units.h"
+
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -10,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SHOW_AFTER_NS 1000000000ll /* jobs shorter than a second print nothing */
+#define SHOW_AFTER_NS 1000000000ll /* jobs shorter than a second print nothing (RETIME_PROGRESS_DELAY) */
 #define REDRAW_NS 200000000ll
 
 struct progress {
@@ -45,8 +47,12 @@ struct progress *progress_start(const char *what, const char *unit, uint64_t tot
     p->unit = unit;
     p->total = total;
     p->start_ns = now_ns();
+    double delay = SHOW_AFTER_NS;
+    const char *env = getenv("RETIME_PROGRESS_DELAY"); /* a TIME, e.g. 0s: lets tests see the line */
+    if (env && rt_parse_time_ns(env, &delay, NULL))
+        delay = SHOW_AFTER_NS;
     atomic_init(&p->done, 0);
-    atomic_init(&p->next_draw_ns, p->start_ns + SHOW_AFTER_NS);
+    atomic_init(&p->next_draw_ns, p->start_ns + (int64_t)delay);
     pthread_mutex_init(&p->lock, NULL);
     return p;
 }

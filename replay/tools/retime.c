@@ -10,23 +10,33 @@
 #include "retime/units.h"
 
 #include "cli.h"
+#include "outputs.h"
+#include "progress.h"
 
 #define RETIME_VERSION "0.1.0"
 
 static void usage(FILE *f)
 {
     fputs("usage: retime info TRACE [--format text|json]\n"
-          "       retime replay TRACE MODEL-OPTIONS [--region NAME] [--runs N [--jobs J]] [--format text|json|csv]\n"
+          "       retime replay TRACE MODEL-OPTIONS [OUTPUT-OPTIONS] [--region NAME] [--runs N [--jobs J]]\n"
+          "                     [--format text|json|csv]\n"
           "       retime sweep TRACE --model M --PARAM LIST... [--compute-scale LIST] [--region NAME]\n"
           "                    [--jobs N] [--format text|json|csv]\n"
           "       retime predict shift --dims 1|3 --k K --m1 SIZE --mode ssend|isend --alpha TIME --beta TIME/SIZE\n"
-          "       retime analyze TRACE MODEL-OPTIONS --against model|measured [--top N] [--format text|json]\n",
+          "       retime analyze TRACE MODEL-OPTIONS [OUTPUT-OPTIONS] --against model|measured [--top N]\n"
+          "                      [--format text|json]\n"
+          "       retime check [TRACE...] --baseline FILE [--tolerance P%] [--share-tolerance Npp] [--junit FILE]\n"
+          "                    [--allow-trace-changes] [MODEL-OPTIONS] | --update [MODEL-OPTIONS] [--region NAME]...\n"
+          "       retime plot shift|timeline|montecarlo|sweep ... --output PREFIX   (retime plot --help)\n",
           f);
     fputs(cli_model_usage, f);
+    fputs(outputs_usage, f);
     fputs("TRACE is an OTF2 anchor file (traces.otf2) or the directory holding it.\n"
           "Units: TIME ns|us|ms|s, SIZE B|KB|MB|GB|KiB|MiB|GiB, TIME/SIZE e.g. 0.7595ns/B, or SIZE/s.\n"
           "LIST: comma-separated values, e.g. --alpha 1us,2us,4us.\n"
-          "Defaults: --eager-limit 64KiB --compute-scale 1 --format text.\n",
+          "Defaults: --eager-limit 64KiB --compute-scale 1 --format text.\n"
+          "Progress: long replays, sweeps and Monte Carlo runs show progress on stderr when it is a\n"
+          "terminal; --quiet (any command) silences it.\n",
           f);
 }
 
@@ -110,8 +120,22 @@ static int cmd_info(struct args *a)
     return 0;
 }
 
+/* Takes --quiet out of argv, wherever it is: it applies to every command. */
+static int take_quiet(int argc, char **argv)
+{
+    int n = 1;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--quiet"))
+            argv[n++] = argv[i];
+        else
+            progress_set_quiet(1);
+    argv[n] = NULL;
+    return n;
+}
+
 int main(int argc, char **argv)
 {
+    argc = take_quiet(argc, argv);
     struct args a = {argc, 1, argv};
     if (argc < 2) {
         usage(stderr);
@@ -135,6 +159,10 @@ int main(int argc, char **argv)
         return cmd_predict(&a);
     if (!strcmp(argv[1], "analyze"))
         return cmd_analyze(&a);
+    if (!strcmp(argv[1], "check"))
+        return cmd_check(&a);
+    if (!strcmp(argv[1], "plot"))
+        return cmd_plot(&a);
     fprintf(stderr, "retime: error: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

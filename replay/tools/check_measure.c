@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/* What retime check measures of one trace: its fingerprint, and one replay with the dependency
+ * graph (critical-path composition) and region collectors (predicted region means). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "retime/depgraph.h"
+#include "retime/region_stats.h"
+
+/* FNV-1a 64 over a fixed little-endian serialisation: a trace's fingerprint. */
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * FNV_PRIME;
+    return h;
+}
+
+static uint64_t fnv_u64(uint64_t h, uint64_t v)
+{
+    unsigned char b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+    return fnv_bytes(h, b, 8);
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    return fnv_bytes(fnv_u64(h, n), s ? s : "", n);
+}
+
+/* Everything of the trace the replay and the analysis use: every kept event, and the regions,
+ * call sites and communicators they refer to. OTF2 records retime drops do not count. */
+static uint64_t trace_fingerprint(const rt_trace *t)
+{
+    uint64_t h = fnv_str(FNV_OFFSET, "retime trace fingerprint 1");
+    h = fnv_u64(h, rt_trace_ranks(t));
+    for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
+        uint64_t n;
+        const struct rt_event *ev = rt_trace_events(t, r, &n);
+        h = fnv_u64(h, n);
+        for (uint64_t i = 0; i < n; i++) {
+            h = fnv_u64(h, (uint64_t)ev[i].time);
+            h = fnv_u64(h, ev[i].bytes);
+            h = fnv_u64(h, (uint64_t)ev[i].ref | (uint64_t)ev[i].aux << 32);
+            h = fnv_u64(h, (uint64_t)ev[i].comm | (uint64_t)ev[i].kind << 32 | (uint64_t)ev[i].flags << 40);
+        }
+    }
+    h = fnv_u64(h, rt_trace_regions(t));
+    for (uint32_t i = 0; i < rt_trace_regions(t); i++) {
+        const struct rt_region *rg = rt_trace_region(t, i);
+        h = fnv_u64(fnv_str(h, rg->name), (uint64_t)rg->is_mpi | (uint64_t)rg->role << 8);
+    }
+    h = fnv_u64(h, rt_trace_callsites(t));
+    for (uint32_t i = 0; i < rt_trace_callsites(t); i++) {
+        const struct rt_callsite *cs = rt_trace_callsite(t, i);
+        h = fnv_u64(fnv_str(fnv_str(h, cs->function), cs->file), cs->line);
+    }
+    h = fnv_u64(h, rt_trace_comms(t));
+    for (uint32_t i = 0; i < rt_trace_comms(t); i++) {
+        const struct rt_comm *cm = rt_trace_comm(t, i);
+        h = fnv_u64(h, cm->size);
+        for (uint32_t j = 0; j < cm->size && cm->members; j++) /* MPI_COMM_SELF has no member table */
+            h = fnv_u64(h, cm->members[j]);
+    }
+    return h;
+}
+
+/* As retime analyze labels a call site. */
+static void callsite_label(char *buf, size_t n, const rt_trace *t, uint32_t cs, uint32_t mpi)
+{
+    const char *fn = mpi != RT_NONE && mpi < rt_trace_regions(t) ? rt_trace_region(t, mpi)->name : NULL;
+    if (cs != RT_NONE && cs < rt_trace_callsites(t)) {
+        const struct rt_callsite *c = rt_trace_callsite(t, cs);
+        snprintf(buf, n, "%s %s:%u (%s)", c->function, c->file, c->line, fn ? fn : "?");
+    } else if (fn) {
+        snprintf(buf, n, "%s (no call site)", fn);
+    } else {
+        snprintf(buf, n, "(outside MPI calls)");
+    }
+}
+
+/* Shares are kept to 0.001 percentage points, in the file and in comparisons alike, so that a
+ * baseline just written compares equal even with --share-tolerance 0pp. */
+double check_round3(double pct)
+{
+    double r = round(pct * 1000.0) / 1000.0;
+    return r == 0 ? 0.0 : r;
+}
+
+/* What one replay feeds: the dependency graph, and the region collectors (NULL: region absent). */
+struct observers {
+    rt_depgraph *g;
+    rt_region_stats **rs;
+    size_t nrs;
+};
+
+static void on_dep(void *ud, uint32_t rank, uint64_t index, const struct rt_event *ev, rt_time_ps predicted,
+                   const struct rt_dep *dep)
+{
+    rt_depgraph_on_dep(((struct observers *)ud)->g, rank, index, ev, predicted, dep);
+}
+
+static void on_event(void *ud, uint32_t rank, uint64_t index, const struct rt_event *ev, rt_time_ps predicted)
+{
+    struct observers *o = ud;
+    for (size_t i = 0; i < o->nrs; i++)
+        if (o->rs[i])
+            rt_region_stats_on_event(o->rs[i], rank, index, ev, predicted);
+}
+
+static int cmp_share_desc(const void *a, const void *b)
+{
+    const struct check_share *x = a, *y = b;
+    return x->pct < y->pct ? 1 : x->pct > y->pct ? -1 : strcmp(x->label, y->label);
+}
+
+static int callsite_shares(const rt_trace *t, const struct rt_critical_path *cp, struct check_trace *m, rt_error *err)
+{
+    char label[1024];
+    for (uint64_t i = 0; i < cp->nshare; i++) {
+        const struct rt_dep_share *s = &cp->share[i];
+        if (s->group != RT_GROUP_CALLSITE || s->value <= 0)
+            continue;
+        callsite_label(label, sizeof label, t, s->id, s->region);
+        double pct = cp->length_ps ? 100.0 * (double)s->value / (double)cp->length_ps : 0;
+        size_t j = 0;
+        while (j < m->ncallsites && strcmp(m->callsites[j].label, label))
+            j++;
+        if (j < m->ncallsites) { /* two call-site ids with the same text: one row */
+            m->callsites[j].pct += pct;
+            continue;
+        }
+        struct check_share *v = realloc(m->callsites, (m->ncallsites + 1) * sizeof *v);
+        if (!v)
+            return rt_error_set(err, RT_ENOMEM, "out of memory");
+        m->callsites = v;
+        if (!(v[m->ncallsites].label = strdup(label)))
+            return rt_error_set(err, RT_ENOMEM, "out of memory");
+        v[m->ncallsites++].pct = pct;
+    }
+    for (size_t j = 0; j < m->ncallsites; j++)
+        m->callsites[j].pct = check_round3(m->callsites[j].pct);
+    if (m->ncallsites)
+        qsort(m->callsites, m->ncallsites, sizeof *m->callsites, cmp_share_desc);
+    return RT_OK;
+}
+
+/* One replay feeds both collectors (no second pass over the trace); the graph's end must be the
+ * replay's, as retime analyze checks it too. */
+int check_measure(const char *open, const char *key, const struct rt_replay_options *o, const char *const *regions,
+                  size_t nregions, struct check_trace *m, rt_error *err)
+{
+    rt_trace *t = NULL;
+    struct rt_replay_result *res = NULL;
+    struct observers ob = {0};
+    const struct rt_critical_path *cp;
+    int rc;
+    memset(m, 0, sizeof *m);
+    m->path = strdup(key);
+    m->regions = calloc(nregions ? nregions : 1, sizeof *m->regions);
+    ob.rs = calloc(nregions ? nregions : 1, sizeof *ob.rs);
+    ob.nrs = nregions;
+    if (!m->path || !m->regions || !ob.rs) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = rt_trace_open(open, &t, err)))
+        goto out;
+    m->ranks = rt_trace_ranks(t);
+    m->events = rt_trace_stats(t)->events;
+    m->fingerprint = trace_fingerprint(t);
+    if ((rc = rt_depgraph_create(t, &ob.g, err)))
+        goto out;
+    for (size_t i = 0; i < nregions; i++) {
+        uint32_t id = rt_trace_find_region(t, regions[i]);
+        if (id != RT_NONE && (rc = rt_region_stats_create(t, id, &ob.rs[i], err)))
+            goto out;
+    }
+    struct rt_replay_observer obs;
+    memset(&obs, 0, sizeof obs);
+    obs.ud = &ob;
+    obs.on_dep = on_dep;
+    obs.on_event = nregions ? on_event : NULL;
+    if ((rc = rt_replay_run(t, o, &obs, &res, err)) || (rc = rt_depgraph_check(ob.g, err)))
+        goto out;
+    if (rt_depgraph_end(ob.g) != res->predicted_ps) {
+        rc = rt_error_set(err, RT_EINVAL, "%s: dependency graph ends at %lld ps, the replay at %lld ps",
+                          rt_trace_path(t), (long long)rt_depgraph_end(ob.g), (long long)res->predicted_ps);
+        goto out;
+    }
+    m->predicted_ps = res->predicted_ps;
+    m->measured_ns = res->measured_ns;
+    if ((rc = rt_depgraph_critical_path(ob.g, &cp, err)))
+        goto out;
+    for (int k = 0; k < CHECK_NACT; k++)
+        m->act_pct[k] = cp->length_ps ? check_round3(100.0 * (double)cp->activity_ps[k] / (double)cp->length_ps) : 0;
+    if ((rc = callsite_shares(t, cp, m, err)))
+        goto out;
+    for (size_t i = 0; i < nregions; i++) {
+        const struct rt_region_instance *inst;
+        uint64_t n = 0;
+        double sum = 0;
+        if (!ob.rs[i])
+            continue;
+        if ((rc = rt_region_stats_instances(ob.rs[i], &inst, &n, err)))
+            goto out;
+        for (uint64_t j = 0; j < n; j++)
+            sum += inst[j].predicted_mean_ns;
+        m->regions[i].instances = n;
+        m->regions[i].mean_ns = n ? sum / (double)n : 0;
+    }
+out:
+    for (size_t i = 0; i < nregions && ob.rs; i++)
+        rt_region_stats_destroy(ob.rs[i]);
+    free(ob.rs);
+    rt_depgraph_destroy(ob.g);
+    rt_replay_result_destroy(res);
+    rt_trace_close(t);
+    return rc;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sweep runner: a trace replayed once per combination of listed model parameters (and
+ * compute scales), on threads. Shared by `retime sweep` (cmd_sweep.c, which prints the table)
+ * and `retime plot sweep` (plot_sweep.c, which draws it as a heat map).
+ *
+ * Use: sweep_init; per argument sweep_option (before model_cli_option, which would take a
+ * list as one value); sweep_finish_options; model_cli_finish(&s->model, &s->base); sweep_run;
+ * read s->runs; sweep_free. Combination c varies the first axis slowest (mixed radix).
+ */
+#ifndef RETIME_SWEEP_H
+#define RETIME_SWEEP_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+struct progress;
+
+#define SWEEP_MAX_AXES 16
+#define SWEEP_MAX_VALUES 4096
+#define SWEEP_MAX_COMBOS 1000000
+
+/* sweep_axis.param value of the --compute-scale axis. */
+enum { SWEEP_AXIS_SCALE = -2 };
+
+/* One varied option and its values. */
+struct sweep_axis {
+    char name[24]; /* option name without "--" ("alpha", "o", "compute-scale") */
+    int param[2];  /* indices into rt_model_param_table; SWEEP_AXIS_SCALE; -1 unused */
+    double *vals;  /* [n] in ns or ns/B (or the factor), owned */
+    size_t n;
+};
+
+/* The figures of one combination. */
+struct sweep_run {
+    rt_time_ps predicted_ps;
+    double region_ns, region_measured_ns; /* mean over instances of the mean over ranks */
+    int rc;
+    rt_error err;
+};
+
+struct sweep {
+    struct trace_cli tr;          /* TRACE, --region, --format (the latter unused by plots) */
+    struct model_cli model;       /* the fixed model options */
+    struct rt_replay_options base; /* filled by model_cli_finish */
+    struct sweep_axis axes[SWEEP_MAX_AXES];
+    int naxes;
+    long jobs;                    /* --jobs; 0 = the online CPUs */
+    size_t combos;                /* product of the axes' lengths */
+    rt_trace *trace;              /* opened by sweep_run, closed by sweep_free */
+    uint32_t region_id;
+    rt_time_ns measured_ns;       /* the trace's measured run time */
+    struct sweep_run *runs;       /* [combos], filled by sweep_run, owned */
+    /* The runner's own state. */
+    pthread_mutex_t lock;
+    size_t next;
+    struct progress *progress;
+};
+
+/* Zeroes @p s and initialises its model options and lock. */
+void sweep_init(struct sweep *s);
+/* Consumes the option at a->i if it is a varied parameter (--PARAM LIST, --o LIST,
+ * --compute-scale LIST) or --jobs: 1 consumed, 0 not ours, -1 error (printed). */
+int sweep_option(struct args *a, struct sweep *s);
+/* After the options: puts every axis's first value into the model options (so that
+ * model_cli_finish checks a complete model) and counts the combinations. 0, or 1 (printed). */
+int sweep_finish_options(struct sweep *s);
+/* Opens s->tr.path, looks up s->tr.region and replays every combination. Returns 0, or 1
+ * after printing the error (the lowest failing combination and its values). */
+int sweep_run(struct sweep *s);
+/* Sets combination @p c's values into @p o (from s->base) and each axis's value index in @p pick. */
+void sweep_combo(const struct sweep *s, size_t c, struct rt_replay_options *o, size_t *pick);
+/* Prints an axis value: with units ("2.122us", "0.7595ns/B"), or @p plain as a bare number. */
+void sweep_print_value(FILE *f, const struct sweep_axis *x, double v, int plain);
+/* The JSON/CSV field name of an axis ("alpha_ns", "beta_ns_per_byte", "compute_scale"). */
+const char *sweep_axis_field(const struct sweep_axis *x, char *buf, size_t n);
+/* Frees what the sweep holds (the trace, the runs, the axes, the model options). */
+void sweep_free(struct sweep *s);
+
+#endif

@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# `retime check` (the CI gate on stored traces) through the CLI: the stored baseline passes and
+# holds the Shift paper's closed forms; edited baselines and changed, missing or extra traces fail
+# on purpose with the right trace, numbers and reasons; tolerances decide; --update records what
+# a check then passes; JUnit XML is valid and counts right; bad baselines and options are errors.
+set -u
+retime=$1; traces=$2; work=$3
+rm -rf "$work"; mkdir -p "$work"
+. "$(dirname "$0")/checks.sh"
+
+# output with runs of spaces squeezed (the report pads its columns to the longest name)
+sq() { tr -s ' ' <<<"$1"; }
+# exit status N: exits N command...
+exits() { local want=$1 rc=0; shift; "$@" >/dev/null 2>&1 || rc=$?; [ "$rc" -eq "$want" ] || { echo "  got rc=$rc"; false; }; }
+# exit status 2 (a usage error or a bad baseline) and one error line containing the text
+usage_fails() {
+  local text=$1 err rc; shift
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  [ "$rc" -eq 2 ] && [ "$(grep -c . <<<"$err")" -eq 1 ] && has "$err" "$text" || { echo "  got rc=$rc: $err"; false; }
+}
+# "cases=N failures=N errors=N skipped=N" of a JUnit file, counted from its elements, after
+# checking the suite's own counters and name (python3 exits non-zero on invalid XML)
+junit() {
+  python3 - "$1" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suite = root.find("testsuite")
+cases = suite.findall("testcase")
+n = {k: sum(1 for c in cases if c.find(k) is not None) for k in ("failure", "error", "skipped")}
+assert root.tag == "testsuites" and suite.get("name") == "retime check", "suite name"
+assert all(c.get("classname") and c.get("name") and float(c.get("time")) >= 0 for c in cases), "testcase attributes"
+assert int(suite.get("tests")) == len(cases) and int(suite.get("failures")) == n["failure"], "suite counters"
+assert int(suite.get("errors")) == n["error"] and int(suite.get("skipped")) == n["skipped"], "suite counters"
+print("cases=%d failures=%d errors=%d skipped=%d" % (len(cases), n["failure"], n["error"], n["skipped"]))
+PY
+}
+# the text of a testcase's failure element: junit_failure FILE TRACE
+junit_failure() {
+  python3 - "$1" "$2" <<'PY'
+import sys, xml.etree.ElementTree as ET
+for c in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    if c.get("name") == sys.argv[2] and c.find("failure") is not None:
+        f = c.find("failure"); print(f.get("message")); print(f.get("type")); print(f.text)
+PY
+}
+# edit a baseline with a python expression over b (the parsed JSON) and t (its traces by path)
+edit() { # in out expression
+  python3 - "$1" "$2" "$3" <<'PY'
+import sys, json
+b = json.load(open(sys.argv[1])); t = {e["path"]: e for e in b["traces"]}
+exec(sys.argv[3])
+json.dump(b, open(sys.argv[2], "w"), indent=2)
+PY
+}
+# a field of the stored baseline's entry: field TRACE PYTHON-EXPR-OVER-e
+field() {
+  python3 -c 'import sys, json; e = {x["path"]: x for x in json.load(open(sys.argv[1]))["traces"]}[sys.argv[2]]; print(eval(sys.argv[3]))' \
+    "$traces/baseline.json" "$1" "$2"
+}
+
+B=$traces/baseline.json
+W=$work/traces # a writable copy of the stored traces and their baseline
+cp -r "$traces" "$W"
+K2=shift1d-ssend-p8-k2-m1000
+
+# 1. The stored traces pass against the stored baseline, from any directory, and JUnit says so.
+out=$("$retime" check "$traces" --baseline "$B" --junit "$work/pass.xml"); rc=$?
+check pass-exit-0 [ "$rc" -eq 0 ]
+check pass-summary has "$(sq "$out")" "7 passed, 0 failed, 0 errors, 0 not checked"
+check pass-settings has "$(sq "$out")" "model hockney alpha=2.122us beta=0.7595ns/B eager-limit=65536B compute-scale=0"
+check pass-junit same "$(junit "$work/pass.xml")" "cases=7 failures=0 errors=0 skipped=0"
+out=$(cd "$traces" && "$retime" check --baseline baseline.json); rc=$?
+check pass-no-operands-elsewhere [ "$rc" -eq 0 ]
+check pass-no-operands-names has "$(sq "$out")" "PASS shift3d-isend-p64-k1-m1000 "
+out=$("$retime" check "$traces/$K2/traces.otf2" --baseline "$B"); rc=$?
+check anchor-file-named-by-dir has "$(sq "$out")" "PASS $K2 "
+check subset-others-not-checked has "$(sq "$out")" "1 passed, 0 failed, 0 errors, 6 not checked"
+check subset-exit-0 [ "$rc" -eq 0 ]
+
+# 2. The baseline's numbers, derived independently: each shift_iteration mean is the paper's
+#    closed form (eq. 1-3, as `retime predict shift` gives it), and each predicted total is
+#    what `retime replay` predicts with the recorded settings.
+check baseline-1d-k1-closed-form same "$(field shift1d-ssend-p8-k1-m1000 'e["regions"]["shift_iteration"]["predicted_mean_ns"]')" \
+  "$("$retime" predict shift --dims 1 --k 1 --m1 1000 --mode ssend --alpha 2.122us --beta 0.7595ns/B --format json |
+     grep -o '"iteration_ns": [0-9.]*' | awk '{print $2}')"
+check baseline-3d-ssend-closed-form same "$(field shift3d-ssend-p64-k1-m1000 'e["regions"]["shift_iteration"]["predicted_mean_ns"]')" 64958
+check baseline-3d-isend-closed-form same "$(field shift3d-isend-p64-k1-m1000 'e["regions"]["shift_iteration"]["predicted_mean_ns"]')" 32479
+for tr in shift1d-isend-p8-k2-m1000 $K2 shift3d-ssend-p64-k1-m1000; do
+  r=$("$retime" replay "$traces/$tr" --alpha 2.122us --beta 0.7595ns/B --compute-scale 0 --format csv | awk -F, '$1 == "total" {print $5}')
+  check "baseline-total-is-replay $tr" holds '$1 == $2' "$(field $tr 'e["predicted_ns"]')" "$r"
+done
+# shares add up to 100 (to the 0.001 they are kept to), and the events are those `info` counts
+check baseline-shares-sum holds '$1 > 99.997 && $1 < 100.003' \
+  "$(field $K2 'sum(e["critical_path"][k] for k in ("compute_pct", "cpu_overhead_pct", "transfer_pct", "collective_pct"))')"
+check baseline-events same "$(field $K2 'e["events"]')" \
+  "$("$retime" info "$traces/$K2" --format json | grep -o '"events": [0-9]*' | awk '{print $2}')"
+
+# 3. A predicted value moved beyond the tolerance: exit 1, the diff names the trace and numbers.
+edit "$B" "$W/moved.json" 't["'$K2'"]["predicted_ns"] = 416835.9536'   # 1.1 x 378941.776
+out=$("$retime" check "$W" --baseline "$W/moved.json" --junit "$work/moved.xml"); rc=$?
+check moved-exit-1 [ "$rc" -eq 1 ]
+check moved-names-trace has "$(sq "$out")" "FAIL $K2 predicted total -9.09% (> 5%)"
+check moved-row has "$(grep '^      predicted total' <<<"$out")" " 416.836us   378.9418us  -37.89418us   -9.09%  FAIL (> 5%)"
+check moved-others-pass has "$(sq "$out")" "6 passed, 1 failed, 0 errors, 0 not checked"
+check moved-hint has "$(sq "$out")" "retime check: FAILED."
+check moved-junit same "$(junit "$work/moved.xml")" "cases=7 failures=1 errors=0 skipped=0"
+jf=$(junit_failure "$work/moved.xml" $K2)
+check moved-junit-message has "$(sed -n 1p <<<"$jf")" "predicted total -9.09% (> 5%)"
+check moved-junit-type same "$(sed -n 2p <<<"$jf")" "prediction"
+check moved-junit-diff has "$jf" " 416.836us   378.9418us  -37.89418us   -9.09%  FAIL (> 5%)"
+# a wider tolerance lets the same change pass; within the default 5% it passes too
+out=$("$retime" check "$W" --baseline "$W/moved.json" --tolerance 9.5%); rc=$?
+check moved-within-wider-tolerance [ "$rc" -eq 0 ]
+check moved-pass-line has "$(sq "$out")" "PASS $K2 predicted 378.9418us (baseline 416.836us, -9.09%)"
+edit "$B" "$W/near.json" 't["'$K2'"]["predicted_ns"] = 394099.447'    # 1.04 x
+out=$("$retime" check "$W" --baseline "$W/near.json"); rc=$?
+check within-tolerance-exit-0 [ "$rc" -eq 0 ]
+check within-tolerance-line has "$(sq "$out")" "predicted 378.9418us (baseline 394.0994us, -3.85%)"
+check zero-tolerance-exit-1 exits 1 "$retime" check "$W" --baseline "$W/near.json" --tolerance 0%
+# a region mean moved (total untouched)
+edit "$B" "$W/region.json" 't["'$K2'"]["regions"]["shift_iteration"]["predicted_mean_ns"] = 20000'
+out=$("$retime" check "$W" --baseline "$W/region.json"); rc=$?
+check region-moved-exit-1 [ "$rc" -eq 1 ]
+check region-moved-reason has "$(sq "$out")" "FAIL $K2 region shift_iteration mean +15.26% (> 5%)"
+
+# 4. The critical path's composition drifted (same total): fails on the share tolerance.
+edit "$B" "$W/drift.json" 'cp = t["'$K2'"]["critical_path"]; cp["transfer_pct"] -= 3; cp["collective_pct"] += 3'
+out=$("$retime" check "$W" --baseline "$W/drift.json"); rc=$?
+check drift-exit-1 [ "$rc" -eq 1 ]
+check drift-reason has "$(sq "$out")" "FAIL $K2 critical path transfer +3.000pp (> 2pp); critical path collective -3.000pp (> 2pp)"
+check drift-row has "$(sq "$out")" "critical path transfer 69.999% 72.999% +3.000pp FAIL (> 2pp)"
+out=$("$retime" check "$W" --baseline "$W/drift.json" --share-tolerance 3pp); rc=$?
+check drift-within-3pp [ "$rc" -eq 0 ]
+edit "$B" "$W/callsite.json" 'cs = t["'$K2'"]["critical_path"]["callsites"]; cs[0]["pct"] -= 2.5'
+out=$("$retime" check "$W" --baseline "$W/callsite.json"); rc=$?
+check callsite-drift-exit-1 [ "$rc" -eq 1 ]
+check callsite-drift-reason has "$(sq "$out")" "call site hop_ssend shift.c:288 (MPI_Recv) +2.500pp (> 2pp)"
+
+# 5. The trace changed: its fingerprint differs (reported, and a failure unless allowed).
+edit "$B" "$W/fp.json" 't["'$K2'"]["fingerprint"] = "fnv1a64:0123456789abcdef"'
+out=$("$retime" check "$W" --baseline "$W/fp.json" --junit "$work/fp.xml"); rc=$?
+check fingerprint-exit-1 [ "$rc" -eq 1 ]
+check fingerprint-reason has "$(sq "$out")" "FAIL $K2 trace changed (fingerprint differs)"
+check fingerprint-detail has "$(sq "$out")" "trace changed since the baseline was recorded: fingerprint fnv1a64:0123456789abcdef -> fnv1a64:$(field $K2 'e["fingerprint"][8:]')"
+check fingerprint-junit-type same "$(junit_failure "$work/fp.xml" $K2 | sed -n 2p)" "trace changed"
+out=$("$retime" check "$W" --baseline "$W/fp.json" --allow-trace-changes); rc=$?
+check fingerprint-allowed-exit-0 [ "$rc" -eq 0 ]
+check fingerprint-allowed-noted has "$(sq "$out")" "trace changed, allowed by --allow-trace-changes"
+# a real change: another recording under the same name (k = 3 instead of 2)
+cp -r "$W" "$work/swapped"; rm -rf "$work/swapped/$K2"; cp -r "$traces/shift1d-ssend-p8-k3-m1000" "$work/swapped/$K2"
+out=$("$retime" check "$work/swapped" --baseline "$work/swapped/baseline.json"); rc=$?
+check swapped-exit-1 [ "$rc" -eq 1 ]
+check swapped-reasons has "$(sq "$out")" "FAIL $K2 trace changed (fingerprint differs); predicted total +36.50% (> 5%); region shift_iteration mean +50.00% (> 5%)"
+check swapped-events has "$(sq "$out")" "(ranks 8 -> 8, events 3200 -> 4352, measured run"
+check swapped-allowed-still-fails exits 1 "$retime" check "$work/swapped" --baseline "$work/swapped/baseline.json" --allow-trace-changes
+
+# 6. Missing, extra and unlisted traces.
+cp -r "$W" "$work/gone"; rm -rf "$work/gone/$K2"; cp -r "$traces/$K2" "$work/gone/extra-trace"
+out=$("$retime" check "$work/gone" --baseline "$work/gone/baseline.json" --junit "$work/gone.xml"); rc=$?
+check missing-exit-1 [ "$rc" -eq 1 ]
+check missing-reason has "$(sq "$out")" "FAIL $K2 trace missing: no such file or directory: $work/gone/$K2"
+check extra-reason has "$(sq "$out")" "FAIL extra-trace not in the baseline (predicted 378.9418us); add it with --update"
+check missing-junit same "$(junit "$work/gone.xml")" "cases=8 failures=2 errors=0 skipped=0"
+out=$("$retime" check "$W/$K2" "$W/shift1d-ssend-p8-k1-m1000" --baseline "$W/baseline.json" --junit "$work/some.xml"); rc=$?
+check not-given-exit-0 [ "$rc" -eq 0 ]
+check not-given-skip has "$(sq "$out")" "SKIP shift3d-ssend-p64-k1-m1000 in the baseline, not among the TRACEs given: not checked"
+check not-given-junit same "$(junit "$work/some.xml")" "cases=7 failures=0 errors=0 skipped=5"
+out=$("$retime" check "$work/none-here" --baseline "$W/baseline.json"); rc=$?
+check operand-missing-exit-1 [ "$rc" -eq 1 ]
+# a directory that is not a trace is an error of that trace, not of the whole check
+mkdir -p "$work/empty/not-a-trace"; cp "$B" "$work/empty/baseline.json"
+out=$("$retime" check "$work/empty/not-a-trace" --baseline "$work/empty/baseline.json" --junit "$work/err.xml"); rc=$?
+check unreadable-exit-1 [ "$rc" -eq 1 ]
+check unreadable-error has "$(sq "$out")" "ERROR not-a-trace"
+check unreadable-junit same "$(junit "$work/err.xml")" "cases=8 failures=0 errors=1 skipped=7"
+
+# JUnit escapes what trace names may hold: markup characters and a name that is not UTF-8
+odd=$'a&b<c>"d\'e\xff'
+mkdir -p "$work/odd"; cp -r "$traces/$K2" "$work/odd/$odd"; cp "$B" "$work/odd/baseline.json"
+"$retime" check "$work/odd" --baseline "$work/odd/baseline.json" --junit "$work/odd.xml" >/dev/null
+check junit-escaped same "$(junit "$work/odd.xml")" "cases=8 failures=8 errors=0 skipped=0"
+check junit-escaped-name same "$(python3 -c 'import sys, xml.etree.ElementTree as ET; print(sorted(c.get("name") for c in ET.parse(sys.argv[1]).iter("testcase"))[0])' "$work/odd.xml")" \
+  "a&b<c>\"d'e?"
+
+# 7. Model options on the command line: used instead of the recorded ones, and the difference said.
+out=$("$retime" check "$W" --baseline "$W/baseline.json" --alpha 2.3us --beta 0.7595ns/B --compute-scale 0 --junit "$work/alpha.xml"); rc=$?
+check settings-differ-exit-1 [ "$rc" -eq 1 ]
+check settings-differ-noted has "$(sq "$out")" "alpha_ns 2122 -> 2300"
+check settings-differ-source has "$(sq "$out")" "settings from the command line, not those recorded in the baseline (baseline -> now):"
+check settings-differ-junit has "$(junit_failure "$work/alpha.xml" $K2)" "the model settings differ from the baseline's (baseline -> now):"
+out=$("$retime" check "$W" --baseline "$W/baseline.json" --alpha 2.122us --beta 0.7595ns/B --compute-scale 0); rc=$?
+check settings-same-exit-0 [ "$rc" -eq 0 ]
+check settings-same-source has "$(sq "$out")" "from the command line, the same as recorded in the baseline"
+
+# 8. --update records what a check then passes; twice gives the same bytes; from scratch, the
+#    same options give the stored baseline byte for byte.
+out=$("$retime" check "$W" --baseline "$W/moved.json" --update); rc=$?
+check update-exit-0 [ "$rc" -eq 0 ]
+check update-line has "$(sq "$out")" "UPDATE $K2 predicted 378.9418us (was 416.836us, -9.09%)"
+check update-counts has "$(sq "$out")" "wrote $W/moved.json: 7 traces (0 added, 1 updated, 6 unchanged, 0 removed, 0 kept)"
+"$retime" check "$W" --baseline "$W/moved.json" >/dev/null; rc=$?
+check update-then-pass [ "$rc" -eq 0 ]
+check update-equals-stored cmp -s "$W/moved.json" "$B"
+"$retime" check "$work/gone" --baseline "$work/gone/baseline.json" --update >/dev/null; rc=$?
+check update-add-remove [ "$rc" -eq 0 ]
+check update-add-remove-then-pass exits 0 "$retime" check "$work/gone" --baseline "$work/gone/baseline.json"
+check update-removed-entry [ "$(grep -c '"path": "'$K2'"' "$work/gone/baseline.json")" -eq 0 ]
+rm -f "$W/new.json"
+"$retime" check "$W" --baseline "$W/new.json" --update --alpha 2.122us --beta 0.7595ns/B --compute-scale 0 \
+  --region shift_iteration >/dev/null
+check update-from-scratch-equals-stored cmp -s "$W/new.json" "$B"
+# other settings for a subset would strand the other entries: refused, nothing written
+cp "$B" "$W/subset.json"
+check update-subset-other-settings usage_fails "not among the TRACEs given" \
+  "$retime" check "$W/$K2" --baseline "$W/subset.json" --update --alpha 3us --beta 0.7595ns/B
+check update-subset-untouched cmp -s "$W/subset.json" "$B"
+out=$("$retime" check "$W/$K2" --baseline "$W/subset.json" --update); rc=$?
+check update-subset-same-settings has "$(sq "$out")" "(0 added, 0 updated, 1 unchanged, 0 removed, 6 kept)"
+check update-bad-trace-not-written exits 1 "$retime" check "$work/none-here" --baseline "$W/subset.json" --update
+check update-bad-trace-untouched cmp -s "$W/subset.json" "$B"
+
+# 9. Bad baselines: exit 2 and one line naming the file and what is wrong.
+head -c 300 "$B" > "$work/truncated.json"
+check bad-json usage_fails "$work/truncated.json:" "$retime" check "$W" --baseline "$work/truncated.json"
+check bad-json-says-json usage_fails "not valid JSON" "$retime" check "$W" --baseline "$work/truncated.json"
+echo '[1, 2]' > "$work/array.json"
+check bad-not-baseline usage_fails "$work/array.json: not a retime check baseline" "$retime" check "$W" --baseline "$work/array.json"
+edit "$B" "$work/type.json" 't["'$K2'"]["ranks"] = "8"'
+check bad-type usage_fails "$work/type.json: traces[2].ranks: expected a whole number, got a string" \
+  "$retime" check "$W" --baseline "$work/type.json"
+edit "$B" "$work/key.json" 't["'$K2'"]["critical_path"]["transfer"] = 1'
+check bad-unknown-key usage_fails 'traces[2].critical_path: unknown key "transfer"' "$retime" check "$W" --baseline "$work/key.json"
+edit "$B" "$work/nokey.json" 'del b["settings"]["params"]["beta_ns_per_byte"]'
+check bad-missing-param usage_fails 'settings.params: missing key "beta_ns_per_byte" (the hockney model needs it)' \
+  "$retime" check "$W" --baseline "$work/nokey.json"
+edit "$B" "$work/neg.json" 'b["settings"]["params"]["alpha_ns"] = -1'
+check bad-range usage_fails "settings.params.alpha_ns: -1 is out of range" "$retime" check "$W" --baseline "$work/neg.json"
+edit "$B" "$work/coll.json" 'b["settings"]["collectives"]["bcast"] = "ring"'
+check bad-collective usage_fails "settings.collectives: algorithm 'ring' does not apply to bcast" "$retime" check "$W" --baseline "$work/coll.json"
+edit "$B" "$work/version.json" 'b["version"] = 2'
+check bad-version usage_fails "version: baseline version 2; this retime reads version 1" "$retime" check "$W" --baseline "$work/version.json"
+sed '0,/"ranks": 8,/s//"ranks": 8, "ranks": 9,/' "$B" > "$work/dup.json"
+check bad-duplicate-key usage_fails "duplicate object key" "$retime" check "$W" --baseline "$work/dup.json"
+edit "$B" "$work/fp-bad.json" 't["'$K2'"]["fingerprint"] = "abc"'
+check bad-fingerprint usage_fails 'traces[2].fingerprint: expected "fnv1a64:" and 16 hex digits, got "abc"' \
+  "$retime" check "$W" --baseline "$work/fp-bad.json"
+check bad-missing-file usage_fails "$work/nope.json: cannot open baseline: No such file or directory" \
+  "$retime" check "$W" --baseline "$work/nope.json"
+check bad-directory usage_fails "is a directory, not a baseline file" "$retime" check "$W" --baseline "$work"
+check bad-update-corrupt usage_fails "not valid JSON" "$retime" check "$W" --baseline "$work/truncated.json" --update
+
+# 10. Bad options: exit 2 and one error line.
+for t in 5 -1% abc 0x5% nan% 5%%; do
+  check "bad-tolerance $t" usage_fails "bad --tolerance '$t'" "$retime" check "$W" --baseline "$B" --tolerance "$t"
+done
+for t in 2 -1pp 101pp 2%; do
+  check "bad-share-tolerance $t" usage_fails "bad --share-tolerance '$t'" "$retime" check "$W" --baseline "$B" --share-tolerance "$t"
+done
+check no-baseline usage_fails "check needs --baseline FILE" "$retime" check "$W"
+check junit-with-update usage_fails "--junit is for checking" "$retime" check "$W" --baseline "$B" --update --junit x.xml
+check region-without-update usage_fails "--region is recorded with --update" "$retime" check "$W" --baseline "$B" --region x
+check unknown-option usage_fails "unknown option '--bogus' for check" "$retime" check "$W" --baseline "$B" --bogus
+check new-baseline-needs-model usage_fails "does not exist yet: give the model options" \
+  "$retime" check "$W" --baseline "$work/fresh.json" --update
+check bad-model-option usage_fails "the logp model needs" "$retime" check "$W" --baseline "$B" --model logp --L 1us
+
+checks_done
