@@ -72,20 +72,6 @@ static uint64_t trace_fingerprint(const rt_trace *t)
     return h;
 }
 
-/* As retime analyze labels a call site. */
-static void callsite_label(char *buf, size_t n, const rt_trace *t, uint32_t cs, uint32_t mpi)
-{
-    const char *fn = mpi != RT_NONE && mpi < rt_trace_regions(t) ? rt_trace_region(t, mpi)->name : NULL;
-    if (cs != RT_NONE && cs < rt_trace_callsites(t)) {
-        const struct rt_callsite *c = rt_trace_callsite(t, cs);
-        snprintf(buf, n, "%s %s:%u (%s)", c->function, c->file, c->line, fn ? fn : "?");
-    } else if (fn) {
-        snprintf(buf, n, "%s (no call site)", fn);
-    } else {
-        snprintf(buf, n, "(outside MPI calls)");
-    }
-}
-
 /* Shares are kept to 0.001 percentage points, in the file and in comparisons alike, so that a
  * baseline just written compares equal even with --share-tolerance 0pp. */
 double check_round3(double pct)
@@ -128,7 +114,7 @@ static int callsite_shares(const rt_trace *t, const struct rt_critical_path *cp,
         const struct rt_dep_share *s = &cp->share[i];
         if (s->group != RT_GROUP_CALLSITE || s->value <= 0)
             continue;
-        callsite_label(label, sizeof label, t, s->id, s->region);
+        cli_callsite_label(label, sizeof label, t, s->id, s->region);
         double pct = cp->length_ps ? 100.0 * (double)s->value / (double)cp->length_ps : 0;
         size_t j = 0;
         while (j < m->ncallsites && strcmp(m->callsites[j].label, label))

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "progress.h"
 #include "retime/units.h"
 
 int cli_die(const char *fmt, ...)
@@ -448,4 +449,59 @@ void model_cli_json(FILE *f, const struct rt_replay_options *o)
     for (int op = 0; op <= RT_COLL_OTHER; op++)
         fprintf(f, "%s\"%s\": \"%s\"", op ? ", " : "", rt_coll_op_name(op), rt_coll_algo_name(o->coll_algo[op]));
     fprintf(f, "}}");
+}
+
+/* ------------------------------------------------------------------ replays with a dependency graph */
+
+/* The replay feeds the graph and the progress line. */
+struct graph_progress {
+    rt_depgraph *g;
+    struct progress *pg;
+};
+
+static void graph_dep(void *ud, uint32_t rank, uint64_t index, const struct rt_event *ev, rt_time_ps t,
+                      const struct rt_dep *dep)
+{
+    rt_depgraph_on_dep(((struct graph_progress *)ud)->g, rank, index, ev, t, dep);
+}
+
+static void graph_progress(void *ud, uint64_t done, uint64_t total)
+{
+    progress_replay(((struct graph_progress *)ud)->pg, done, total);
+}
+
+int cli_replay_graph(const rt_trace *t, const struct rt_replay_options *o, rt_depgraph **g,
+                     struct rt_replay_result *keep, const char *what, rt_error *err)
+{
+    struct rt_replay_result *res = NULL;
+    int rc = rt_depgraph_create(t, g, err);
+    if (rc)
+        return rc;
+    struct graph_progress gp = {*g, progress_start(what, "events", rt_trace_stats(t)->events)};
+    struct rt_replay_observer obs = {.ud = &gp, .on_dep = graph_dep, .on_progress = gp.pg ? graph_progress : NULL};
+    rc = rt_replay_run(t, o, &obs, &res, err);
+    progress_end(gp.pg);
+    if (rc == RT_OK)
+        rc = rt_depgraph_check(*g, err); /* the engine's records must describe its own timing */
+    if (rc == RT_OK && rt_depgraph_end(*g) != res->predicted_ps)
+        rc = rt_error_set(err, RT_EINVAL, "%s: dependency graph ends at %lld ps, the replay at %lld ps",
+                          rt_trace_path(t), (long long)rt_depgraph_end(*g), (long long)res->predicted_ps);
+    if (rc == RT_OK && keep)
+        *keep = *res; /* the totals only: the per-rank arrays are freed below */
+    rt_replay_result_destroy(res);
+    return rc;
+}
+
+
+void cli_callsite_label(char *buf, size_t n, const rt_trace *t, uint32_t cs, uint32_t mpi)
+{
+    const char *fn = mpi != RT_NONE && mpi < rt_trace_regions(t) ? rt_trace_region(t, mpi)->name : NULL;
+    if (cs != RT_NONE && cs < rt_trace_callsites(t)) {
+        const struct rt_callsite *c = rt_trace_callsite(t, cs);
+        snprintf(buf, n, "%s %s:%u (%s)", c->function, c->file, c->line, fn ? fn : "?");
+    } else if (fn) {
+        snprintf(buf, n, "%s (no call site)", fn);
+    } else {
+        snprintf(buf, n, "(outside MPI calls)");
+    }
 }

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "retime/depgraph.h"
 #include "retime/replay.h"
 
 enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
@@ -94,5 +95,14 @@ int cmd_predict(struct args *a);
 int cmd_analyze(struct args *a);
 int cmd_check(struct args *a);
 int cmd_plot(struct args *a);
+
+/* Replays @p t under @p o into a new dependency graph *g (the caller destroys it), with a progress
+ * line labelled @p what, and checks the graph against the replay's own timing. @p keep (optional)
+ * receives the result's totals (not its per-rank arrays). RT_OK or the error, in @p err. */
+int cli_replay_graph(const rt_trace *t, const struct rt_replay_options *o, rt_depgraph **g,
+                     struct rt_replay_result *keep, const char *what, rt_error *err);
+/* "function file:line (MPI_Xxx)" for call site @p cs of MPI function region @p mpi, as analyze
+ * prints it; "(outside MPI calls)" for RT_NONE both. */
+void cli_callsite_label(char *buf, size_t n, const rt_trace *t, uint32_t cs, uint32_t mpi);
 
 #endif

@@ -7,7 +7,6 @@
 
 #include "cli.h"
 #include "outputs.h"
-#include "progress.h"
 #include "retime/depgraph.h"
 #include "retime/units.h"
 
@@ -62,19 +61,6 @@ static int parse_analyze(struct args *a, struct analyze_cli *c)
 
 /* ------------------------------------------------------------------ labels */
 
-static void callsite_label(char *buf, size_t n, const rt_trace *t, uint32_t cs, uint32_t mpi)
-{
-    const char *fn = mpi != RT_NONE && mpi < rt_trace_regions(t) ? rt_trace_region(t, mpi)->name : NULL;
-    if (cs != RT_NONE && cs < rt_trace_callsites(t)) {
-        const struct rt_callsite *c = rt_trace_callsite(t, cs);
-        snprintf(buf, n, "%s %s:%u (%s)", c->function, c->file, c->line, fn ? fn : "?");
-    } else if (fn) {
-        snprintf(buf, n, "%s (no call site)", fn);
-    } else {
-        snprintf(buf, n, "(outside MPI calls)");
-    }
-}
-
 static void region_label(char *buf, size_t n, const rt_trace *t, uint32_t region, uint64_t inst)
 {
     if (region != RT_NONE && region < rt_trace_regions(t))
@@ -99,7 +85,7 @@ static void share_label(char *buf, size_t n, const rt_trace *t, const struct rt_
 {
     switch (s->group) {
     case RT_GROUP_CALLSITE:
-        callsite_label(buf, n, t, s->id, s->region);
+        cli_callsite_label(buf, n, t, s->id, s->region);
         break;
     case RT_GROUP_REGION:
         region_label(buf, n, t, s->region, s->instance);
@@ -153,7 +139,7 @@ static void json_key_fields(const rt_trace *t, const struct rt_dep_share *s)
             cli_json_string(stdout, rt_trace_region(t, s->region)->name);
         else
             printf("null");
-        callsite_label(b, sizeof b, t, s->id, s->region);
+        cli_callsite_label(b, sizeof b, t, s->id, s->region);
         printf(", \"label\": ");
         cli_json_string(stdout, b);
         break;
@@ -425,45 +411,6 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
 
 /* ------------------------------------------------------------------ command */
 
-/* The replay feeds the graph and the progress line. */
-struct graph_progress {
-    rt_depgraph *g;
-    struct progress *pg;
-};
-
-static void graph_dep(void *ud, uint32_t rank, uint64_t index, const struct rt_event *ev, rt_time_ps t,
-                      const struct rt_dep *dep)
-{
-    rt_depgraph_on_dep(((struct graph_progress *)ud)->g, rank, index, ev, t, dep);
-}
-
-static void graph_progress(void *ud, uint64_t done, uint64_t total)
-{
-    progress_replay(((struct graph_progress *)ud)->pg, done, total);
-}
-
-static int replay_graph(const rt_trace *t, const struct rt_replay_options *o, rt_depgraph **g,
-                        struct rt_replay_result *keep, const char *what, rt_error *err)
-{
-    struct rt_replay_result *res = NULL;
-    int rc = rt_depgraph_create(t, g, err);
-    if (rc)
-        return rc;
-    struct graph_progress gp = {*g, progress_start(what, "events", rt_trace_stats(t)->events)};
-    struct rt_replay_observer obs = {.ud = &gp, .on_dep = graph_dep, .on_progress = gp.pg ? graph_progress : NULL};
-    rc = rt_replay_run(t, o, &obs, &res, err);
-    progress_end(gp.pg);
-    if (rc == RT_OK)
-        rc = rt_depgraph_check(*g, err); /* the engine's records must describe its own timing */
-    if (rc == RT_OK && rt_depgraph_end(*g) != res->predicted_ps)
-        rc = rt_error_set(err, RT_EINVAL, "%s: dependency graph ends at %lld ps, the replay at %lld ps",
-                          rt_trace_path(t), (long long)rt_depgraph_end(*g), (long long)res->predicted_ps);
-    if (rc == RT_OK && keep)
-        *keep = *res; /* the totals only: the per-rank arrays are freed below */
-    rt_replay_result_destroy(res);
-    return rc;
-}
-
 int cmd_analyze(struct args *a)
 {
     struct analyze_cli c;
@@ -482,13 +429,13 @@ int cmd_analyze(struct args *a)
     if (rt_trace_open(c.tr.path, &t, &err))
         goto out;
     free_opts = rt_replay_options_noise_free(&opts);
-    if (replay_graph(t, c.against == AGAINST_MODEL ? &free_opts : &opts, &ga, NULL, "analyze: replay A", &err))
+    if (cli_replay_graph(t, c.against == AGAINST_MODEL ? &free_opts : &opts, &ga, NULL, "analyze: replay A", &err))
         goto out;
     if (c.against == AGAINST_MEASURED) {
         if (rt_depgraph_measured(t, ga, &gb, &mi, &err))
             goto out;
     } else if (rt_replay_options_noisy(&opts)) {
-        if (replay_graph(t, &opts, &gb, &noisy, "analyze: replay B", &err))
+        if (cli_replay_graph(t, &opts, &gb, &noisy, "analyze: replay B", &err))
             goto out;
     }
     rt_depgraph *explained = gb ? gb : ga;

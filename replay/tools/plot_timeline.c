@@ -14,7 +14,6 @@
 
 #include "cli.h"
 #include "plot_common.h"
-#include "progress.h"
 #include "retime/depgraph.h"
 #include "retime/units.h"
 
@@ -474,23 +473,6 @@ out:
     return rc;
 }
 
-/* The replay's observer: feeds the dependency graph and the progress line. */
-struct graph_progress {
-    rt_depgraph *g;
-    struct progress *pg;
-};
-
-static void graph_dep(void *ud, uint32_t rank, uint64_t index, const struct rt_event *ev, rt_time_ps t,
-                      const struct rt_dep *dep)
-{
-    rt_depgraph_on_dep(((struct graph_progress *)ud)->g, rank, index, ev, t, dep);
-}
-
-static void graph_progress(void *ud, uint64_t done, uint64_t total)
-{
-    progress_replay(((struct graph_progress *)ud)->pg, done, total);
-}
-
 /* Writes the data and the script and runs gnuplot. 0, or 1 after printing the error. */
 static int draw(struct tl_cli *c, struct timeline *tl, const struct rt_replay_options *opts)
 {
@@ -551,7 +533,6 @@ int plot_timeline(struct args *a)
     struct timeline tl;
     rt_error err = {0};
     rt_trace *t = NULL;
-    struct rt_replay_result *res = NULL;
     int rc = 1;
     memset(&tl, 0, sizeof tl);
     if (parse_timeline(a, &c) || model_cli_finish(&c.model, &opts))
@@ -570,13 +551,8 @@ int plot_timeline(struct args *a)
     }
     tl.r0 = c.have_ranks ? (uint32_t)c.r0 : 0;
     tl.r1 = c.have_ranks ? (uint32_t)c.r1 : nr - 1;
-    if (rt_depgraph_create(t, &tl.g, &err))
-        goto fail;
-    struct graph_progress gp = {tl.g, progress_start("plot timeline", "events", rt_trace_stats(t)->events)};
-    struct rt_replay_observer obs = {.ud = &gp, .on_dep = graph_dep, .on_progress = gp.pg ? graph_progress : NULL};
-    int replayed = rt_replay_run(t, &opts, &obs, &res, &err);
-    progress_end(gp.pg);
-    if (replayed || rt_depgraph_critical_path(tl.g, &tl.cp, &err))
+    if (cli_replay_graph(t, &opts, &tl.g, NULL, "plot timeline", &err) ||
+        rt_depgraph_critical_path(tl.g, &tl.cp, &err))
         goto fail;
     tl.end = rt_depgraph_end(tl.g);
     if (c.measured &&
@@ -591,7 +567,6 @@ fail:
 out:
     plot_out_close(&c.out);
     free(tl.named);
-    rt_replay_result_destroy(res);
     rt_depgraph_destroy(tl.gm);
     rt_depgraph_destroy(tl.g);
     rt_trace_close(t);
