@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A trace and one timing of it as a Chrome trace-event JSON timeline (the format the Perfetto UI
- * and chrome://tracing open), written as a stream in O(events) time.
+ * and chrome://tracing open), streamed: memory O(messages + events of one rank), time
+ * O(events + messages log messages), one pass over the trace per rank and two before.
  *
  * Layout (docs/perfetto.md has the field list):
  *   - one process per rank: pid = rank, process_name "rank N", process_sort_index N;
