@@ -478,7 +478,9 @@ rt_time_ps rt__os_advance(const struct rt__os_ctx *ctx, uint32_t rank, struct rt
                 c->state = 2;
                 continue;
             }
-            if (c->state == 0 || now < c->prev_e)
+            /* backwards, or (periodic, file) far forward: enter directly instead of walking
+             * detour by detour through a long wait */
+            if (c->state == 0 || now < c->prev_e || (s->kind != S_POISSON && c->e <= now))
                 seek(ctx, s, k, rank, c, now);
             while (c->e <= now)
                 next(s, c);

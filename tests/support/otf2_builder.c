@@ -180,6 +180,18 @@ void tb_call_recv(tb_builder *b, uint32_t r, uint64_t t0, uint64_t t1, uint32_t 
     tb_leave(b, r, t1, "MPI_Recv");
 }
 
+void tb_enter_ref(tb_builder *b, uint32_t r, uint64_t t, uint32_t region_ref)
+{
+    at(b, t);
+    OTF2_EvtWriter_Enter(b->w[r], NULL, t, region_ref);
+}
+
+void tb_send_on(tb_builder *b, uint32_t r, uint64_t t, uint32_t comm_ref, uint32_t to, uint32_t tag, uint64_t bytes)
+{
+    at(b, t);
+    OTF2_EvtWriter_MpiSend(b->w[r], NULL, t, to, comm_ref, tag, bytes);
+}
+
 int tb_close(tb_builder *b)
 {
     int rc = b->failed;

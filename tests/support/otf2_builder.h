@@ -41,4 +41,12 @@ void tb_call_send(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, const 
 void tb_call_recv(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, uint32_t from, uint32_t tag,
                   uint64_t bytes);
 
+/* Raw records for broken-trace tests: the references are written as given and not defined, so
+ * they may name a region or communicator the archive lacks. */
+/** Enter of region reference @p region_ref (defined only if a named region got that id). */
+void tb_enter_ref(tb_builder *b, uint32_t rank, uint64_t t, uint32_t region_ref);
+/** MpiSend on communicator reference @p comm_ref to rank @p to of it. */
+void tb_send_on(tb_builder *b, uint32_t rank, uint64_t t, uint32_t comm_ref, uint32_t to, uint32_t tag,
+                uint64_t bytes);
+
 #endif
