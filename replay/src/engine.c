@@ -20,6 +20,7 @@
  * so MPI_Sendrecv and rendezvous exchanges between two ranks cannot deadlock the replay.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,16 @@ struct ptab {
     uint32_t cap, count, shift; /* cap = 2^(64 - shift), or 0 */
 };
 
+/* The model's per-message times for one message size. The ops are pure functions of the
+ * parameters and the size, and a trace has few distinct sizes, so each is computed once per size
+ * instead of two to six times per message (each a double evaluation with a rounding). */
+#define MEMO_SLOTS 16
+struct size_memo {
+    rt_bytes m;
+    rt_time_ps o_send, o_recv, gap, wire, hold, handshake;
+    uint8_t valid;
+};
+
 struct rank {
     const struct rt_event *ev;
     uint64_t nev, cursor;
@@ -132,6 +143,7 @@ struct engine {
     unsigned nsrc;
     struct rt__burst_state burst;        /* bursty traffic, when burst.chain is set */
     uint64_t done, next_progress, total; /* events replayed, when to report next, in all */
+    struct size_memo memo[MEMO_SLOTS];   /* direct-mapped by size; zeroed = empty */
     int failed;
 };
 
@@ -239,6 +251,24 @@ static void pt_del(struct ptab *p, uint64_t key)
     }
     p->slot[i].key = PT_EMPTY;
     p->count--;
+}
+
+/* The model's times for a message of @p m bytes (see struct size_memo). */
+static const struct size_memo *times_of(struct engine *E, rt_bytes m)
+{
+    struct size_memo *c = &E->memo[(m ^ (m >> 4) ^ (m >> 12)) & (MEMO_SLOTS - 1)];
+    if (!c->valid || c->m != m) {
+        const struct rt_model *mod = &E->o->model;
+        c->m = m;
+        c->o_send = mod->ops->o_send(&mod->params, m);
+        c->o_recv = mod->ops->o_recv(&mod->params, m);
+        c->gap = mod->ops->gap(&mod->params, m);
+        c->wire = mod->ops->wire(&mod->params, m);
+        c->hold = mod->ops->send_hold(&mod->params, m);
+        c->handshake = mod->ops->handshake(&mod->params, m);
+        c->valid = 1;
+    }
+    return c;
 }
 
 static int oom(struct engine *E)
@@ -378,14 +408,13 @@ static int schedule_if_ready(struct engine *E, uint32_t id)
         if (!(m->flags & M_RECV))
             return 0;
         m->flags |= M_SCHED;
-        const struct rt_model *mod = &E->o->model;
         rt_time_ps both = m->send_post > m->recv_post ? m->send_post : m->recv_post;
         /* the later side's event is where the timing goes back to (not a blocking receive's
          * own completion, which a post outside any call would name) */
         int by_recv = m->recv_post > m->send_post && m->post_ev != m->recv_ev;
         m->origin_rank = by_recv ? m->dst : m->src;
         m->origin_ev = by_recv ? m->post_ev : m->send_ev;
-        return push(E, both + mod->ops->handshake(&mod->params, m->bytes), Q_READY, id);
+        return push(E, both + times_of(E, m->bytes)->handshake, Q_READY, id);
     }
     m->flags |= M_SCHED;
     m->origin_rank = m->src;
@@ -434,14 +463,13 @@ static int post_message(struct engine *E, uint32_t r, uint64_t j, uint64_t post_
         E->msgs[id].comm = e->comm;
     }
     struct msg *m = &E->msgs[id];
-    const struct rt_model *mod = &E->o->model;
     if (is_send) {
         if ((m->flags & M_RECV) && m->bytes != e->bytes)
             goto size_mismatch;
         m->flags |= M_SEND;
         m->send_ev = j;
         m->bytes = e->bytes;
-        m->send_post = cpu(E, r, t, mod->ops->o_send(&mod->params, e->bytes)); /* injection not before */
+        m->send_post = cpu(E, r, t, times_of(E, e->bytes)->o_send); /* injection not before */
         if (!(e->flags & RT_EVF_BUFFERED) && ((e->flags & RT_EVF_SYNC) || e->bytes > E->o->eager_limit)) {
             m->flags |= M_RDV;
             E->res->rendezvous++;
@@ -763,11 +791,10 @@ static rt_time_ps burst_wire(const struct engine *E, rt_bytes m)
 }
 
 /* The port gap of a message: stretched if it was injected in a burst (see net_timing). */
-static rt_time_ps msg_gap(const struct engine *E, const struct msg *m)
+static rt_time_ps msg_gap(struct engine *E, const struct msg *m)
 {
-    const struct rt_model *mod = &E->o->model;
-    rt_time_ps gap = mod->ops->gap(&mod->params, m->bytes);
-    rt_time_ps wire = mod->ops->wire(&mod->params, m->bytes);
+    const struct size_memo *c = times_of(E, m->bytes);
+    rt_time_ps gap = c->gap, wire = c->wire;
     if (!(m->flags & M_BURST) || wire <= 0)
         return gap;
     return (rt_time_ps)llround((double)gap * (double)burst_wire(E, m->bytes) / (double)wire);
@@ -776,11 +803,10 @@ static rt_time_ps msg_gap(const struct engine *E, const struct msg *m)
 static int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
 {
     struct msg *m = &E->msgs[id];
-    const struct rt_model *mod = &E->o->model;
     struct rank *S = &E->ranks[m->src];
     rt_time_ps start = now > S->tx_free ? now : S->tx_free;
-    rt_time_ps gap = mod->ops->gap(&mod->params, m->bytes), wire = mod->ops->wire(&mod->params, m->bytes),
-               hold = mod->ops->send_hold(&mod->params, m->bytes);
+    const struct size_memo *c = times_of(E, m->bytes);
+    rt_time_ps gap = c->gap, wire = c->wire, hold = c->hold;
     if (rt_replay_options_noisy(E->o)) { /* one draw per message, keyed by its sender and send event */
         uint64_t key = (uint64_t)m->src << 40 | (m->send_ev & ((1ull << 40) - 1));
         int on = net_timing(E, m->src, start, m->bytes, key, &wire, &gap, &hold);
@@ -951,7 +977,7 @@ static int step(struct engine *E, uint32_t r)
             return STEP_BLOCK;
         rt_time_ps done = is_recv ? m->recv_done : m->send_done;
         /* the CPU takes the message: receive overhead, one message at a time */
-        rt_time_ps o = is_recv ? E->o->model.ops->o_recv(&E->o->model.params, m->bytes) : 0;
+        rt_time_ps o = is_recv ? times_of(E, m->bytes)->o_recv : 0;
         t = cpu(E, r, done > R->clock ? done : R->clock, o);
         if (deps) {
             dep.kind = RT_DEP_MESSAGE;
