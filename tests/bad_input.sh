@@ -39,6 +39,12 @@
 #   size-mismatch        100 bytes sent, 200 received: "inconsistent message: rank 0 event 1"
 #   time-backwards       Leave before its Enter: "location 1 (rank 1) event 1: timestamp goes backwards (50 ns < 100 ns)"
 #   time-overflow        timestamp 2^64-1: "location 1 (rank 1) event 1: timestamp 18446744073709551615 is out of range"
+#   time-far             an event 2^62 ns after the others: "events span from 0 ns (rank 0) to
+#                        4611686018427387904 ns (rank 1), more than the ... (26 days) a trace may span"
+#   time-long            a 2^50 ns (13 days) interval at --compute-scale 4: "the trace spans 1125899906842624 ns;
+#                        times compute scale 4 that is beyond the replay's clock" (at scale 1 it replays)
+#   huge-message         2^64-2 bytes sent and received: "rank 0 event 1: send of 18446744073709551614 bytes"
+#   huge-collective      allreduce of 2^64-1 bytes: "collective of 18446744073709551615 bytes sent"
 #   no-events            definitions, zero events: "the trace holds no events"
 # Odd but valid traces (must succeed, nothing on stderr)
 #   one-rank             one rank, compute and a barrier: replays, 1 rank, predicted 3000 ns
@@ -177,11 +183,20 @@ expect time-backwards "location 1 (rank 1) event 1: timestamp goes backwards (50
   "$retime" replay "$work/time-backwards" "${H[@]}"
 expect time-overflow "location 1 (rank 1) event 1: timestamp 18446744073709551615 is out of range" \
   "$retime" replay "$work/time-overflow" "${H[@]}"
+expect time-far "events span from 0 ns (rank 0) to 4611686018427387904 ns (rank 1), more than the" \
+  "$retime" replay "$work/time-far" "${H[@]}"
+expect time-long "the trace spans 1125899906842624 ns; times compute scale 4 that is beyond the replay's clock" \
+  "$retime" replay "$work/time-long" "${H[@]}" --compute-scale 4
+expect huge-message "rank 0 event 1: send of 18446744073709551614 bytes, more than 1125899906842624 (corrupt size?)" \
+  "$retime" replay "$work/huge-message" "${H[@]}"
+expect huge-collective "collective of 18446744073709551615 bytes sent, 18446744073709551615 received, more than" \
+  "$retime" replay "$work/huge-collective" "${H[@]}"
 expect no-events "no-events/traces.otf2: the trace holds no events" "$retime" replay "$work/no-events" "${H[@]}"
 
 # Odd but valid traces
 succeeds one-rank '"ranks": 1, "events": 8, "messages": 0, "rendezvous": 0, "collectives": 1, "measured_ns": 3100, "predicted_ns": 3000,' \
   "$retime" replay "$work/one-rank" "${H[@]}" --format json
+succeeds time-long-scale-1 '"predicted_ns": 1125899906842624,' "$retime" replay "$work/time-long" "${H[@]}" --format json
 succeeds clock-skew '"messages": 1,' "$retime" replay "$work/clock-skew" "${H[@]}" --format json
 succeeds clock-skew-analyze '"measured": {"violations": 1, "worst_ns": 500, "worst_rank": 1, "worst_index": 1}' \
   "$retime" analyze "$work/clock-skew" "${H[@]}" --against measured --format json

@@ -228,6 +228,32 @@ static int time_overflow(const char *dir)
     return tb_close(b);
 }
 
+/* A compute interval of 2^62 ns (146 years): a stray clock, not a run. */
+static int time_far(const char *dir)
+{
+    tb_builder *b = tb_create(dir, 2);
+    if (!b)
+        return 1;
+    tb_enter(b, 0, 0, "compute");
+    tb_leave(b, 0, 200, "compute");
+    tb_enter(b, 1, 0, "compute");
+    tb_leave(b, 1, UINT64_C(1) << 62, "compute");
+    return tb_close(b);
+}
+
+/* A compute interval of 2^50 ns (13 days): valid, but not at --compute-scale 4 (the ps clock). */
+static int time_long(const char *dir)
+{
+    tb_builder *b = tb_create(dir, 2);
+    if (!b)
+        return 1;
+    tb_enter(b, 0, 0, "compute");
+    tb_leave(b, 0, 200, "compute");
+    tb_enter(b, 1, 0, "compute");
+    tb_leave(b, 1, UINT64_C(1) << 50, "compute");
+    return tb_close(b);
+}
+
 /* Definitions of two ranks, not a single event. */
 static int no_events(const char *dir)
 {
@@ -378,6 +404,8 @@ int main(int argc, char **argv)
         {"size-mismatch", size_mismatch},
         {"time-backwards", time_backwards},
         {"time-overflow", time_overflow},
+        {"time-far", time_far},
+        {"time-long", time_long},
         {"no-events", no_events},
         {"missing-collective", missing_collective},
         {"collective-mismatch", collective_mismatch},

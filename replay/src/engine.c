@@ -1033,6 +1033,7 @@ static int step(struct engine *E, uint32_t r)
 }
 
 #define PROGRESS_EVERY 65536
+#define MAX_CLOCK_PS 4e18 /* as rt_ns_to_ps caps one model time; INT64_MAX ps is 9.2e18 */
 
 /* Counts the events a rank's run stepped through, and reports progress now and then. */
 static void count_done(struct engine *E, uint64_t n)
@@ -1217,6 +1218,13 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     E.next_progress = PROGRESS_EVERY;
     if (first == INT64_MAX)
         first = last = 0;
+    /* Every compute interval and start offset is at most the span: scaled, it must fit the ps clock. */
+    if ((double)(last - first) * 1e3 * opts->compute_scale > MAX_CLOCK_PS) {
+        rc = rt_error_set(err, RT_ERANGE, "%s: the trace spans %lld ns; times compute scale %g that is beyond "
+                          "the replay's clock (%.3g ps)", rt_trace_path(trace), (long long)(last - first),
+                          opts->compute_scale, MAX_CLOCK_PS);
+        goto done;
+    }
     for (uint32_t r = 0; r < E.nranks; r++) {
         struct rank *R = &E.ranks[r];
         rt_time_ns start = R->nev ? R->ev[0].time : first;

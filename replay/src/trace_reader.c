@@ -645,6 +645,11 @@ static OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uint8_t ki
              (unsigned long long)r->cur->nevents, what);
         return OTF2_CALLBACK_INTERRUPT;
     }
+    if (len > RT_MAX_BYTES) {
+        fail(r, RT_ECORRUPT, "rank %u event %llu: %s of %llu bytes, more than %llu (corrupt size?)", r->row,
+             (unsigned long long)r->cur->nevents, what, (unsigned long long)len, (unsigned long long)RT_MAX_BYTES);
+        return OTF2_CALLBACK_INTERRUPT;
+    }
     struct rt_event *e = push(r, ts, kind);
     if (!e)
         return OTF2_CALLBACK_INTERRUPT;
@@ -833,6 +838,12 @@ static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRe
     uint32_t ci = RT_NONE, root_row = RT_NONE; /* set by peer_row on success */
     if (peer_row(r, comm, root, "collective", &ci, &root_row))
         return OTF2_CALLBACK_INTERRUPT;
+    if (sent > RT_MAX_BYTES || received > RT_MAX_BYTES) {
+        fail(r, RT_ECORRUPT, "rank %u event %llu: collective of %llu bytes sent, %llu received, more than %llu "
+             "(corrupt size?)", r->row, (unsigned long long)r->cur->nevents, (unsigned long long)sent,
+             (unsigned long long)received, (unsigned long long)RT_MAX_BYTES);
+        return OTF2_CALLBACK_INTERRUPT;
+    }
     struct rt_event *e = push(r, ts, RT_EV_COLL_END);
     if (!e)
         return OTF2_CALLBACK_INTERRUPT;
@@ -1259,18 +1270,29 @@ int rt_trace_open(const char *path, rt_trace **out, rt_error *err)
     if (rc)
         goto done;
     rt_time_ns lo = INT64_MAX, hi = INT64_MIN;
+    uint32_t lo_row = 0, hi_row = 0;
     for (uint32_t i = 0; i < r.t->nrows; i++) {
         struct rt__row *row = &r.t->rows[i];
         if (!row->nevents)
             continue;
-        lo = row->events[0].time < lo ? row->events[0].time : lo;
-        hi = row->events[row->nevents - 1].time > hi ? row->events[row->nevents - 1].time : hi;
+        if (row->events[0].time < lo)
+            lo = row->events[0].time, lo_row = i;
+        if (row->events[row->nevents - 1].time > hi)
+            hi = row->events[row->nevents - 1].time, hi_row = i;
     }
-    r.t->stats.span_ns = hi >= lo ? hi - lo : 0;
     if (r.t->stats.events == 0) {
         rc = fail(&r, RT_ECORRUPT, "the trace holds no events");
         goto done;
     }
+    /* The replay counts in ps in 64 bits: a span beyond that is a corrupt clock, not a run. */
+    if ((__int128)hi - lo > RT_MAX_SPAN_NS) {
+        rc = fail(&r, RT_ECORRUPT,
+                  "events span from %lld ns (rank %u) to %lld ns (rank %u), more than the %lld ns (26 days) "
+                  "a trace may span: corrupt timestamps?",
+                  (long long)lo, lo_row, (long long)hi, hi_row, (long long)RT_MAX_SPAN_NS);
+        goto done;
+    }
+    r.t->stats.span_ns = hi - lo;
     rc = RT_OK;
 done:
     if (rd) {

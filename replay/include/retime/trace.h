@@ -20,6 +20,11 @@ extern "C" {
 /** Marks an absent reference (no call site, no root, ...). */
 #define RT_NONE UINT32_MAX
 
+/** The longest span of a trace's timestamps (2^51 ns, 26 days): the replay counts in ps in 64 bits. */
+#define RT_MAX_SPAN_NS (INT64_C(1) << 51)
+/** The largest message or collective byte count the reader accepts (2^50 B, 1 PiB). */
+#define RT_MAX_BYTES (UINT64_C(1) << 50)
+
 /** Event kinds kept by the reader; every other OTF2 record is dropped. */
 enum rt_event_kind {
     RT_EV_ENTER = 1,       /**< ref = region, aux = call site or RT_NONE */
