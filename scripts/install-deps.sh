@@ -3,7 +3,7 @@
 # Installs retime's build and test dependencies from Debian packages (only what is missing).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libopen-trace-format2-dev otf2-tools libunwind-dev
-      libdw-dev libopenmpi-dev openmpi-bin gnuplot-nox python3 libjansson-dev)
+      libdw-dev libopenmpi-dev openmpi-bin gnuplot-nox python3 valgrind libjansson-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

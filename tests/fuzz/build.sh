@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Builds the libFuzzer target tests/fuzz/fuzz_trace.c with clang, the retime-replay sources and
+# the test OTF2 builder compiled with the same -fsanitize=fuzzer,address,undefined flags, into
+# OUTDIR/fuzz_trace. Independent of the CMake (gcc) build. Exit 77 when clang or its libFuzzer
+# runtime is missing (Debian: apt-get install clang, which brings libclang-rt-14-dev's runtime).
+# Usage: build.sh OUTDIR
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:?usage: build.sh OUTDIR}
+CC=${CC_FUZZ:-clang}
+mkdir -p "$out"
+command -v "$CC" >/dev/null 2>&1 || { echo "fuzz: $CC not found" >&2; exit 77; }
+# Probe for the fuzzer runtime with a hello-world target.
+printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' \
+  > "$out/probe.c"
+"$CC" -fsanitize=fuzzer "$out/probe.c" -o "$out/probe" 2>/dev/null \
+  || { echo "fuzz: $CC has no libFuzzer runtime (-fsanitize=fuzzer)" >&2; exit 77; }
+otf2_cflags=$(pkg-config --cflags otf2 2>/dev/null || otf2-config --cflags 2>/dev/null || true)
+otf2_libs=$(pkg-config --libs otf2 2>/dev/null || otf2-config --ldflags --libs 2>/dev/null || echo -lopen-trace-format2)
+flags=(-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
+       -fno-sanitize-recover=undefined -Wall -Wextra -Wno-unused-parameter)
+objs=()
+for f in "$src"/replay/src/*.c "$src"/tests/support/otf2_builder.c; do
+  o="$out/$(basename "$f" .c).o"
+  "$CC" "${flags[@]}" $otf2_cflags -I"$src/replay/include" -I"$src/replay/src" -c "$f" -o "$o"
+  objs+=("$o")
+done
+"$CC" "${flags[@]}" $otf2_cflags -D_POSIX_C_SOURCE=200809L -I"$src/replay/include" -I"$src/tests/support" \
+  -DRT_FUZZ_TRACE="\"$src/traces/shift1d-ssend-p8-k1-m1000\"" -c "$src/tests/fuzz/fuzz_trace.c" -o "$out/fuzz_trace.o"
+"$CC" -fsanitize=fuzzer,address,undefined "$out/fuzz_trace.o" "${objs[@]}" $otf2_libs -lm -lpthread \
+  -o "$out/fuzz_trace"
+echo "fuzz: built $out/fuzz_trace" >&2
