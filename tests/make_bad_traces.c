@@ -215,8 +215,8 @@ static int time_backwards(const char *dir)
     return patch_timestamp(path, marker, 50);
 }
 
-/* Rank 1's second event is at 2^64 - 1 ticks: beyond any time in ns that fits 63 bits. */
-static int time_overflow(const char *dir)
+/* Rank 0 computes 200 ns, rank 1 from 0 to @p end ns. */
+static int long_compute(const char *dir, uint64_t end)
 {
     tb_builder *b = tb_create(dir, 2);
     if (!b)
@@ -224,35 +224,16 @@ static int time_overflow(const char *dir)
     tb_enter(b, 0, 0, "compute");
     tb_leave(b, 0, 200, "compute");
     tb_enter(b, 1, 0, "compute");
-    tb_leave(b, 1, UINT64_MAX, "compute");
+    tb_leave(b, 1, end, "compute");
     return tb_close(b);
 }
 
+/* A timestamp of 2^64 - 1 ticks. */
+static int time_overflow(const char *dir) { return long_compute(dir, UINT64_MAX); }
 /* A compute interval of 2^62 ns (146 years): a stray clock, not a run. */
-static int time_far(const char *dir)
-{
-    tb_builder *b = tb_create(dir, 2);
-    if (!b)
-        return 1;
-    tb_enter(b, 0, 0, "compute");
-    tb_leave(b, 0, 200, "compute");
-    tb_enter(b, 1, 0, "compute");
-    tb_leave(b, 1, UINT64_C(1) << 62, "compute");
-    return tb_close(b);
-}
-
+static int time_far(const char *dir) { return long_compute(dir, UINT64_C(1) << 62); }
 /* A compute interval of 2^50 ns (13 days): valid, but not at --compute-scale 4 (the ps clock). */
-static int time_long(const char *dir)
-{
-    tb_builder *b = tb_create(dir, 2);
-    if (!b)
-        return 1;
-    tb_enter(b, 0, 0, "compute");
-    tb_leave(b, 0, 200, "compute");
-    tb_enter(b, 1, 0, "compute");
-    tb_leave(b, 1, UINT64_C(1) << 50, "compute");
-    return tb_close(b);
-}
+static int time_long(const char *dir) { return long_compute(dir, UINT64_C(1) << 50); }
 
 /* Definitions of two ranks, not a single event. */
 static int no_events(const char *dir)
