@@ -4,6 +4,8 @@
 # the test OTF2 builder compiled with the same -fsanitize=fuzzer,address,undefined flags, into
 # OUTDIR/fuzz_trace. Independent of the CMake (gcc) build. Exit 77 when clang or its libFuzzer
 # runtime is missing (Debian: apt-get install clang, which brings libclang-rt-14-dev's runtime).
+# RT_FUZZ_SANITIZE=undefined builds a faster variant without AddressSanitizer (for long runs whose
+# corpus is then replayed by the ASan build).
 # Usage: build.sh OUTDIR
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,7 +20,8 @@ printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(con
   || { echo "fuzz: $CC has no libFuzzer runtime (-fsanitize=fuzzer)" >&2; exit 77; }
 otf2_cflags=$(pkg-config --cflags otf2 2>/dev/null || otf2-config --cflags 2>/dev/null || true)
 otf2_libs=$(pkg-config --libs otf2 2>/dev/null || otf2-config --ldflags --libs 2>/dev/null || echo -lopen-trace-format2)
-flags=(-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
+san=${RT_FUZZ_SANITIZE:-address,undefined}
+flags=(-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,$san
        -fno-sanitize-recover=undefined -Wall -Wextra -Wno-unused-parameter)
 objs=()
 for f in "$src"/replay/src/*.c "$src"/tests/support/otf2_builder.c; do
@@ -28,6 +31,6 @@ for f in "$src"/replay/src/*.c "$src"/tests/support/otf2_builder.c; do
 done
 "$CC" "${flags[@]}" $otf2_cflags -D_POSIX_C_SOURCE=200809L -I"$src/replay/include" -I"$src/tests/support" \
   -DRT_FUZZ_TRACE="\"$src/traces/shift1d-ssend-p8-k1-m1000\"" -c "$src/tests/fuzz/fuzz_trace.c" -o "$out/fuzz_trace.o"
-"$CC" -fsanitize=fuzzer,address,undefined "$out/fuzz_trace.o" "${objs[@]}" $otf2_libs -lm -lpthread \
+"$CC" -fsanitize=fuzzer,$san "$out/fuzz_trace.o" "${objs[@]}" $otf2_libs -lm -lpthread \
   -o "$out/fuzz_trace"
 echo "fuzz: built $out/fuzz_trace" >&2

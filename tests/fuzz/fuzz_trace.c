@@ -111,6 +111,18 @@ static void load_base(struct base *b, const char *dir, unsigned ranks)
     }
     for (unsigned i = 0; i < b->nfiles; i++)
         b->files[i].data = slurp(b->files[i].path, &b->files[i].size);
+    /* OTF2 clears a whole chunk buffer (here 1 MiB per event file, 4 MiB per definition file)
+     * for every file it reads; that memset was 4/5 of an execution. The anchor keeps the two
+     * chunk sizes as little-endian uint64 at offsets 12 and 20: cut both to OTF2's smallest,
+     * 256 KiB (the files are far smaller, so they still fit one chunk). */
+    struct file *a = &b->files[0];
+    static const uint8_t mib1[8] = {0, 0, 0x10}, mib4[8] = {0, 0, 0x40};
+    if (a->size >= 28 && memcmp(a->data + 12, mib1, 8) == 0 &&
+        memcmp(a->data + 20, mib4, 8) == 0) {
+        a->data[14] = 0x04;
+        a->data[22] = 0x04;
+        spill(a->path, a->data, a->size);
+    }
 }
 
 /* The 3-rank base: every kind of event the reader keeps, on two communicators. */
