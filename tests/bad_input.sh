@@ -12,12 +12,14 @@
 #   anchor-truncated     anchor cut to 30 bytes: "OTF2 cannot open this anchor file"
 #   anchor-corrupt       4 bytes 0xff at anchor offset 28: "OTF2 cannot open this anchor file"
 #   anchor-version       anchor byte 8 (trace format version) 2 -> 9: "(wrong version or corrupt)"
-#   missing-def          traces.def deleted: "global definitions (traces.def) missing or unreadable"
+#   anchor-chunks        anchor bytes 20-23 (a chunk size) 0xff: "no global definitions: .../traces.def
+#                        exists (N bytes) but OTF2 cannot read it (corrupt file or anchor?)"
+#   missing-def          traces.def deleted: "no global definitions: .../traces.def is missing"
 #   truncated-def        traces.def cut to 60 bytes: "global definitions truncated or corrupt"
 #   truncated-local-def  traces/1.def cut to 10 bytes: "location 1 (rank 1): local definitions unreadable"
 #   truncated-evt        traces/1.evt cut in half: "location 1 (rank 1): event data truncated or corrupt"
-#   missing-evt          traces/0.evt deleted: "location 0 (rank 0): no event reader"
-#   empty-evt            traces/1.evt emptied: "location 1 (rank 1): no event reader"
+#   missing-evt          traces/0.evt deleted: "location 0 (rank 0): no event reader: .../traces/0.evt is missing"
+#   empty-evt            traces/1.evt emptied: "location 1 (rank 1): no event reader: .../traces/1.evt is empty"
 #   overwritten-evt      12 bytes at offset 1000 of traces/1.evt: "location 1 (rank 1): event data
 #                        truncated or corrupt after 91 events"
 #   foreign-evt          traces/1.evt of a 3-rank archive: "rank 1 event 3: send with rank 2 outside
@@ -119,8 +121,11 @@ expect anchor-version "anchor-version/traces.otf2: OTF2 cannot open this anchor 
 
 # Definition files
 damaged missing-def; rm "$work/missing-def/traces.def"
-expect missing-def "missing-def/traces.otf2: global definitions (traces.def) missing or unreadable" \
+expect missing-def "missing-def/traces.otf2: no global definitions: $work/missing-def/traces.def is missing" \
   "$retime" replay "$work/missing-def" "${H[@]}"
+damaged anchor-chunks; poke "$work/anchor-chunks/traces.otf2" 20 '\377\377\377\377'
+expect anchor-chunks "/anchor-chunks/traces.def exists (" "$retime" replay "$work/anchor-chunks" "${H[@]}"
+expect anchor-chunks-why "but OTF2 cannot read it (corrupt file or anchor?)" "$retime" replay "$work/anchor-chunks" "${H[@]}"
 damaged truncated-def; truncate -s 60 "$work/truncated-def/traces.def"
 expect truncated-def "truncated-def/traces.otf2: global definitions truncated or corrupt" \
   "$retime" replay "$work/truncated-def" "${H[@]}"
@@ -135,9 +140,9 @@ damaged truncated-evt
 truncate -s $(( $(stat -c %s "$work/truncated-evt/traces/1.evt") / 2 )) "$work/truncated-evt/traces/1.evt"
 expect truncated-evt "location 1 (rank 1): event data truncated or corrupt" "$retime" replay "$work/truncated-evt" "${H[@]}"
 damaged missing-evt; rm "$work/missing-evt/traces/0.evt"
-expect missing-evt "location 0 (rank 0): no event reader" "$retime" replay "$work/missing-evt" "${H[@]}"
+expect missing-evt "location 0 (rank 0): no event reader: $work/missing-evt/traces/0.evt is missing" "$retime" replay "$work/missing-evt" "${H[@]}"
 damaged empty-evt; : > "$work/empty-evt/traces/1.evt"
-expect empty-evt "location 1 (rank 1): no event reader" "$retime" replay "$work/empty-evt" "${H[@]}"
+expect empty-evt "location 1 (rank 1): no event reader: $work/empty-evt/traces/1.evt is empty" "$retime" replay "$work/empty-evt" "${H[@]}"
 damaged overwritten-evt; poke "$work/overwritten-evt/traces/1.evt" 1000 '\336\255\276\357\001\002\003\004\377\000\177\200'
 expect overwritten-evt "location 1 (rank 1): event data truncated or corrupt after 91 events" \
   "$retime" replay "$work/overwritten-evt" "${H[@]}"

@@ -918,6 +918,27 @@ static void advise_huge(void *p, size_t bytes)
 #endif
 }
 
+/* What is wrong with the archive file DIR/<stem><tail> (the anchor is DIR/<stem>.otf2) that OTF2
+ * would not open: missing, empty, or there but unreadable, which points at the anchor too. */
+static const char *file_problem(const char *anchor, const char *tail, char *buf, size_t n)
+{
+    size_t len = strlen(anchor);
+    if (len > 5 && !strcmp(anchor + len - 5, ".otf2"))
+        len -= 5;
+    char path[4096];
+    struct stat st;
+    if (snprintf(path, sizeof path, "%.*s%s", (int)len, anchor, tail) >= (int)sizeof path)
+        return "path too long";
+    if (stat(path, &st) != 0)
+        snprintf(buf, n, "%s is missing", path);
+    else if (st.st_size == 0)
+        snprintf(buf, n, "%s is empty", path);
+    else
+        snprintf(buf, n, "%s exists (%lld bytes) but OTF2 cannot read it (corrupt file or anchor?)", path,
+                 (long long)st.st_size);
+    return buf;
+}
+
 static int read_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
 {
     rt_trace *t = r->t;
@@ -954,9 +975,12 @@ static int read_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
             return r->failed;
     }
     OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, cur->location);
-    if (!er)
-        return fail(r, RT_ECORRUPT, "location %llu (rank %u): no event reader (missing .evt file?)",
-                    (unsigned long long)cur->location, row);
+    if (!er) {
+        char tail[64], why[4200];
+        snprintf(tail, sizeof tail, "/%llu.evt", (unsigned long long)cur->location);
+        return fail(r, RT_ECORRUPT, "location %llu (rank %u): no event reader: %s", (unsigned long long)cur->location,
+                    row, file_problem(r->path, tail, why, sizeof why));
+    }
     OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
     if (!cb)
         return fail(r, RT_ENOMEM, "out of memory");
@@ -1193,7 +1217,8 @@ int rt_trace_open(const char *path, rt_trace **out, rt_error *err)
     }
     OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
     if (!gdr) {
-        rc = fail(&r, RT_ECORRUPT, "global definitions (traces.def) missing or unreadable");
+        char why[4200];
+        rc = fail(&r, RT_ECORRUPT, "no global definitions: %s", file_problem(r.path, ".def", why, sizeof why));
         goto done;
     }
     OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
