@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "montecarlo.h"
 #include "progress.h"
 #include "retime/units.h"
 
@@ -110,22 +111,43 @@ void cli_print_ps_as_ns(FILE *f, rt_time_ps ps)
                 (ps < 0 ? -ps : ps) % 1000);
 }
 
-int trace_cli_option(struct args *a, struct trace_cli *t, const char *cmd)
+int trace_cli_operand(struct args *a, const char **path, const char **region, const char *cmd)
 {
     const char *arg = a->argv[a->i], *v;
     if (cli_opt(a, "--region", &v)) {
         if (!v || !*v)
             return cli_die("--region needs a region name");
-        t->region = v;
-    } else if (cli_opt(a, "--format", &v)) {
-        if (cli_format(v, &t->fmt, 1))
-            return cli_die("bad --format '%s' (text, json or csv)", v ? v : "");
+        *region = v;
     } else if (arg[0] == '-' && arg[1]) {
         return cli_die("unknown option '%s' for %s", arg, cmd);
-    } else if (!t->path) {
-        t->path = arg;
+    } else if (!*path) {
+        *path = arg;
     } else {
-        return cli_die("more than one trace given ('%s' and '%s')", t->path, arg);
+        return cli_die("more than one trace given ('%s' and '%s')", *path, arg);
+    }
+    return 0;
+}
+
+int trace_cli_option(struct args *a, struct trace_cli *t, const char *cmd)
+{
+    const char *v;
+    if (cli_opt(a, "--format", &v))
+        return cli_format(v, &t->fmt, 1) ? cli_die("bad --format '%s' (text, json or csv)", v ? v : "") : 0;
+    return trace_cli_operand(a, &t->path, &t->region, cmd);
+}
+
+int cli_runs_option(struct args *a, uint64_t *runs, uint64_t *jobs)
+{
+    const char *v;
+    if (cli_opt(a, "--runs", &v)) {
+        if (cli_count(v, 1, MC_MAX_RUNS, runs))
+            return cli_die("bad --runs '%s' (a whole number from 1 to %u)", v ? v : "", MC_MAX_RUNS), -1;
+        return 1;
+    }
+    if (cli_opt(a, "--jobs", &v)) {
+        if (cli_count(v, 1, MC_MAX_JOBS, jobs))
+            return cli_die("bad --jobs '%s' (a whole number from 1 to %d)", v ? v : "", MC_MAX_JOBS), -1;
+        return 1;
     }
     return 0;
 }

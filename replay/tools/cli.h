@@ -42,6 +42,11 @@ struct trace_cli {
 /* The last option handler of such a command: takes --region, --format and the TRACE operand,
  * and rejects any other option. Returns 0 or 1 after printing the error. */
 int trace_cli_option(struct args *a, struct trace_cli *t, const char *cmd);
+/* The same without --format (commands that write no report): --region NAME, the TRACE operand,
+ * and the error for any other option. Returns 0 or 1 after printing the error. */
+int trace_cli_operand(struct args *a, const char **path, const char **region, const char *cmd);
+/* --runs N and --jobs J of a Monte Carlo: 1 consumed, 0 not ours, -1 error (printed). */
+int cli_runs_option(struct args *a, uint64_t *runs, uint64_t *jobs);
 /* Checks that a TRACE was given. Returns 0 or 1 after printing the error. */
 int trace_cli_finish(const struct trace_cli *t, const char *cmd);
 

@@ -17,7 +17,7 @@ struct replay_cli {
     struct model_cli model;
     struct outputs out; /* --output-trace, --perfetto */
     uint64_t runs; /* --runs N: Monte Carlo (0: a single replay) */
-    long jobs;     /* --jobs J: threads for the runs (0: all cores) */
+    uint64_t jobs; /* --jobs J: threads for the runs (0: all cores) */
 };
 
 static int parse_replay(struct args *a, struct replay_cli *c)
@@ -25,25 +25,15 @@ static int parse_replay(struct args *a, struct replay_cli *c)
     memset(c, 0, sizeof *c);
     model_cli_init(&c->model);
     for (a->i = 2; a->i < a->argc; a->i++) {
-        const char *v;
-        uint64_t n;
         int m = model_cli_option(a, &c->model);
         if (m == 0)
             m = outputs_option(a, &c->out);
+        if (m == 0)
+            m = cli_runs_option(a, &c->runs, &c->jobs);
         if (m < 0)
             return 1;
-        if (m > 0)
-            continue;
-        if (cli_opt(a, "--runs", &v)) {
-            if (cli_count(v, 1, MC_MAX_RUNS, &c->runs))
-                return cli_die("bad --runs '%s' (a whole number from 1 to %u)", v ? v : "", MC_MAX_RUNS);
-        } else if (cli_opt(a, "--jobs", &v)) {
-            if (cli_count(v, 1, MC_MAX_JOBS, &n))
-                return cli_die("bad --jobs '%s' (a whole number from 1 to %d)", v ? v : "", MC_MAX_JOBS);
-            c->jobs = (long)n;
-        } else if (trace_cli_option(a, &c->tr, "replay")) {
+        if (m == 0 && trace_cli_option(a, &c->tr, "replay"))
             return 1;
-        }
     }
     if (c->jobs && !c->runs)
         return cli_die("--jobs needs --runs (it spreads the Monte Carlo runs over threads)");
@@ -186,7 +176,7 @@ int cmd_replay(struct args *a)
         }
     }
     if (c.runs) {
-        struct mc_config mc = {.trace = t, .opts = opts, .runs = c.runs, .jobs = c.jobs, .region = reg};
+        struct mc_config mc = {.trace = t, .opts = opts, .runs = c.runs, .jobs = (long)c.jobs, .region = reg};
         mc.ud = w.pg = progress_start("replay --runs", "replays", c.runs + 1);
         mc.on_done = progress_tick;
         if (cmd_montecarlo(&mc, &c.tr, &c.model, &err) == RT_OK)

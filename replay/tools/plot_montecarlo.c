@@ -32,33 +32,21 @@ static int parse_mc(struct args *a, struct mc_plot_cli *c)
     model_cli_init(&c->model);
     plot_out_init(&c->out);
     for (a->i = 3; a->i < a->argc; a->i++) {
-        const char *v, *arg = a->argv[a->i];
+        const char *v;
         int m = model_cli_option(a, &c->model);
         if (m == 0)
             m = plot_out_option(a, &c->out);
+        if (m == 0)
+            m = cli_runs_option(a, &c->runs, &c->jobs);
         if (m < 0)
             return 1;
         if (m > 0)
             continue;
-        if (cli_opt(a, "--runs", &v)) {
-            if (cli_count(v, 1, MC_MAX_RUNS, &c->runs))
-                return cli_die("bad --runs '%s' (a whole number from 1 to %u)", v ? v : "", MC_MAX_RUNS);
-        } else if (cli_opt(a, "--jobs", &v)) {
-            if (cli_count(v, 1, MC_MAX_JOBS, &c->jobs))
-                return cli_die("bad --jobs '%s' (a whole number from 1 to %d)", v ? v : "", MC_MAX_JOBS);
-        } else if (cli_opt(a, "--bins", &v)) {
+        if (cli_opt(a, "--bins", &v)) {
             if (cli_count(v, 1, MAX_BINS, &c->bins))
                 return cli_die("bad --bins '%s' (a whole number from 1 to %d)", v ? v : "", MAX_BINS);
-        } else if (cli_opt(a, "--region", &v)) {
-            if (!v || !*v)
-                return cli_die("--region needs a region name");
-            c->region = v;
-        } else if (arg[0] == '-' && arg[1]) {
-            return cli_die("unknown option '%s' for plot montecarlo", arg);
-        } else if (!c->path) {
-            c->path = arg;
-        } else {
-            return cli_die("more than one trace given ('%s' and '%s')", c->path, arg);
+        } else if (trace_cli_operand(a, &c->path, &c->region, "plot montecarlo")) {
+            return 1;
         }
     }
     if (!c->path)

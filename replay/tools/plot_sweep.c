@@ -21,7 +21,7 @@
 static int parse_plot_sweep(struct args *a, struct sweep *s, struct plot_out *o, int *speedup)
 {
     for (a->i = 3; a->i < a->argc; a->i++) {
-        const char *v, *arg = a->argv[a->i];
+        const char *v;
         int m = sweep_option(a, s);
         if (m == 0)
             m = model_cli_option(a, &s->model);
@@ -38,16 +38,8 @@ static int parse_plot_sweep(struct args *a, struct sweep *s, struct plot_out *o,
                 *speedup = 1;
             else
                 return cli_die("bad --value '%s' (total or speedup)", v ? v : "");
-        } else if (cli_opt(a, "--region", &v)) {
-            if (!v || !*v)
-                return cli_die("--region needs a region name");
-            s->tr.region = v;
-        } else if (arg[0] == '-' && arg[1]) {
-            return cli_die("unknown option '%s' for plot sweep", arg);
-        } else if (!s->tr.path) {
-            s->tr.path = arg;
-        } else {
-            return cli_die("more than one trace given ('%s' and '%s')", s->tr.path, arg);
+        } else if (trace_cli_operand(a, &s->tr.path, &s->tr.region, "plot sweep")) {
+            return 1;
         }
     }
     if (!s->tr.path)

@@ -79,20 +79,12 @@ static int parse_timeline(struct args *a, struct tl_cli *c)
             if (!v || rt_parse_time_ns(v, &c->to_ns, &err))
                 return cli_die("--to: %s", v ? err.msg : "needs a TIME (e.g. 60us)");
             c->have_to = 1;
-        } else if (cli_opt(a, "--region", &v)) {
-            if (!v || !*v)
-                return cli_die("--region needs a region name");
-            c->region = v;
         } else if (cli_opt(a, "--instances", &v)) {
             if (parse_ranks(v, &c->inst0, &c->inst1))
                 return cli_die("bad --instances '%s' (A or A-B, whole numbers with A <= B)", v ? v : "");
             c->have_instances = 1;
-        } else if (arg[0] == '-' && arg[1]) {
-            return cli_die("unknown option '%s' for plot timeline", arg);
-        } else if (!c->path) {
-            c->path = arg;
-        } else {
-            return cli_die("more than one trace given ('%s' and '%s')", c->path, arg);
+        } else if (trace_cli_operand(a, &c->path, &c->region, "plot timeline")) {
+            return 1;
         }
     }
     if (!c->path)
