@@ -17,6 +17,7 @@
 #include "retime/depgraph.h"
 #include "retime/replay.h"
 #include "test_util.h"
+#include "stored_traces.h"
 
 #define ALPHA 2122.0
 #define BETA 0.7595
@@ -598,32 +599,15 @@ static void identity_on(const char *path)
     rt_trace_close(t);
 }
 
+static void identity_each(const char *path, int first)
+{
+    (void)first;
+    identity_on(path);
+}
+
 static void test_stored_traces(void)
 {
-    DIR *dp = opendir(RT_TRACES_DIR);
-    CHECK(dp != NULL);
-    if (!dp)
-        return;
-    int n = 0;
-    struct dirent *de;
-    while ((de = readdir(dp))) {
-        char path[1024];
-        if (strncmp(de->d_name, "shift", 5) != 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", RT_TRACES_DIR, de->d_name);
-        identity_on(path);
-        n++;
-    }
-    closedir(dp);
-    CHECK(n >= 7);
-    /* the Score-P traces beside the checkout, when present */
-    static const char *ext[] = {"scorep-casita-late-sender-4", "scorep-stencil4d-32"};
-    for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s/traces.otf2", RT_EXT_TRACES_DIR, ext[i]);
-        if (access(path, R_OK) == 0)
-            identity_on(path);
-    }
+    rt_test_on_traces(RT_TRACES_DIR, RT_EXT_TRACES_DIR, identity_each);
 }
 
 int main(void)

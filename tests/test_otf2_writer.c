@@ -27,6 +27,7 @@
 #include "retime/otf2_writer.h"
 #include "retime/replay.h"
 #include "test_util.h"
+#include "stored_traces.h"
 
 static char tmp_root[256];
 static int ndirs;
@@ -734,31 +735,7 @@ static void test_errors(const char *path)
 
 static void test_stored_traces(void)
 {
-    DIR *dp = opendir(RT_TRACES_DIR);
-    CHECK(dp != NULL);
-    if (!dp)
-        return;
-    int n = 0;
-    struct dirent *de;
-    while ((de = readdir(dp))) {
-        char path[1024];
-        if (strncmp(de->d_name, "shift", 5) != 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", RT_TRACES_DIR, de->d_name);
-        both_models(path, n == 0);
-        n++;
-    }
-    closedir(dp);
-    CHECK(n >= 7);
-    static const char *ext[] = {"scorep-casita-late-sender-4", "scorep-stencil4d-32"};
-    for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s/traces.otf2", RT_EXT_TRACES_DIR, ext[i]);
-        if (access(path, R_OK) == 0)
-            both_models(path, 0);
-        else
-            printf("skipped %s (not present)\n", path);
-    }
+    rt_test_on_traces(RT_TRACES_DIR, RT_EXT_TRACES_DIR, both_models);
 }
 
 int main(void)
