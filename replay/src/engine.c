@@ -34,7 +34,11 @@
 #define NEVER INT64_MIN
 #define COLL_BIT (1ull << 63) /* pending value: COLL_BIT | member's comm rank << 32 | collective id */
 
-enum { Q_RESUME, Q_READY, Q_ARRIVE };
+/* Entry types, in the order they are taken at equal times. A rendezvous becomes ready last:
+ * the receive post that makes it ready may come from a rank woken at that very time (by an
+ * arrival, a collective, an eager send's return), so only then are all the readies of a time
+ * known, and the order of a port's grants never depends on the order ranks were simulated. */
+enum { Q_RESUME, Q_READY, Q_ARRIVE, Q_COLL, Q_RDV };
 enum { R_QUEUED, R_RUNNING, R_BLOCKED, R_DONE };
 enum {
     M_SEND = 1 << 0,  /* send side posted */
@@ -47,12 +51,17 @@ enum {
 };
 #define DOMAIN_COLL 0x434f4c4cull /* "COLL": the noise keys of collectives' messages */
 
+/* Queue entries are ordered by (t, type, key): a total order that does not depend on when an
+ * entry was queued, so that ranks replayed by different processes (rt_replay_part) grant
+ * ports in the same order as one process does. Keys: RESUME the rank; READY and ARRIVE the
+ * sender and its send event; COLL the communicator and the instance's number on it. */
 struct qent {
     rt_time_ps t;
-    uint64_t seq;
+    uint64_t key;
     uint32_t id;
     uint8_t type;
 };
+#define MSG_KEY(src, ev) ((uint64_t)(src) << 40 | ((ev) & ((1ull << 40) - 1)))
 
 struct msg {
     rt_time_ps send_post, recv_post, send_done, recv_done;
@@ -125,7 +134,7 @@ struct engine {
     uint32_t nranks;
     struct qent *heap;
     size_t nheap, capheap;
-    uint64_t seq;
+    rt_time_ps wire_min;   /* the least wire time of any message: at least 1 ps (see on_ready) */
     struct msg *msgs;
     uint32_t nmsgs, capmsgs, freemsg;
     struct rt__map chan_of; /* (comm<<32|tag, src<<32|dst) -> index into chans */
@@ -309,7 +318,16 @@ static const char *comm_name(const struct engine *E, uint32_t c)
     return cm && cm->name[0] ? cm->name : "?";
 }
 
-static int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id)
+static int qless(const struct qent *a, const struct qent *b)
+{
+    if (a->t != b->t)
+        return a->t < b->t;
+    if (a->type != b->type)
+        return a->type < b->type;
+    return a->key < b->key;
+}
+
+static int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id, uint64_t key)
 {
     if (E->nheap == E->capheap) {
         size_t ncap = E->capheap ? E->capheap * 2 : 256;
@@ -319,12 +337,12 @@ static int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id)
         E->heap = n;
         E->capheap = ncap;
     }
-    struct qent q = {t, E->seq++, id, type};
+    struct qent q = {t, key, id, type};
     size_t i = E->nheap++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
         struct qent *pq = &E->heap[p];
-        if (pq->t < q.t || (pq->t == q.t && pq->seq < q.seq))
+        if (!qless(&q, pq))
             break;
         E->heap[i] = *pq;
         i = p;
@@ -342,10 +360,9 @@ static struct qent pop(struct engine *E)
         size_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && (E->heap[c + 1].t < E->heap[c].t ||
-                          (E->heap[c + 1].t == E->heap[c].t && E->heap[c + 1].seq < E->heap[c].seq)))
+        if (c + 1 < n && qless(&E->heap[c + 1], &E->heap[c]))
             c++;
-        if (last.t < E->heap[c].t || (last.t == E->heap[c].t && last.seq < E->heap[c].seq))
+        if (qless(&last, &E->heap[c]))
             break;
         E->heap[i] = E->heap[c];
         i = c;
@@ -362,7 +379,7 @@ static int wake(struct engine *E, uint32_t r, rt_time_ps t)
     if (R->state == R_BLOCKED || (R->state == R_QUEUED && t < R->queued_at)) {
         R->state = R_QUEUED;
         R->queued_at = t;
-        return push(E, t, Q_RESUME, r);
+        return push(E, t, Q_RESUME, r, r);
     }
     return 0;
 }
@@ -409,17 +426,18 @@ static int schedule_if_ready(struct engine *E, uint32_t id)
             return 0;
         m->flags |= M_SCHED;
         rt_time_ps both = m->send_post > m->recv_post ? m->send_post : m->recv_post;
+
         /* the later side's event is where the timing goes back to (not a blocking receive's
          * own completion, which a post outside any call would name) */
         int by_recv = m->recv_post > m->send_post && m->post_ev != m->recv_ev;
         m->origin_rank = by_recv ? m->dst : m->src;
         m->origin_ev = by_recv ? m->post_ev : m->send_ev;
-        return push(E, both + times_of(E, m->bytes)->handshake, Q_READY, id);
+        return push(E, both + times_of(E, m->bytes)->handshake, Q_RDV, id, MSG_KEY(m->src, m->send_ev));
     }
     m->flags |= M_SCHED;
     m->origin_rank = m->src;
     m->origin_ev = m->send_ev;
-    return push(E, m->send_post, Q_READY, id);
+    return push(E, m->send_post, Q_READY, id, MSG_KEY(m->src, m->send_ev));
 }
 
 /* Posts the send or receive at event @p j of rank @p r at time @p t; matches it in its channel. */
@@ -686,7 +704,12 @@ static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struc
     if (c->arrived < c->size)
         return 0;
     rt__map_del(&E->coll_of, e->comm, seq);
-    return run_collective(E, c);
+    /* It runs, reading and writing the members' ports, at the last member's entry, in time
+     * order with the ports' other grants. */
+    rt_time_ps tc = NEVER;
+    for (uint32_t i = 0; i < c->size; i++)
+        tc = c->mem[i].begin > tc ? c->mem[i].begin : tc;
+    return push(E, tc, Q_COLL, id, (uint64_t)c->comm << 40 | (c->seq & ((1ull << 40) - 1)));
 }
 
 /* Posts the operation of event @p j, started at event @p post_ev (its MPI call's Enter, or itself). */
@@ -822,7 +845,7 @@ static int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
         if (wake(E, m->src, m->send_done))
             return E->failed;
     }
-    return push(E, start + wire, Q_ARRIVE, id);
+    return push(E, start + (wire > E->wire_min ? wire : E->wire_min), Q_ARRIVE, id, MSG_KEY(m->src, m->send_ev));
 }
 
 /* ------------------------------------------------------------------ collectives' noise */
@@ -1204,6 +1227,15 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         goto done;
     }
     E.res->ranks = E.nranks;
+    {
+        const struct rt_model *mod = &opts->model;
+        rt_time_ps w0 = mod->ops->wire(&mod->params, 0);
+        if (opts->net_burst) {
+            rt_time_ps wb = rt__burst_wire(opts->net_burst, w0, 0);
+            w0 = wb < w0 ? wb : w0;
+        }
+        E.wire_min = w0 > 1 ? w0 : 1;
+    }
     rt_time_ns first = INT64_MAX, last = INT64_MIN;
     for (uint32_t r = 0; r < E.nranks; r++) {
         struct rank *R = &E.ranks[r];
@@ -1235,7 +1267,7 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         R->pending = (struct ptab){0};
         R->state = R_QUEUED;
         R->queued_at = R->clock;
-        if (push(&E, R->clock, Q_RESUME, r)) {
+        if (push(&E, R->clock, Q_RESUME, r, r)) {
             rc = E.failed;
             goto done;
         }
@@ -1267,10 +1299,14 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
             break;
         }
         case Q_READY:
+        case Q_RDV:
             on_ready(&E, q.id, q.t);
             break;
         case Q_ARRIVE:
             on_arrive(&E, q.id, q.t);
+            break;
+        case Q_COLL:
+            run_collective(&E, &E.colls[q.id]);
             break;
         }
     }
