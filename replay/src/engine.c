@@ -47,7 +47,12 @@ enum {
     M_SCHED = 1 << 3, /* READY queued */
     M_SDONE = 1 << 4, /* send completion known */
     M_RDONE = 1 << 5, /* receive completion known */
-    M_BURST = 1 << 6  /* injected during a burst of background traffic */
+    M_BURST = 1 << 6, /* injected during a burst of background traffic */
+    /* distributed replay (rt_replay_part) */
+    M_VRECV = 1 << 7, /* at the sender's process: the receiver is on another process */
+    M_HALF = 1 << 8,  /* at the receiver's process: the receive half of a message sent from elsewhere */
+    M_FWD = 1 << 9,   /* its arrival has been sent to the receiver's process */
+    M_VDONE = 1 << 10 /* the far receiver's hold on it has been released */
 };
 #define DOMAIN_COLL 0x434f4c4cull /* "COLL": the noise keys of collectives' messages */
 
@@ -71,6 +76,8 @@ struct msg {
     uint64_t origin_ev; /* the event its timing goes back to: the send, or (rendezvous) a later post */
     uint32_t origin_rank;
     uint32_t src, dst, next, tag, comm;
+    uint32_t n;    /* its number among its channel's messages (names it across processes) */
+    uint32_t pmsg; /* receive half: the message's id at the sender's process */
     uint16_t flags;
     uint8_t refs; /* sides still holding it */
 };
@@ -78,6 +85,7 @@ struct msg {
 struct chan {
     uint32_t head, tail; /* queue of messages posted by one side only */
     uint8_t side;        /* M_SEND or M_RECV: which side the queued messages have */
+    uint32_t nsend, nrecv; /* sends and receives posted so far */
 };
 
 struct coll {
@@ -87,6 +95,12 @@ struct coll {
     uint32_t first_rank;
     uint64_t first_ev, seq; /* seq: the instance's number on its communicator */
     uint8_t complete, vector;
+    /* distributed replay: members on several processes; the coordinator (the process of
+     * member 0) collects the entries and ports, runs the algorithm and sends each its part */
+    rt_time_ps tc, max_begin; /* the last entry (when known), the latest entry seen here */
+    uint32_t own, ports_in, dones; /* members replayed here; ports and results received */
+    uint32_t coord;                /* the coordinator's process */
+    uint8_t tc_known;
 };
 
 /* A rank's operations in flight, keyed by event index: open addressing with linear probing and
@@ -123,6 +137,33 @@ struct rank {
     uint32_t nwaits, capwaits;
     struct ptab pending; /* event index -> message id, or COLL_BIT | comm rank << 32 | collective id */
     uint8_t state;
+    /* distributed replay */
+    uint8_t held;     /* its ports were read by a collective that has not finished */
+    uint32_t coll;    /* the collective it has entered and not left (UINT32_MAX: none) */
+    uint32_t *rdvw;   /* its rendezvous sends whose receive has not been posted */
+    uint32_t nrdvw, caprdvw;
+};
+
+/* What one process of a distributed replay tells another (struct rt_replay_part.exchange).
+ * Fields by kind:
+ *   FX_RPOST    a receive was posted: comm tag src dst, t1 post time, ev1 post event, ev2 receive event, bytes
+ *   FX_ARRIVE   a message reaches its receiver's port at t1: comm tag src dst n bytes flags,
+ *               ev1 send event, ev2 origin event, i origin rank, id the sender process's message
+ *   FX_DELIVERED  rendezvous delivered at t1: id the sender process's message
+ *   FX_CPOST    collective entry: comm, n instance, i member, src its rank, t1 entry, bytes sent,
+ *               ev2 bytes received, ev1 COLL_BEGIN event, tag op, dst root, flags vector
+ *   FX_CTC      the collective's last entry t1 (comm, n)
+ *   FX_CPORTS   member i's ports t1 (send) t2 (receive) at that time (comm, n)
+ *   FX_CDONE    member i's result: t1 done, t2 t3 ports, src origin member, ev1 its COLL_BEGIN (comm, n) */
+enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CDONE, FX_KINDS };
+struct fx {
+    uint32_t kind, comm, tag, src, dst, i, flags, pad;
+    uint64_t n, ev1, ev2, bytes, id;
+    rt_time_ps t1, t2, t3;
+};
+struct fxbuf {
+    struct fx *v;
+    size_t n, cap;
 };
 
 struct engine {
@@ -154,6 +195,19 @@ struct engine {
     uint64_t done, next_progress, total; /* events replayed, when to report next, in all */
     struct size_memo memo[MEMO_SLOTS];   /* direct-mapped by size; zeroed = empty */
     int failed;
+    /* distributed replay (o->part) */
+    const struct rt_replay_part *part;
+    uint32_t lo, hi;                /* the ranks replayed here */
+    struct fxbuf *out;              /* per process: what to send at the end of the round */
+    struct rt__map halves;          /* (channel, n) -> receive half not yet both posted and arrived */
+    rt_time_ps T;                   /* the round's earliest queued time over all processes */
+    uint8_t tau;                    /* the earliest entry type queued at T */
+    uint8_t *mark;                  /* per rank: ports with an entry put off this round */
+    uint32_t *marked;               /* the ranks marked */
+    uint32_t nmarked;
+    struct qent *later;             /* entries put off this round */
+    size_t nlater, caplater;
+    int64_t *remote_state;          /* per rank, for the diagnosis: state + 1, cursor, call region */
 };
 
 /* ------------------------------------------------------------------ helpers */
@@ -165,6 +219,14 @@ struct coll_noise { /* what the collective's noise hooks need */
 static rt_time_ps coll_cpu(void *ud, uint32_t i, rt_time_ps t, rt_time_ps work);
 static int coll_net(void *ud, uint32_t a, uint32_t b, uint64_t idx, rt_time_ps inject, rt_bytes m, rt_time_ps *wire,
                     rt_time_ps *gap, rt_time_ps *hold);
+
+static int owned(const struct engine *E, uint32_t r) { return r >= E->lo && r < E->hi; }
+static int post_remote_recv(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e,
+                            rt_time_ps t);
+static int rdv_waiting_add(struct engine *E, uint32_t r, uint32_t id);
+static void rdv_waiting_del(struct engine *E, uint32_t r, uint32_t id);
+static int fx_send(struct engine *E, uint32_t rank, const struct fx *f);
+static void vrecv_release(struct engine *E, uint32_t id);
 
 static int grow(void **p, uint32_t *cap, size_t elem, uint32_t need)
 {
@@ -297,7 +359,7 @@ static rt_time_ps cpu(struct engine *E, uint32_t r, rt_time_ps t, rt_time_ps wor
 }
 
 /* Name of the MPI call that holds event @p j of rank @p r (for messages only: scans back). */
-static const char *call_name(const struct engine *E, uint32_t r, uint64_t j)
+static uint32_t call_region(const struct engine *E, uint32_t r, uint64_t j)
 {
     const struct rt_event *ev = E->ranks[r].ev;
     int depth = 0;
@@ -307,9 +369,21 @@ static const char *call_name(const struct engine *E, uint32_t r, uint64_t j)
         if (ev[k].kind == RT_EV_LEAVE && k != j)
             depth++;
         else if (ev[k].kind == RT_EV_ENTER && depth-- == 0)
-            return rt_trace_region(E->t, ev[k].ref)->name;
+            return ev[k].ref;
     }
-    return "no MPI call";
+    return RT_NONE;
+}
+
+static const char *call_name(const struct engine *E, uint32_t r, uint64_t j)
+{
+    uint32_t reg = RT_NONE;
+    if (owned(E, r) && j < E->ranks[r].nev)
+        reg = call_region(E, r, j);
+    else if (E->remote_state && E->remote_state[3 * (size_t)r] && j == (uint64_t)E->remote_state[3 * (size_t)r + 1])
+        reg = (uint32_t)(E->remote_state[3 * (size_t)r + 2] - 1); /* where another process's rank stopped */
+    else
+        return "?";
+    return reg == RT_NONE ? "no MPI call" : rt_trace_region(E->t, reg)->name;
 }
 
 static const char *comm_name(const struct engine *E, uint32_t c)
@@ -440,81 +514,118 @@ static int schedule_if_ready(struct engine *E, uint32_t id)
     return push(E, m->send_post, Q_READY, id, MSG_KEY(m->src, m->send_ev));
 }
 
-/* Posts the send or receive at event @p j of rank @p r at time @p t; matches it in its channel. */
-static int post_message(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e,
-                        rt_time_ps t, int is_send)
+/* The index of channel (comm, tag, src, dst), made on first use; UINT32_MAX out of memory. */
+static uint32_t chan_index(struct engine *E, uint32_t comm, uint32_t tag, uint32_t src, uint32_t dst)
 {
-    uint32_t src = is_send ? r : e->ref, dst = is_send ? e->ref : r;
-    uint64_t k1 = ((uint64_t)e->comm << 32) | e->aux, k2 = ((uint64_t)src << 32) | dst;
+    uint64_t k1 = ((uint64_t)comm << 32) | tag, k2 = ((uint64_t)src << 32) | dst;
     uint64_t *ci = rt__map_get(&E->chan_of, k1, k2);
-    if (!ci) {
-        if (grow((void **)&E->chans, &E->capchans, sizeof *E->chans, E->nchans + 1) ||
-            rt__map_put(&E->chan_of, k1, k2, E->nchans))
-            return oom(E);
-        E->chans[E->nchans] = (struct chan){UINT32_MAX, UINT32_MAX, 0};
-        ci = rt__map_get(&E->chan_of, k1, k2);
-        E->nchans++;
+    if (ci)
+        return (uint32_t)*ci;
+    if (grow((void **)&E->chans, &E->capchans, sizeof *E->chans, E->nchans + 1) ||
+        rt__map_put(&E->chan_of, k1, k2, E->nchans)) {
+        oom(E);
+        return UINT32_MAX;
     }
-    struct chan *c = &E->chans[*ci];
-    uint8_t mine = is_send ? M_SEND : M_RECV;
+    E->chans[E->nchans] = (struct chan){UINT32_MAX, UINT32_MAX, 0, 0, 0};
+    return E->nchans++;
+}
+
+/* A post of side @p mine in channel @p ci: the oldest unmatched post of the other side, or a
+ * new message queued in the channel. UINT32_MAX out of memory. */
+static uint32_t chan_match(struct engine *E, uint32_t ci, uint8_t mine, uint32_t comm, uint32_t tag, uint32_t src,
+                           uint32_t dst)
+{
+    struct chan *c = &E->chans[ci];
     uint32_t id;
     if (c->head != UINT32_MAX && c->side != mine) {
-        id = c->head; /* the oldest unmatched post of the other side */
+        id = c->head;
         c->head = E->msgs[id].next;
         if (c->head == UINT32_MAX)
             c->tail = UINT32_MAX;
         E->msgs[id].next = UINT32_MAX;
-    } else {
-        id = msg_new(E);
-        if (id == UINT32_MAX)
-            return E->failed;
-        c = &E->chans[*ci];
-        if (c->head == UINT32_MAX)
-            c->head = id;
-        else
-            E->msgs[c->tail].next = id;
-        c->tail = id;
-        c->side = mine;
-        E->msgs[id].src = src;
-        E->msgs[id].dst = dst;
-        E->msgs[id].tag = e->aux;
-        E->msgs[id].comm = e->comm;
+        return id;
     }
-    struct msg *m = &E->msgs[id];
-    if (is_send) {
-        if ((m->flags & M_RECV) && m->bytes != e->bytes)
-            goto size_mismatch;
-        m->flags |= M_SEND;
-        m->send_ev = j;
-        m->bytes = e->bytes;
-        m->send_post = cpu(E, r, t, times_of(E, e->bytes)->o_send); /* injection not before */
-        if (!(e->flags & RT_EVF_BUFFERED) && ((e->flags & RT_EVF_SYNC) || e->bytes > E->o->eager_limit)) {
-            m->flags |= M_RDV;
-            E->res->rendezvous++;
-        }
-        E->res->messages++;
-    } else {
-        if ((m->flags & M_SEND) && m->bytes != e->bytes)
-            goto size_mismatch;
-        m->flags |= M_RECV;
-        m->recv_ev = j;
-        m->post_ev = post_ev;
-        m->bytes = e->bytes;
-        m->recv_post = t;
-    }
-    if (pt_put(&E->ranks[r].pending, j, id))
-        return oom(E);
-    return schedule_if_ready(E, id);
-size_mismatch:
+    id = msg_new(E);
+    if (id == UINT32_MAX)
+        return id;
+    c = &E->chans[ci];
+    if (c->head == UINT32_MAX)
+        c->head = id;
+    else
+        E->msgs[c->tail].next = id;
+    c->tail = id;
+    c->side = mine;
+    E->msgs[id].src = src;
+    E->msgs[id].dst = dst;
+    E->msgs[id].tag = tag;
+    E->msgs[id].comm = comm;
+    return id;
+}
+
+static int size_mismatch(struct engine *E, const struct msg *m, rt_bytes sent, rt_bytes received)
+{
     return E->failed = rt_error_set(
                E->err, RT_EMISMATCH,
                "%s: inconsistent message: rank %u event %llu (%s to rank %u, tag %u, comm '%s') sends %llu bytes "
                "but rank %u event %llu (%s) receives %llu bytes",
-               rt_trace_path(E->t), m->src, (unsigned long long)(is_send ? j : m->send_ev),
-               call_name(E, m->src, is_send ? j : m->send_ev), m->dst, m->tag, comm_name(E, m->comm),
-               (unsigned long long)(is_send ? e->bytes : m->bytes), m->dst,
-               (unsigned long long)(is_send ? m->recv_ev : j), call_name(E, m->dst, is_send ? m->recv_ev : j),
-               (unsigned long long)(is_send ? m->bytes : e->bytes));
+               rt_trace_path(E->t), m->src, (unsigned long long)m->send_ev, call_name(E, m->src, m->send_ev), m->dst,
+               m->tag, comm_name(E, m->comm), (unsigned long long)sent, m->dst, (unsigned long long)m->recv_ev,
+               call_name(E, m->dst, m->recv_ev), (unsigned long long)received);
+}
+
+/* The receive side of message @p id is posted at @p t (event @p j, started at @p post_ev). */
+static int recv_side(struct engine *E, uint32_t id, uint64_t j, uint64_t post_ev, rt_bytes bytes, rt_time_ps t)
+{
+    struct msg *m = &E->msgs[id];
+    m->recv_ev = j;
+    if ((m->flags & M_SEND) && m->bytes != bytes)
+        return size_mismatch(E, m, m->bytes, bytes);
+    m->flags |= M_RECV;
+    m->post_ev = post_ev;
+    m->bytes = bytes;
+    m->recv_post = t;
+    if ((m->flags & (M_RDV | M_SEND)) == (M_RDV | M_SEND))
+        rdv_waiting_del(E, m->src, id);
+    return 0;
+}
+
+/* Posts the send or receive at event @p j of rank @p r at time @p t; matches it in its channel.
+ * A message's sender's process matches it (with the posts of a receiver elsewhere sent to it);
+ * a receiver whose sender is elsewhere keeps a receive half (post_remote_recv). */
+static int post_message(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e,
+                        rt_time_ps t, int is_send)
+{
+    uint32_t src = is_send ? r : e->ref, dst = is_send ? e->ref : r;
+    if (!is_send && !owned(E, src))
+        return post_remote_recv(E, r, j, post_ev, e, t);
+    uint32_t ci = chan_index(E, e->comm, e->aux, src, dst);
+    uint32_t id = ci == UINT32_MAX ? ci : chan_match(E, ci, is_send ? M_SEND : M_RECV, e->comm, e->aux, src, dst);
+    if (id == UINT32_MAX)
+        return oom(E);
+    struct msg *m = &E->msgs[id];
+    if (is_send) {
+        m->send_ev = j;
+        if ((m->flags & M_RECV) && m->bytes != e->bytes)
+            return size_mismatch(E, m, e->bytes, m->bytes);
+        m->flags |= M_SEND;
+        m->bytes = e->bytes;
+        m->n = E->chans[ci].nsend++;
+        m->send_post = cpu(E, r, t, times_of(E, e->bytes)->o_send); /* injection not before */
+        if (!(e->flags & RT_EVF_BUFFERED) && ((e->flags & RT_EVF_SYNC) || e->bytes > E->o->eager_limit)) {
+            m->flags |= M_RDV;
+            E->res->rendezvous++;
+            if (!(m->flags & M_RECV) && rdv_waiting_add(E, r, id))
+                return oom(E);
+        }
+        if (!owned(E, dst))
+            m->flags |= M_VRECV;
+        E->res->messages++;
+    } else if (recv_side(E, id, j, post_ev, e->bytes, t)) {
+        return E->failed;
+    }
+    if (pt_put(&E->ranks[r].pending, j, id))
+        return oom(E);
+    return schedule_if_ready(E, id);
 }
 
 /* Communicator rank of trace row @p row in communicator @p c, or RT_NONE when the row is not a
@@ -579,10 +690,32 @@ static void coll_release(struct engine *E, uint32_t id)
     E->freecoll = id;
 }
 
-/* The last member has entered: check the sizes, run the algorithm over the members' ports,
- * and wake each member at its own done time. */
-static int run_collective(struct engine *E, struct coll *c)
+/* The process that replays rank @p r. */
+static uint32_t owner_of(const struct engine *E, uint32_t r)
 {
+    if (!E->part)
+        return 0;
+    uint32_t lo = 0, hi = E->part->nprocs; /* first_rank[lo] <= r < first_rank[hi] */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (E->part->first_rank[mid] <= r)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static uint64_t coll_key(const struct coll *c)
+{
+    return (uint64_t)c->comm << 40 | (c->seq & ((1ull << 40) - 1));
+}
+
+/* The ports of the members replayed here, the results of the algorithm: every member's done time
+ * and ports. Members here are woken; the others' processes are sent theirs. */
+static int coll_finish(struct engine *E, uint32_t id)
+{
+    struct coll *c = &E->colls[id];
     uint32_t a = 0, b = 0;
     if (rt__coll_blocks((int)c->op, c->size, c->root_rank, c->vector, c->mem, &a, &b)) {
         struct rt__coll_member *A = &c->mem[a], *B = &c->mem[b];
@@ -599,11 +732,6 @@ static int run_collective(struct engine *E, struct coll *c)
                    (unsigned long long)A->recv, block, rb, (unsigned long long)c->ev[b], call_name(E, rb, c->ev[b]),
                    (unsigned long long)B->sent, (unsigned long long)B->recv);
     }
-    for (uint32_t i = 0; i < c->size; i++) {
-        const struct rank *R = &E->ranks[member_row(E, c, i)];
-        c->mem[i].tx_free = R->tx_free;
-        c->mem[i].rx_free = R->rx_free;
-    }
     uint32_t op = c->op <= RT_COLL_OTHER ? c->op : RT_COLL_OTHER;
     struct coll_noise cn = {E, c};
     struct rt__coll_noise hooks = {&cn, coll_cpu, coll_net};
@@ -613,13 +741,162 @@ static int run_collective(struct engine *E, struct coll *c)
     c->complete = 1;
     for (uint32_t i = 0; i < c->size; i++) {
         uint32_t row = member_row(E, c, i);
-        E->ranks[row].tx_free = c->mem[i].tx_free;
-        E->ranks[row].rx_free = c->mem[i].rx_free;
+        if (!owned(E, row)) {
+            struct fx f = {.kind = FX_CDONE, .comm = c->comm, .n = c->seq, .i = i, .t1 = c->mem[i].done,
+                           .t2 = c->mem[i].tx_free, .t3 = c->mem[i].rx_free, .src = c->mem[i].origin,
+                           .ev1 = c->ev[c->mem[i].origin]};
+            if (fx_send(E, row, &f))
+                return oom(E);
+            continue;
+        }
+        struct rank *R = &E->ranks[row];
+        R->tx_free = c->mem[i].tx_free;
+        R->rx_free = c->mem[i].rx_free;
+        R->held = 0;
+        R->coll = UINT32_MAX;
     }
     for (uint32_t i = 0; i < c->size; i++)
-        if (wake(E, member_row(E, c, i), c->mem[i].done))
+        if (owned(E, member_row(E, c, i)) && wake(E, member_row(E, c, i), c->mem[i].done))
             return E->failed;
     return 0;
+}
+
+/* Popped at the last member's entry: the ports of the members replayed here are read (all of
+ * them in a replay by one process, which then runs the algorithm at once). */
+static int coll_ports(struct engine *E, uint32_t id)
+{
+    struct coll *c = &E->colls[id];
+    for (uint32_t i = 0; i < c->size; i++) {
+        uint32_t row = member_row(E, c, i);
+        if (!owned(E, row))
+            continue;
+        struct rank *R = &E->ranks[row];
+        R->held = 1;
+        if (c->coord == (E->part ? E->part->me : 0)) {
+            c->mem[i].tx_free = R->tx_free;
+            c->mem[i].rx_free = R->rx_free;
+            c->ports_in++;
+        } else {
+            struct fx f = {.kind = FX_CPORTS, .comm = c->comm, .n = c->seq, .i = i, .t1 = R->tx_free,
+                           .t2 = R->rx_free};
+            if (fx_send(E, member_row(E, c, 0), &f))
+                return oom(E);
+        }
+    }
+    if (c->ports_in == c->size) {
+        rt__map_del(&E->coll_of, c->comm, c->seq);
+        return coll_finish(E, id);
+    }
+    return 0;
+}
+
+/* Every member has entered (known at the coordinator): the collective runs, reading and writing
+ * the members' ports, at the last entry, in time order with the ports' other grants. */
+static int coll_ready(struct engine *E, uint32_t id)
+{
+    struct coll *c = &E->colls[id];
+    rt_time_ps tc = NEVER;
+    for (uint32_t i = 0; i < c->size; i++)
+        tc = c->mem[i].begin > tc ? c->mem[i].begin : tc;
+    c->tc = tc;
+    c->tc_known = 1;
+    if (c->own < c->size) { /* each other process with members queues it too */
+        uint32_t me = E->part->me, last = me;
+        for (uint32_t i = 0; i < c->size; i++) {
+            uint32_t row = member_row(E, c, i), p = owner_of(E, row);
+            if (p == me || p == last)
+                continue;
+            last = p;
+            struct fx f = {.kind = FX_CTC, .comm = c->comm, .n = c->seq, .t1 = tc};
+            if (fx_send(E, row, &f))
+                return oom(E);
+        }
+    }
+    return push(E, tc, Q_COLL, id, coll_key(c));
+}
+
+/* The record of instance @p seq of a collective on communicator @p comm, made on first sight. */
+static int coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t op, uint32_t root, uint32_t first_rank,
+                       uint64_t first_ev, uint32_t *idp)
+{
+    const char *path = rt_trace_path(E->t);
+    const struct rt_comm *cm = rt_trace_comm(E->t, comm);
+    uint64_t *cid = rt__map_get(&E->coll_of, comm, seq);
+    if (cid) {
+        *idp = (uint32_t)*cid;
+        return 0;
+    }
+    uint32_t size = cm->members ? cm->size : 1, id;
+    if (size > INT32_MAX) /* the member index must fit the pending value */
+        return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED, "%s: communicator '%s' has %u ranks, more than 2^31",
+                                        path, comm_name(E, comm), size);
+    uint32_t root_rank = root == RT_NONE ? 0 : comm_rank_of(E, comm, cm, root);
+    if (E->failed)
+        return E->failed;
+    if (E->freecoll != UINT32_MAX) {
+        id = E->freecoll;
+        E->freecoll = E->colls[id].refs;
+    } else {
+        if (grow((void **)&E->colls, &E->capcolls, sizeof *E->colls, E->ncolls + 1))
+            return oom(E);
+        id = E->ncolls++;
+    }
+    struct coll *c = &E->colls[id];
+    memset(c, 0, sizeof *c);
+    c->mem = calloc(size, sizeof *c->mem); /* the driver's cleanup frees them on failure */
+    c->ev = calloc(size, sizeof *c->ev);
+    if (!c->mem || !c->ev || rt__map_put(&E->coll_of, comm, seq, id))
+        return oom(E);
+    E->coll_bytes += (uint64_t)size * (sizeof *c->mem + sizeof *c->ev);
+    if (E->coll_bytes > E->coll_bytes_peak)
+        E->coll_bytes_peak = E->coll_bytes;
+    c->size = size;
+    c->comm = comm;
+    c->op = op;
+    c->root = root;
+    c->root_rank = root_rank == RT_NONE ? 0 : root_rank;
+    c->first_rank = first_rank;
+    c->first_ev = first_ev;
+    c->seq = seq;
+    c->max_begin = NEVER;
+    for (uint32_t i = 0; i < size; i++)
+        c->own += owned(E, member_row(E, c, i));
+    c->refs = c->own;
+    c->coord = owner_of(E, member_row(E, c, 0));
+    if (c->coord == (E->part ? E->part->me : 0))
+        E->res->collectives++;
+    *idp = id;
+    return 0;
+}
+
+/* Member @p me (trace row @p row) enters collective @p id at @p begin. */
+static int coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row, uint64_t ev, uint32_t op,
+                      uint32_t root, rt_time_ps begin, rt_bytes sent, rt_bytes recv, int vector)
+{
+    struct coll *c = &E->colls[id];
+    if (c->op != op || c->root != root)
+        return E->failed = rt_error_set(
+                   E->err, RT_EMISMATCH,
+                   "%s: collective mismatch on comm '%s': rank %u event %llu (%s, %s, root %d) vs rank %u event %llu (%s, %s, root %d)",
+                   rt_trace_path(E->t), comm_name(E, c->comm), c->first_rank, (unsigned long long)c->first_ev,
+                   call_name(E, c->first_rank, c->first_ev), rt_coll_op_name((int)c->op),
+                   c->root == RT_NONE ? -1 : (int)c->root, row, (unsigned long long)ev, call_name(E, row, ev),
+                   rt_coll_op_name((int)op), root == RT_NONE ? -1 : (int)root);
+    struct rt__coll_member *m = &c->mem[me];
+    m->begin = begin;
+    m->sent = sent;
+    m->recv = recv;
+    c->ev[me] = ev;
+    if (vector)
+        c->vector = 1;
+    c->max_begin = begin > c->max_begin ? begin : c->max_begin;
+    c->arrived++;
+    if (c->coord != (E->part ? E->part->me : 0)) { /* the coordinator counts and times it */
+        struct fx f = {.kind = FX_CPOST, .comm = c->comm, .n = c->seq, .i = me, .src = row, .t1 = begin,
+                       .bytes = sent, .ev2 = recv, .ev1 = ev, .tag = op, .dst = root, .flags = (uint32_t)vector};
+        return fx_send(E, member_row(E, c, 0), &f) ? oom(E) : 0;
+    }
+    return c->arrived == c->size ? coll_ready(E, id) : 0;
 }
 
 static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struct rt_event *e, rt_time_ps t)
@@ -642,74 +919,14 @@ static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struc
     uint64_t seq = seqp ? *seqp : 0;
     if (rt__map_put(&E->coll_seq, r, e->comm, seq + 1))
         return oom(E);
-    uint64_t *cid = rt__map_get(&E->coll_of, e->comm, seq);
     uint32_t id;
-    if (!cid) {
-        uint32_t size = cm->members ? cm->size : 1;
-        if (size > INT32_MAX) /* the member index must fit the pending value */
-            return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED, "%s: communicator '%s' has %u ranks, more than 2^31",
-                                            path, comm_name(E, e->comm), size);
-        uint32_t root_rank = e->ref == RT_NONE ? 0 : comm_rank_of(E, e->comm, cm, e->ref);
-        if (E->failed)
-            return E->failed;
-        if (E->freecoll != UINT32_MAX) {
-            id = E->freecoll;
-            E->freecoll = E->colls[id].refs;
-        } else {
-            if (grow((void **)&E->colls, &E->capcolls, sizeof *E->colls, E->ncolls + 1))
-                return oom(E);
-            id = E->ncolls++;
-        }
-        struct coll *c = &E->colls[id];
-        memset(c, 0, sizeof *c);
-        c->mem = calloc(size, sizeof *c->mem); /* the driver's cleanup frees them on failure */
-        c->ev = calloc(size, sizeof *c->ev);
-        if (!c->mem || !c->ev || rt__map_put(&E->coll_of, e->comm, seq, id))
-            return oom(E);
-        E->coll_bytes += (uint64_t)size * (sizeof *c->mem + sizeof *c->ev);
-        if (E->coll_bytes > E->coll_bytes_peak)
-            E->coll_bytes_peak = E->coll_bytes;
-        c->size = size;
-        c->refs = size;
-        c->comm = e->comm;
-        c->op = e->aux;
-        c->root = e->ref;
-        c->root_rank = root_rank == RT_NONE ? 0 : root_rank;
-        c->first_rank = r;
-        c->first_ev = j;
-        c->seq = seq;
-        E->res->collectives++;
-    } else {
-        id = (uint32_t)*cid;
-    }
-    struct coll *c = &E->colls[id];
-    if (c->op != e->aux || c->root != e->ref)
-        return E->failed = rt_error_set(
-                   E->err, RT_EMISMATCH,
-                   "%s: collective mismatch on comm '%s': rank %u event %llu (%s, %s, root %d) vs rank %u event %llu (%s, %s, root %d)",
-                   path, comm_name(E, e->comm), c->first_rank, (unsigned long long)c->first_ev,
-                   call_name(E, c->first_rank, c->first_ev), rt_coll_op_name((int)c->op),
-                   c->root == RT_NONE ? -1 : (int)c->root, r, (unsigned long long)j, call_name(E, r, j),
-                   rt_coll_op_name((int)e->aux), e->ref == RT_NONE ? -1 : (int)e->ref);
-    struct rt__coll_member *m = &c->mem[me];
-    m->begin = t;
-    m->sent = e->bytes;
-    m->recv = coll_received(&E->ranks[r], j);
-    c->ev[me] = j;
-    if (e->flags & RT_EVF_VECTOR)
-        c->vector = 1;
-    c->arrived++;
+    if (coll_record(E, e->comm, seq, e->aux, e->ref, r, j, &id))
+        return E->failed;
     if (pt_put(&E->ranks[r].pending, j, COLL_BIT | (uint64_t)me << 32 | id))
         return oom(E);
-    if (c->arrived < c->size)
-        return 0;
-    rt__map_del(&E->coll_of, e->comm, seq);
-    /* It runs, reading and writing the members' ports, at the last member's entry, in time
-     * order with the ports' other grants. */
-    rt_time_ps tc = NEVER;
-    for (uint32_t i = 0; i < c->size; i++)
-        tc = c->mem[i].begin > tc ? c->mem[i].begin : tc;
-    return push(E, tc, Q_COLL, id, (uint64_t)c->comm << 40 | (c->seq & ((1ull << 40) - 1)));
+    E->ranks[r].coll = id;
+    return coll_enter(E, id, me, r, j, e->aux, e->ref, t, e->bytes, coll_received(&E->ranks[r], j),
+                      (e->flags & RT_EVF_VECTOR) != 0);
 }
 
 /* Posts the operation of event @p j, started at event @p post_ev (its MPI call's Enter, or itself). */
@@ -845,7 +1062,18 @@ static int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
         if (wake(E, m->src, m->send_done))
             return E->failed;
     }
-    return push(E, start + (wire > E->wire_min ? wire : E->wire_min), Q_ARRIVE, id, MSG_KEY(m->src, m->send_ev));
+    rt_time_ps arrive = start + (wire > E->wire_min ? wire : E->wire_min);
+    if (m->flags & M_VRECV) { /* the receiver's port is on its own process */
+        struct fx f = {.kind = FX_ARRIVE, .comm = m->comm, .tag = m->tag, .src = m->src, .dst = m->dst,
+                       .i = m->origin_rank, .flags = m->flags & (M_RDV | M_BURST), .n = m->n, .ev1 = m->send_ev,
+                       .ev2 = m->origin_ev, .bytes = m->bytes, .id = id, .t1 = arrive};
+        m->flags |= M_FWD;
+        if (fx_send(E, m->dst, &f))
+            return oom(E);
+        vrecv_release(E, id);
+        return 0;
+    }
+    return push(E, arrive, Q_ARRIVE, id, MSG_KEY(m->src, m->send_ev));
 }
 
 /* ------------------------------------------------------------------ collectives' noise */
@@ -877,6 +1105,16 @@ static int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
     D->rx_free = delivered;
     m->recv_done = delivered; /* the receiver's o_recv is paid when it takes the message */
     m->flags |= M_RDONE;
+    if (m->flags & M_HALF) { /* the sender is on another process */
+        uint32_t dst = m->dst;
+        if (m->flags & M_RDV) {
+            struct fx f = {.kind = FX_DELIVERED, .src = m->src, .id = m->pmsg, .t1 = delivered};
+            if (fx_send(E, m->src, &f))
+                return oom(E);
+        }
+        msg_release(E, id); /* the arrival's hold */
+        return wake(E, dst, delivered);
+    }
     if (m->flags & M_RDV) {
         m->send_done = delivered;
         m->flags |= M_SDONE;
@@ -1092,6 +1330,499 @@ static int run_rank(struct engine *E, uint32_t r)
     return rc;
 }
 
+/* ------------------------------------------------------------------ distributed replay
+ *
+ * Each process replays its own ranks with the engine above and queues what crosses to another
+ * process (struct fx) until the end of a round; then the processes swap these and agree on T,
+ * the earliest queued time over all of them (and tau, the earliest type at T). In a round a
+ * process takes its queue in order but puts off any entry that something not yet known here
+ * could still precede on the same port, in (time, type, key) order:
+ *   a send port's grant:   an earlier ready of a rendezvous whose receive is not posted yet
+ *                          (it is posted at T or later), the rank's own later posts (at its
+ *                          clock, or T when blocked), a collective it is in (at its last
+ *                          entry, at least T while one is missing);
+ *   a receive port's arrival: any arrival not yet sent (readies are at T or later, so at
+ *                          T + the least wire time or later);
+ *   a collective's port reading: both, for every member replayed here.
+ * Once an entry of a port is put off, the port's later entries are too, until the next round.
+ * The earliest entry over all processes can always be taken, so every round makes progress,
+ * and each port's grants come in the same order as in a replay by one process. */
+
+static int fx_send(struct engine *E, uint32_t rank, const struct fx *f)
+{
+    struct fxbuf *b = &E->out[owner_of(E, rank)];
+    if (b->n == b->cap) {
+        size_t ncap = b->cap ? b->cap * 2 : 64;
+        struct fx *n = realloc(b->v, ncap * sizeof *n);
+        if (!n)
+            return -1;
+        b->v = n;
+        b->cap = ncap;
+    }
+    b->v[b->n++] = *f;
+    return 0;
+}
+
+static int rdv_waiting_add(struct engine *E, uint32_t r, uint32_t id)
+{
+    struct rank *R = &E->ranks[r];
+    if (!E->part)
+        return 0;
+    if (grow((void **)&R->rdvw, &R->caprdvw, sizeof *R->rdvw, R->nrdvw + 1))
+        return -1;
+    R->rdvw[R->nrdvw++] = id;
+    return 0;
+}
+
+static void rdv_waiting_del(struct engine *E, uint32_t r, uint32_t id)
+{
+    struct rank *R = &E->ranks[r];
+    for (uint32_t i = 0; i < R->nrdvw; i++)
+        if (R->rdvw[i] == id) {
+            R->rdvw[i] = R->rdvw[--R->nrdvw];
+            return;
+        }
+}
+
+/* A message to another process is held for its far receiver until that side is done with it
+ * here: its receive posted and (eager) its arrival sent or (rendezvous) its delivery known. */
+static void vrecv_release(struct engine *E, uint32_t id)
+{
+    struct msg *m = &E->msgs[id];
+    if (!(m->flags & M_VRECV) || (m->flags & M_VDONE) || !(m->flags & M_RECV))
+        return;
+    if (!(m->flags & ((m->flags & M_RDV) ? M_SDONE : M_FWD)))
+        return;
+    m->flags |= M_VDONE;
+    msg_release(E, id);
+}
+
+/* The receive half of message (channel @p ci, number @p n) at the receiver's process, made on
+ * first sight (its post or its arrival, whichever comes first). UINT32_MAX out of memory. */
+static uint32_t half_of(struct engine *E, uint32_t ci, uint32_t n, uint32_t comm, uint32_t tag, uint32_t src,
+                        uint32_t dst, int *fresh)
+{
+    uint64_t *h = rt__map_get(&E->halves, ci, n);
+    *fresh = !h;
+    if (h) {
+        uint32_t id = (uint32_t)*h;
+        rt__map_del(&E->halves, ci, n);
+        return id;
+    }
+    uint32_t id = msg_new(E);
+    if (id == UINT32_MAX)
+        return id;
+    if (rt__map_put(&E->halves, ci, n, id)) {
+        oom(E);
+        return UINT32_MAX;
+    }
+    struct msg *m = &E->msgs[id];
+    m->flags = M_HALF;
+    m->src = src;
+    m->dst = dst;
+    m->tag = tag;
+    m->comm = comm;
+    m->n = n;
+    return id;
+}
+
+/* Rank @p r posts a receive whose sender is replayed by another process. */
+static int post_remote_recv(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e,
+                            rt_time_ps t)
+{
+    uint32_t ci = chan_index(E, e->comm, e->aux, e->ref, r);
+    if (ci == UINT32_MAX)
+        return oom(E);
+    int fresh;
+    uint32_t id = half_of(E, ci, E->chans[ci].nrecv++, e->comm, e->aux, e->ref, r, &fresh);
+    if (id == UINT32_MAX)
+        return oom(E);
+    struct msg *m = &E->msgs[id];
+    m->flags |= M_RECV;
+    m->recv_ev = j;
+    m->post_ev = post_ev;
+    m->recv_post = t;
+    if (!(m->flags & M_SEND))
+        m->bytes = e->bytes;
+    struct fx f = {.kind = FX_RPOST, .comm = e->comm, .tag = e->aux, .src = e->ref, .dst = r, .t1 = t,
+                   .ev1 = post_ev, .ev2 = j, .bytes = e->bytes};
+    if (fx_send(E, e->ref, &f) || pt_put(&E->ranks[r].pending, j, id))
+        return oom(E);
+    return 0;
+}
+
+static int bad_fx(struct engine *E, uint32_t from, const struct fx *f)
+{
+    return E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: distributed replay: process %u sent a bad message (kind %u)",
+                                    rt_trace_path(E->t), from, f->kind);
+}
+
+/* Applies what process @p from sent. */
+static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
+{
+    uint32_t nr = E->nranks;
+    if (f->kind == 0 || f->kind >= FX_KINDS)
+        return bad_fx(E, from, f);
+    if (f->kind == FX_DELIVERED) {
+        if (f->id >= E->nmsgs || !(E->msgs[f->id].flags & M_VRECV) || !owned(E, E->msgs[f->id].src))
+            return bad_fx(E, from, f);
+        struct msg *m = &E->msgs[f->id];
+        m->send_done = m->recv_done = f->t1;
+        m->flags |= M_SDONE | M_RDONE;
+        if (wake(E, m->src, f->t1))
+            return E->failed;
+        vrecv_release(E, (uint32_t)f->id);
+        return 0;
+    }
+    if (f->kind == FX_RPOST || f->kind == FX_ARRIVE) {
+        if (f->src >= nr || f->dst >= nr || f->comm >= rt_trace_comms(E->t))
+            return bad_fx(E, from, f);
+        uint32_t ci = chan_index(E, f->comm, f->tag, f->src, f->dst);
+        if (ci == UINT32_MAX)
+            return oom(E);
+        if (f->kind == FX_RPOST) { /* at the sender's process: the far receiver's side of the channel */
+            if (!owned(E, f->src))
+                return bad_fx(E, from, f);
+            uint32_t id = chan_match(E, ci, M_RECV, f->comm, f->tag, f->src, f->dst);
+            if (id == UINT32_MAX)
+                return oom(E);
+            E->msgs[id].flags |= M_VRECV;
+            if (recv_side(E, id, f->ev2, f->ev1, f->bytes, f->t1) || schedule_if_ready(E, id))
+                return E->failed;
+            vrecv_release(E, id);
+            return 0;
+        }
+        if (!owned(E, f->dst) || f->n > UINT32_MAX) /* FX_ARRIVE, at the receiver's process */
+            return bad_fx(E, from, f);
+        int fresh;
+        uint32_t id = half_of(E, ci, (uint32_t)f->n, f->comm, f->tag, f->src, f->dst, &fresh);
+        if (id == UINT32_MAX)
+            return oom(E);
+        struct msg *m = &E->msgs[id];
+        m->flags |= M_SEND | (f->flags & (M_RDV | M_BURST));
+        m->bytes = f->bytes;
+        m->send_ev = f->ev1;
+        m->origin_ev = f->ev2;
+        m->origin_rank = f->i;
+        m->pmsg = (uint32_t)f->id;
+        return push(E, f->t1, Q_ARRIVE, id, MSG_KEY(f->src, f->ev1));
+    }
+    /* collectives */
+    const struct rt_comm *cm = f->comm < rt_trace_comms(E->t) ? rt_trace_comm(E->t, f->comm) : NULL;
+    if (!cm || f->i >= (cm->members ? cm->size : 1))
+        return bad_fx(E, from, f);
+    uint32_t id;
+    if (f->kind == FX_CPOST) {
+        if (f->src >= nr || coll_record(E, f->comm, f->n, f->tag, f->dst, f->src, f->ev1, &id))
+            return E->failed ? E->failed : bad_fx(E, from, f);
+        return coll_enter(E, id, f->i, f->src, f->ev1, f->tag, f->dst, f->t1, f->bytes, f->ev2, f->flags != 0);
+    }
+    uint64_t *cid = rt__map_get(&E->coll_of, f->comm, f->n);
+    if (!cid)
+        return bad_fx(E, from, f);
+    id = (uint32_t)*cid;
+    struct coll *c = &E->colls[id];
+    switch (f->kind) {
+    case FX_CTC:
+        c->tc = f->t1;
+        c->tc_known = 1;
+        return push(E, c->tc, Q_COLL, id, coll_key(c));
+    case FX_CPORTS:
+        c->mem[f->i].tx_free = f->t1;
+        c->mem[f->i].rx_free = f->t2;
+        if (++c->ports_in < c->size)
+            return 0;
+        rt__map_del(&E->coll_of, c->comm, c->seq);
+        return coll_finish(E, id);
+    default: { /* FX_CDONE */
+        uint32_t row = member_row(E, c, f->i);
+        if (!owned(E, row) || f->src >= c->size)
+            return bad_fx(E, from, f);
+        struct rank *R = &E->ranks[row];
+        c->mem[f->i].done = f->t1;
+        c->mem[f->i].origin = f->src;
+        c->ev[f->src] = f->ev1;
+        R->tx_free = f->t2;
+        R->rx_free = f->t3;
+        R->held = 0;
+        R->coll = UINT32_MAX;
+        if (++c->dones == c->own) {
+            c->complete = 1;
+            rt__map_del(&E->coll_of, c->comm, c->seq);
+        }
+        return wake(E, row, f->t1);
+    }
+    }
+}
+
+enum { MARK_TX = 1, MARK_RX = 2 };
+
+static void mark(struct engine *E, uint32_t r, uint8_t bits)
+{
+    if (!E->mark[r])
+        E->marked[E->nmarked++] = r;
+    E->mark[r] |= bits;
+}
+
+/* The earliest time a rendezvous ready of rank @p r not yet queued could have. */
+static rt_time_ps rdv_bound(const struct engine *E, const struct rank *R)
+{
+    rt_time_ps sp = INT64_MAX;
+    for (uint32_t i = 0; i < R->nrdvw; i++)
+        sp = E->msgs[R->rdvw[i]].send_post < sp ? E->msgs[R->rdvw[i]].send_post : sp;
+    return sp > E->T ? sp : E->T;
+}
+
+/* Whether nothing unknown can precede (t, type) on rank @p r's port of kind @p bits. */
+static int port_ok(const struct engine *E, uint32_t r, rt_time_ps t, uint8_t type, uint8_t bits)
+{
+    const struct rank *R = &E->ranks[r];
+    int last_at_T = t == E->T && E->tau == Q_RDV; /* nothing more can be posted at T */
+    if (E->mark[r] & bits)
+        return 0;
+    if (type != Q_COLL) {
+        if (R->held)
+            return 0;
+        if (R->coll != UINT32_MAX) {
+            const struct coll *c = &E->colls[R->coll];
+            rt_time_ps lb = c->tc_known ? c->tc : (c->max_begin > E->T ? c->max_begin : E->T);
+            if (!(t < lb || (t == lb && type < Q_COLL)))
+                return 0;
+        }
+    }
+    if (bits == MARK_RX) /* arrivals not yet sent come from readies at T or later */
+        return t < E->T + E->wire_min;
+    if (R->nrdvw) {
+        rt_time_ps lb = rdv_bound(E, R);
+        if (!(t < lb || (t == lb && (type < Q_RDV || last_at_T))))
+            return 0;
+    }
+    if (type != Q_COLL && R->state != R_DONE) { /* the rank's own later posts */
+        rt_time_ps lb = R->clock > E->T ? R->clock : E->T;
+        if (R->state == R_QUEUED && R->queued_at > lb)
+            lb = R->queued_at;
+        if (type == Q_READY ? t > lb : !(t < lb || last_at_T))
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether entry @p q may be taken now; if not, its ports are marked. */
+static int entry_ok(struct engine *E, const struct qent *q)
+{
+    switch (q->type) {
+    case Q_READY:
+    case Q_RDV: {
+        uint32_t r = E->msgs[q->id].src;
+        if (port_ok(E, r, q->t, q->type, MARK_TX))
+            return 1;
+        mark(E, r, MARK_TX);
+        return 0;
+    }
+    case Q_ARRIVE: {
+        uint32_t r = E->msgs[q->id].dst;
+        if (port_ok(E, r, q->t, q->type, MARK_RX))
+            return 1;
+        mark(E, r, MARK_RX);
+        return 0;
+    }
+    case Q_COLL: {
+        const struct coll *c = &E->colls[q->id];
+        int ok = 1;
+        for (uint32_t i = 0; i < c->size && ok; i++) {
+            uint32_t row = member_row(E, c, i);
+            ok = !owned(E, row) || (port_ok(E, row, q->t, Q_COLL, MARK_TX) && port_ok(E, row, q->t, Q_COLL, MARK_RX));
+        }
+        if (!ok)
+            for (uint32_t i = 0; i < c->size; i++)
+                if (owned(E, member_row(E, c, i)))
+                    mark(E, member_row(E, c, i), MARK_TX | MARK_RX);
+        return ok;
+    }
+    default:
+        return 1;
+    }
+}
+
+static void take(struct engine *E, struct qent q)
+{
+    switch (q.type) {
+    case Q_RESUME: {
+        struct rank *R = &E->ranks[q.id];
+        if (R->state == R_QUEUED && R->queued_at == q.t)
+            run_rank(E, q.id);
+        break;
+    }
+    case Q_READY:
+    case Q_RDV:
+        on_ready(E, q.id, q.t);
+        break;
+    case Q_ARRIVE:
+        on_arrive(E, q.id, q.t);
+        break;
+    case Q_COLL:
+        coll_ports(E, q.id);
+        break;
+    }
+}
+
+/* Sends the round's messages and applies those received; RT_OK or the transport's error. */
+static int swap(struct engine *E)
+{
+    const struct rt_replay_part *P = E->part;
+    void *outp[P->nprocs > 0 ? P->nprocs : 1], *inp[P->nprocs > 0 ? P->nprocs : 1];
+    size_t outlen[P->nprocs > 0 ? P->nprocs : 1], inlen[P->nprocs > 0 ? P->nprocs : 1];
+    for (uint32_t p = 0; p < P->nprocs; p++) {
+        outp[p] = E->out[p].v;
+        outlen[p] = E->out[p].n * sizeof(struct fx);
+    }
+    int rc = P->exchange(P->ud, outp, outlen, inp, inlen);
+    for (uint32_t p = 0; p < P->nprocs; p++)
+        E->out[p].n = 0;
+    if (rc)
+        return rc;
+    for (uint32_t p = 0; p < P->nprocs && !E->failed; p++) {
+        if (inlen[p] % sizeof(struct fx)) {
+            E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: distributed replay: process %u sent %zu bytes",
+                                     rt_trace_path(E->t), p, inlen[p]);
+            break;
+        }
+        const struct fx *f = inp[p];
+        for (size_t i = 0; i < inlen[p] / sizeof(struct fx) && !E->failed; i++) {
+            struct fx x;
+            memcpy(&x, &f[i], sizeof x); /* the transport's buffer need not be aligned */
+            fx_apply(E, p, &x);
+        }
+    }
+    return RT_OK;
+}
+
+/* The distributed replay's rounds, until no process has anything queued. */
+static int run_rounds(struct engine *E)
+{
+    const struct rt_replay_part *P = E->part;
+    for (;;) {
+        int rc = swap(E);
+        if (rc)
+            return E->failed ? E->failed : rt_error_set(E->err, rc, "%s: distributed replay: exchange failed",
+                                                          rt_trace_path(E->t));
+        int64_t v[2] = {INT64_MAX, E->failed ? 0 : 1};
+        int64_t ty = INT64_MAX;
+        if (E->nheap)
+            v[0] = E->heap[0].t, ty = E->heap[0].type;
+        for (uint32_t i = 0; i < E->ncolls; i++) { /* collectives that wait for their ports */
+            const struct coll *c = &E->colls[i];
+            if (c->mem && c->tc_known && !c->complete && c->coord == P->me && (c->tc < v[0] || (c->tc == v[0] && Q_COLL < ty)))
+                v[0] = c->tc, ty = Q_COLL;
+        }
+        rt_time_ps mine = v[0];
+        if ((rc = P->reduce(P->ud, v, 2, 0)))
+            return rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
+        if (v[1] == 0)
+            return E->failed ? E->failed
+                             : rt_error_set(E->err, RT_EREMOTE, "%s: stopped: another process failed", rt_trace_path(E->t));
+        if (v[0] == INT64_MAX)
+            return RT_OK;
+        int64_t tau = mine == v[0] ? ty : INT64_MAX;
+        if ((rc = P->reduce(P->ud, &tau, 1, 0)))
+            return rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
+        E->T = v[0];
+        E->tau = (uint8_t)tau;
+        while (E->nheap && !E->failed) {
+            struct qent q = pop(E);
+            if (entry_ok(E, &q)) {
+                take(E, q);
+                continue;
+            }
+            if (E->nlater == E->caplater) {
+                size_t ncap = E->caplater ? E->caplater * 2 : 256;
+                struct qent *n = realloc(E->later, ncap * sizeof *n);
+                if (!n) {
+                    oom(E);
+                    break;
+                }
+                E->later = n;
+                E->caplater = ncap;
+            }
+            E->later[E->nlater++] = q;
+        }
+        for (size_t i = 0; i < E->nlater && !E->failed; i++)
+            if (push(E, E->later[i].t, E->later[i].type, E->later[i].id, E->later[i].key))
+                break;
+        E->nlater = 0;
+        for (uint32_t i = 0; i < E->nmarked; i++)
+            E->mark[E->marked[i]] = 0;
+        E->nmarked = 0;
+    }
+}
+
+/* A rank's state and position, here or (after share_states) at its own process. */
+static uint8_t rank_state(const struct engine *E, uint32_t r)
+{
+    if (owned(E, r) || !E->remote_state)
+        return E->ranks[r].state;
+    return (uint8_t)(E->remote_state[3 * (size_t)r] - 1);
+}
+
+static uint64_t rank_cursor(const struct engine *E, uint32_t r)
+{
+    if (owned(E, r) || !E->remote_state)
+        return E->ranks[r].cursor;
+    return (uint64_t)E->remote_state[3 * (size_t)r + 1];
+}
+
+/* Every process learns where every rank stopped, for the diagnosis of a replay that did not finish. */
+static int share_states(struct engine *E)
+{
+    int64_t *v = E->remote_state;
+    for (uint32_t r = E->lo; r < E->hi; r++) {
+        const struct rank *R = &E->ranks[r];
+        uint32_t reg = R->cursor < R->nev ? call_region(E, r, R->cursor) : RT_NONE;
+        v[3 * (size_t)r] = (int64_t)R->state + 1;
+        v[3 * (size_t)r + 1] = (int64_t)R->cursor;
+        v[3 * (size_t)r + 2] = reg == RT_NONE ? 0 : (int64_t)reg + 1;
+    }
+    int rc = E->part->reduce(E->part->ud, v, 3 * (size_t)E->nranks, 1);
+    return rc ? rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t)) : RT_OK;
+}
+
+/* One error for all: the lowest failing process keeps its own, the others say it stopped them. */
+static int agree(struct engine *E, int rc)
+{
+    int64_t v = rc ? (int64_t)E->part->me : INT64_MAX;
+    int prc = E->part->reduce(E->part->ud, &v, 1, 0);
+    if (prc)
+        return rc ? rc : rt_error_set(E->err, prc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
+    if (v == INT64_MAX || v == (int64_t)E->part->me)
+        return rc;
+    return rt_error_set(E->err, RT_EREMOTE, "%s: stopped: process %lld of the distributed replay failed",
+                        rt_trace_path(E->t), (long long)v);
+}
+
+/* Sums the processes' per-rank ends and counters: every process returns the whole result. */
+static int share_results(struct engine *E)
+{
+    struct rt_replay_result *res = E->res;
+    size_t n = E->nranks;
+    int64_t c[7] = {(int64_t)res->events, (int64_t)res->messages, (int64_t)res->rendezvous,
+                    (int64_t)res->collectives, res->net_noise_ps, res->os_noise_ps, res->burst_ps};
+    int rc = E->part->reduce(E->part->ud, res->predicted_end_ps, n, 1);
+    if (!rc)
+        rc = E->part->reduce(E->part->ud, res->measured_end_ns, n, 1);
+    if (!rc)
+        rc = E->part->reduce(E->part->ud, c, 7, 1);
+    if (rc)
+        return rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
+    res->events = (uint64_t)c[0];
+    res->messages = (uint64_t)c[1];
+    res->rendezvous = (uint64_t)c[2];
+    res->collectives = (uint64_t)c[3];
+    res->net_noise_ps = c[4];
+    res->os_noise_ps = c[5];
+    res->burst_ps = c[6];
+    return RT_OK;
+}
+
 /* ------------------------------------------------------------------ diagnosis */
 
 static int diagnose(struct engine *E)
@@ -1106,7 +1837,7 @@ static int diagnose(struct engine *E)
         if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV) {
             const struct rt_event *post_ev = e->kind == RT_EV_RECV ? e : &R->ev[e->ref];
             uint32_t s = post_ev->ref;
-            if (E->ranks[s].state == R_DONE)
+            if (rank_state(E, s) == R_DONE)
                 return rt_error_set(E->err, RT_EUNMATCHED,
                                     "%s: unmatched receive: rank %u event %llu (%s from rank %u, tag %u, comm '%s', %llu bytes): rank %u never sends it",
                                     path, r, (unsigned long long)j, call_name(E, r, j), s, post_ev->aux,
@@ -1114,7 +1845,7 @@ static int diagnose(struct engine *E)
             return rt_error_set(E->err, RT_EDEADLOCK,
                                 "%s: deadlock: rank %u event %llu (%s from rank %u, tag %u) waits for rank %u, which is blocked at event %llu (%s)",
                                 path, r, (unsigned long long)j, call_name(E, r, j), s, post_ev->aux, s,
-                                (unsigned long long)E->ranks[s].cursor, call_name(E, s, E->ranks[s].cursor));
+                                (unsigned long long)rank_cursor(E, s), call_name(E, s, rank_cursor(E, s)));
         }
         if (e->kind == RT_EV_LEAVE || e->kind == RT_EV_ISEND_COMPLETE) {
             uint32_t id = UINT32_MAX;
@@ -1126,8 +1857,7 @@ static int diagnose(struct engine *E)
                         id = R->waits[i];
             if (id != UINT32_MAX) {
                 struct msg *m = &E->msgs[id];
-                struct rank *D = &E->ranks[m->dst];
-                if (D->state == R_DONE)
+                if (rank_state(E, m->dst) == R_DONE)
                     return rt_error_set(E->err, RT_EUNMATCHED,
                                         "%s: unmatched send: rank %u event %llu (%s to rank %u, tag %u, comm '%s', %llu bytes, rendezvous): rank %u never receives it",
                                         path, r, (unsigned long long)m->send_ev, call_name(E, r, m->send_ev), m->dst,
@@ -1135,7 +1865,7 @@ static int diagnose(struct engine *E)
                 return rt_error_set(E->err, RT_EDEADLOCK,
                                     "%s: deadlock: rank %u event %llu (%s to rank %u, tag %u, rendezvous) waits for rank %u, which is blocked at event %llu (%s)",
                                     path, r, (unsigned long long)m->send_ev, call_name(E, r, m->send_ev), m->dst, m->tag,
-                                    m->dst, (unsigned long long)D->cursor, call_name(E, m->dst, D->cursor));
+                                    m->dst, (unsigned long long)rank_cursor(E, m->dst), call_name(E, m->dst, rank_cursor(E, m->dst)));
             }
         }
         if (e->kind == RT_EV_COLL_END) {
@@ -1236,10 +1966,33 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         }
         E.wire_min = w0 > 1 ? w0 : 1;
     }
+    E.lo = 0;
+    E.hi = E.nranks;
+    if (opts->part) {
+        const struct rt_replay_part *P = opts->part;
+        int ok = P->nprocs > 0 && P->me < P->nprocs && P->first_rank && P->first_rank[0] == 0 &&
+                 P->first_rank[P->nprocs] == E.nranks && P->exchange && P->reduce;
+        for (uint32_t p = 0; ok && p < P->nprocs; p++)
+            ok = P->first_rank[p] <= P->first_rank[p + 1];
+        if (!ok) {
+            rc = rt_error_set(err, RT_EINVAL, "%s: the distributed replay's ranks are not split among its processes",
+                              rt_trace_path(trace));
+            goto done;
+        }
+        E.part = P;
+        E.lo = P->first_rank[P->me];
+        E.hi = P->first_rank[P->me + 1];
+        E.out = calloc(P->nprocs, sizeof *E.out);
+        E.mark = calloc(E.nranks ? E.nranks : 1, 1);
+        E.marked = calloc(E.nranks ? E.nranks : 1, sizeof *E.marked);
+        E.remote_state = calloc(3 * (size_t)(E.nranks ? E.nranks : 1), sizeof *E.remote_state);
+    }
     rt_time_ns first = INT64_MAX, last = INT64_MIN;
     for (uint32_t r = 0; r < E.nranks; r++) {
         struct rank *R = &E.ranks[r];
-        R->ev = rt_trace_events(trace, r, &R->nev);
+        R->coll = UINT32_MAX;
+        if (owned(&E, r))
+            R->ev = rt_trace_events(trace, r, &R->nev);
         if (R->nev) {
             first = R->ev[0].time < first ? R->ev[0].time : first;
             last = R->ev[R->nev - 1].time > last ? R->ev[R->nev - 1].time : last;
@@ -1248,6 +2001,20 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     }
     E.total = E.res->events;
     E.next_progress = PROGRESS_EVERY;
+    if (E.part) { /* the earliest start and latest end over all processes; whether all set up */
+        int64_t v[3] = {first, last == INT64_MIN ? INT64_MAX : -last,
+                        E.out && E.mark && E.marked && E.remote_state ? 1 : 0};
+        int prc = E.part->reduce(E.part->ud, v, 3, 0);
+        if (prc || !v[2]) {
+            rc = prc ? rt_error_set(err, prc, "%s: distributed replay: reduction failed", rt_trace_path(trace))
+                     : (E.out && E.mark && E.marked && E.remote_state)
+                           ? rt_error_set(err, RT_EREMOTE, "%s: stopped: another process failed", rt_trace_path(trace))
+                           : oom(&E);
+            goto done;
+        }
+        first = v[0];
+        last = v[1] == INT64_MAX ? INT64_MIN : -v[1];
+    }
     if (first == INT64_MAX)
         first = last = 0;
     /* Every compute interval and start offset is at most the span: scaled, it must fit the ps clock. */
@@ -1265,6 +2032,10 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         R->last_meas = start;
         R->tx_free = R->rx_free = NEVER;
         R->pending = (struct ptab){0};
+        if (!owned(&E, r)) { /* replayed by another process */
+            R->state = R_DONE;
+            continue;
+        }
         R->state = R_QUEUED;
         R->queued_at = R->clock;
         if (push(&E, R->clock, Q_RESUME, r, r)) {
@@ -1289,42 +2060,33 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     rt__map_init(&E.coll_of);
     rt__map_init(&E.coll_seq);
     rt__map_init(&E.comm_rank);
-    while (E.nheap && !E.failed) {
-        struct qent q = pop(&E);
-        switch (q.type) {
-        case Q_RESUME: {
-            struct rank *R = &E.ranks[q.id];
-            if (R->state == R_QUEUED && R->queued_at == q.t)
-                run_rank(&E, q.id);
-            break;
-        }
-        case Q_READY:
-        case Q_RDV:
-            on_ready(&E, q.id, q.t);
-            break;
-        case Q_ARRIVE:
-            on_arrive(&E, q.id, q.t);
-            break;
-        case Q_COLL:
-            run_collective(&E, &E.colls[q.id]);
-            break;
-        }
-    }
-    if (E.failed) {
+    rt__map_init(&E.halves);
+    if (E.part) {
+        rc = run_rounds(&E);
+    } else {
+        while (E.nheap && !E.failed)
+            take(&E, pop(&E));
         rc = E.failed;
-        goto done;
     }
-    rc = diagnose(&E);
+    if (!rc && E.part)
+        rc = share_states(&E);
+    if (!rc)
+        rc = diagnose(&E);
+    if (E.part)
+        rc = agree(&E, rc);
     if (rc)
         goto done;
     E.res->measured_ns = last - first;
-    for (uint32_t r = 0; r < E.nranks; r++) {
+    for (uint32_t r = E.lo; r < E.hi; r++) {
         struct rank *R = &E.ranks[r];
         E.res->predicted_end_ps[r] = R->clock;
         E.res->measured_end_ns[r] = R->nev ? R->ev[R->nev - 1].time - first : 0;
-        if (R->clock > E.res->predicted_ps)
-            E.res->predicted_ps = R->clock;
     }
+    if (E.part && (rc = share_results(&E)))
+        goto done;
+    for (uint32_t r = 0; r < E.nranks; r++)
+        if (E.res->predicted_end_ps[r] > E.res->predicted_ps)
+            E.res->predicted_ps = E.res->predicted_end_ps[r];
     uint64_t mem = (uint64_t)E.capmsgs * sizeof(struct msg) + E.capheap * sizeof(struct qent) +
                    (uint64_t)E.capchans * sizeof(struct chan) + (uint64_t)E.capcolls * sizeof(struct coll) +
                    rt__map_memory(&E.chan_of) + rt__map_memory(&E.coll_of) + rt__map_memory(&E.coll_seq) +
@@ -1339,7 +2101,17 @@ done:
         for (uint32_t r = 0; r < E.nranks; r++) {
             free(E.ranks[r].pending.slot);
             free(E.ranks[r].waits);
+            free(E.ranks[r].rdvw);
         }
+    if (E.out)
+        for (uint32_t p = 0; p < E.part->nprocs; p++)
+            free(E.out[p].v);
+    free(E.out);
+    free(E.mark);
+    free(E.marked);
+    free(E.later);
+    free(E.remote_state);
+    rt__map_free(&E.halves);
     free(E.ranks);
     rt__os_cursors_free(E.cursors, (size_t)E.nranks * E.nsrc);
     free(E.cursors);

@@ -22,6 +22,7 @@ struct rt_trace {
     char *path;
     struct rt__row *rows;
     uint32_t nrows;
+    uint32_t part_first, part_end; /* the rows whose events were read (all but in a part) */
     struct rt_region *regions;
     uint32_t nregions;
     struct rt_callsite *callsites;

@@ -1180,7 +1180,27 @@ static int cmp_rows(const void *a, const void *b)
     return x->location < y->location ? -1 : x->location > y->location;
 }
 
-int rt_trace_open(const char *path, rt_trace **out, rt_error *err)
+/* Splits rows [first, end) into @p n contiguous ranges of about equal declared event counts,
+ * each with at least one row while there are rows to give: bounds[0..n]. */
+static void split_rows(const rt_trace *t, uint32_t first, uint32_t end, uint32_t n, uint32_t *bounds)
+{
+    uint64_t total = 0, acc = 0;
+    uint32_t rows = end - first, k = 1;
+    for (uint32_t i = first; i < end; i++)
+        total += t->rows[i].nevents;
+    bounds[0] = first;
+    for (uint32_t i = first; i < end && k < n; i++) {
+        acc += t->rows[i].nevents;
+        uint32_t left = end - (i + 1); /* rows after i */
+        /* close range k-1 after row i once it holds its share, leaving a row for each later range */
+        if ((acc * n >= total * k && left >= n - k) || left == n - k || (rows < n && i + 1 - first == k))
+            bounds[k++] = i + 1;
+    }
+    for (; k <= n; k++)
+        bounds[k] = end;
+}
+
+static int open_trace(const char *path, uint32_t nparts, uint32_t part, rt_trace **out, rt_error *err)
 {
     struct reader r;
     OTF2_Reader *rd = NULL;
@@ -1266,34 +1286,39 @@ int rt_trace_open(const char *path, rt_trace **out, rt_error *err)
     rc = resolve_definitions(&r);
     if (rc)
         goto done;
-    /* Split the rows among the readers by their declared event counts (Location definitions). */
-    uint32_t nw = read_threads(r.t), bounds[READ_MAX_THREADS + 1];
-    {
-        uint64_t total = 0, acc = 0;
-        for (uint32_t i = 0; i < r.t->nrows; i++)
-            total += r.t->rows[i].nevents;
-        bounds[0] = 0;
-        uint32_t k = 1;
-        for (uint32_t i = 0; i < r.t->nrows && k < nw; i++) {
-            acc += r.t->rows[i].nevents;
-            /* close range k-1 after row i once it holds its share, leaving a row for each later range */
-            if ((acc * nw >= total * k && r.t->nrows - (i + 1) >= nw - k) || r.t->nrows - (i + 1) == nw - k)
-                bounds[k++] = i + 1;
+    /* This process's rows (a distributed replay's part), then split among the readers, both by
+     * the rows' declared event counts (Location definitions). */
+    uint32_t first = 0, end = r.t->nrows;
+    if (nparts > 1) {
+        uint32_t *pb = malloc(((size_t)nparts + 1) * sizeof *pb);
+        if (!pb) {
+            rc = fail(&r, RT_ENOMEM, "out of memory");
+            goto done;
         }
-        nw = k;
-        bounds[nw] = r.t->nrows;
+        split_rows(r.t, 0, r.t->nrows, nparts, pb);
+        first = pb[part];
+        end = pb[part + 1];
+        free(pb);
     }
-    for (uint32_t i = bounds[0]; i < bounds[1]; i++)
-        OTF2_Reader_SelectLocation(rd, r.t->rows[i].location);
-    /* Local definition files are optional in OTF2: without them there is simply nothing to map. */
-    OTF2_Reader_OpenDefFiles(rd);
-    if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
-        rc = fail(&r, RT_ECORRUPT, "cannot open the event files");
-        goto done;
+    r.t->part_first = first;
+    r.t->part_end = end;
+    uint32_t nw = read_threads(r.t), bounds[READ_MAX_THREADS + 1];
+    if (nw > end - first)
+        nw = end - first ? end - first : 1;
+    split_rows(r.t, first, end, nw, bounds);
+    if (end > first) { /* a part may hold no rows when there are more parts than ranks */
+        for (uint32_t i = bounds[0]; i < bounds[1]; i++)
+            OTF2_Reader_SelectLocation(rd, r.t->rows[i].location);
+        /* Local definition files are optional in OTF2: without them there is simply nothing to map. */
+        OTF2_Reader_OpenDefFiles(rd);
+        if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
+            rc = fail(&r, RT_ECORRUPT, "cannot open the event files");
+            goto done;
+        }
+        rc = read_events(&r, rd, nw, bounds);
+        if (rc)
+            goto done;
     }
-    rc = read_events(&r, rd, nw, bounds);
-    if (rc)
-        goto done;
     rt_time_ns lo = INT64_MAX, hi = INT64_MIN;
     uint32_t lo_row = 0, hi_row = 0;
     for (uint32_t i = 0; i < r.t->nrows; i++) {
@@ -1305,7 +1330,7 @@ int rt_trace_open(const char *path, rt_trace **out, rt_error *err)
         if (row->events[row->nevents - 1].time > hi)
             hi = row->events[row->nevents - 1].time, hi_row = i;
     }
-    if (r.t->stats.events == 0) {
+    if (r.t->stats.events == 0 && nparts <= 1) {
         rc = fail(&r, RT_ECORRUPT, "the trace holds no events");
         goto done;
     }
@@ -1350,6 +1375,25 @@ done:
             free(anchor);
     }
     return rc;
+}
+
+int rt_trace_open(const char *path, rt_trace **out, rt_error *err)
+{
+    return open_trace(path, 1, 0, out, err);
+}
+
+int rt_trace_open_part(const char *path, uint32_t nparts, uint32_t part, rt_trace **out, rt_error *err)
+{
+    *out = NULL;
+    if (nparts == 0 || part >= nparts)
+        return rt_error_set(err, RT_EINVAL, "part %u of %u does not exist", part, nparts);
+    return open_trace(path, nparts, part, out, err);
+}
+
+void rt_trace_part_rows(const rt_trace *t, uint32_t *first, uint32_t *end)
+{
+    *first = t->part_first;
+    *end = t->part_end;
 }
 
 /* ---------------------------------------------------------------- accessors */

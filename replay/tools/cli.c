@@ -157,6 +157,89 @@ int trace_cli_finish(const struct trace_cli *t, const char *cmd)
     return t->path ? 0 : cli_die("%s needs a TRACE", cmd);
 }
 
+/* ------------------------------------------------------------------ --fix-clocks */
+
+/* One item of a --fix-clocks SPEC: lmin=TIME, gamma=X, or a bare TIME (l_min). 0 or -1 (printed). */
+static int clock_fix_item(const char *spec, const char *item, struct rt_clock_fix_options *o)
+{
+    rt_error err = {0};
+    double v;
+    if (!strncmp(item, "gamma=", 6)) {
+        if (rt_parse_number(item + 6, &v, &err) || !(v > 0 && v <= 1))
+            return cli_die("bad --fix-clocks '%s': gamma '%s' is not a number in (0, 1]", spec, item + 6), -1;
+        o->gamma = v;
+        return 0;
+    }
+    const char *time = !strncmp(item, "lmin=", 5) ? item + 5 : item;
+    if (rt_parse_time_ns(time, &v, &err))
+        return cli_die("bad --fix-clocks '%s': %s (give L_MIN as a TIME, e.g. 1us, or lmin=TIME,gamma=X)", spec,
+                       err.msg), -1;
+    if (!(v >= 0 && v <= (double)RT_CLOCK_FIX_MAX_LMIN_NS))
+        return cli_die("bad --fix-clocks '%s': minimum latency '%s' is outside 0ns .. 1s", spec, time), -1;
+    o->min_latency_ns = (rt_time_ns)(v + 0.5); /* whole ns, as the trace's times */
+    return 0;
+}
+
+int clock_fix_cli_option(struct args *a, struct clock_fix_cli *f)
+{
+    const char *arg = a->argv[a->i];
+    /* A value only after '=': a bare --fix-clocks must not take the TRACE operand as its value. */
+    if (strncmp(arg, "--fix-clocks", 12) || (arg[12] && arg[12] != '='))
+        return 0;
+    f->on = 1;
+    rt_clock_fix_options_init(&f->opts);
+    if (!arg[12])
+        return 1;
+    const char *spec = arg + 13;
+    char buf[256], *save = NULL;
+    if (!*spec || strlen(spec) >= sizeof buf)
+        return cli_die("bad --fix-clocks '%s' (--fix-clocks, --fix-clocks=L_MIN or --fix-clocks=lmin=TIME,gamma=X)",
+                       spec), -1;
+    strcpy(buf, spec);
+    for (char *it = strtok_r(buf, ",", &save); it; it = strtok_r(NULL, ",", &save))
+        if (clock_fix_item(spec, it, &f->opts))
+            return -1;
+    return 1;
+}
+
+int clock_fix_cli_apply(struct clock_fix_cli *f, rt_trace *t, rt_error *err)
+{
+    return f->on ? rt_trace_fix_clocks(t, &f->opts, &f->rep, err) : RT_OK;
+}
+
+void clock_fix_cli_text(FILE *f, const struct clock_fix_cli *fx)
+{
+    const struct rt_clock_fix_report *r = &fx->rep;
+    fprintf(f, "%" PRIu64 " violation%s of %" PRIu64 " constraint%s", r->violations_before,
+            r->violations_before == 1 ? "" : "s", r->constraints, r->constraints == 1 ? "" : "s");
+    if (r->violations_before)
+        fprintf(f, " (worst %" PRId64 " ns at rank %u event %" PRIu64 ")", r->worst_ns, r->worst_rank, r->worst_index);
+    fprintf(f, ", %" PRIu64 " event%s moved, max correction %" PRId64 " ns, total %" PRIu64 " ns, %" PRIu64
+               " violations after (l_min %" PRId64 " ns, gamma %g)",
+            r->events_moved, r->events_moved == 1 ? "" : "s", r->max_correction_ns, r->total_correction_ns,
+            r->violations_after, fx->opts.min_latency_ns, fx->opts.gamma);
+}
+
+void clock_fix_cli_json(FILE *f, const struct clock_fix_cli *fx)
+{
+    if (!fx) {
+        fputs("null", f);
+        return;
+    }
+    const struct rt_clock_fix_report *r = &fx->rep;
+    fprintf(f, "{\"min_latency_ns\": %" PRId64 ", \"gamma\": ", fx->opts.min_latency_ns);
+    cli_print_double(f, fx->opts.gamma);
+    fprintf(f, ", \"constraints\": %" PRIu64 ", \"violations_before\": %" PRIu64 ", \"violations_after\": %" PRIu64
+               ", \"worst_ns\": %" PRId64 ", ",
+            r->constraints, r->violations_before, r->violations_after, r->worst_ns);
+    if (r->violations_before)
+        fprintf(f, "\"worst_rank\": %u, \"worst_index\": %" PRIu64, r->worst_rank, r->worst_index);
+    else
+        fputs("\"worst_rank\": null, \"worst_index\": null", f);
+    fprintf(f, ", \"events_moved\": %" PRIu64 ", \"max_correction_ns\": %" PRId64 ", \"total_correction_ns\": %" PRIu64 "}",
+            r->events_moved, r->max_correction_ns, r->total_correction_ns);
+}
+
 /* ------------------------------------------------------------------ model options */
 
 const char cli_model_usage[] =
@@ -177,7 +260,9 @@ const char cli_model_usage[] =
     "           each with an optional ranks=A or ranks=A-B\n"
     "           --net-burst mmpp:sigma1=R,sigma2=R|on=T,off=T,latency=F,bandwidth=F[,scope=global|rank]\n"
     "           bursty background traffic (rates as 0.2/us): in a burst the wire latency is\n"
-    "           multiplied by latency= and the bandwidth by bandwidth=\n";
+    "           multiplied by latency= and the bandwidth by bandwidth=\n"
+    "  clocks:  --fix-clocks[=L_MIN|=lmin=TIME,gamma=X]  (replay, analyze, plot timeline) restore causality\n"
+    "           in the measured times first: receives at least L_MIN (default 0ns) after their sends\n";
 
 void model_cli_init(struct model_cli *m)
 {

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "retime/clock_fix.h"
 #include "retime/depgraph.h"
 #include "retime/replay.h"
 
@@ -37,6 +38,7 @@ struct trace_cli {
     const char *path;   /* TRACE */
     const char *region; /* --region NAME */
     enum format fmt;    /* --format text|json|csv */
+    const struct clock_fix_cli *fix; /* --fix-clocks and its report, for the output; NULL without */
 };
 
 /* The last option handler of such a command: takes --region, --format and the TRACE operand,
@@ -49,6 +51,22 @@ int trace_cli_operand(struct args *a, const char **path, const char **region, co
 int cli_runs_option(struct args *a, uint64_t *runs, uint64_t *jobs);
 /* Checks that a TRACE was given. Returns 0 or 1 after printing the error. */
 int trace_cli_finish(const struct trace_cli *t, const char *cmd);
+
+/* --fix-clocks[=SPEC] of replay, analyze and plot timeline: the trace's clocks corrected after
+ * reading (retime/clock_fix.h). SPEC: L_MIN (a TIME), or lmin=TIME,gamma=X (docs/clock-fix.md). */
+struct clock_fix_cli {
+    int on;
+    struct rt_clock_fix_options opts;
+    struct rt_clock_fix_report rep; /* filled by clock_fix_cli_apply */
+};
+/* 1 consumed, 0 not ours, -1 error (printed). */
+int clock_fix_cli_option(struct args *a, struct clock_fix_cli *f);
+/* Corrects @p t when --fix-clocks was given: RT_OK or the error, in @p err. */
+int clock_fix_cli_apply(struct clock_fix_cli *f, rt_trace *t, rt_error *err);
+/* "1 violation of 1 constraint (worst 500 ns at rank 1 event 1), 2 events moved, ..." (no newline). */
+void clock_fix_cli_text(FILE *f, const struct clock_fix_cli *fx);
+/* JSON object {"min_latency_ns": ..., "violations_before": ...}, or null for NULL. */
+void clock_fix_cli_json(FILE *f, const struct clock_fix_cli *fx);
 
 /* Model options shared by replay, sweep and the commands that replay. */
 struct model_cli {

@@ -18,6 +18,7 @@ struct analyze_cli {
     struct outputs out; /* --output-trace, --perfetto: the replay (A with --against measured, else B) */
     enum against against;
     uint64_t top;
+    struct clock_fix_cli fix; /* --fix-clocks */
 };
 
 static int parse_analyze(struct args *a, struct analyze_cli *c)
@@ -30,6 +31,8 @@ static int parse_analyze(struct args *a, struct analyze_cli *c)
         int m = model_cli_option(a, &c->model);
         if (m == 0)
             m = outputs_option(a, &c->out);
+        if (m == 0)
+            m = clock_fix_cli_option(a, &c->fix);
         if (m < 0)
             return 1;
         if (m > 0)
@@ -208,6 +211,8 @@ static void print_json(const struct analyze_cli *c, const struct rt_replay_optio
     model_cli_json(stdout, o);
     printf(", \"noise\": ");
     model_cli_noise_json(stdout, &c->model);
+    printf(", \"clock_fix\": ");
+    clock_fix_cli_json(stdout, c->tr.fix);
     printf(", \"against\": \"%s\"", c->against == AGAINST_MODEL ? "model" : "measured");
     printf(", \"a\": {\"timing\": \"%s\", \"end_ns\": ",
            c->against == AGAINST_MODEL ? "model without noise" : "model");
@@ -336,6 +341,10 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
         printf("\nnoise       ");
         model_cli_noise_describe(stdout, &c->model);
     }
+    if (c->tr.fix) {
+        printf("\nclock fix   ");
+        clock_fix_cli_text(stdout, c->tr.fix);
+    }
     if (c->against == AGAINST_MODEL)
         printf("\nagainst     model: A = the model without noise, B = %s\n",
                rt_replay_options_noisy(o) ? "with the noise above" : "the same (no noise options: nothing to compare)");
@@ -426,8 +435,9 @@ int cmd_analyze(struct args *a)
     struct rt_measured_info mi;
     struct rt_replay_result noisy = {0};
     int rc = 1;
-    if (rt_trace_open(c.tr.path, &t, &err))
+    if (rt_trace_open(c.tr.path, &t, &err) || clock_fix_cli_apply(&c.fix, t, &err))
         goto out;
+    c.tr.fix = c.fix.on ? &c.fix : NULL;
     free_opts = rt_replay_options_noise_free(&opts);
     if (cli_replay_graph(t, c.against == AGAINST_MODEL ? &free_opts : &opts, &ga, NULL, "analyze: replay A", &err))
         goto out;

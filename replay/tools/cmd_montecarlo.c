@@ -85,6 +85,8 @@ static void print_json(const struct mc_config *cfg, const struct trace_cli *tr, 
     model_cli_json(stdout, &cfg->opts);
     printf(", \"noise\": ");
     model_cli_noise_json(stdout, m);
+    printf(", \"clock_fix\": ");
+    clock_fix_cli_json(stdout, tr->fix);
     printf(", \"seed\": %" PRIu64 ", \"runs\": %" PRIu64 ", \"quantiles\": \"linear\"", cfg->opts.seed, r->runs);
     printf(", \"ranks\": %u, \"events\": %" PRIu64 ", \"messages\": %" PRIu64 ", \"collectives\": %" PRIu64
            ", \"measured_ns\": %" PRId64,
@@ -177,6 +179,10 @@ static void print_text(const struct mc_config *cfg, const struct trace_cli *tr, 
         model_cli_noise_describe(stdout, m);
     else
         printf("none: every run equals the noise-free replay");
+    if (tr->fix) {
+        printf("\nclock fix   ");
+        clock_fix_cli_text(stdout, tr->fix);
+    }
     printf("\nruns        %" PRIu64 " (run r draws from seed %" PRIu64 ", run r) and one noise-free replay\n", r->runs,
            cfg->opts.seed);
     printf("ranks       %u\nevents      %" PRIu64 "\nmessages    %" PRIu64 ", collectives %" PRIu64 "\n", r->ranks,

@@ -18,6 +18,7 @@ struct replay_cli {
     struct outputs out; /* --output-trace, --perfetto */
     uint64_t runs; /* --runs N: Monte Carlo (0: a single replay) */
     uint64_t jobs; /* --jobs J: threads for the runs (0: all cores) */
+    struct clock_fix_cli fix; /* --fix-clocks */
 };
 
 static int parse_replay(struct args *a, struct replay_cli *c)
@@ -30,6 +31,8 @@ static int parse_replay(struct args *a, struct replay_cli *c)
             m = outputs_option(a, &c->out);
         if (m == 0)
             m = cli_runs_option(a, &c->runs, &c->jobs);
+        if (m == 0)
+            m = clock_fix_cli_option(a, &c->fix);
         if (m < 0)
             return 1;
         if (m == 0 && trace_cli_option(a, &c->tr, "replay"))
@@ -56,6 +59,8 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
         printf(", \"injected\": {");
         cli_print_injected_fields(stdout, res->net_noise_ps, res->os_noise_ps, res->burst_ps);
         printf("}");
+        printf(", \"clock_fix\": ");
+        clock_fix_cli_json(stdout, c->tr.fix);
         printf(", \"ranks\": %u, \"events\": %" PRIu64 ", \"messages\": %" PRIu64 ", \"rendezvous\": %" PRIu64
                ", \"collectives\": %" PRIu64 ", \"measured_ns\": %" PRId64 ", \"predicted_ns\": ",
                res->ranks, res->events, res->messages, res->rendezvous, res->collectives, res->measured_ns);
@@ -107,6 +112,10 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
                rt_format_time(a, sizeof a, (double)res->net_noise_ps / 1e3),
                rt_format_time(b, sizeof b, (double)res->os_noise_ps / 1e3),
                rt_format_time(d, sizeof d, (double)res->burst_ps / 1e3));
+    }
+    if (c->tr.fix) {
+        printf("\nclock fix   ");
+        clock_fix_cli_text(stdout, c->tr.fix);
     }
     printf("\nranks       %u\nevents      %" PRIu64 "\nmessages    %" PRIu64 " (%" PRIu64
            " rendezvous), collectives %" PRIu64 "\n",
@@ -165,8 +174,9 @@ int cmd_replay(struct args *a)
     const struct rt_region_instance *inst = NULL;
     uint64_t ninst = 0;
     int rc = 1;
-    if (rt_trace_open(c.tr.path, &t, &err))
+    if (rt_trace_open(c.tr.path, &t, &err) || clock_fix_cli_apply(&c.fix, t, &err))
         goto out;
+    c.tr.fix = c.fix.on ? &c.fix : NULL;
     uint32_t reg = RT_NONE;
     if (c.tr.region) {
         reg = rt_trace_find_region(t, c.tr.region);

@@ -31,6 +31,7 @@ struct tl_cli {
     const char *region;        /* --region NAME: the window spans its instances */
     int have_instances;
     uint64_t inst0, inst1;     /* --instances A-B */
+    struct clock_fix_cli fix;  /* --fix-clocks */
 };
 
 static int parse_ranks(const char *v, uint64_t *a, uint64_t *b)
@@ -61,6 +62,8 @@ static int parse_timeline(struct args *a, struct tl_cli *c)
         int m = model_cli_option(a, &c->model);
         if (m == 0)
             m = plot_out_option(a, &c->out);
+        if (m == 0)
+            m = clock_fix_cli_option(a, &c->fix);
         if (m < 0)
             return 1;
         if (m > 0)
@@ -529,8 +532,13 @@ int plot_timeline(struct args *a)
     memset(&tl, 0, sizeof tl);
     if (parse_timeline(a, &c) || model_cli_finish(&c.model, &opts))
         goto out;
-    if (rt_trace_open(c.path, &t, &err))
+    if (rt_trace_open(c.path, &t, &err) || clock_fix_cli_apply(&c.fix, t, &err))
         goto fail;
+    if (c.fix.on) {
+        printf("clock fix: ");
+        clock_fix_cli_text(stdout, &c.fix);
+        printf("\n");
+    }
     tl.t = t;
     uint32_t nr = rt_trace_ranks(t);
     if (nr == 0) {

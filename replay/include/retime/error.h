@@ -23,7 +23,8 @@ extern "C" {
     XX(MISMATCH, "inconsistent message or collective")                          \
     XX(DEADLOCK, "trace deadlocks under replay")                                \
     XX(RANGE, "value out of range")                                             \
-    XX(UNIT, "bad number or unit")
+    XX(UNIT, "bad number or unit")                                              \
+    XX(REMOTE, "another process of the distributed replay failed")
 
 typedef enum rt_errno {
     RT_OK = 0,

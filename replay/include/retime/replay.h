@@ -31,6 +31,25 @@ enum rt_coll_algo {
     RT_ALGO_COUNT
 };
 
+/**
+ * The processes of a distributed replay (see docs/distributed.md). Each process replays the
+ * ranks [first_rank[me], first_rank[me + 1]) and needs only their events; the processes swap
+ * the timings of the messages and collectives that cross between them. The engine calls the
+ * two operations collectively: every process makes the same calls in the same order. The
+ * results are bit-identical to a replay by one process.
+ */
+struct rt_replay_part {
+    uint32_t nprocs, me;
+    const uint32_t *first_rank; /**< nprocs + 1 entries, first_rank[nprocs] = the trace's ranks */
+    void *ud;
+    /** Sends out[p] (outlen[p] bytes) to every process p and receives what each sent to this
+     *  one in in[p] (inlen[p] bytes), valid until the next call. RT_OK or an RT_E* code. */
+    int (*exchange)(void *ud, void *const *out, const size_t *outlen, void **in, size_t *inlen);
+    /** Replaces @p v[0..n) by its element-wise minimum (@p sum = 0) or sum (@p sum = 1) over
+     *  the processes. RT_OK or an RT_E* code. */
+    int (*reduce)(void *ud, int64_t *v, size_t n, int sum);
+};
+
 struct rt_replay_options {
     struct rt_model model;
     double compute_scale;   /**< 1 = compute as measured, 0 = communication only */
@@ -47,6 +66,8 @@ struct rt_replay_options {
      *  (NULL: none). */
     const rt_burst *net_burst;
     uint64_t seed, run;
+    /** NULL: this process replays every rank. Otherwise the distributed replay's processes. */
+    const struct rt_replay_part *part;
 };
 
 /** Whether @p o injects any noise (then runs with different rt_replay_options.run differ). */

@@ -117,6 +117,16 @@ int rt_trace_open(const char *path, rt_trace **out, rt_error *err);
 /** Frees the trace; NULL is a no-op. */
 void rt_trace_close(rt_trace *trace);
 
+/**
+ * Opens part @p part of @p nparts of a trace, for a distributed replay: all definitions, but
+ * the events of one contiguous range of ranks only (the ranges split the ranks by their
+ * declared event counts; every process computes the same split). The other ranks have no
+ * events (rt_trace_events gives 0). rt_trace_part_rows tells which ranks were read.
+ */
+int rt_trace_open_part(const char *path, uint32_t nparts, uint32_t part, rt_trace **out, rt_error *err);
+/** The ranks [*first, *end) whose events @p trace holds (all of them unless opened as a part). */
+void rt_trace_part_rows(const rt_trace *trace, uint32_t *first, uint32_t *end);
+
 /** Path of the anchor file the trace was read from. */
 const char *rt_trace_path(const rt_trace *trace);
 /** Number of rows (locations with events). */
