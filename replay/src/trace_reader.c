@@ -1302,6 +1302,9 @@ static int open_trace(const char *path, uint32_t nparts, uint32_t part, rt_trace
     }
     r.t->part_first = first;
     r.t->part_end = end;
+    for (uint32_t i = 0; i < r.t->nrows; i++) /* the others' events are not read: none here */
+        if (i < first || i >= end)
+            r.t->rows[i].nevents = 0;
     uint32_t nw = read_threads(r.t), bounds[READ_MAX_THREADS + 1];
     if (nw > end - first)
         nw = end - first ? end - first : 1;

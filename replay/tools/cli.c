@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Shared pieces of the retime command-line tool. */
 #include "cli.h"
+#include "distributed.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -15,6 +16,8 @@
 int cli_die(const char *fmt, ...)
 {
     va_list ap;
+    if (dist_active() && dist_rank() != 0) /* every process found the same: process 0 says it */
+        return 1;
     va_start(ap, fmt);
     fputs("retime: error: ", stderr);
     vfprintf(stderr, fmt, ap);
@@ -25,7 +28,10 @@ int cli_die(const char *fmt, ...)
 
 int cli_fail(const rt_error *err)
 {
-    return cli_die("%s", err->msg[0] ? err->msg : rt_strerror(err->code));
+    if (err->code == RT_EREMOTE) /* the failing process tells */
+        return 1;
+    fprintf(stderr, "retime: error: %s\n", err->msg[0] ? err->msg : rt_strerror(err->code));
+    return 1;
 }
 
 int cli_opt(struct args *a, const char *name, const char **val)

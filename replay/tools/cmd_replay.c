@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "distributed.h"
 #include "montecarlo.h"
 #include "outputs.h"
 #include "progress.h"
@@ -174,7 +175,12 @@ int cmd_replay(struct args *a)
     const struct rt_region_instance *inst = NULL;
     uint64_t ninst = 0;
     int rc = 1;
-    if (rt_trace_open(c.tr.path, &t, &err) || clock_fix_cli_apply(&c.fix, t, &err))
+    if (dist_active() && (c.tr.region || outputs_wanted(&c.out) || c.fix.on)) {
+        rc = cli_die("--region, --output-trace, --perfetto and --fix-clocks need every rank's events: "
+                     "run them as one process, without mpirun");
+        goto out_quiet;
+    }
+    if (dist_trace_open(c.tr.path, &t, &opts.part, &err) || clock_fix_cli_apply(&c.fix, t, &err))
         goto out;
     c.tr.fix = c.fix.on ? &c.fix : NULL;
     uint32_t reg = RT_NONE;
@@ -186,7 +192,9 @@ int cmd_replay(struct args *a)
         }
     }
     if (c.runs) {
-        struct mc_config mc = {.trace = t, .opts = opts, .runs = c.runs, .jobs = (long)c.jobs, .region = reg};
+        /* distributed: the processes replay each run together, one run after another */
+        struct mc_config mc = {.trace = t, .opts = opts, .runs = c.runs, .jobs = opts.part ? 1 : (long)c.jobs,
+                               .region = reg};
         mc.ud = w.pg = progress_start("replay --runs", "replays", c.runs + 1);
         mc.on_done = progress_tick;
         if (cmd_montecarlo(&mc, &c.tr, &c.model, &err) == RT_OK)
@@ -220,6 +228,7 @@ out:
     progress_end(w.pg);
     if (rc)
         cli_fail(&err);
+out_quiet:
     rt_replay_result_destroy(res);
     rt_depgraph_destroy(w.g);
     rt_region_stats_destroy(w.rs);

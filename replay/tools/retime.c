@@ -10,6 +10,7 @@
 #include "retime/units.h"
 
 #include "cli.h"
+#include "distributed.h"
 #include "outputs.h"
 #include "progress.h"
 
@@ -133,7 +134,7 @@ static int take_quiet(int argc, char **argv)
     return n;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     argc = take_quiet(argc, argv);
     struct args a = {argc, 1, argv};
@@ -153,17 +154,27 @@ int main(int argc, char **argv)
         return cmd_info(&a);
     if (!strcmp(argv[1], "replay"))
         return cmd_replay(&a);
-    if (!strcmp(argv[1], "sweep"))
-        return cmd_sweep(&a);
-    if (!strcmp(argv[1], "predict"))
-        return cmd_predict(&a);
-    if (!strcmp(argv[1], "analyze"))
-        return cmd_analyze(&a);
-    if (!strcmp(argv[1], "check"))
-        return cmd_check(&a);
-    if (!strcmp(argv[1], "plot"))
-        return cmd_plot(&a);
+    static const struct {
+        const char *name;
+        int (*fn)(struct args *);
+    } cmds[] = {{"sweep", cmd_sweep}, {"predict", cmd_predict}, {"analyze", cmd_analyze},
+                {"check", cmd_check}, {"plot", cmd_plot}};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        if (strcmp(argv[1], cmds[i].name))
+            continue;
+        char what[32];
+        snprintf(what, sizeof what, "retime %s", cmds[i].name);
+        return dist_refuse(what) ? 1 : cmds[i].fn(&a);
+    }
     fprintf(stderr, "retime: error: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;
+}
+
+int main(int argc, char **argv)
+{
+    dist_init(&argc, &argv); /* under mpirun: one process of a distributed replay */
+    int rc = dispatch(argc, argv);
+    dist_finalize(rc);
+    return rc;
 }

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * retime under mpirun: each process reads its part of the trace's ranks (rt_trace_open_part)
+ * and the engine swaps message and collective timings through struct rt_replay_part, which
+ * here is MPI_Alltoall(v) and MPI_Allreduce on MPI_COMM_WORLD.
+ */
+#include "distributed.h"
+
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef RT_HAVE_MPI
+#include <mpi.h>
+#include <stdio.h>
+
+static int active;
+static int nprocs = 1, me;
+static uint32_t *first_rank;
+static struct rt_replay_part part;
+/* exchange buffers, kept from round to round */
+static int *scount, *rcount, *sdisp, *rdisp;
+static char *rbuf;
+static size_t rcap;
+
+/* Started by an MPI launcher (Open MPI, MPICH/Hydra, PMIx, Slurm's PMI)? */
+static int launched(void)
+{
+    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK", "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        if (getenv(vars[i]))
+            return 1;
+    return 0;
+}
+
+static int mpi_exchange(void *ud, void *const *out, const size_t *outlen, void **in, size_t *inlen)
+{
+    (void)ud;
+    size_t total = 0;
+    for (int p = 0; p < nprocs; p++) {
+        if (outlen[p] > (size_t)INT32_MAX)
+            return RT_ERANGE;
+        scount[p] = (int)outlen[p];
+    }
+    if (MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return RT_EIO;
+    for (int p = 0; p < nprocs; p++) {
+        sdisp[p] = p ? sdisp[p - 1] + scount[p - 1] : 0;
+        rdisp[p] = (int)total;
+        total += (size_t)rcount[p];
+    }
+    if (total > (size_t)INT32_MAX)
+        return RT_ERANGE;
+    if (total > rcap) {
+        char *b = realloc(rbuf, total);
+        if (!b)
+            return RT_ENOMEM;
+        rbuf = b;
+        rcap = total;
+    }
+    /* the send side's buffers are separate per process: pack them once */
+    size_t stotal = 0;
+    for (int p = 0; p < nprocs; p++)
+        stotal += outlen[p];
+    char *sbuf = malloc(stotal ? stotal : 1);
+    if (!sbuf)
+        return RT_ENOMEM;
+    for (int p = 0; p < nprocs; p++)
+        if (outlen[p])
+            memcpy(sbuf + sdisp[p], out[p], outlen[p]);
+    int ok = MPI_Alltoallv(sbuf, scount, sdisp, MPI_BYTE, rbuf, rcount, rdisp, MPI_BYTE, MPI_COMM_WORLD);
+    free(sbuf);
+    if (ok != MPI_SUCCESS)
+        return RT_EIO;
+    for (int p = 0; p < nprocs; p++) {
+        in[p] = rbuf + rdisp[p];
+        inlen[p] = (size_t)rcount[p];
+    }
+    return RT_OK;
+}
+
+static int mpi_reduce(void *ud, int64_t *v, size_t n, int sum)
+{
+    (void)ud;
+    while (n) { /* MPI counts are int */
+        int k = n > (size_t)INT32_MAX ? INT32_MAX : (int)n;
+        if (MPI_Allreduce(MPI_IN_PLACE, v, k, MPI_INT64_T, sum ? MPI_SUM : MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+            return RT_EIO;
+        v += k;
+        n -= (size_t)k;
+    }
+    return RT_OK;
+}
+
+void dist_init(int *argc, char ***argv)
+{
+    if (!launched() || MPI_Init(argc, argv) != MPI_SUCCESS)
+        return;
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    active = 1; /* joined, even alone, so that it also leaves */
+    if (nprocs > 1 && me != 0 && !freopen("/dev/null", "w", stdout))
+        fclose(stdout);
+}
+
+void dist_finalize(int rc)
+{
+    if (!active)
+        return;
+    free(first_rank);
+    free(scount);
+    free(rcount);
+    free(sdisp);
+    free(rdisp);
+    free(rbuf);
+    fflush(stdout);
+    (void)rc;
+    MPI_Finalize();
+}
+
+int dist_active(void) { return active && nprocs > 1; }
+unsigned dist_rank(void) { return (unsigned)me; }
+
+/* The lowest process whose @p rc failed, or -1: every process calls it. */
+static int lowest_failing(int rc)
+{
+    int v = rc ? me : nprocs, lo = nprocs;
+    if (MPI_Allreduce(&v, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return me;
+    return lo < nprocs ? lo : -1;
+}
+
+int dist_trace_open(const char *path, rt_trace **t, const struct rt_replay_part **partp, rt_error *err)
+{
+    *partp = NULL;
+    if (!dist_active())
+        return rt_trace_open(path, t, err);
+    int rc = rt_trace_open_part(path, (uint32_t)nprocs, (uint32_t)me, t, err);
+    if (!rc) {
+        first_rank = calloc((size_t)nprocs + 1, sizeof *first_rank);
+        scount = calloc((size_t)nprocs, sizeof *scount);
+        rcount = calloc((size_t)nprocs, sizeof *rcount);
+        sdisp = calloc((size_t)nprocs, sizeof *sdisp);
+        rdisp = calloc((size_t)nprocs, sizeof *rdisp);
+        if (!first_rank || !scount || !rcount || !sdisp || !rdisp)
+            rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+    }
+    int bad = lowest_failing(rc);
+    if (bad >= 0) {
+        if (bad != me)
+            rc = rt_error_set(err, RT_EREMOTE, "%s: process %d of the distributed replay failed", path, bad);
+        rt_trace_close(*t);
+        *t = NULL;
+        return rc;
+    }
+    uint32_t lo, hi;
+    rt_trace_part_rows(*t, &lo, &hi);
+    if (MPI_Allgather(&lo, 1, MPI_UINT32_T, first_rank, 1, MPI_UINT32_T, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return rt_error_set(err, RT_EIO, "%s: MPI_Allgather failed", path);
+    first_rank[nprocs] = rt_trace_ranks(*t);
+    part = (struct rt_replay_part){(uint32_t)nprocs, (uint32_t)me, first_rank, NULL, mpi_exchange, mpi_reduce};
+    *partp = &part;
+    return RT_OK;
+}
+
+#else /* a build without MPI: always one process */
+
+void dist_init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+}
+void dist_finalize(int rc) { (void)rc; }
+int dist_active(void) { return 0; }
+unsigned dist_rank(void) { return 0; }
+int dist_trace_open(const char *path, rt_trace **t, const struct rt_replay_part **part, rt_error *err)
+{
+    *part = NULL;
+    return rt_trace_open(path, t, err);
+}
+
+#endif
+
+int dist_refuse(const char *what)
+{
+    if (!dist_active())
+        return 0;
+    return cli_die("%s does not run distributed: run it as one process, without mpirun", what);
+}
