@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# retime replay under mpirun (docs/distributed.md): on every stored trace, split over 2 and 4
+# processes, the output is byte-identical to the replay by one process (Hockney; LogP-lite with
+# network, OS and bursty noise; CSV; a Monte Carlo); broken traces and what does not run
+# distributed give one error line and a non-zero exit.
+# usage: distributed.sh MPIRUN_SH RETIME MAKE_BAD_TRACES TRACES_DIR
+set -uo pipefail
+mpirun_sh=$1 retime=$2 make_bad=$3 traces=$4
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/retime-dist.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+H=(--model hockney --alpha 2.122us --beta 0.7595ns/B)
+L=(--model logp --L 1us --o_s 300ns --o_r 500ns --g 700ns --G 0.76ns/B --eager-limit 1KiB
+   --net-noise exp:mean=500ns --os-noise poisson:interval=200us,duration=exp:mean=10us
+   --net-burst mmpp:on=5us,off=20us,latency=3,bandwidth=0.5,scope=rank --seed 7)
+
+# same NAME NP ARGS...: the distributed output equals the serial one, byte for byte
+same() {
+  local name=$1 np=$2
+  shift 2
+  "$retime" "$@" >"$tmp/serial" 2>"$tmp/serial.err" || { bad "$name: serial run failed: $(cat "$tmp/serial.err")"; return; }
+  if ! "$mpirun_sh" -np "$np" "$retime" "$@" >"$tmp/dist" 2>"$tmp/dist.err"; then
+    bad "$name: -np $np failed: $(head -3 "$tmp/dist.err")"
+    return
+  fi
+  if cmp -s "$tmp/serial" "$tmp/dist" && [ -s "$tmp/dist" ]; then
+    ok "$name -np $np ($(wc -c <"$tmp/dist") bytes identical)"
+  else
+    bad "$name -np $np: output differs"
+    diff "$tmp/serial" "$tmp/dist" | head -10
+  fi
+}
+
+n=0
+for t in "$traces"/shift*; do
+  name=$(basename "$t")
+  same "$name json" 2 replay "$t" "${H[@]}" --format json
+  same "$name json" 4 replay "$t" "${H[@]}" --format json
+  n=$((n + 1))
+done
+[ "$n" -ge 7 ] && ok "all $n stored traces" || bad "only $n stored traces"
+same "logp+noise 3d" 3 replay "$traces/shift3d-isend-p64-k1-m1000" "${L[@]}" --format json
+same "logp+noise 1d rendezvous" 4 replay "$traces/shift1d-ssend-p8-k2-m100000" "${L[@]}" --format json
+same "text" 2 replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}"
+same "csv" 3 replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" --format csv
+same "monte carlo" 2 replay "$traces/shift1d-ssend-p8-k2-m1000" "${L[@]}" --runs 4 --format json
+same "3 processes, uneven split" 3 replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" --format json
+
+# one_error NAME EXPECTED ARGS...: mpirun -np 2 fails with exactly one error line containing EXPECTED
+one_error() {
+  local name=$1 want=$2
+  shift 2
+  if "$mpirun_sh" -np 2 "$retime" "$@" >"$tmp/out" 2>"$tmp/err"; then
+    bad "$name: succeeded"
+    return
+  fi
+  local lines
+  lines=$(grep -c '^retime: error:' "$tmp/err")
+  if [ "$lines" = 1 ] && grep -q -- "$want" "$tmp/err"; then
+    ok "$name: $(grep '^retime: error:' "$tmp/err")"
+  else
+    bad "$name: $lines error lines, want one with '$want'"
+    cat "$tmp/err" | head -5
+  fi
+}
+
+"$make_bad" "$tmp/bad" >/dev/null || { bad "cannot make broken traces"; exit 1; }
+same "more processes than ranks" 2 replay "$tmp/bad/one-rank" "${H[@]}" --format json
+one_error deadlock "deadlock: rank 0 event 1 (MPI_Recv from rank 1, tag 0) waits for rank 1, which is blocked at event 1 (MPI_Recv)" \
+  replay "$tmp/bad/deadlock" "${H[@]}"
+one_error unmatched-send "unmatched send: rank 0 event 4 (MPI_Send to rank 1, tag 7" replay "$tmp/bad/unmatched-send" "${H[@]}"
+# rank 1 is read by process 1 only: its error is the one reported
+cp -r "$tmp/bad/good" "$tmp/bad/truncated-evt"
+evt="$tmp/bad/truncated-evt/traces/1.evt"
+truncate -s $(($(stat -c %s "$evt") / 2)) "$evt"
+one_error truncated "location 1 (rank 1): event data truncated or corrupt" replay "$tmp/bad/truncated-evt" "${H[@]}"
+one_error missing "no-such-trace" replay "$tmp/no-such-trace" "${H[@]}"
+one_error analyze "retime analyze does not run distributed" analyze "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}"
+one_error region "need every rank's events" replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" --region MPI_Barrier
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ] && echo "PASS: distributed replay"
+[ "$fail" = 0 ]
