@@ -323,7 +323,7 @@ static void publish_post(struct cf *c, uint32_t id, rt_time_ns lc, rt_time_ns or
     m->send_waiter = NIL;
 }
 
-/* Whether event @p k of a rank is a receive post (in an MPI call, posted at the call's Enter). */
+/* Whether @p e posts a receive (inside an MPI call it is posted at the call's Enter). */
 static int is_post(const struct rt_event *e)
 {
     return e->kind == RT_EV_RECV || (e->kind == RT_EV_IRECV_REQUEST && !(e->flags & RT_EVF_CANCELLED));
@@ -452,6 +452,15 @@ static rt_time_ns top2_without(const struct top2 *m, uint32_t who)
     return m->who1 == who ? m->v2 : m->v1;
 }
 
+/* The root row of collective begin @p b: rooted operations without one are rooted at communicator
+ * rank 0, as the replay does; RT_NONE for the others. */
+static uint32_t root_of(const struct rt_event *b, const struct rt_comm *cm)
+{
+    if (shape_of(b->aux) != ONETON && shape_of(b->aux) != NTOONE)
+        return RT_NONE;
+    return b->ref == RT_NONE ? cm->members[0] : b->ref;
+}
+
 /* Communicator rank of row @p row in @p comm (RT_NONE when it is no member); the reverse of the
  * member table is built on the communicator's first collective. */
 static int comm_rank(struct cf *c, uint32_t comm, const struct rt_comm *cm, uint32_t row, uint32_t *out)
@@ -541,20 +550,18 @@ static int publish_begin(struct cf *c, uint32_t r, uint64_t j, rt_time_ns lc, rt
         *k = (struct coll){.seq = seq, .first_ev = j, .comm = b->comm, .op = b->aux, .size = cm->size,
                            .waiters = NIL, .first_rank = r, .used = 1,
                            .lc = {NONE_T, NONE_T, NIL}, .orig = {NONE_T, NONE_T, NIL}};
-        /* Rooted operations without a root are rooted at communicator rank 0, as the replay does. */
-        k->root = shape_of(b->aux) == ONETON || shape_of(b->aux) == NTOONE
-                      ? (b->ref == RT_NONE ? cm->members[0] : b->ref) : RT_NONE;
+        k->root = root_of(b, cm);
         if (shape_of(b->aux) == SCAN) {
             k->pre_lc = malloc((size_t)cm->size * sizeof *k->pre_lc);
             k->pre_orig = malloc((size_t)cm->size * sizeof *k->pre_orig);
             k->mark = calloc(cm->size, 1);
         }
-        if (rt__map_put(&c->coll_of, b->comm, seq, id) || (shape_of(b->aux) == SCAN && (!k->pre_lc || !k->pre_orig || !k->mark)))
+        if (rt__map_put(&c->coll_of, b->comm, seq, id) ||
+            (shape_of(b->aux) == SCAN && (!k->pre_lc || !k->pre_orig || !k->mark)))
             return oom(c); /* the pass's cleanup frees the arrays */
     }
     struct coll *k = &c->colls[id];
-    uint32_t root = shape_of(b->aux) == ONETON || shape_of(b->aux) == NTOONE
-                        ? (b->ref == RT_NONE ? cm->members[0] : b->ref) : RT_NONE;
+    uint32_t root = root_of(b, cm);
     if (k->op != b->aux || k->root != root)
         return rt_error_set(c->err, RT_EMISMATCH,
                             "%s: clock fix: collective mismatch on comm '%s': rank %u event %" PRIu64 " (%s, root %d) vs "
@@ -844,8 +851,8 @@ static int diagnose(struct cf *c)
                                 "comm '%s', %" PRIu64 " bytes): rank %u never sends it",
                                 c->path, r, R->cur, s, post->aux, comm_name(c, post->comm), post->bytes, s);
         return rt_error_set(c->err, RT_EDEADLOCK,
-                            "%s: clock fix: rank %u event %" PRIu64 " (receive from rank %u, tag %u) waits for rank %u, "
-                            "which waits at event %" PRIu64 ": the receives cannot all come after their sends",
+                            "%s: clock fix: deadlock: rank %u event %" PRIu64 " (receive from rank %u, tag %u) waits for rank %u, "
+                            "which waits at event %" PRIu64 ": no order puts every receive after its send",
                             c->path, r, R->cur, s, post->aux, s, c->ranks[s].cur);
     }
     return RT_OK;
@@ -928,6 +935,9 @@ int rt_trace_fix_clocks(rt_trace *t, const struct rt_clock_fix_options *o, struc
     rep->worst_rank = RT_NONE;
     if (!t)
         return rt_error_set(err, RT_EINVAL, "clock fix: no trace");
+    if (t->part_first != 0 || t->part_end != t->nrows) /* messages cross the parts */
+        return rt_error_set(err, RT_EINVAL, "%s: clock fix: needs every rank's events, not a part of the trace",
+                            t->path);
     if (o->min_latency_ns < 0 || o->min_latency_ns > RT_CLOCK_FIX_MAX_LMIN_NS)
         return rt_error_set(err, RT_EINVAL, "%s: clock fix: minimum latency %" PRId64 " ns is outside 0 ns .. 1 s",
                             t->path, o->min_latency_ns);

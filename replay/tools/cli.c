@@ -208,8 +208,9 @@ int clock_fix_cli_option(struct args *a, struct clock_fix_cli *f)
     return 1;
 }
 
-int clock_fix_cli_apply(struct clock_fix_cli *f, rt_trace *t, rt_error *err)
+int clock_fix_cli_apply(struct clock_fix_cli *f, rt_trace *t, rt_bytes eager_limit, rt_error *err)
 {
+    f->opts.eager_limit_bytes = eager_limit;
     return f->on ? rt_trace_fix_clocks(t, &f->opts, &f->rep, err) : RT_OK;
 }
 
@@ -235,6 +236,7 @@ void clock_fix_cli_json(FILE *f, const struct clock_fix_cli *fx)
     const struct rt_clock_fix_report *r = &fx->rep;
     fprintf(f, "{\"min_latency_ns\": %" PRId64 ", \"gamma\": ", fx->opts.min_latency_ns);
     cli_print_double(f, fx->opts.gamma);
+    fprintf(f, ", \"eager_limit_bytes\": %" PRIu64, fx->opts.eager_limit_bytes);
     fprintf(f, ", \"constraints\": %" PRIu64 ", \"violations_before\": %" PRIu64 ", \"violations_after\": %" PRIu64
                ", \"worst_ns\": %" PRId64 ", ",
             r->constraints, r->violations_before, r->violations_after, r->worst_ns);

@@ -61,8 +61,9 @@ struct clock_fix_cli {
 };
 /* 1 consumed, 0 not ours, -1 error (printed). */
 int clock_fix_cli_option(struct args *a, struct clock_fix_cli *f);
-/* Corrects @p t when --fix-clocks was given: RT_OK or the error, in @p err. */
-int clock_fix_cli_apply(struct clock_fix_cli *f, rt_trace *t, rt_error *err);
+/* Corrects @p t when --fix-clocks was given, with the replay's @p eager_limit deciding which sends
+ * are rendezvous (as the replay and analyze see them): RT_OK or the error, in @p err. */
+int clock_fix_cli_apply(struct clock_fix_cli *f, rt_trace *t, rt_bytes eager_limit, rt_error *err);
 /* "1 violation of 1 constraint (worst 500 ns at rank 1 event 1), 2 events moved, ..." (no newline). */
 void clock_fix_cli_text(FILE *f, const struct clock_fix_cli *fx);
 /* JSON object {"min_latency_ns": ..., "violations_before": ...}, or null for NULL. */

@@ -435,7 +435,7 @@ int cmd_analyze(struct args *a)
     struct rt_measured_info mi;
     struct rt_replay_result noisy = {0};
     int rc = 1;
-    if (rt_trace_open(c.tr.path, &t, &err) || clock_fix_cli_apply(&c.fix, t, &err))
+    if (rt_trace_open(c.tr.path, &t, &err) || clock_fix_cli_apply(&c.fix, t, opts.eager_limit, &err))
         goto out;
     c.tr.fix = c.fix.on ? &c.fix : NULL;
     free_opts = rt_replay_options_noise_free(&opts);

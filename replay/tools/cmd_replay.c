@@ -180,7 +180,7 @@ int cmd_replay(struct args *a)
                      "run them as one process, without mpirun");
         goto out_quiet;
     }
-    if (dist_trace_open(c.tr.path, &t, &opts.part, &err) || clock_fix_cli_apply(&c.fix, t, &err))
+    if (dist_trace_open(c.tr.path, &t, &opts.part, &err) || clock_fix_cli_apply(&c.fix, t, opts.eager_limit, &err))
         goto out;
     c.tr.fix = c.fix.on ? &c.fix : NULL;
     uint32_t reg = RT_NONE;

@@ -73,7 +73,7 @@ void rt_clock_fix_options_init(struct rt_clock_fix_options *o);
  * lower communicator ranks). Events keep their order on each rank, times only move
  * forward, and a trace without violations is left bit-identical. O(events) time; memory for
  * the channels and the messages and collectives in flight.
- * @param t    the trace, as rt_trace_open returned it
+ * @param t    the trace, as rt_trace_open returned it (not a part of one: RT_EINVAL)
  * @param o    the parameters (NULL: the defaults)
  * @param rep  optional: receives what was done
  * @param err  optional error record
