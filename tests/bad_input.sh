@@ -35,7 +35,8 @@
 #   unmatched-send       send without receive: "unmatched send: rank 0 event 4 (MPI_Send to rank 1, tag 7"
 #   deadlock             2 ranks receive first: "deadlock: rank 0 event 1 (MPI_Recv from rank 1"
 #   deadlock3            3-rank cycle of receives: "deadlock: rank 0 event 1 (MPI_Recv from rank 1,
-#                        tag 0) waits for rank 1, which is blocked at event 1 (MPI_Recv)"
+#                        tag 0) waits for rank 1, which is blocked at event 1 (MPI_Recv); the cycle:
+#                        rank 0 -> 1 -> 2 -> 0"
 #   missing-collective   barrier rank 1 never enters: "waits for a collective that only 1 of 2 ranks enter"
 #   collective-mismatch  barrier vs allreduce: "collective mismatch on comm 'MPI_COMM_WORLD'"
 #   size-mismatch        100 bytes sent, 200 received: "inconsistent message: rank 0 event 1"
@@ -173,7 +174,7 @@ expect unmatched-send \
   "$retime" replay "$work/unmatched-send" "${H[@]}"
 expect deadlock "deadlock: rank 0 event 1 (MPI_Recv from rank 1" "$retime" replay "$work/deadlock" "${H[@]}"
 expect deadlock3 \
-  "deadlock: rank 0 event 1 (MPI_Recv from rank 1, tag 0) waits for rank 1, which is blocked at event 1 (MPI_Recv)" \
+  "deadlock: rank 0 event 1 (MPI_Recv from rank 1, tag 0) waits for rank 1, which is blocked at event 1 (MPI_Recv); the cycle: rank 0 -> 1 -> 2 -> 0" \
   "$retime" replay "$work/deadlock3" "${H[@]}"
 expect missing-collective \
   "deadlock: rank 0 event 2 (MPI_Barrier on comm 'MPI_COMM_WORLD') waits for a collective that only 1 of 2 ranks enter" \

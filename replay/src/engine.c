@@ -207,7 +207,8 @@ struct engine {
     uint32_t nmarked;
     struct qent *later;             /* entries put off this round */
     size_t nlater, caplater;
-    int64_t *remote_state;          /* per rank, for the diagnosis: state + 1, cursor, call region */
+    int64_t *remote_state;          /* per rank, for the diagnosis: state + 1, cursor, call region + 1,
+                                     * the rank it waits for + 1 (RS values) */
 };
 
 /* ------------------------------------------------------------------ helpers */
@@ -359,6 +360,8 @@ static rt_time_ps cpu(struct engine *E, uint32_t r, rt_time_ps t, rt_time_ps wor
 }
 
 /* Name of the MPI call that holds event @p j of rank @p r (for messages only: scans back). */
+#define RS 4 /* values per rank in remote_state */
+
 static uint32_t call_region(const struct engine *E, uint32_t r, uint64_t j)
 {
     const struct rt_event *ev = E->ranks[r].ev;
@@ -379,8 +382,8 @@ static const char *call_name(const struct engine *E, uint32_t r, uint64_t j)
     uint32_t reg = RT_NONE;
     if (owned(E, r) && j < E->ranks[r].nev)
         reg = call_region(E, r, j);
-    else if (E->remote_state && E->remote_state[3 * (size_t)r] && j == (uint64_t)E->remote_state[3 * (size_t)r + 1])
-        reg = (uint32_t)(E->remote_state[3 * (size_t)r + 2] - 1); /* where another process's rank stopped */
+    else if (E->remote_state && E->remote_state[RS * (size_t)r] && j == (uint64_t)E->remote_state[RS * (size_t)r + 1])
+        reg = (uint32_t)(E->remote_state[RS * (size_t)r + 2] - 1); /* where another process's rank stopped */
     else
         return "?";
     return reg == RT_NONE ? "no MPI call" : rt_trace_region(E->t, reg)->name;
@@ -1761,14 +1764,57 @@ static uint8_t rank_state(const struct engine *E, uint32_t r)
 {
     if (owned(E, r) || !E->remote_state)
         return E->ranks[r].state;
-    return (uint8_t)(E->remote_state[3 * (size_t)r] - 1);
+    return (uint8_t)(E->remote_state[RS * (size_t)r] - 1);
 }
 
 static uint64_t rank_cursor(const struct engine *E, uint32_t r)
 {
     if (owned(E, r) || !E->remote_state)
         return E->ranks[r].cursor;
-    return (uint64_t)E->remote_state[3 * (size_t)r + 1];
+    return (uint64_t)E->remote_state[RS * (size_t)r + 1];
+}
+
+/* The rank that blocked rank @p r waits for (a message's peer), or RT_NONE (a collective, none). */
+static uint32_t waits_for(const struct engine *E, uint32_t r)
+{
+    if (!owned(E, r)) {
+        if (!E->remote_state || !E->remote_state[RS * (size_t)r + 3])
+            return RT_NONE;
+        return (uint32_t)(E->remote_state[RS * (size_t)r + 3] - 1);
+    }
+    const struct rank *R = &E->ranks[r];
+    if (R->state == R_DONE || R->cursor >= R->nev)
+        return RT_NONE;
+    const struct rt_event *e = &R->ev[R->cursor];
+    if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV)
+        return (e->kind == RT_EV_RECV ? e : &R->ev[e->ref])->ref;
+    if (e->kind == RT_EV_ISEND_COMPLETE || e->kind == RT_EV_LEAVE) {
+        uint64_t p = e->kind == RT_EV_ISEND_COMPLETE ? pending_of((struct rank *)R, e->ref) : UINT64_MAX;
+        if (p != UINT64_MAX && !(p & COLL_BIT))
+            return E->msgs[p].dst;
+        for (uint32_t i = 0; i < R->nwaits; i++)
+            if (!(E->msgs[R->waits[i]].flags & M_SDONE))
+                return E->msgs[R->waits[i]].dst;
+    }
+    return RT_NONE;
+}
+
+/* Appends to @p buf the cycle of waiting ranks that rank @p r is in, if it is in one. */
+static void wait_cycle(const struct engine *E, uint32_t r, char *buf, size_t n)
+{
+    uint32_t x = r, steps = 0;
+    do { /* r is on a cycle when following the waits from it comes back to it */
+        x = waits_for(E, x);
+    } while (x != RT_NONE && x != r && ++steps <= E->nranks);
+    if (x != r || steps < 2) /* two ranks: the message already names both */
+        return;
+    size_t len = strlen(buf);
+    len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "; the cycle: rank %u", r);
+    for (x = waits_for(E, r); len < n; x = waits_for(E, x)) {
+        len += (size_t)snprintf(buf + len, n - len, " -> %u", x);
+        if (x == r)
+            break;
+    }
 }
 
 /* Every process learns where every rank stopped, for the diagnosis of a replay that did not finish. */
@@ -1778,11 +1824,13 @@ static int share_states(struct engine *E)
     for (uint32_t r = E->lo; r < E->hi; r++) {
         const struct rank *R = &E->ranks[r];
         uint32_t reg = R->cursor < R->nev ? call_region(E, r, R->cursor) : RT_NONE;
-        v[3 * (size_t)r] = (int64_t)R->state + 1;
-        v[3 * (size_t)r + 1] = (int64_t)R->cursor;
-        v[3 * (size_t)r + 2] = reg == RT_NONE ? 0 : (int64_t)reg + 1;
+        v[RS * (size_t)r] = (int64_t)R->state + 1;
+        v[RS * (size_t)r + 1] = (int64_t)R->cursor;
+        v[RS * (size_t)r + 2] = reg == RT_NONE ? 0 : (int64_t)reg + 1;
+        uint32_t w = waits_for(E, r);
+        v[RS * (size_t)r + 3] = w == RT_NONE ? 0 : (int64_t)w + 1;
     }
-    int rc = E->part->reduce(E->part->ud, v, 3 * (size_t)E->nranks, 1);
+    int rc = E->part->reduce(E->part->ud, v, RS * (size_t)E->nranks, 1);
     return rc ? rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t)) : RT_OK;
 }
 
@@ -1828,6 +1876,7 @@ static int share_results(struct engine *E)
 static int diagnose(struct engine *E)
 {
     const char *path = rt_trace_path(E->t);
+    int rc;
     for (uint32_t r = 0; r < E->nranks; r++) {
         struct rank *R = &E->ranks[r];
         if (R->state == R_DONE)
@@ -1842,10 +1891,13 @@ static int diagnose(struct engine *E)
                                     "%s: unmatched receive: rank %u event %llu (%s from rank %u, tag %u, comm '%s', %llu bytes): rank %u never sends it",
                                     path, r, (unsigned long long)j, call_name(E, r, j), s, post_ev->aux,
                                     comm_name(E, post_ev->comm), (unsigned long long)post_ev->bytes, s);
-            return rt_error_set(E->err, RT_EDEADLOCK,
+            rc = rt_error_set(E->err, RT_EDEADLOCK,
                                 "%s: deadlock: rank %u event %llu (%s from rank %u, tag %u) waits for rank %u, which is blocked at event %llu (%s)",
                                 path, r, (unsigned long long)j, call_name(E, r, j), s, post_ev->aux, s,
                                 (unsigned long long)rank_cursor(E, s), call_name(E, s, rank_cursor(E, s)));
+            if (E->err)
+                wait_cycle(E, r, E->err->msg, sizeof E->err->msg);
+            return rc;
         }
         if (e->kind == RT_EV_LEAVE || e->kind == RT_EV_ISEND_COMPLETE) {
             uint32_t id = UINT32_MAX;
@@ -1862,10 +1914,13 @@ static int diagnose(struct engine *E)
                                         "%s: unmatched send: rank %u event %llu (%s to rank %u, tag %u, comm '%s', %llu bytes, rendezvous): rank %u never receives it",
                                         path, r, (unsigned long long)m->send_ev, call_name(E, r, m->send_ev), m->dst,
                                         m->tag, comm_name(E, m->comm), (unsigned long long)m->bytes, m->dst);
-                return rt_error_set(E->err, RT_EDEADLOCK,
+                rc = rt_error_set(E->err, RT_EDEADLOCK,
                                     "%s: deadlock: rank %u event %llu (%s to rank %u, tag %u, rendezvous) waits for rank %u, which is blocked at event %llu (%s)",
                                     path, r, (unsigned long long)m->send_ev, call_name(E, r, m->send_ev), m->dst, m->tag,
                                     m->dst, (unsigned long long)rank_cursor(E, m->dst), call_name(E, m->dst, rank_cursor(E, m->dst)));
+                if (E->err)
+                    wait_cycle(E, r, E->err->msg, sizeof E->err->msg);
+                return rc;
             }
         }
         if (e->kind == RT_EV_COLL_END) {
@@ -1985,7 +2040,7 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         E.out = calloc(P->nprocs, sizeof *E.out);
         E.mark = calloc(E.nranks ? E.nranks : 1, 1);
         E.marked = calloc(E.nranks ? E.nranks : 1, sizeof *E.marked);
-        E.remote_state = calloc(3 * (size_t)(E.nranks ? E.nranks : 1), sizeof *E.remote_state);
+        E.remote_state = calloc(RS * (size_t)(E.nranks ? E.nranks : 1), sizeof *E.remote_state);
     }
     rt_time_ns first = INT64_MAX, last = INT64_MIN;
     for (uint32_t r = 0; r < E.nranks; r++) {
