@@ -1731,6 +1731,7 @@ static int run_rounds(struct engine *E)
             return rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
         E->T = v[0];
         E->tau = (uint8_t)tau;
+        E->res->rounds++;
         while (E->nheap && !E->failed) {
             struct qent q = pop(E);
             if (entry_ok(E, &q)) {

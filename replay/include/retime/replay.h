@@ -139,6 +139,7 @@ struct rt_replay_result {
     rt_time_ps net_noise_ps;      /**< network noise injected, summed over messages */
     rt_time_ps os_noise_ps;       /**< CPU time lost to OS detours, summed over ranks */
     rt_time_ps burst_ps;          /**< extra wire time of messages sent in a burst, summed */
+    uint64_t rounds;              /**< distributed replay: rounds of exchange (0 for one process) */
 };
 
 /** Fills @p o with defaults: Hockney α = β = 0, compute scale 1, eager limit 64 KiB. */
