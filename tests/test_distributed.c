@@ -173,21 +173,28 @@ static void check_edges(void)
         rt_replay_result_destroy(ref);
         rt_trace_close(t);
     }
-    /* both ranks receive first: a deadlock; and a receive nobody sends */
-    static const char *names[] = {"deadlock", "unmatched"};
-    for (int k = 0; k < 2; k++) {
+    /* Broken traces: each process layout must report what the serial replay reports, at the
+     * process that finds it (the lowest one when several do), and RT_EREMOTE elsewhere. */
+    static const char *names[] = {"deadlock", "unmatched", "size-from-rank-1", "collective-mismatch"};
+    static const int finder[] = {0, 0, 1, 0}; /* the process whose ranks show the problem */
+    for (int k = 0; k < 4; k++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[k]);
         b = tb_create(path, 2);
-        for (uint32_t r = 0; r < 2; r++) {
-            if (k == 1 && r == 1)
-                continue;
-            tb_enter(b, r, 0, "MPI_Recv");
-            tb_recv(b, r, 100, 1 - r, 0, 100);
-            tb_leave(b, r, 200, "MPI_Recv");
-        }
-        if (k == 1) {
-            tb_enter(b, 1, 0, "compute");
-            tb_leave(b, 1, 50, "compute");
+        if (k == 0 || k == 1) { /* both ranks receive first; or rank 1 never sends */
+            for (uint32_t r = 0; r < 2; r++) {
+                if (k == 1 && r == 1) {
+                    tb_enter(b, 1, 0, "compute");
+                    tb_leave(b, 1, 50, "compute");
+                    continue;
+                }
+                tb_call_recv(b, r, 0, 200, 1 - r, 0, 100);
+            }
+        } else if (k == 2) { /* rank 1 sends 100 bytes, rank 0 receives 200: found where rank 1 is */
+            tb_call_recv(b, 0, 0, 200, 1, 0, 200);
+            tb_call_send(b, 1, 100, 300, "MPI_Send", 0, 0, 100);
+        } else { /* a barrier meets an allreduce */
+            tb_collective(b, 0, 0, 100, "MPI_Barrier", OTF2_COLLECTIVE_OP_BARRIER, OTF2_UNDEFINED_UINT32, 0, 0);
+            tb_collective(b, 1, 50, 100, "MPI_Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_UNDEFINED_UINT32, 8, 8);
         }
         CHECK_EQ_INT(tb_close(b), 0);
         t = NULL;
@@ -200,13 +207,13 @@ static void check_edges(void)
         int src = rt_replay_run(t, &variants[0], NULL, &ref, &err);
         CHECK(src != RT_OK);
         CHECK_EQ_INT(pt_run(t, &variants[0], NULL, 2, res, rcs, errs), 0);
-        CHECK_EQ_INT(rcs[0], src); /* the lowest failing process says what the serial replay says */
-        CHECK(strcmp(errs[0].msg, err.msg) == 0);
-        if (strcmp(errs[0].msg, err.msg))
-            fprintf(stderr, "distributed: %s\nserial:      %s\n", errs[0].msg, err.msg);
-        CHECK_EQ_INT(rcs[1], RT_EREMOTE);
-        CHECK(strstr(errs[1].msg, "process 0") != NULL);
-        printf("%s in 2 parts: %s\n", names[k], errs[0].msg);
+        int f = finder[k], o = 1 - finder[k];
+        CHECK_EQ_INT(rcs[f], src);
+        CHECK(strcmp(errs[f].msg, err.msg) == 0);
+        if (strcmp(errs[f].msg, err.msg))
+            fprintf(stderr, "distributed: %s\nserial:      %s\n", errs[f].msg, err.msg);
+        CHECK_EQ_INT(rcs[o], RT_EREMOTE);
+        printf("%s in 2 parts, process %d: %s\n", names[k], f, errs[f].msg);
         rt_trace_close(t);
     }
     char cmd[300];

@@ -157,7 +157,7 @@ struct rank {
  *   FX_CDONE    member i's result: t1 done, t2 t3 ports, src origin member, ev1 its COLL_BEGIN (comm, n) */
 enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CDONE, FX_KINDS };
 struct fx {
-    uint32_t kind, comm, tag, src, dst, i, flags, pad;
+    uint32_t kind, comm, tag, src, dst, i, flags, reg; /* reg: the MPI call's region + 1 (errors) */
     uint64_t n, ev1, ev2, bytes, id;
     rt_time_ps t1, t2, t3;
 };
@@ -207,6 +207,8 @@ struct engine {
     uint32_t nmarked;
     struct qent *later;             /* entries put off this round */
     size_t nlater, caplater;
+    uint32_t hint_rank, hint_region; /* the MPI call of another process's event hint_ev, from its record */
+    uint64_t hint_ev;
     int64_t *remote_state;          /* per rank, for the diagnosis: state + 1, cursor, call region + 1,
                                      * the rank it waits for + 1 (RS values) */
 };
@@ -382,6 +384,8 @@ static const char *call_name(const struct engine *E, uint32_t r, uint64_t j)
     uint32_t reg = RT_NONE;
     if (owned(E, r) && j < E->ranks[r].nev)
         reg = call_region(E, r, j);
+    else if (r == E->hint_rank && j == E->hint_ev)
+        reg = E->hint_region;
     else if (E->remote_state && E->remote_state[RS * (size_t)r] && j == (uint64_t)E->remote_state[RS * (size_t)r + 1])
         reg = (uint32_t)(E->remote_state[RS * (size_t)r + 2] - 1); /* where another process's rank stopped */
     else
@@ -895,8 +899,10 @@ static int coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row, 
     c->max_begin = begin > c->max_begin ? begin : c->max_begin;
     c->arrived++;
     if (c->coord != (E->part ? E->part->me : 0)) { /* the coordinator counts and times it */
+        uint32_t reg = call_region(E, row, ev);
         struct fx f = {.kind = FX_CPOST, .comm = c->comm, .n = c->seq, .i = me, .src = row, .t1 = begin,
-                       .bytes = sent, .ev2 = recv, .ev1 = ev, .tag = op, .dst = root, .flags = (uint32_t)vector};
+                       .bytes = sent, .ev2 = recv, .ev1 = ev, .tag = op, .dst = root, .flags = (uint32_t)vector,
+                       .reg = reg == RT_NONE ? 0 : reg + 1};
         return fx_send(E, member_row(E, c, 0), &f) ? oom(E) : 0;
     }
     return c->arrived == c->size ? coll_ready(E, id) : 0;
@@ -1447,8 +1453,9 @@ static int post_remote_recv(struct engine *E, uint32_t r, uint64_t j, uint64_t p
     m->recv_post = t;
     if (!(m->flags & M_SEND))
         m->bytes = e->bytes;
+    uint32_t reg = call_region(E, r, j);
     struct fx f = {.kind = FX_RPOST, .comm = e->comm, .tag = e->aux, .src = e->ref, .dst = r, .t1 = t,
-                   .ev1 = post_ev, .ev2 = j, .bytes = e->bytes};
+                   .ev1 = post_ev, .ev2 = j, .bytes = e->bytes, .reg = reg == RT_NONE ? 0 : reg + 1};
     if (fx_send(E, e->ref, &f) || pt_put(&E->ranks[r].pending, j, id))
         return oom(E);
     return 0;
@@ -1458,6 +1465,14 @@ static int bad_fx(struct engine *E, uint32_t from, const struct fx *f)
 {
     return E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: distributed replay: process %u sent a bad message (kind %u)",
                                     rt_trace_path(E->t), from, f->kind);
+}
+
+/* What another process's event @p ev of rank @p rank is in (its record's reg), for error messages. */
+static void hint(struct engine *E, uint32_t rank, uint64_t ev, uint32_t reg)
+{
+    E->hint_rank = rank;
+    E->hint_ev = ev;
+    E->hint_region = reg && reg <= rt_trace_regions(E->t) ? reg - 1 : RT_NONE;
 }
 
 /* Applies what process @p from sent. */
@@ -1490,6 +1505,7 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
             if (id == UINT32_MAX)
                 return oom(E);
             E->msgs[id].flags |= M_VRECV;
+            hint(E, f->dst, f->ev2, f->reg); /* names the receive's call in an error */
             if (recv_side(E, id, f->ev2, f->ev1, f->bytes, f->t1) || schedule_if_ready(E, id))
                 return E->failed;
             vrecv_release(E, id);
@@ -1516,6 +1532,7 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
         return bad_fx(E, from, f);
     uint32_t id;
     if (f->kind == FX_CPOST) {
+        hint(E, f->src, f->ev1, f->reg);
         if (f->src >= nr || coll_record(E, f->comm, f->n, f->tag, f->dst, f->src, f->ev1, &id))
             return E->failed ? E->failed : bad_fx(E, from, f);
         return coll_enter(E, id, f->i, f->src, f->ev1, f->tag, f->dst, f->t1, f->bytes, f->ev2, f->flags != 0);
@@ -1838,7 +1855,7 @@ static int share_states(struct engine *E)
 /* One error for all: the lowest failing process keeps its own, the others say it stopped them. */
 static int agree(struct engine *E, int rc)
 {
-    int64_t v = rc ? (int64_t)E->part->me : INT64_MAX;
+    int64_t v = rc && rc != RT_EREMOTE ? (int64_t)E->part->me : INT64_MAX; /* the first real error */
     int prc = E->part->reduce(E->part->ud, &v, 1, 0);
     if (prc)
         return rc ? rc : rt_error_set(E->err, prc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
@@ -2002,6 +2019,7 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     E.err = err;
     E.nranks = rt_trace_ranks(trace);
     E.freemsg = E.freecoll = UINT32_MAX;
+    E.hint_rank = RT_NONE;
     E.res = calloc(1, sizeof *E.res);
     E.ranks = calloc(E.nranks ? E.nranks : 1, sizeof *E.ranks);
     if (E.res) {
