@@ -62,10 +62,10 @@ enum {
  * sender and its send event; COLL the communicator and the instance's number on it. */
 struct qent {
     rt_time_ps t;
-    uint64_t key;
+    uint64_t tk; /* type << 61 | key: one comparison orders by type, then key */
     uint32_t id;
-    uint8_t type;
 };
+#define QTYPE(q) ((uint8_t)((q)->tk >> 61))
 #define MSG_KEY(src, ev) ((uint64_t)(src) << 40 | ((ev) & ((1ull << 40) - 1)))
 
 struct msg {
@@ -399,15 +399,18 @@ static const char *comm_name(const struct engine *E, uint32_t c)
     return cm && cm->name[0] ? cm->name : "?";
 }
 
-static int qless(const struct qent *a, const struct qent *b)
+#if defined(__GNUC__)
+#define RT_HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define RT_HOT_INLINE static inline
+#endif
+
+RT_HOT_INLINE int qless(const struct qent *a, const struct qent *b)
 {
-    if (a->t != b->t)
-        return a->t < b->t;
-    if (a->type != b->type)
-        return a->type < b->type;
-    return a->key < b->key;
+    return a->t < b->t || (a->t == b->t && a->tk < b->tk);
 }
 
+/* Keys stay below 2^61: ranks and communicators below 2^21, event indices below 2^40. */
 static int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id, uint64_t key)
 {
     if (E->nheap == E->capheap) {
@@ -418,7 +421,7 @@ static int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id, uint6
         E->heap = n;
         E->capheap = ncap;
     }
-    struct qent q = {t, key, id, type};
+    struct qent q = {t, (uint64_t)type << 61 | (key & ((1ull << 61) - 1)), id};
     size_t i = E->nheap++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
@@ -432,7 +435,7 @@ static int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id, uint6
     return 0;
 }
 
-static struct qent pop(struct engine *E)
+RT_HOT_INLINE struct qent pop(struct engine *E)
 {
     struct qent top = E->heap[0];
     struct qent last = E->heap[--E->nheap];
@@ -522,7 +525,7 @@ static int schedule_if_ready(struct engine *E, uint32_t id)
 }
 
 /* The index of channel (comm, tag, src, dst), made on first use; UINT32_MAX out of memory. */
-static uint32_t chan_index(struct engine *E, uint32_t comm, uint32_t tag, uint32_t src, uint32_t dst)
+RT_HOT_INLINE uint32_t chan_index(struct engine *E, uint32_t comm, uint32_t tag, uint32_t src, uint32_t dst)
 {
     uint64_t k1 = ((uint64_t)comm << 32) | tag, k2 = ((uint64_t)src << 32) | dst;
     uint64_t *ci = rt__map_get(&E->chan_of, k1, k2);
@@ -539,7 +542,7 @@ static uint32_t chan_index(struct engine *E, uint32_t comm, uint32_t tag, uint32
 
 /* A post of side @p mine in channel @p ci: the oldest unmatched post of the other side, or a
  * new message queued in the channel. UINT32_MAX out of memory. */
-static uint32_t chan_match(struct engine *E, uint32_t ci, uint8_t mine, uint32_t comm, uint32_t tag, uint32_t src,
+RT_HOT_INLINE uint32_t chan_match(struct engine *E, uint32_t ci, uint8_t mine, uint32_t comm, uint32_t tag, uint32_t src,
                            uint32_t dst)
 {
     struct chan *c = &E->chans[ci];
@@ -1630,18 +1633,18 @@ static int port_ok(const struct engine *E, uint32_t r, rt_time_ps t, uint8_t typ
 /* Whether entry @p q may be taken now; if not, its ports are marked. */
 static int entry_ok(struct engine *E, const struct qent *q)
 {
-    switch (q->type) {
+    switch (QTYPE(q)) {
     case Q_READY:
     case Q_RDV: {
         uint32_t r = E->msgs[q->id].src;
-        if (port_ok(E, r, q->t, q->type, MARK_TX))
+        if (port_ok(E, r, q->t, QTYPE(q), MARK_TX))
             return 1;
         mark(E, r, MARK_TX);
         return 0;
     }
     case Q_ARRIVE: {
         uint32_t r = E->msgs[q->id].dst;
-        if (port_ok(E, r, q->t, q->type, MARK_RX))
+        if (port_ok(E, r, q->t, QTYPE(q), MARK_RX))
             return 1;
         mark(E, r, MARK_RX);
         return 0;
@@ -1664,9 +1667,9 @@ static int entry_ok(struct engine *E, const struct qent *q)
     }
 }
 
-static void take(struct engine *E, struct qent q)
+RT_HOT_INLINE void take(struct engine *E, struct qent q)
 {
-    switch (q.type) {
+    switch (QTYPE(&q)) {
     case Q_RESUME: {
         struct rank *R = &E->ranks[q.id];
         if (R->state == R_QUEUED && R->queued_at == q.t)
@@ -1729,7 +1732,7 @@ static int run_rounds(struct engine *E)
         int64_t v[2] = {INT64_MAX, E->failed ? 0 : 1};
         int64_t ty = INT64_MAX;
         if (E->nheap)
-            v[0] = E->heap[0].t, ty = E->heap[0].type;
+            v[0] = E->heap[0].t, ty = QTYPE(&E->heap[0]);
         for (uint32_t i = 0; i < E->ncolls; i++) { /* collectives that wait for their ports */
             const struct coll *c = &E->colls[i];
             if (c->mem && c->tc_known && !c->complete && c->coord == P->me && (c->tc < v[0] || (c->tc == v[0] && Q_COLL < ty)))
@@ -1768,7 +1771,7 @@ static int run_rounds(struct engine *E)
             E->later[E->nlater++] = q;
         }
         for (size_t i = 0; i < E->nlater && !E->failed; i++)
-            if (push(E, E->later[i].t, E->later[i].type, E->later[i].id, E->later[i].key))
+            if (push(E, E->later[i].t, QTYPE(&E->later[i]), E->later[i].id, E->later[i].tk))
                 break;
         E->nlater = 0;
         for (uint32_t i = 0; i < E->nmarked; i++)
