@@ -457,7 +457,7 @@ RT_HOT_INLINE struct qent pop(struct engine *E)
 }
 
 /* A blocked rank may go on from time @p t. */
-static int wake(struct engine *E, uint32_t r, rt_time_ps t)
+RT_HOT_INLINE int wake(struct engine *E, uint32_t r, rt_time_ps t)
 {
     struct rank *R = &E->ranks[r];
     if (R->state == R_BLOCKED || (R->state == R_QUEUED && t < R->queued_at)) {
@@ -500,7 +500,7 @@ static void msg_release(struct engine *E, uint32_t id)
 
 /* ------------------------------------------------------------------ posting */
 
-static int schedule_if_ready(struct engine *E, uint32_t id)
+RT_HOT_INLINE int schedule_if_ready(struct engine *E, uint32_t id)
 {
     struct msg *m = &E->msgs[id];
     if (m->flags & M_SCHED || !(m->flags & M_SEND))
@@ -1052,7 +1052,7 @@ static rt_time_ps msg_gap(struct engine *E, const struct msg *m)
     return (rt_time_ps)llround((double)gap * (double)burst_wire(E, m->bytes) / (double)wire);
 }
 
-static int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
+RT_HOT_INLINE int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
 {
     struct msg *m = &E->msgs[id];
     struct rank *S = &E->ranks[m->src];
@@ -1106,7 +1106,7 @@ static int coll_net(void *ud, uint32_t a, uint32_t b, uint64_t idx, rt_time_ps i
     return net_timing(h->E, member_row(h->E, h->c, a), inject, m, key, wire, gap, hold) < 0 ? RT_ENOMEM : RT_OK;
 }
 
-static int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
+RT_HOT_INLINE int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
 {
     struct msg *m = &E->msgs[id];
     struct rank *D = &E->ranks[m->dst];
