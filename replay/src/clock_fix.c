@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "map.h"
 #include "trace_internal.h"
 
@@ -127,23 +128,6 @@ void rt_clock_fix_options_init(struct rt_clock_fix_options *o)
 
 /* ------------------------------------------------------------------ helpers */
 
-static int grow(void **p, uint32_t *cap, size_t elem, uint32_t need)
-{
-    if (need <= *cap)
-        return 0;
-    uint32_t ncap = *cap ? *cap : 16;
-    while (ncap < need) {
-        if (ncap > UINT32_MAX / 2)
-            return -1;
-        ncap *= 2;
-    }
-    void *n = realloc(*p, (size_t)ncap * elem);
-    if (!n)
-        return -1;
-    *p = n;
-    *cap = ncap;
-    return 0;
-}
 
 static int oom(struct cf *c)
 {
@@ -241,7 +225,7 @@ static int chan_get(struct cf *c, uint32_t comm, uint32_t tag, uint32_t src, uin
         *out = (uint32_t)*v;
         return RT_OK;
     }
-    if (grow((void **)&c->chans, &c->capchans, sizeof *c->chans, c->nchans + 1) ||
+    if (rt__grow((void **)&c->chans, &c->capchans, sizeof *c->chans, c->nchans + 1) ||
         rt__map_put(&c->chan_of, k1, k2, c->nchans))
         return oom(c);
     c->chans[c->nchans] = (struct chan){0, 0, comm, tag, src, dst};
@@ -261,7 +245,7 @@ static int msg_get(struct cf *c, uint32_t ch, uint64_t ord, uint32_t *out)
     if (id != NIL) {
         c->freemsg = c->msgs[id].next_free;
     } else {
-        if (grow((void **)&c->msgs, &c->capmsgs, sizeof *c->msgs, c->nmsgs + 1))
+        if (rt__grow((void **)&c->msgs, &c->capmsgs, sizeof *c->msgs, c->nmsgs + 1))
             return oom(c);
         id = c->nmsgs++;
     }
@@ -379,7 +363,7 @@ static int publish_send(struct cf *c, uint32_t r, uint64_t j, rt_time_ns lc, rt_
         if (rt__map_put(&c->send_of, r, j, id))
             return oom(c);
     } else if (m->rdv && R->depth > 0) { /* the Leave of its call waits for the post */
-        if (grow((void **)&R->waits, &R->capwaits, sizeof *R->waits, R->nwaits + 1))
+        if (rt__grow((void **)&R->waits, &R->capwaits, sizeof *R->waits, R->nwaits + 1))
             return oom(c);
         R->waits[R->nwaits++] = id;
     } else {
@@ -542,7 +526,7 @@ static int publish_begin(struct cf *c, uint32_t r, uint64_t j, rt_time_ns lc, rt
         if (id != NIL) {
             c->freecoll = c->colls[id].next_free;
         } else {
-            if (grow((void **)&c->colls, &c->capcolls, sizeof *c->colls, c->ncolls + 1))
+            if (rt__grow((void **)&c->colls, &c->capcolls, sizeof *c->colls, c->ncolls + 1))
                 return oom(c);
             id = c->ncolls++;
         }

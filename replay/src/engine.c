@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "collective.h"
+#include "grow.h"
 #include "map.h"
 #include "noise_internal.h"
 #include "retime/replay.h"
@@ -231,23 +232,6 @@ static void rdv_waiting_del(struct engine *E, uint32_t r, uint32_t id);
 static int fx_send(struct engine *E, uint32_t rank, const struct fx *f);
 static void vrecv_release(struct engine *E, uint32_t id);
 
-static int grow(void **p, uint32_t *cap, size_t elem, uint32_t need)
-{
-    if (need <= *cap)
-        return 0;
-    uint32_t ncap = *cap ? *cap : 64;
-    while (ncap < need) {
-        if (ncap > UINT32_MAX / 2)
-            return -1;
-        ncap *= 2;
-    }
-    void *n = realloc(*p, (size_t)ncap * elem);
-    if (!n)
-        return -1;
-    *p = n;
-    *cap = ncap;
-    return 0;
-}
 
 static size_t pt_home(const struct ptab *p, uint64_t key)
 {
@@ -475,7 +459,7 @@ static uint32_t msg_new(struct engine *E)
         id = E->freemsg;
         E->freemsg = E->msgs[id].next;
     } else {
-        if (grow((void **)&E->msgs, &E->capmsgs, sizeof *E->msgs, E->nmsgs + 1)) {
+        if (rt__grow((void **)&E->msgs, &E->capmsgs, sizeof *E->msgs, E->nmsgs + 1)) {
             oom(E);
             return UINT32_MAX;
         }
@@ -487,6 +471,15 @@ static uint32_t msg_new(struct engine *E)
     m->next = UINT32_MAX;
     m->refs = 2;
     return id;
+}
+
+/* The channel a message travels on. */
+static void msg_label(struct msg *m, uint32_t comm, uint32_t tag, uint32_t src, uint32_t dst)
+{
+    m->src = src;
+    m->dst = dst;
+    m->tag = tag;
+    m->comm = comm;
 }
 
 static void msg_release(struct engine *E, uint32_t id)
@@ -531,7 +524,7 @@ RT_HOT_INLINE uint32_t chan_index(struct engine *E, uint32_t comm, uint32_t tag,
     uint64_t *ci = rt__map_get(&E->chan_of, k1, k2);
     if (ci)
         return (uint32_t)*ci;
-    if (grow((void **)&E->chans, &E->capchans, sizeof *E->chans, E->nchans + 1) ||
+    if (rt__grow((void **)&E->chans, &E->capchans, sizeof *E->chans, E->nchans + 1) ||
         rt__map_put(&E->chan_of, k1, k2, E->nchans)) {
         oom(E);
         return UINT32_MAX;
@@ -565,10 +558,7 @@ RT_HOT_INLINE uint32_t chan_match(struct engine *E, uint32_t ci, uint8_t mine, u
         E->msgs[c->tail].next = id;
     c->tail = id;
     c->side = mine;
-    E->msgs[id].src = src;
-    E->msgs[id].dst = dst;
-    E->msgs[id].tag = tag;
-    E->msgs[id].comm = comm;
+    msg_label(&E->msgs[id], comm, tag, src, dst);
     return id;
 }
 
@@ -847,7 +837,7 @@ static int coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t o
         id = E->freecoll;
         E->freecoll = E->colls[id].refs;
     } else {
-        if (grow((void **)&E->colls, &E->capcolls, sizeof *E->colls, E->ncolls + 1))
+        if (rt__grow((void **)&E->colls, &E->capcolls, sizeof *E->colls, E->ncolls + 1))
             return oom(E);
         id = E->ncolls++;
     }
@@ -1222,7 +1212,7 @@ static int step(struct engine *E, uint32_t r)
         if (e->kind == RT_EV_SEND) {
             pt_del(&R->pending, j);
             if (R->depth > 0) {
-                if (grow((void **)&R->waits, &R->capwaits, sizeof *R->waits, R->nwaits + 1))
+                if (rt__grow((void **)&R->waits, &R->capwaits, sizeof *R->waits, R->nwaits + 1))
                     return oom(E), STEP_FAIL;
                 R->waits[R->nwaits++] = (uint32_t)p;
             } else {
@@ -1380,7 +1370,7 @@ static int rdv_waiting_add(struct engine *E, uint32_t r, uint32_t id)
     struct rank *R = &E->ranks[r];
     if (!E->part)
         return 0;
-    if (grow((void **)&R->rdvw, &R->caprdvw, sizeof *R->rdvw, R->nrdvw + 1))
+    if (rt__grow((void **)&R->rdvw, &R->caprdvw, sizeof *R->rdvw, R->nrdvw + 1))
         return -1;
     R->rdvw[R->nrdvw++] = id;
     return 0;
@@ -1430,10 +1420,7 @@ static uint32_t half_of(struct engine *E, uint32_t ci, uint32_t n, uint32_t comm
     }
     struct msg *m = &E->msgs[id];
     m->flags = M_HALF;
-    m->src = src;
-    m->dst = dst;
-    m->tag = tag;
-    m->comm = comm;
+    msg_label(m, comm, tag, src, dst);
     m->n = n;
     return id;
 }

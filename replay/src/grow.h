@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* Growing a malloc'ed array by doubling: the engine's and the clock fix's tables. */
+#ifndef RETIME_GROW_H
+#define RETIME_GROW_H
+
+#include <stdint.h>
+#include <stdlib.h>
+
+/* Makes room for @p need elements of @p elem bytes in *@p p (capacity *@p cap, doubled from 64);
+ * 0, or -1 when out of memory or beyond 2^32 elements (*@p p unchanged). */
+static inline int rt__grow(void **p, uint32_t *cap, size_t elem, uint32_t need)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t ncap = *cap ? *cap : 64;
+    while (ncap < need) {
+        if (ncap > UINT32_MAX / 2)
+            return -1;
+        ncap *= 2;
+    }
+    void *n = realloc(*p, (size_t)ncap * elem);
+    if (!n)
+        return -1;
+    *p = n;
+    *cap = ncap;
+    return 0;
+}
+
+#endif
