@@ -109,8 +109,15 @@ static void check_trace(const char *path, int first)
                     fprintf(stderr, "%s (%s, %u parts): part %u: %s\n", path, variant_names[v], n, p, errs[p].msg);
                     rt_test_failures++;
                 } else if (!same_result(ref, res[p])) {
-                    fprintf(stderr, "%s (%s, %u parts): part %u: result differs: %lld vs %lld ps\n", path,
-                            variant_names[v], n, p, (long long)res[p]->predicted_ps, (long long)ref->predicted_ps);
+                    fprintf(stderr,
+                            "%s (%s, %u parts): part %u: result differs: predicted %lld vs %lld ps, messages %llu vs "
+                            "%llu, collectives %llu vs %llu, noise net %lld vs %lld, os %lld vs %lld, burst %lld vs %lld\n",
+                            path, variant_names[v], n, p, (long long)res[p]->predicted_ps, (long long)ref->predicted_ps,
+                            (unsigned long long)res[p]->messages, (unsigned long long)ref->messages,
+                            (unsigned long long)res[p]->collectives, (unsigned long long)ref->collectives,
+                            (long long)res[p]->net_noise_ps, (long long)ref->net_noise_ps,
+                            (long long)res[p]->os_noise_ps, (long long)ref->os_noise_ps, (long long)res[p]->burst_ps,
+                            (long long)ref->burst_ps);
                     rt_test_failures++;
                 }
                 rt_replay_result_destroy(res[p]);

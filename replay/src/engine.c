@@ -210,6 +210,14 @@ struct engine {
     size_t nlater, caplater;
     uint32_t hint_rank, hint_region; /* the MPI call of another process's event hint_ev, from its record */
     uint64_t hint_ev;
+    /* per-rank bounds, so that loosely coupled ranks need not wait for the global earliest time:
+     * pub[2r] is the earliest time rank r's send port could still grant a message it has not
+     * granted, pub[2r + 1] the earliest time r could still post anything (INT64_MAX: never);
+     * published by r's process every round (next: being built), valid from then on */
+    int64_t *pub, *red, *next;     /* red: the round's reduction [earliest time, all well, next...] */
+    rt_time_ps *rdy_min, *arr_min;  /* per rank, at the round's start: earliest queued grant of its
+                                     * send port, earliest queued arrival at it */
+    uint32_t *senders, *senders_at; /* per rank here: the ranks that ever send to it (CSR) */
     int64_t *remote_state;          /* per rank, for the diagnosis: state + 1, cursor, call region + 1,
                                      * the rank it waits for + 1 (RS values) */
 };
@@ -1070,6 +1078,7 @@ RT_HOT_INLINE int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
                        .i = m->origin_rank, .flags = m->flags & (M_RDV | M_BURST), .n = m->n, .ev1 = m->send_ev,
                        .ev2 = m->origin_ev, .bytes = m->bytes, .id = id, .t1 = arrive};
         m->flags |= M_FWD;
+        m->recv_done = arrive; /* until its delivery is known: a bound on it (wake_bound) */
         if (fx_send(E, m->dst, &f))
             return oom(E);
         vrecv_release(E, id);
@@ -1574,13 +1583,81 @@ static void mark(struct engine *E, uint32_t r, uint8_t bits)
     E->mark[r] |= bits;
 }
 
-/* The earliest time a rendezvous ready of rank @p r not yet queued could have. */
+/* The earliest time a rendezvous ready of rank @p r not yet queued could have: its send is
+ * posted, and its receive can only be posted at T or later, and not before its receiver could. */
 static rt_time_ps rdv_bound(const struct engine *E, const struct rank *R)
 {
-    rt_time_ps sp = INT64_MAX;
-    for (uint32_t i = 0; i < R->nrdvw; i++)
-        sp = E->msgs[R->rdvw[i]].send_post < sp ? E->msgs[R->rdvw[i]].send_post : sp;
-    return sp > E->T ? sp : E->T;
+    rt_time_ps lb = INT64_MAX;
+    for (uint32_t i = 0; i < R->nrdvw; i++) {
+        const struct msg *m = &E->msgs[R->rdvw[i]];
+        rt_time_ps b = m->send_post > E->T ? m->send_post : E->T;
+        b = E->pub[2 * (size_t)m->dst + 1] > b ? E->pub[2 * (size_t)m->dst + 1] : b;
+        lb = b < lb ? b : lb;
+    }
+    return lb;
+}
+
+/* The earliest time an arrival not yet queued could reach rank @p r's receive port: one least
+ * wire time after the earliest grant of any rank that ever sends to it. */
+static rt_time_ps arrival_bound(const struct engine *E, uint32_t r)
+{
+    rt_time_ps lb = INT64_MAX;
+    for (uint32_t k = E->senders_at[r - E->lo]; k < E->senders_at[r - E->lo + 1]; k++)
+        lb = E->pub[2 * (size_t)E->senders[k]] < lb ? E->pub[2 * (size_t)E->senders[k]] : lb;
+    lb = lb > INT64_MAX - E->wire_min ? INT64_MAX : lb + E->wire_min;
+    return lb > E->T + E->wire_min ? lb : E->T + E->wire_min;
+}
+
+/* A lower bound on when collective @p c runs: its last entry. */
+static rt_time_ps coll_bound(const struct engine *E, const struct coll *c)
+{
+    return c->tc_known ? c->tc : (c->max_begin > E->T ? c->max_begin : E->T);
+}
+
+/* A lower bound on when the blocked rank @p r can go on: the completion it waits for. */
+static rt_time_ps wake_bound(const struct engine *E, uint32_t r)
+{
+    const struct rank *R = &E->ranks[r];
+    const struct rt_event *e = &R->ev[R->cursor];
+    rt_time_ps arr = E->arr_min[r] < arrival_bound(E, r) ? E->arr_min[r] : arrival_bound(E, r);
+    if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV)
+        return arr;
+    if (e->kind == RT_EV_COLL_END && R->coll != UINT32_MAX)
+        return coll_bound(E, &E->colls[R->coll]);
+    if (e->kind != RT_EV_ISEND_COMPLETE && e->kind != RT_EV_LEAVE)
+        return E->T;
+    /* sends it waits for: each completes at or after its grant (eager), or its delivery, which is
+     * at or after its arrival (rendezvous); it goes on when the last one completes */
+    rt_time_ps lb = E->T, grant = E->rdy_min[r] < rdv_bound(E, R) ? E->rdy_min[r] : rdv_bound(E, R);
+    uint32_t n = e->kind == RT_EV_LEAVE ? R->nwaits : 1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t p = e->kind == RT_EV_LEAVE ? R->waits[i] : pending_of((struct rank *)R, e->ref);
+        if (p == UINT64_MAX || (p & COLL_BIT))
+            return E->T;
+        const struct msg *m = &E->msgs[p];
+        if (m->flags & M_SDONE)
+            continue;
+        rt_time_ps b = grant;
+        if ((m->flags & M_RDV) && (m->flags & M_FWD))
+            b = m->recv_done; /* its arrival at the far receiver */
+        else if ((m->flags & M_RDV) && owned(E, m->dst))
+            b = E->arr_min[m->dst] < grant ? E->arr_min[m->dst] : grant;
+        lb = b > lb ? b : lb;
+    }
+    return lb;
+}
+
+/* The earliest time rank @p r could still post anything. */
+static rt_time_ps post_bound(const struct engine *E, uint32_t r)
+{
+    const struct rank *R = &E->ranks[r];
+    rt_time_ps lb = R->clock > E->T ? R->clock : E->T;
+    if (R->state == R_DONE)
+        return INT64_MAX;
+    if (R->state == R_QUEUED)
+        return R->queued_at > lb ? R->queued_at : lb;
+    rt_time_ps w = wake_bound(E, r);
+    return w > lb ? w : lb;
 }
 
 /* Whether nothing unknown can precede (t, type) on rank @p r's port of kind @p bits. */
@@ -1594,27 +1671,51 @@ static int port_ok(const struct engine *E, uint32_t r, rt_time_ps t, uint8_t typ
         if (R->held)
             return 0;
         if (R->coll != UINT32_MAX) {
-            const struct coll *c = &E->colls[R->coll];
-            rt_time_ps lb = c->tc_known ? c->tc : (c->max_begin > E->T ? c->max_begin : E->T);
+            rt_time_ps lb = coll_bound(E, &E->colls[R->coll]);
             if (!(t < lb || (t == lb && type < Q_COLL)))
                 return 0;
         }
     }
-    if (bits == MARK_RX) /* arrivals not yet sent come from readies at T or later */
-        return t < E->T + E->wire_min;
+    if (bits == MARK_RX) /* arrivals not yet sent */
+        return t < arrival_bound(E, r);
     if (R->nrdvw) {
         rt_time_ps lb = rdv_bound(E, R);
         if (!(t < lb || (t == lb && (type < Q_RDV || last_at_T))))
             return 0;
     }
-    if (type != Q_COLL && R->state != R_DONE) { /* the rank's own later posts */
-        rt_time_ps lb = R->clock > E->T ? R->clock : E->T;
-        if (R->state == R_QUEUED && R->queued_at > lb)
-            lb = R->queued_at;
+    if (type != Q_COLL) { /* the rank's own later posts */
+        rt_time_ps lb = post_bound(E, r);
         if (type == Q_READY ? t > lb : !(t < lb || last_at_T))
             return 0;
     }
     return 1;
+}
+
+/* Fills E->next with this process's ranks' bounds (see struct engine.pub) at the end of a round. */
+static void publish(struct engine *E)
+{
+    for (uint32_t r = E->lo; r < E->hi; r++)
+        E->rdy_min[r] = E->arr_min[r] = INT64_MAX;
+    for (size_t i = 0; i < E->nheap; i++) {
+        const struct qent *q = &E->heap[i];
+        uint8_t ty = QTYPE(q);
+        if (ty == Q_READY || ty == Q_RDV) {
+            uint32_t r = E->msgs[q->id].src;
+            E->rdy_min[r] = q->t < E->rdy_min[r] ? q->t : E->rdy_min[r];
+        } else if (ty == Q_ARRIVE) {
+            uint32_t r = E->msgs[q->id].dst;
+            E->arr_min[r] = q->t < E->arr_min[r] ? q->t : E->arr_min[r];
+        }
+    }
+    for (size_t i = 0; i < 2 * (size_t)E->nranks; i++)
+        E->next[i] = INT64_MAX;
+    for (uint32_t r = E->lo; r < E->hi; r++) {
+        rt_time_ps post = post_bound(E, r), grant = E->rdy_min[r];
+        if (E->ranks[r].nrdvw && rdv_bound(E, &E->ranks[r]) < grant)
+            grant = rdv_bound(E, &E->ranks[r]);
+        E->next[2 * (size_t)r] = post < grant ? post : grant;
+        E->next[2 * (size_t)r + 1] = post;
+    }
 }
 
 /* Whether entry @p q may be taken now; if not, its ports are marked. */
@@ -1707,26 +1808,129 @@ static int swap(struct engine *E)
     return RT_OK;
 }
 
+/* Which ranks ever send to each rank here: every process sends the pairs (receiver, sender) of its
+ * ranks' sends to the receivers' processes, once before the rounds. */
+static int find_senders(struct engine *E)
+{
+    const struct rt_replay_part *P = E->part;
+    struct rt__map seen;
+    uint32_t **pairs = calloc(P->nprocs, sizeof *pairs), *cap = calloc(P->nprocs, sizeof *cap),
+             *len = calloc(P->nprocs, sizeof *len), nown = E->hi - E->lo;
+    void **outp = calloc(P->nprocs, sizeof *outp), **inp = calloc(P->nprocs, sizeof *inp);
+    size_t *outlen = calloc(P->nprocs, sizeof *outlen), *inlen = calloc(P->nprocs, sizeof *inlen);
+    int rc = RT_OK;
+    rt__map_init(&seen);
+    E->senders_at = calloc((size_t)nown + 1, sizeof *E->senders_at);
+    if (!pairs || !cap || !len || !outp || !inp || !outlen || !inlen || !E->senders_at) {
+        rc = oom(E);
+        goto send;
+    }
+    for (uint32_t r = E->lo; r < E->hi && !rc; r++) {
+        const struct rank *R = &E->ranks[r];
+        for (uint64_t j = 0; j < R->nev && !rc; j++) {
+            const struct rt_event *e = &R->ev[j];
+            if ((e->kind != RT_EV_SEND && e->kind != RT_EV_ISEND) || e->ref >= E->nranks)
+                continue;
+            if (rt__map_get(&seen, e->ref, r))
+                continue;
+            uint32_t p = owner_of(E, e->ref);
+            if (rt__map_put(&seen, e->ref, r, 1) || rt__grow((void **)&pairs[p], &cap[p], 2 * sizeof **pairs, len[p] + 1)) {
+                rc = oom(E);
+                break;
+            }
+            pairs[p][2 * len[p]] = e->ref;
+            pairs[p][2 * len[p] + 1] = r;
+            len[p]++;
+        }
+    }
+send: /* every process takes part in the exchange, even after a failure here */
+    for (uint32_t p = 0; p < P->nprocs && outlen; p++) {
+        outp[p] = pairs ? pairs[p] : NULL;
+        outlen[p] = rc || !len ? 0 : (size_t)len[p] * 2 * sizeof(uint32_t);
+    }
+    int xrc = outlen && inlen ? P->exchange(P->ud, outp, outlen, inp, inlen) : RT_ENOMEM;
+    if (!rc && xrc)
+        rc = E->failed = rt_error_set(E->err, xrc, "%s: distributed replay: exchange failed", rt_trace_path(E->t));
+    uint64_t total = 0;
+    for (uint32_t p = 0; !rc && p < P->nprocs; p++) { /* count per receiver, then place */
+        const uint32_t *x = inp[p];
+        for (size_t i = 0; i + 1 < inlen[p] / sizeof(uint32_t); i += 2) {
+            uint32_t dst, src;
+            memcpy(&dst, &x[i], sizeof dst);
+            memcpy(&src, &x[i + 1], sizeof src);
+            if (!owned(E, dst) || src >= E->nranks) {
+                rc = E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: distributed replay: process %u sent a bad pair",
+                                              rt_trace_path(E->t), p);
+                break;
+            }
+            E->senders_at[dst - E->lo + 1]++;
+            total++;
+        }
+    }
+    if (!rc) {
+        for (uint32_t i = 0; i < nown; i++)
+            E->senders_at[i + 1] += E->senders_at[i];
+        E->senders = malloc((total ? total : 1) * sizeof *E->senders);
+        uint32_t *fill = calloc((size_t)nown + 1, sizeof *fill);
+        if (!E->senders || !fill) {
+            free(fill);
+            rc = oom(E);
+        } else {
+            for (uint32_t p = 0; p < P->nprocs; p++) {
+                const uint32_t *x = inp[p];
+                for (size_t i = 0; i + 1 < inlen[p] / sizeof(uint32_t); i += 2) {
+                    uint32_t dst, src;
+                    memcpy(&dst, &x[i], sizeof dst);
+                    memcpy(&src, &x[i + 1], sizeof src);
+                    E->senders[E->senders_at[dst - E->lo] + fill[dst - E->lo]++] = src;
+                }
+            }
+            free(fill);
+        }
+    }
+    for (uint32_t p = 0; pairs && p < P->nprocs; p++)
+        free(pairs[p]);
+    free(pairs);
+    free(cap);
+    free(len);
+    free(outp);
+    free(inp);
+    free(outlen);
+    free(inlen);
+    rt__map_free(&seen);
+    return rc;
+}
+
 /* The distributed replay's rounds, until no process has anything queued. */
 static int run_rounds(struct engine *E)
 {
     const struct rt_replay_part *P = E->part;
+    if (find_senders(E)) /* a failure is reported in the first round, which everyone takes part in */
+        E->failed = E->failed ? E->failed : oom(E);
     for (;;) {
         int rc = swap(E);
         if (rc)
             return E->failed ? E->failed : rt_error_set(E->err, rc, "%s: distributed replay: exchange failed",
                                                           rt_trace_path(E->t));
-        int64_t v[2] = {INT64_MAX, E->failed ? 0 : 1};
+        int64_t *v = E->red;
+        v[0] = INT64_MAX;
+        v[1] = E->failed ? 0 : 1;
         int64_t ty = INT64_MAX;
         if (E->nheap)
             v[0] = E->heap[0].t, ty = QTYPE(&E->heap[0]);
+        /* what the swap itself made (a collective's results) is queued elsewhere only next round */
+        for (uint32_t p = 0; p < P->nprocs; p++)
+            for (size_t i = 0; i < E->out[p].n; i++)
+                if (E->out[p].v[i].kind != FX_CPORTS && (E->out[p].v[i].t1 < v[0] || (E->out[p].v[i].t1 == v[0] && ty)))
+                    v[0] = E->out[p].v[i].t1, ty = Q_RESUME;
+        publish(E);
         for (uint32_t i = 0; i < E->ncolls; i++) { /* collectives that wait for their ports */
             const struct coll *c = &E->colls[i];
             if (c->mem && c->tc_known && !c->complete && c->coord == P->me && (c->tc < v[0] || (c->tc == v[0] && Q_COLL < ty)))
                 v[0] = c->tc, ty = Q_COLL;
         }
         rt_time_ps mine = v[0];
-        if ((rc = P->reduce(P->ud, v, 2, 0)))
+        if ((rc = P->reduce(P->ud, v, 2 + 2 * (size_t)E->nranks, 0)))
             return rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
         if (v[1] == 0)
             return E->failed ? E->failed
@@ -1738,6 +1942,7 @@ static int run_rounds(struct engine *E)
             return rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
         E->T = v[0];
         E->tau = (uint8_t)tau;
+        memcpy(E->pub, E->next, 2 * (size_t)E->nranks * sizeof *E->pub);
         E->res->rounds++;
         while (E->nheap && !E->failed) {
             struct qent q = pop(E);
@@ -2050,6 +2255,13 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         E.mark = calloc(E.nranks ? E.nranks : 1, 1);
         E.marked = calloc(E.nranks ? E.nranks : 1, sizeof *E.marked);
         E.remote_state = calloc(RS * (size_t)(E.nranks ? E.nranks : 1), sizeof *E.remote_state);
+        E.red = calloc(2 + 2 * (size_t)E.nranks, sizeof *E.red);
+        E.next = E.red ? E.red + 2 : NULL;
+        E.pub = malloc((2 * (size_t)E.nranks + 1) * sizeof *E.pub);
+        E.rdy_min = calloc(E.nranks ? E.nranks : 1, sizeof *E.rdy_min);
+        E.arr_min = calloc(E.nranks ? E.nranks : 1, sizeof *E.arr_min);
+        for (size_t i = 0; E.pub && i < 2 * (size_t)E.nranks; i++)
+            E.pub[i] = INT64_MIN; /* nothing known yet: anything may happen at any time */
     }
     rt_time_ns first = INT64_MAX, last = INT64_MIN;
     for (uint32_t r = 0; r < E.nranks; r++) {
@@ -2067,11 +2279,11 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     E.next_progress = PROGRESS_EVERY;
     if (E.part) { /* the earliest start and latest end over all processes; whether all set up */
         int64_t v[3] = {first, last == INT64_MIN ? INT64_MAX : -last,
-                        E.out && E.mark && E.marked && E.remote_state ? 1 : 0};
+                        E.out && E.mark && E.marked && E.remote_state && E.red && E.pub && E.rdy_min && E.arr_min ? 1 : 0};
         int prc = E.part->reduce(E.part->ud, v, 3, 0);
         if (prc || !v[2]) {
             rc = prc ? rt_error_set(err, prc, "%s: distributed replay: reduction failed", rt_trace_path(trace))
-                     : (E.out && E.mark && E.marked && E.remote_state)
+                     : (E.out && E.mark && E.marked && E.remote_state && E.red && E.pub && E.rdy_min && E.arr_min)
                            ? rt_error_set(err, RT_EREMOTE, "%s: stopped: another process failed", rt_trace_path(trace))
                            : oom(&E);
             goto done;
@@ -2175,6 +2387,12 @@ done:
     free(E.marked);
     free(E.later);
     free(E.remote_state);
+    free(E.red);
+    free(E.pub);
+    free(E.rdy_min);
+    free(E.arr_min);
+    free(E.senders);
+    free(E.senders_at);
     rt__map_free(&E.halves);
     free(E.ranks);
     rt__os_cursors_free(E.cursors, (size_t)E.nranks * E.nsrc);
