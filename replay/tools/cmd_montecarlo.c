@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "distributed.h"
 #include "montecarlo.h"
 #include "retime/units.h"
 
@@ -221,6 +222,8 @@ int cmd_montecarlo(const struct mc_config *cfg, const struct trace_cli *tr, cons
     double *scratch = NULL;
     memset(&r, 0, sizeof r);
     int rc = mc_run(cfg, &r, err);
+    if (cfg->nprocs > 1) /* every process takes part, also after a failure */
+        rc = dist_mc_merge(&r, rc, err);
     if (rc)
         goto out;
     scratch = malloc((size_t)r.runs * sizeof *scratch);

@@ -20,10 +20,12 @@ struct replay_cli {
     uint64_t runs; /* --runs N: Monte Carlo (0: a single replay) */
     uint64_t jobs; /* --jobs J: threads for the runs (0: all cores) */
     struct clock_fix_cli fix; /* --fix-clocks */
+    int split_runs; /* --split runs: under mpirun, each process replays whole runs */
 };
 
 static int parse_replay(struct args *a, struct replay_cli *c)
 {
+    const char *v;
     memset(c, 0, sizeof *c);
     model_cli_init(&c->model);
     for (a->i = 2; a->i < a->argc; a->i++) {
@@ -34,6 +36,11 @@ static int parse_replay(struct args *a, struct replay_cli *c)
             m = cli_runs_option(a, &c->runs, &c->jobs);
         if (m == 0)
             m = clock_fix_cli_option(a, &c->fix);
+        if (m == 0 && (m = cli_opt(a, "--split", &v)) > 0) {
+            if (strcmp(v, "ranks") && strcmp(v, "runs"))
+                return cli_die("--split must be 'ranks' or 'runs', not '%s'", v);
+            c->split_runs = !strcmp(v, "runs");
+        }
         if (m < 0)
             return 1;
         if (m == 0 && trace_cli_option(a, &c->tr, "replay"))
@@ -41,6 +48,8 @@ static int parse_replay(struct args *a, struct replay_cli *c)
     }
     if (c->jobs && !c->runs)
         return cli_die("--jobs needs --runs (it spreads the Monte Carlo runs over threads)");
+    if (c->split_runs && !c->runs)
+        return cli_die("--split runs needs --runs (it spreads the Monte Carlo runs over the processes)");
     if (c->runs && outputs_wanted(&c->out))
         return cli_die("--output-trace and --perfetto write one replay, not the --runs of a Monte Carlo");
     return trace_cli_finish(&c->tr, "replay");
@@ -175,12 +184,13 @@ int cmd_replay(struct args *a)
     const struct rt_region_instance *inst = NULL;
     uint64_t ninst = 0;
     int rc = 1;
-    if (dist_active() && (c.tr.region || outputs_wanted(&c.out) || c.fix.on)) {
+    if (dist_active() && !c.split_runs && (c.tr.region || outputs_wanted(&c.out) || c.fix.on)) {
         rc = cli_die("--region, --output-trace, --perfetto and --fix-clocks need every rank's events: "
-                     "run them as one process, without mpirun");
+                     "run them as one process, or with --runs N --split runs under mpirun");
         goto out_quiet;
     }
-    if (dist_trace_open(c.tr.path, &t, &opts.part, &err) || clock_fix_cli_apply(&c.fix, t, opts.eager_limit, &err))
+    if (dist_trace_open(c.tr.path, c.split_runs, &t, &opts.part, &err) ||
+        clock_fix_cli_apply(&c.fix, t, opts.eager_limit, &err))
         goto out;
     c.tr.fix = c.fix.on ? &c.fix : NULL;
     uint32_t reg = RT_NONE;
@@ -192,9 +202,11 @@ int cmd_replay(struct args *a)
         }
     }
     if (c.runs) {
-        /* distributed: the processes replay each run together, one run after another */
+        /* distributed: the processes replay each run together, one run after another
+         * (--split ranks), or each its share of the runs (--split runs) */
         struct mc_config mc = {.trace = t, .opts = opts, .runs = c.runs, .jobs = opts.part ? 1 : (long)c.jobs,
-                               .region = reg};
+                               .region = reg, .nprocs = c.split_runs ? dist_size() : 1,
+                               .proc = c.split_runs ? dist_rank() : 0};
         mc.ud = w.pg = progress_start("replay --runs", "replays", c.runs + 1);
         mc.on_done = progress_tick;
         if (cmd_montecarlo(&mc, &c.tr, &c.model, &err) == RT_OK)

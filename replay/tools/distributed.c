@@ -7,6 +7,7 @@
 #include "distributed.h"
 
 #include "cli.h"
+#include "montecarlo.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,7 @@ void dist_finalize(int rc)
 
 int dist_active(void) { return active && nprocs > 1; }
 unsigned dist_rank(void) { return (unsigned)me; }
+unsigned dist_size(void) { return active ? (unsigned)nprocs : 1; }
 
 /* The lowest process whose @p rc failed, or -1: every process calls it. */
 static int lowest_failing(int rc)
@@ -131,13 +133,13 @@ static int lowest_failing(int rc)
     return lo < nprocs ? lo : -1;
 }
 
-int dist_trace_open(const char *path, rt_trace **t, const struct rt_replay_part **partp, rt_error *err)
+int dist_trace_open(const char *path, int whole, rt_trace **t, const struct rt_replay_part **partp, rt_error *err)
 {
     *partp = NULL;
     if (!dist_active())
         return rt_trace_open(path, t, err);
-    int rc = rt_trace_open_part(path, (uint32_t)nprocs, (uint32_t)me, t, err);
-    if (!rc) {
+    int rc = whole ? rt_trace_open(path, t, err) : rt_trace_open_part(path, (uint32_t)nprocs, (uint32_t)me, t, err);
+    if (!rc && !whole) {
         first_rank = calloc((size_t)nprocs + 1, sizeof *first_rank);
         scount = calloc((size_t)nprocs, sizeof *scount);
         rcount = calloc((size_t)nprocs, sizeof *rcount);
@@ -154,6 +156,8 @@ int dist_trace_open(const char *path, rt_trace **t, const struct rt_replay_part 
         *t = NULL;
         return rc;
     }
+    if (whole)
+        return RT_OK;
     uint32_t lo, hi;
     rt_trace_part_rows(*t, &lo, &hi);
     if (MPI_Allgather(&lo, 1, MPI_UINT32_T, first_rank, 1, MPI_UINT32_T, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -162,6 +166,40 @@ int dist_trace_open(const char *path, rt_trace **t, const struct rt_replay_part 
     part = (struct rt_replay_part){(uint32_t)nprocs, (uint32_t)me, first_rank, NULL, mpi_exchange, mpi_reduce};
     *partp = &part;
     return RT_OK;
+}
+
+int dist_mc_merge(struct mc_result *r, int rc, rt_error *err)
+{
+    int bad = lowest_failing(rc);
+    if (bad >= 0)
+        return bad == me ? rc : rt_error_set(err, RT_EREMOTE, "process %d failed", bad);
+    enum { F = 6 }; /* the figures of a run; doubles travel as their bits (only one process is not 0) */
+    int64_t *v = calloc(r->runs * F, sizeof *v);
+    if (!v)
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory for %llu runs", (unsigned long long)r->runs);
+    for (uint64_t i = 0; v && i < r->runs; i++) {
+        const struct mc_run *x = &r->run[i];
+        v[F * i] = x->predicted_ps;
+        v[F * i + 1] = x->net_noise_ps;
+        v[F * i + 2] = x->os_noise_ps;
+        v[F * i + 3] = x->burst_ps;
+        memcpy(&v[F * i + 4], &x->region_mean_ns, sizeof(double));
+        memcpy(&v[F * i + 5], &x->region_max_ns, sizeof(double));
+    }
+    if (v && mpi_reduce(NULL, v, r->runs * F, 1))
+        rc = rt_error_set(err, RT_EIO, "MPI_Allreduce failed");
+    for (uint64_t i = 0; v && !rc && i < r->runs; i++) {
+        struct mc_run *x = &r->run[i];
+        x->predicted_ps = v[F * i];
+        x->net_noise_ps = v[F * i + 1];
+        x->os_noise_ps = v[F * i + 2];
+        x->burst_ps = v[F * i + 3];
+        memcpy(&x->region_mean_ns, &v[F * i + 4], sizeof(double));
+        memcpy(&x->region_max_ns, &v[F * i + 5], sizeof(double));
+    }
+    free(v);
+    bad = lowest_failing(rc);
+    return bad >= 0 && bad != me ? rt_error_set(err, RT_EREMOTE, "process %d failed", bad) : rc;
 }
 
 #else /* a build without MPI: always one process */
@@ -174,8 +212,16 @@ void dist_init(int *argc, char ***argv)
 void dist_finalize(int rc) { (void)rc; }
 int dist_active(void) { return 0; }
 unsigned dist_rank(void) { return 0; }
-int dist_trace_open(const char *path, rt_trace **t, const struct rt_replay_part **part, rt_error *err)
+unsigned dist_size(void) { return 1; }
+int dist_mc_merge(struct mc_result *r, int rc, rt_error *err)
 {
+    (void)r;
+    (void)err;
+    return rc;
+}
+int dist_trace_open(const char *path, int whole, rt_trace **t, const struct rt_replay_part **part, rt_error *err)
+{
+    (void)whole;
     *part = NULL;
     return rt_trace_open(path, t, err);
 }

@@ -15,9 +15,17 @@ void dist_finalize(int rc);
 int dist_active(void);
 unsigned dist_rank(void);
 /* Opens @p path: all of it, or in a distributed run this process's part of the ranks, with
- * *@p part set to the run's processes (NULL otherwise). Collective: when any process fails,
- * all do, and only the lowest failing one keeps its own error (the others get RT_EREMOTE). */
-int dist_trace_open(const char *path, rt_trace **t, const struct rt_replay_part **part, rt_error *err);
+ * *@p part set to the run's processes (NULL otherwise; @p whole: every process reads all of it).
+ * Collective: when any process fails, all do, and only the lowest failing one keeps its own
+ * error (the others get RT_EREMOTE). */
+int dist_trace_open(const char *path, int whole, rt_trace **t, const struct rt_replay_part **part, rt_error *err);
+/* The number of processes (1 without mpirun). */
+unsigned dist_size(void);
+struct mc_result;
+/* --split runs: after each process replayed its share of the runs (struct mc_config.nprocs),
+ * gives every process all of them. @p rc is this process's mc_run result; returns it, or
+ * RT_EREMOTE when only another process failed (the lowest failing one keeps its error). */
+int dist_mc_merge(struct mc_result *r, int rc, rt_error *err);
 /* Under mpirun -np N > 1, for what does not run distributed: says so (once) and returns 1. */
 int dist_refuse(const char *what);
 

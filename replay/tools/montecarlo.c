@@ -92,6 +92,8 @@ static void run_item(struct mc_job *j, uint64_t item)
         }
         rt_replay_result_destroy(full);
     } else {
+        if (cfg->nprocs > 1 && (item - 1) % cfg->nprocs != cfg->proc)
+            return; /* another process's run */
         struct rt_replay_options o = cfg->opts;
         o.run = item - 1;
         rc = replay_one(cfg, &o, &res->run[item - 1], NULL, NULL, &err);

@@ -33,6 +33,10 @@ struct mc_config {
      * any thread, so it must be thread-safe; for progress displays. */
     void (*on_done)(void *ud);
     void *ud;
+    /* Runs spread over processes (retime replay --split runs under mpirun): this process replays
+     * run r only if r % nprocs == proc, the others' slots stay zero (0 or 1 process: all runs);
+     * dist_mc_merge then gives every process every run. The noise-free replay runs everywhere. */
+    uint32_t nprocs, proc;
 };
 
 struct mc_result {

@@ -19,8 +19,8 @@
 static void usage(FILE *f)
 {
     fputs("usage: retime info TRACE [--format text|json]\n"
-          "       retime replay TRACE MODEL-OPTIONS [OUTPUT-OPTIONS] [--region NAME] [--runs N [--jobs J]]\n"
-          "                     [--format text|json|csv]\n"
+          "       retime replay TRACE MODEL-OPTIONS [OUTPUT-OPTIONS] [--region NAME]\n"
+          "                     [--runs N [--jobs J] [--split ranks|runs]] [--format text|json|csv]\n"
           "       retime sweep TRACE --model M --PARAM LIST... [--compute-scale LIST] [--region NAME]\n"
           "                    [--jobs N] [--format text|json|csv]\n"
           "       retime predict shift --dims 1|3 --k K --m1 SIZE --mode ssend|isend --alpha TIME --beta TIME/SIZE\n"
@@ -37,7 +37,9 @@ static void usage(FILE *f)
           "LIST: comma-separated values, e.g. --alpha 1us,2us,4us.\n"
           "Defaults: --eager-limit 64KiB --compute-scale 1 --format text.\n"
           "Progress: long replays, sweeps and Monte Carlo runs show progress on stderr when it is a\n"
-          "terminal; --quiet (any command) silences it.\n",
+          "terminal; --quiet (any command) silences it.\n"
+          "Under mpirun -np N, retime replay splits the ranks over the processes (each reads its part;\n"
+          "docs/distributed.md); with --runs, --split runs gives each process whole runs instead.\n",
           f);
 }
 

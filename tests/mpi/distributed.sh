@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # retime replay under mpirun (docs/distributed.md): on every stored trace, split over 2 and 4
 # processes, the output is byte-identical to the replay by one process (Hockney; LogP-lite with
-# network, OS and bursty noise; CSV; a Monte Carlo); broken traces and what does not run
-# distributed give one error line and a non-zero exit.
+# network, OS and bursty noise; CSV; a Monte Carlo, its runs distributed or spread over the
+# processes with --split runs); broken traces and what does not run distributed give one error
+# line and a non-zero exit.
 # usage: distributed.sh MPIRUN_SH RETIME MAKE_BAD_TRACES TRACES_DIR
 set -uo pipefail
 mpirun_sh=$1 retime=$2 make_bad=$3 traces=$4
@@ -48,6 +49,8 @@ same "logp+noise 1d rendezvous" 4 replay "$traces/shift1d-ssend-p8-k2-m100000" "
 same "text" 2 replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}"
 same "csv" 3 replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" --format csv
 same "monte carlo" 2 replay "$traces/shift1d-ssend-p8-k2-m1000" "${L[@]}" --runs 4 --format json
+same "monte carlo, runs over processes" 3 replay "$traces/shift1d-isend-p8-k2-m1000" "${L[@]}" --runs 7 \
+  --region shift_iteration --split runs --format json
 same "3 processes, uneven split" 3 replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" --format json
 
 # one_error NAME EXPECTED ARGS...: mpirun -np 2 fails with exactly one error line containing EXPECTED
@@ -79,6 +82,9 @@ evt="$tmp/bad/truncated-evt/traces/1.evt"
 truncate -s $(($(stat -c %s "$evt") / 2)) "$evt"
 one_error truncated "location 1 (rank 1): event data truncated or corrupt" replay "$tmp/bad/truncated-evt" "${H[@]}"
 one_error missing "no-such-trace" replay "$tmp/no-such-trace" "${H[@]}"
+one_error split-runs-deadlock "deadlock: rank 0 event 1" replay "$tmp/bad/deadlock" "${H[@]}" --runs 3 \
+  --net-noise exp:mean=1us --split runs
+one_error split-without-runs "--split runs needs --runs" replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" --split runs
 one_error analyze "retime analyze does not run distributed" analyze "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}"
 one_error region "need every rank's events" replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" --region MPI_Barrier
 
