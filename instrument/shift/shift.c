@@ -7,6 +7,10 @@
  * afterwards it holds the 2k+1 blocks of that ring line; the next dimension forwards the whole
  * accumulated buffer, hence m_d = (2k+1)^(d-1) * m1 (eq. 2).
  *
+ * Every received byte is checked against the box it must come from ("verification: passed") and
+ * hashed into a checksum of the run ("checksum: ..."), which depends only on the options and
+ * the rank count, so runs with and without the tracer can be compared exactly.
+ *
  * Predictions with T(m) = alpha + beta * m:
  *   ssend (MPI_Ssend/MPI_Recv, even/odd phases, a rank never sends and receives at once):
  *     t = sum_d 4k * T(m_d)    (1D: eq. 1 times two; 3D: eq. 3)
@@ -358,8 +362,14 @@ static void exchange(struct shift_ctx *c, int with_regions)
     }
 }
 
-/* Checks every byte of the final buffer against the box of the rank it must come from. */
-static uint64_t verify(const struct shift_ctx *c)
+/* FNV-1a over the bytes a rank received, folded over its iterations: a result of the run that
+ * must not depend on how it was run (traced or not, timing, message protocol). */
+#define SHIFT_FNV_OFFSET 1469598103934665603ull
+#define SHIFT_FNV_PRIME 1099511628211ull
+
+/* Checks every byte of the final buffer against the box of the rank it must come from, and
+ * folds the buffer into @p hash. */
+static uint64_t verify(const struct shift_ctx *c, uint64_t *hash)
 {
     const int k = c->o.k, w = 2 * k + 1, D = c->o.dims;
     const unsigned char *b = c->buf[D - 1];
@@ -377,8 +387,12 @@ static uint64_t verify(const struct shift_ctx *c)
         }
         int origin = rank_of(c, co);
         const unsigned char *p = b + blk * c->o.m1;
-        for (uint64_t j = 0; j < c->o.m1; j++)
+        uint64_t h = *hash;
+        for (uint64_t j = 0; j < c->o.m1; j++) {
             bad += p[j] != box_byte(origin, j, c->iter_tag);
+            h = (h ^ p[j]) * SHIFT_FNV_PRIME;
+        }
+        *hash = h;
     }
     return bad;
 }
@@ -493,7 +507,7 @@ int main(int argc, char **argv)
     }
 
     double *times = malloc((size_t)c.o.iters * sizeof *times);
-    uint64_t bad = 0;
+    uint64_t bad = 0, hash = SHIFT_FNV_OFFSET;
     for (int it = 0; it < c.o.warmup + c.o.iters; it++) {
         int warm = it < c.o.warmup;
         prepare(&c, it);
@@ -505,16 +519,22 @@ int main(int argc, char **argv)
         double t1 = MPI_Wtime();
         if (!warm)
             times[it - c.o.warmup] = t1 - t0;
-        bad += verify(&c);
+        bad += verify(&c, &hash);
     }
 
     uint64_t bad_all = 0;
     MPI_Reduce(&bad, &bad_all, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     double *all = c.rank == 0 ? malloc((size_t)c.size * (size_t)c.o.iters * sizeof *all) : NULL;
     MPI_Gather(times, c.o.iters, MPI_DOUBLE, all, c.o.iters, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    uint64_t *hashes = c.rank == 0 ? malloc((size_t)c.size * sizeof *hashes) : NULL;
+    MPI_Gather(&hash, 1, MPI_UINT64_T, hashes, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     int status = 0;
     if (c.rank == 0) {
         report(&c, all, (size_t)c.size * (size_t)c.o.iters);
+        uint64_t run_hash = SHIFT_FNV_OFFSET;
+        for (int r = 0; hashes && r < c.size; r++)
+            run_hash = (run_hash ^ hashes[r]) * SHIFT_FNV_PRIME;
+        printf("checksum: %016llx\n", (unsigned long long)run_hash);
         if (bad_all) {
             printf("verification: FAILED (%llu wrong bytes)\n", (unsigned long long)bad_all);
             status = 1;
@@ -525,6 +545,7 @@ int main(int argc, char **argv)
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free(all);
+    free(hashes);
     free(times);
     for (int d = 0; d < c.o.dims; d++)
         free(c.buf[d]);

@@ -11,8 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
+#ifndef RT_LIBUNWIND_SONAME
+#define RT_LIBUNWIND_SONAME "libunwind.so.8"
+#endif
 
 /* Open addressing keyed by return address; 2 * RT_MAX_CALLSITES slots keep probes short. When
  * RT_MAX_CALLSITES distinct sites have been seen, later new sites get no call-site attribute:
@@ -25,18 +26,36 @@ static struct {
 static uintptr_t rt__cs_addrs[RT_MAX_CALLSITES];
 static uint32_t rt__cs_n;
 
+/* libunwind is loaded only when it is asked for, and privately (RTLD_LOCAL). Linked to the
+ * tracer, libunwind.so.8 would enter the program's global scope ahead of libgcc_s and glibc
+ * whenever the tracer is preloaded, and its exported _Unwind_* (C++ exception unwinding) and
+ * weak backtrace() would replace theirs for the whole program. */
+static int (*rt__unw_backtrace)(void **, int);
+
 void rt__callsite_init(void)
 {
+    if (rt__g.callsite_mode != 2)
+        return;
+    void *h = dlopen(RT_LIBUNWIND_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (h)
+        *(void **)&rt__unw_backtrace = dlsym(h, "unw_backtrace");
+    if (!rt__unw_backtrace) {
+        rt__g.callsite_mode = 1;
+        if (rt__g.rank == 0)
+            rt__warn("cannot load %s (%s); call sites are the direct callers", RT_LIBUNWIND_SONAME,
+                     h ? "no unw_backtrace" : dlerror());
+    }
 }
 
 /* The libunwind path serves RETIME_TRACE_CALLSITE_SKIP=N: programs that call MPI through their
  * own helpers want the helper's caller. Frames: [0] here, [1] rt__callsite_id, [2] rt__enter,
- * [3] the wrapper, [4] its caller, [4 + skip] the frame wanted. The default path is __builtin_return_address(0) in the wrapper, which costs nothing and
- * is exact for the direct caller. */
+ * [3] the wrapper, [4] its caller, [4 + skip] the frame wanted. The default path is
+ * __builtin_return_address(0) in the wrapper, which costs nothing and is exact for the direct
+ * caller. */
 __attribute__((noinline)) static uintptr_t rt__unwind_caller(int skip)
 {
     void *frames[24];
-    int want = 5 + skip, n = unw_backtrace(frames, want);
+    int want = 5 + skip, n = rt__unw_backtrace(frames, want);
     return n >= want ? (uintptr_t)frames[want - 1] : 0;
 }
 

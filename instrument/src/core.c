@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tracer life cycle: opening the OTF2 archive at MPI_Init, finalizing it collectively at
- * MPI_Finalize, the emergency path for MPI_Abort/signals/exit, clock offsets and user regions. */
+ * MPI_Finalize, the emergency path for MPI_Abort/signals/exit, failures and disk-space checks
+ * (a full disk stops tracing, never the program), clock offsets and user regions. */
 #include "trace.h"
 
 #include "retime/region.h"
@@ -8,12 +9,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 RT_HIDDEN struct rt__state rt__g = {.cur_mpi_region = -1};
@@ -24,41 +28,127 @@ RT_HIDDEN OTF2_ErrorCode rt__otf2_set_mpi_collectives(OTF2_Archive *archive, MPI
 #define RT_TAG_CLOCK 7301
 #define RT_CLOCK_PINGPONGS 5
 
-static int rt__warned;
-static char rt__otf2_msg[256];
+/* Chunk sizes given to OTF2_Archive_Open, and the write buffer OTF2's POSIX substrate keeps per
+ * file (OTF2 3.0: data is written in blocks of up to 4 MiB, so up to that much of what was
+ * flushed may still be in memory). */
+#define RT_EVT_CHUNK (1u << 20)
+#define RT_DEF_CHUNK (4u << 20)
+#define RT_OTF2_FILE_BUFFER (4u << 20)
+#define RT_SPACE_MARGIN (1u << 20)
 
-/* Warnings are the only output of the tracer; one line, prefixed, at most once per rank for
- * failures so that a broken disk does not flood the program's stderr. */
-static void rt__warn(const char *fmt, ...)
+/* A failure code: an OTF2 error code, or RT_ERRNO_BASE + errno for a failure the tracer saw
+ * itself (no room for the next flush). */
+#define RT_ERRNO_BASE 0x10000
+
+/* Warnings are the only output of the tracer: one line each, prefixed, written with a single
+ * write(2) so that lines of several ranks do not interleave, and usable from a signal handler
+ * (no stdio lock). */
+void rt__warn(const char *fmt, ...)
 {
-    char line[512];
+    char line[5000];
+    int n = snprintf(line, sizeof line, "retime-trace: ");
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "retime-trace: %s\n", line);
+    size_t len = strlen(line);
+    line[len++] = '\n';
+    ssize_t w = write(STDERR_FILENO, line, len);
+    (void)w;
 }
 
-/* OTF2 prints its errors to stderr by default; keep only the last message for our one warning. */
+/* --- failures ----------------------------------------------------------------------------- */
+
+/* A failure stops tracing on this rank for good, and this rank's archive is never touched by
+ * OTF2 again: no flush, no close. OTF2 3.0 is not safe after a failed write: closing a writer
+ * whose buffered write failed uses freed memory and crashes the program. So the writer and the
+ * archive are abandoned (their memory, at most the buffer budget, stays allocated), and the
+ * rank's event file is removed to give the space back; at MPI_Finalize the rank is left out of
+ * the archive. The failure is reported in one line: rank 0 prints its own at once; the other
+ * ranks' failures reach rank 0 at MPI_Finalize, which prints one line for all of them (unless
+ * it printed its own), so that a full disk does not print one line per rank. */
+static int rt__ok = 1;          /* This rank's part of the archive is intact. */
+static int rt__fail_code;       /* What stopped it (see RT_ERRNO_BASE). */
+static char rt__fail_what[64];  /* The operation that failed, for non-I/O failures. */
+static int rt__fail_printed;
+static OTF2_ErrorCode rt__otf2_err; /* First error OTF2 reported since the last reset. */
+static char rt__otf2_msg[256];
+
+/* OTF2 prints its errors to stderr by default. It also reports some failures only here: a
+ * failed write at close returns OTF2_SUCCESS from OTF2_Archive_CloseEvtWriter. So the first
+ * error is kept, and every close checks it. */
 static OTF2_ErrorCode rt__otf2_error(void *user, const char *file, uint64_t line, const char *func,
                                      OTF2_ErrorCode code, const char *fmt, va_list va)
 {
     (void)user, (void)file, (void)line, (void)func;
-    vsnprintf(rt__otf2_msg, sizeof rt__otf2_msg, fmt, va);
+    if (code != OTF2_SUCCESS && code != OTF2_WARNING && rt__otf2_err == OTF2_SUCCESS) {
+        rt__otf2_err = code;
+        vsnprintf(rt__otf2_msg, sizeof rt__otf2_msg, fmt, va);
+    }
     return code;
 }
 
-static int rt__ok = 1; /* This rank's part of the archive is intact. */
+static int rt__is_io_error(int code)
+{
+    return code >= RT_ERRNO_BASE ||
+           (code >= OTF2_ERROR_E2BIG && code <= OTF2_ERROR_EXDEV && code != OTF2_ERROR_ENOMEM);
+}
+
+/* The one line that reports the failure @p code of rank @p rank (without the prefix). */
+static void rt__fail_line(char *buf, size_t cap, int rank, int code, const char *what)
+{
+    const char *text = code >= RT_ERRNO_BASE ? strerror(code - RT_ERRNO_BASE)
+                                             : OTF2_Error_GetDescription((OTF2_ErrorCode)code);
+    if (rt__is_io_error(code))
+        snprintf(buf, cap, "rank %d: cannot write trace to %s: %s; tracing stopped, the program "
+                           "goes on", rank, rt__g.dir, text);
+    else
+        snprintf(buf, cap, "rank %d: tracing failed%s%s%s: %s; tracing stopped, the program "
+                           "goes on", rank, what && *what ? " (" : "", what ? what : "",
+                 what && *what ? ")" : "", text);
+}
+
+static void rt__evt_path(char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/traces/%d.evt", rt__g.dir, rt__g.rank);
+}
+
+static void rt__print_failure(void)
+{
+    if (rt__ok || rt__fail_printed)
+        return;
+    char line[4700];
+    rt__fail_printed = 1;
+    rt__fail_line(line, sizeof line, rt__g.rank, rt__fail_code, rt__fail_what);
+    rt__warn("%s", line);
+}
+
+static void rt__stop(int code, const char *what)
+{
+    rt__g.active = 0;
+    if (!rt__ok)
+        return;
+    rt__ok = 0;
+    rt__fail_code = code ? code : OTF2_ERROR_PROCESSED_WITH_FAULTS;
+    snprintf(rt__fail_what, sizeof rt__fail_what, "%s", what ? what : "");
+    if (rt__g.opened) {
+        /* These events will never be part of the archive; truncating frees the space at once,
+         * although OTF2 keeps the file open. */
+        char path[4200];
+        rt__evt_path(path, sizeof path);
+        if (truncate(path, 0) == 0)
+            unlink(path);
+    }
+    /* In the emergency path no MPI_Finalize gather will report it for this rank. */
+    if (rt__g.rank == 0 || (rt__g.finished && !rt__g.finalized))
+        rt__print_failure();
+}
 
 void rt__fail(const char *what, OTF2_ErrorCode err)
 {
-    rt__g.active = 0;
-    rt__ok = 0;
-    if (!rt__warned) {
-        rt__warned = 1;
-        rt__warn("rank %d: %s failed: %s%s%s; tracing stopped, the program continues", rt__g.rank,
-                 what, OTF2_Error_GetName(err), rt__otf2_msg[0] ? ": " : "", rt__otf2_msg);
-    }
+    /* The first error OTF2 reported is the cause ("No space left on device"); the code the
+     * call returned is often only its consequence ("Chunk handling failed"). */
+    rt__stop(rt__otf2_err != OTF2_SUCCESS ? (int)rt__otf2_err : (int)err, what);
 }
 
 void rt__check(OTF2_ErrorCode err, const char *what)
@@ -67,30 +157,125 @@ void rt__check(OTF2_ErrorCode err, const char *what)
         rt__fail(what, err);
 }
 
+/* --- disk space --------------------------------------------------------------------------- */
+
+/* Before OTF2 writes, the tracer makes sure the write will succeed, because OTF2 does not
+ * survive a failed write (see rt__stop). Every flush of the event buffer first reserves room
+ * for what it will write in the rank's event file: fallocate(FALLOC_FL_KEEP_SIZE) from the
+ * file's end for the buffered events plus OTF2's file buffer. If that fails with ENOSPC or
+ * EDQUOT, the flush is skipped (OTF2_NO_FLUSH) and tracing stops cleanly. Where the file does
+ * not exist yet (the first flush) or the file system cannot reserve, free space is checked with
+ * statvfs instead. The first flush carries at most one chunk (see rt__mem_alloc), which stays in
+ * OTF2's file buffer and is written only at close, where a failure is survivable. The reserved
+ * tail beyond the data is released once the file is closed. RLIMIT_FSIZE is honoured the same
+ * way, so the trace never makes the program receive SIGXFSZ. */
+static uint64_t rt__reserved_end;
+static int rt__flushed_once;
+
+static int rt__room_statvfs(uint64_t need)
+{
+    struct statvfs sv;
+    if (statvfs(rt__g.dir, &sv) != 0)
+        return 0; /* Cannot tell; the write decides. */
+    uint64_t room = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+    return room < need ? ENOSPC : 0;
+}
+
+/* 0 if the next flush can write @p need bytes more to this rank's event file, else an errno. */
+static int rt__reserve_events(uint64_t need)
+{
+    char path[4200];
+    rt__evt_path(path, sizeof path);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    uint64_t size = 0;
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0)
+        size = (uint64_t)st.st_size;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        size + need > (uint64_t)rl.rlim_cur) {
+        if (fd >= 0)
+            close(fd);
+        return EFBIG;
+    }
+    if (fd < 0)
+        return rt__room_statvfs(need);
+    int err = 0;
+#ifdef FALLOC_FL_KEEP_SIZE
+    if (size + need <= rt__reserved_end) {
+        err = 0; /* Still covered by the last reservation. */
+    } else if (fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)size, (off_t)need) == 0) {
+        rt__reserved_end = size + need;
+    } else if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG) {
+        err = errno;
+    } else {
+        err = rt__room_statvfs(need); /* EOPNOTSUPP and the like: a file system without it. */
+    }
+#else
+    err = rt__room_statvfs(need);
+#endif
+    close(fd);
+    return err;
+}
+
+/* Gives back the reserved blocks beyond the end of the closed event file. */
+static void rt__release_reservation(void)
+{
+    if (!rt__reserved_end)
+        return;
+    char path[4200];
+    rt__evt_path(path, sizeof path);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size < rt__reserved_end) {
+        /* Truncating to the current size drops blocks allocated beyond it (ext4, xfs, tmpfs). */
+        if (ftruncate(fd, st.st_size) != 0) {
+            /* Nothing else to do: the blocks stay allocated but the data is intact. */
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    rt__reserved_end = 0;
+}
+
 /* --- OTF2 buffer management --------------------------------------------------------------- */
+
+static uint64_t rt__mem_used, rt__mem_budget;
 
 static OTF2_FlushType rt__pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc,
                                     void *caller, bool final)
 {
-    (void)user, (void)type, (void)loc, (void)caller, (void)final;
+    (void)user, (void)loc, (void)caller, (void)final;
+    /* Definition and anchor files are written once, at the end, and checked there. */
+    if (type != OTF2_FILETYPE_EVENTS)
+        return OTF2_FLUSH;
+    if (!rt__ok)
+        return OTF2_NO_FLUSH;
+    int err = rt__reserve_events(rt__mem_used + RT_OTF2_FILE_BUFFER + RT_SPACE_MARGIN);
+    if (err) {
+        rt__stop(RT_ERRNO_BASE + err, NULL);
+        return OTF2_NO_FLUSH;
+    }
     return OTF2_FLUSH;
 }
 
 static OTF2_TimeStamp rt__post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc)
 {
-    (void)user, (void)type, (void)loc;
+    (void)user, (void)loc;
+    if (type == OTF2_FILETYPE_EVENTS)
+        rt__flushed_once = 1;
     return rt__now();
 }
 
 static OTF2_FlushCallbacks rt__flush_callbacks = {rt__pre_flush, rt__post_flush};
 
 /* The memory callbacks bound what one rank keeps in memory: once the budget is used, allocate
- * returns NULL, which makes OTF2 flush the buffer to disk and hand its chunks back (free_all). */
+ * returns NULL, which makes OTF2 flush the buffer to disk and hand its chunks back (free_all).
+ * Until the first flush the budget is one chunk, so that the first flush is small (above). */
 struct rt__chunk {
     struct rt__chunk *next;
     uint64_t size;
 };
-static uint64_t rt__mem_used, rt__mem_budget;
 
 static void *rt__mem_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer,
                            uint64_t size)
@@ -99,7 +284,8 @@ static void *rt__mem_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc,
     /* Only event buffers count: they are the ones that grow with the run and that OTF2 can
      * flush. Definition buffers are written once at the end and cannot be flushed early. */
     int counted = type == OTF2_FILETYPE_EVENTS;
-    if (counted && rt__mem_used + size > rt__mem_budget)
+    uint64_t budget = rt__flushed_once ? rt__mem_budget : RT_EVT_CHUNK;
+    if (counted && rt__mem_used + size > budget)
         return NULL;
     struct rt__chunk *c = malloc(sizeof *c + size + 64);
     if (!c)
@@ -144,7 +330,7 @@ void rt__enter(int region, uint64_t t, void *ret)
     }
     rt__check(OTF2_EvtWriter_Enter(rt__g.evt, attrs, t, (OTF2_RegionRef)region), "Enter");
     rt__g.cur_mpi_region = region;
-    rt__g.in_tracer = 0;
+    rt__out();
 }
 
 void rt__leave(int region, uint64_t t)
@@ -154,7 +340,7 @@ void rt__leave(int region, uint64_t t)
     rt__g.in_tracer = 1;
     rt__check(OTF2_EvtWriter_Leave(rt__g.evt, NULL, t, (OTF2_RegionRef)region), "Leave");
     rt__g.cur_mpi_region = -1;
-    rt__g.in_tracer = 0;
+    rt__out();
 }
 
 uint32_t rt__peer(MPI_Comm comm, int peer, uint32_t *id)
@@ -278,25 +464,92 @@ static int rt__choose_dir(char *dir, size_t cap)
         rt__warn("cannot create %s: %s; tracing disabled", dir, strerror(errno));
         return -1;
     }
+    /* An absolute path keeps the archive where it was meant to be if the program changes its
+     * working directory later (OTF2 opens the event files only at their first flush). */
+    char cwd[4096], abs[4096 + 4096 + 2];
+    int n;
+    if (dir[0] != '/' && getcwd(cwd, sizeof cwd) &&
+        (n = snprintf(abs, sizeof abs, "%s/%s", cwd, dir)) > 0 && (size_t)n < cap)
+        memcpy(dir, abs, (size_t)n + 1);
     return 0;
 }
 
 /* --- signals and exit --------------------------------------------------------------------- */
 
-static struct sigaction rt__old_term, rt__old_int;
+/* SIGTERM and SIGINT (a batch system ending a job, Ctrl-C under mpirun, mpirun killing the
+ * other ranks after one failed) save the trace recorded so far and then do exactly what the
+ * program's own disposition would have done: the handler the program installed before MPI_Init
+ * runs, or the process dies by the signal (so its exit status still says so). A signal the
+ * program ignores stays ignored: no handler is installed for it.
+ *
+ * The save is best effort, as in Score-P: OTF2, malloc and stdio are not async-signal-safe.
+ *   - A signal that arrives while the tracer is inside an OTF2 record call (in_tracer == 1) is
+ *     held until that call returns (rt__out), so the buffers are consistent when they are
+ *     written. A second signal while one is held is passed on at once.
+ *   - A signal that arrives elsewhere (the usual case: a rank blocked in MPI, or computing) is
+ *     handled in the handler. If it interrupted malloc, the save can deadlock on malloc's lock;
+ *     an alarm(20) then ends the process (by SIGALRM, not by the original signal).
+ *   - Only the thread that called MPI_Init records events. A signal delivered to another
+ *     thread (the kernel picks one when the main thread blocks it) is passed on unsaved, since
+ *     the main thread may be writing events at that moment.
+ *   - During MPI_Finalize's merge (in_tracer == 2) a signal is passed on at once. */
+static struct sigaction rt__old_act[2]; /* SIGTERM, SIGINT */
+static int rt__installed[2];
+static pthread_t rt__main_thread;
+
+static int rt__sig_index(int sig)
+{
+    return sig == SIGTERM ? 0 : 1;
+}
+
+/* Puts the program's disposition back and raises the signal again. Inside the handler the
+ * signal is blocked, so it is delivered when the handler returns; from rt__signal_held it is
+ * delivered at once. */
+static void rt__pass_on(int sig)
+{
+    int i = rt__sig_index(sig);
+    if (rt__installed[i]) {
+        sigaction(sig, &rt__old_act[i], NULL);
+        rt__installed[i] = 0;
+    }
+    raise(sig);
+}
+
+static void rt__save_on_signal(int sig)
+{
+    if (!rt__g.opened || rt__g.finished)
+        return;
+    unsigned prev_alarm = alarm(20);
+    rt__emergency(sig == SIGTERM ? "terminated by SIGTERM" : "interrupted by SIGINT", 1);
+    /* If the program's handler lets the process live on, its own alarm must not change. */
+    alarm(prev_alarm);
+}
 
 static void rt__on_signal(int sig)
 {
-    /* OTF2 and stdio are not async-signal-safe. The usual case is a rank blocked inside MPI when
-     * mpirun forwards SIGTERM/SIGINT, where no tracer state is half-updated; if the signal hit
-     * the tracer itself (in_tracer), the buffers may be inconsistent and nothing is written. An
-     * alarm ends the process should the writing hang on a lock the signal interrupted. */
-    if (!rt__g.in_tracer && rt__g.opened && !rt__g.finished) {
-        alarm(20);
-        rt__emergency(sig == SIGTERM ? "terminated by SIGTERM" : "interrupted by SIGINT", 1);
+    int saved_errno = errno;
+    if (!pthread_equal(pthread_self(), rt__main_thread)) {
+        rt__pass_on(sig);
+    } else if (rt__g.in_tracer == 1 && !rt__g.pending_sig) {
+        rt__g.pending_sig = sig;
+    } else {
+        if (rt__g.in_tracer != 2 && !rt__g.pending_sig)
+            rt__save_on_signal(sig);
+        rt__pass_on(sig);
     }
-    sigaction(sig, sig == SIGTERM ? &rt__old_term : &rt__old_int, NULL);
-    raise(sig);
+    errno = saved_errno;
+}
+
+void rt__signal_held(void)
+{
+    int sig = rt__g.pending_sig;
+    rt__g.pending_sig = 0;
+    if (!sig)
+        return;
+    int saved_errno = errno;
+    rt__save_on_signal(sig);
+    rt__pass_on(sig);
+    errno = saved_errno;
 }
 
 static void rt__at_exit(void)
@@ -307,13 +560,28 @@ static void rt__at_exit(void)
 
 static void rt__install_handlers(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = rt__on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, &rt__old_term);
-    sigaction(SIGINT, &sa, &rt__old_int);
     atexit(rt__at_exit);
+    const char *env = getenv("RETIME_TRACE_SIGNALS");
+    if (env && (!strcmp(env, "0") || !strcmp(env, "off")))
+        return;
+    rt__main_thread = pthread_self();
+    static const int sigs[2] = {SIGTERM, SIGINT};
+    for (int i = 0; i < 2; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = rt__on_signal;
+        /* Both blocked while one is handled, so the save is not interrupted by the other;
+         * SA_RESTART so that a held signal does not make the interrupted write fail. */
+        sigemptyset(&sa.sa_mask);
+        sigaddset(&sa.sa_mask, SIGTERM);
+        sigaddset(&sa.sa_mask, SIGINT);
+        sa.sa_flags = SA_RESTART;
+        if (sigaction(sigs[i], &sa, &rt__old_act[i]) == 0)
+            rt__installed[i] = 1;
+    }
 }
 
 /* --- init --------------------------------------------------------------------------------- */
@@ -332,10 +600,13 @@ static void rt__read_env(void)
         rt__g.callsite_mode = 2;
         rt__g.callsite_skip = atoi(depth) > 16 ? 16 : atoi(depth);
     }
+    /* 16 MiB, like Score-P's default SCOREP_TOTAL_MEMORY: a flush every ~1.3 M events, and
+     * memory that does not grow with the run. */
     const char *mb = getenv("RETIME_TRACE_BUFFER_MB");
-    rt__mem_budget = (mb && atoi(mb) > 0 ? (uint64_t)atoi(mb) : 64u) << 20;
-    if (rt__mem_budget < (2u << 20)) /* at least two 1 MiB event chunks */
-        rt__mem_budget = 2u << 20;
+    long v = mb ? strtol(mb, NULL, 10) : 0;
+    rt__mem_budget = (uint64_t)(v > 0 && v <= 1L << 20 ? v : 16) << 20;
+    if (rt__mem_budget < 2u * RT_EVT_CHUNK) /* at least two event chunks */
+        rt__mem_budget = 2u * RT_EVT_CHUNK;
 }
 
 void rt__init(uint64_t t_enter, int region, void *ret)
@@ -366,8 +637,8 @@ void rt__init(uint64_t t_enter, int region, void *ret)
 
     /* Archive_Open is local but SetCollectiveCallbacks is collective, so agree first that every
      * rank could open the archive; otherwise no rank may enter the collective part. */
-    rt__g.archive = OTF2_Archive_Open(rt__g.dir, "traces", OTF2_FILEMODE_WRITE, 1u << 20, 4u << 20,
-                                      OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    rt__g.archive = OTF2_Archive_Open(rt__g.dir, "traces", OTF2_FILEMODE_WRITE, RT_EVT_CHUNK,
+                                      RT_DEF_CHUNK, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     int ok = rt__g.archive != NULL, all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, rt__g.comm);
     if (!all_ok) {
@@ -406,6 +677,7 @@ void rt__init(uint64_t t_enter, int region, void *ret)
     rt__g.first_ts = t_enter;
     rt__g.last_ts = t_enter;
     rt__g.next_request_id = 1;
+    rt__otf2_err = OTF2_SUCCESS;
     if (rt__ok) {
         rt__g.active = 1;
         rt__enter(region, t_enter, ret);
@@ -417,29 +689,73 @@ void rt__init(uint64_t t_enter, int region, void *ret)
 /* --- finalize ----------------------------------------------------------------------------- */
 
 /* Closes this rank's event stream. Local definition files (mapping tables and clock offsets)
- * are written later by whoever merges the definitions of all ranks. */
+ * are written later by whoever merges the definitions of all ranks. After a failure nothing is
+ * closed (see rt__stop). */
 static void rt__close_local(uint64_t *nevents)
 {
     *nevents = 0;
-    if (rt__g.evt) {
-        if (rt__ok)
-            rt__check(OTF2_EvtWriter_GetNumberOfEvents(rt__g.evt, nevents), "counting events");
-        rt__check(OTF2_Archive_CloseEvtWriter(rt__g.archive, rt__g.evt), "writing events");
+    if (rt__ok && rt__g.evt) {
+        rt__check(OTF2_EvtWriter_GetNumberOfEvents(rt__g.evt, nevents), "counting events");
+        rt__otf2_err = OTF2_SUCCESS;
+        OTF2_ErrorCode e = OTF2_Archive_CloseEvtWriter(rt__g.archive, rt__g.evt);
+        if (rt__ok && (e != OTF2_SUCCESS || rt__otf2_err != OTF2_SUCCESS))
+            rt__fail("writing events", e);
         rt__g.evt = NULL;
     }
-    if (rt__g.attrs) {
+    if (rt__ok && rt__g.attrs) {
         OTF2_AttributeList_Delete(rt__g.attrs);
         rt__g.attrs = NULL;
     }
     if (rt__ok)
         rt__check(OTF2_Archive_CloseEvtFiles(rt__g.archive), "closing event files");
+    if (rt__ok)
+        rt__release_reservation();
 }
+
+/* Rough size of the definition files written from these blobs: they hold the same strings and
+ * ids, plus the fixed MPI regions and the records' headers. */
+static uint64_t rt__defs_estimate(const size_t *lens, int n)
+{
+    uint64_t total = 64u << 10;
+    for (int r = 0; r < n; r++)
+        total += 2u * (uint64_t)lens[r] + 4096u;
+    return total;
+}
+
+/* Writes the definitions of all intact ranks into the archive (rank 0's own, or a scratch
+ * archive that is renamed into place). Returns the number of locations written, or -1 with
+ * this rank stopped (and the reason recorded) when something failed. */
+static int rt__write_defs_checked(OTF2_Archive *a, const unsigned char *const *blobs,
+                                  const size_t *lens)
+{
+    int err = rt__room_statvfs(rt__defs_estimate(lens, rt__g.size));
+    if (err) {
+        rt__stop(RT_ERRNO_BASE + err, "writing definitions");
+        return -1;
+    }
+    rt__otf2_err = OTF2_SUCCESS;
+    int nloc = rt__defs_write(a, rt__g.size, blobs, lens);
+    if (nloc < 0 || rt__otf2_err != OTF2_SUCCESS) {
+        rt__fail("writing definitions", OTF2_ERROR_PROCESSED_WITH_FAULTS);
+        return -1;
+    }
+    return nloc;
+}
+
+static int rt__merge_blobs(const unsigned char *const *blobs, const size_t *lens);
+
+/* Events counted when this rank's event stream was closed by the emergency path. */
+static uint64_t rt__saved_nevents;
 
 void rt__finalize(uint64_t t_enter)
 {
-    if (!rt__g.opened || rt__g.finished)
+    if (!rt__g.opened || rt__g.finalized)
         return;
     (void)t_enter;
+    /* A rank whose trace was saved by a signal whose handler (the program's) let it live on
+     * still takes part in everything collective below, or the other ranks would wait for it
+     * forever; its events, closed then, join the archive like the others. */
+    rt__g.finalized = 1;
     rt__clock_sync(&rt__g.offsets[1]);
     rt__g.n_offsets = 2;
     if (rt__g.active) {
@@ -449,25 +765,37 @@ void rt__finalize(uint64_t t_enter)
             if (id != UINT32_MAX)
                 rt__check(OTF2_EvtWriter_Leave(rt__g.evt, NULL, t, id), "Leave");
         }
-        rt__leave(RT_R_Finalize, t);
+        rt__g.in_tracer = 1;
+        rt__check(OTF2_EvtWriter_Leave(rt__g.evt, NULL, t, RT_R_Finalize), "Leave");
+        rt__out(); /* A signal held meanwhile saves the trace through the emergency path. */
     }
     rt__g.active = 0;
-    rt__g.finished = 1;
-    uint64_t nevents = 0;
-    rt__g.in_tracer = 1;
-    rt__close_local(&nevents);
+    rt__g.in_tracer = 2;
+    uint64_t nevents = rt__saved_nevents;
+    if (!rt__g.finished) {
+        rt__g.finished = 1;
+        rt__close_local(&nevents);
+    } else {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/traces/%d.rtdefs", rt__g.dir, rt__g.rank);
+        unlink(path); /* The merge below supersedes the emergency one. */
+    }
+    int ok_before_defs = rt__ok;
 
     /* Every rank that opened the archive takes part, even one whose tracing failed, so that
      * rank 0 learns which locations are intact and nobody waits forever in the gather. */
     struct rt__buf b = {0};
     rt__defs_pack(&b, rt__ok, nevents, rt__g.last_ts);
     int len = b.oom ? 0 : (int)b.len;
-    int *lens = NULL, *displs = NULL;
+    int *lens = NULL, *displs = NULL, *codes = NULL;
     unsigned char *all = NULL;
     if (rt__g.rank == 0) {
         lens = calloc((size_t)rt__g.size, sizeof *lens);
         displs = calloc((size_t)rt__g.size, sizeof *displs);
+        codes = calloc((size_t)rt__g.size, sizeof *codes);
     }
+    int code = rt__ok ? 0 : rt__fail_code;
+    PMPI_Gather(&code, 1, MPI_INT, codes, 1, MPI_INT, 0, rt__g.comm);
     PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, rt__g.comm);
     size_t total = 0;
     if (rt__g.rank == 0 && lens && displs) {
@@ -482,32 +810,66 @@ void rt__finalize(uint64_t t_enter)
     if (rt__g.rank == 0) {
         const unsigned char **blobs = calloc((size_t)rt__g.size, sizeof *blobs);
         size_t *blens = calloc((size_t)rt__g.size, sizeof *blens);
-        if (!all || !lens || !blobs || !blens) {
+        int nloc = -1;
+        if (!all || !lens || !codes || !blobs || !blens) {
             rt__fail("collecting definitions", OTF2_ERROR_MEM_ALLOC_FAILED);
-        } else if (rt__ok) {
+        } else {
             for (int r = 0; r < rt__g.size; r++) {
                 blobs[r] = lens[r] ? all + displs[r] : NULL;
                 blens[r] = (size_t)lens[r];
             }
-            int nloc = rt__defs_write(rt__g.archive, rt__g.size, blobs, blens);
-            if (nloc < 0)
-                rt__fail("writing definitions", OTF2_ERROR_PROCESSED_WITH_FAULTS);
-            else if (nloc < rt__g.size)
-                rt__warn("%d of %d ranks could not be traced; %s/traces.otf2 holds the rest",
-                         rt__g.size - nloc, rt__g.size, rt__g.dir);
+            /* Rank 0's own archive takes the definitions while it is intact; if rank 0 stopped
+             * tracing before, the other ranks are merged into a scratch archive instead. */
+            int intact = 0;
+            for (int r = 0; r < rt__g.size; r++)
+                intact += codes[r] == 0;
+            if (rt__ok) {
+                nloc = rt__write_defs_checked(rt__g.archive, blobs, blens);
+            } else if (!ok_before_defs && intact > 0) {
+                nloc = rt__merge_blobs(blobs, blens);
+                char lock[4300];
+                snprintf(lock, sizeof lock, "%s/.retime.lock", rt__g.dir);
+                unlink(lock); /* Nobody else merges at MPI_Finalize. */
+            }
         }
-        if (!rt__ok)
-            rt__warn("rank 0 could not write the definitions; %s/traces.otf2 is not readable",
-                     rt__g.dir);
+        if (rt__ok) {
+            rt__otf2_err = OTF2_SUCCESS;
+            if (OTF2_Archive_Close(rt__g.archive) != OTF2_SUCCESS ||
+                rt__otf2_err != OTF2_SUCCESS)
+                rt__fail("writing the anchor file", OTF2_ERROR_PROCESSED_WITH_FAULTS);
+            rt__g.archive = NULL;
+        }
+        /* One line at most: rank 0's own failure was printed when it happened; otherwise the
+         * first other rank that stopped speaks for all that did. */
+        int nfail = 0, first = -1;
+        for (int r = 0; codes && r < rt__g.size; r++)
+            if (codes[r]) {
+                nfail++;
+                if (first < 0)
+                    first = r;
+            }
+        if (!rt__fail_printed && !rt__ok) {
+            rt__print_failure();
+        } else if (!rt__fail_printed && first > 0) {
+            char line[4700];
+            rt__fail_line(line, sizeof line, first, codes[first], NULL);
+            if (nloc > 0)
+                rt__warn("%s (%d of %d ranks stopped; %s/traces.otf2 holds the other %d)", line,
+                         nfail, rt__g.size, rt__g.dir, nloc);
+            else
+                rt__warn("%s (%d of %d ranks stopped)", line, nfail, rt__g.size);
+        }
         free(blobs);
         free(blens);
+    } else if (rt__ok) {
+        OTF2_Archive_Close(rt__g.archive);
+        rt__g.archive = NULL;
     }
     free(all);
     free(lens);
     free(displs);
+    free(codes);
     rt__buf_free(&b);
-    OTF2_Archive_Close(rt__g.archive);
-    rt__g.archive = NULL;
     PMPI_Comm_free(&rt__g.comm);
     rt__g.in_tracer = 0;
 }
@@ -563,31 +925,70 @@ static unsigned char *rt__read_file(const char *path, size_t *len)
     return data;
 }
 
-/* Merges every rank's emergency blob found in DIR/traces/ into fresh global definitions and an
- * anchor, written into a scratch archive and renamed into place. Runs under an flock so that
+/* Removes a scratch archive left by rt__merge_blobs (also one of a rank killed while it
+ * merged: every merge runs under the lock, so a scratch archive seen then is abandoned). */
+static void rt__remove_scratch(const char *scratch)
+{
+    char path[4400];
+    DIR *d;
+    snprintf(path, sizeof path, "%s/traces", scratch);
+    if ((d = opendir(path)) != NULL) {
+        struct dirent *e;
+        char f[4700];
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(f, sizeof f, "%s/%s", path, e->d_name);
+            unlink(f);
+        }
+        closedir(d);
+    }
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/traces.def", scratch);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/traces.otf2", scratch);
+    unlink(path);
+    rmdir(scratch);
+}
+
+static void rt__remove_stale_scratch(void)
+{
+    DIR *d = opendir(rt__g.dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[4400];
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, ".retime-tmp-", 12) != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", rt__g.dir, e->d_name);
+        rt__remove_scratch(path);
+    }
+    closedir(d);
+}
+
+/* Merges the blobs of all ranks (NULL: none) into fresh global and local definitions and an
+ * anchor, written into a scratch archive and renamed into place, under an flock so that
  * concurrently dying ranks take turns; each turn yields a readable archive, and the last one
- * includes every rank that managed to write its files. */
-static int rt__emergency_anchor(void)
+ * includes every rank that managed to save. Used by dying ranks, and at MPI_Finalize when
+ * rank 0's own archive failed. Returns the number of locations, or -1. */
+static int rt__merge_blobs(const unsigned char *const *blobs, const size_t *lens)
 {
     char lock[4300], scratch[4300], path[4400], dst[4400];
     snprintf(lock, sizeof lock, "%s/.retime.lock", rt__g.dir);
-    int fd = open(lock, O_RDWR | O_CREAT, 0666);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0 || flock(fd, LOCK_EX) != 0) {
         if (fd >= 0)
             close(fd);
         return -1;
     }
     int P = rt__g.size, nloc = -1;
-    const unsigned char **blobs = calloc((size_t)P, sizeof *blobs);
-    size_t *lens = calloc((size_t)P, sizeof *lens);
-    if (blobs && lens) {
-        for (int r = 0; r < P; r++) {
-            snprintf(path, sizeof path, "%s/traces/%d.rtdefs", rt__g.dir, r);
-            blobs[r] = rt__read_file(path, &lens[r]);
-        }
-        snprintf(scratch, sizeof scratch, "%s/.retime-tmp-%d", rt__g.dir, rt__g.rank);
-        OTF2_Archive *a = OTF2_Archive_Open(scratch, "traces", OTF2_FILEMODE_WRITE, 1u << 20,
-                                            4u << 20, OTF2_SUBSTRATE_POSIX,
+    rt__remove_stale_scratch();
+    snprintf(scratch, sizeof scratch, "%s/.retime-tmp-%d", rt__g.dir, rt__g.rank);
+    if (rt__room_statvfs(rt__defs_estimate(lens, P)) == 0) {
+        rt__otf2_err = OTF2_SUCCESS;
+        OTF2_Archive *a = OTF2_Archive_Open(scratch, "traces", OTF2_FILEMODE_WRITE, RT_EVT_CHUNK,
+                                            RT_DEF_CHUNK, OTF2_SUBSTRATE_POSIX,
                                             OTF2_COMPRESSION_NONE);
         if (a && OTF2_Archive_SetSerialCollectiveCallbacks(a) == OTF2_SUCCESS) {
             OTF2_Archive_SetFlushCallbacks(a, &rt__flush_callbacks, NULL);
@@ -596,43 +997,51 @@ static int rt__emergency_anchor(void)
         }
         if (a && OTF2_Archive_Close(a) != OTF2_SUCCESS)
             nloc = -1;
-        /* Local definition files first, the anchor last: a reader never sees an anchor that
-         * names a location whose mapping tables are not in place yet. */
-        for (int r = 0; nloc >= 0 && r < P; r++) {
-            snprintf(path, sizeof path, "%s/traces/%d.def", scratch, r);
-            snprintf(dst, sizeof dst, "%s/traces/%d.def", rt__g.dir, r);
-            if (rt__exists(path) && rename(path, dst) != 0)
-                nloc = -1;
-        }
-        if (nloc >= 0) {
-            snprintf(path, sizeof path, "%s/traces.def", scratch);
-            snprintf(dst, sizeof dst, "%s/traces.def", rt__g.dir);
-            if (rename(path, dst) != 0)
-                nloc = -1;
-            snprintf(path, sizeof path, "%s/traces.otf2", scratch);
-            snprintf(dst, sizeof dst, "%s/traces.otf2", rt__g.dir);
-            if (nloc >= 0 && rename(path, dst) != 0)
-                nloc = -1;
-        }
-        /* Remove the scratch archive, including leftovers after a failure. */
-        for (int r = 0; r < P; r++) {
-            snprintf(path, sizeof path, "%s/traces/%d.def", scratch, r);
-            unlink(path);
-        }
-        snprintf(path, sizeof path, "%s/traces", scratch);
-        rmdir(path);
+        if (rt__otf2_err != OTF2_SUCCESS)
+            nloc = -1;
+    }
+    /* Local definition files first, the anchor last: a reader never sees an anchor that names
+     * a location whose mapping tables are not in place yet. */
+    for (int r = 0; nloc >= 0 && r < P; r++) {
+        snprintf(path, sizeof path, "%s/traces/%d.def", scratch, r);
+        snprintf(dst, sizeof dst, "%s/traces/%d.def", rt__g.dir, r);
+        if (rt__exists(path) && rename(path, dst) != 0)
+            nloc = -1;
+    }
+    if (nloc >= 0) {
         snprintf(path, sizeof path, "%s/traces.def", scratch);
-        unlink(path);
+        snprintf(dst, sizeof dst, "%s/traces.def", rt__g.dir);
+        if (rename(path, dst) != 0)
+            nloc = -1;
         snprintf(path, sizeof path, "%s/traces.otf2", scratch);
-        unlink(path);
-        rmdir(scratch);
+        snprintf(dst, sizeof dst, "%s/traces.otf2", rt__g.dir);
+        if (nloc >= 0 && rename(path, dst) != 0)
+            nloc = -1;
+    }
+    rt__remove_scratch(scratch);
+    flock(fd, LOCK_UN);
+    close(fd);
+    return nloc;
+}
+
+/* Merges every rank's emergency blob found in DIR/traces/. */
+static int rt__emergency_anchor(void)
+{
+    char path[4400];
+    int P = rt__g.size, nloc = -1;
+    const unsigned char **blobs = calloc((size_t)P, sizeof *blobs);
+    size_t *lens = calloc((size_t)P, sizeof *lens);
+    if (blobs && lens) {
+        for (int r = 0; r < P; r++) {
+            snprintf(path, sizeof path, "%s/traces/%d.rtdefs", rt__g.dir, r);
+            blobs[r] = rt__read_file(path, &lens[r]);
+        }
+        nloc = rt__merge_blobs(blobs, lens);
         for (int r = 0; r < P; r++)
             free((void *)blobs[r]);
     }
     free(blobs);
     free(lens);
-    flock(fd, LOCK_UN);
-    close(fd);
     return nloc;
 }
 
@@ -653,14 +1062,14 @@ void rt__emergency(const char *why, int wait_for_peers)
     if (!rt__g.opened || rt__g.finished)
         return;
     rt__g.finished = 1;
-    rt__g.in_tracer = 1;
+    rt__g.in_tracer = 2;
     if (rt__g.active) {
         /* Close what is open so that every Enter has its Leave; readers rely on the nesting. */
         uint64_t t = rt__now();
         if (rt__g.cur_mpi_region >= 0)
             rt__check(OTF2_EvtWriter_Leave(rt__g.evt, NULL, t, (OTF2_RegionRef)rt__g.cur_mpi_region),
                       "Leave");
-        while (rt__g.region_depth > 0) {
+        while (rt__g.active && rt__g.region_depth > 0) {
             uint32_t id = rt__g.region_stack[--rt__g.region_depth];
             if (id != UINT32_MAX)
                 rt__check(OTF2_EvtWriter_Leave(rt__g.evt, NULL, t, id), "Leave");
@@ -673,6 +1082,9 @@ void rt__emergency(const char *why, int wait_for_peers)
     rt__g.n_offsets = 2;
     uint64_t nevents = 0;
     rt__close_local(&nevents);
+    rt__saved_nevents = nevents;
+    /* A failure seen before (a full disk) has not been reported yet on ranks other than 0. */
+    rt__print_failure();
 
     struct rt__buf b = {0};
     char path[4400];
@@ -743,7 +1155,7 @@ RT_EXPORT void rt_region_begin(const char *name)
         return;
     rt__g.in_tracer = 1;
     rt__check(OTF2_EvtWriter_Enter(rt__g.evt, NULL, rt__now(), id), "Enter");
-    rt__g.in_tracer = 0;
+    rt__out();
 }
 
 RT_EXPORT void rt_region_end(void)
@@ -755,5 +1167,5 @@ RT_EXPORT void rt_region_end(void)
         return;
     rt__g.in_tracer = 1;
     rt__check(OTF2_EvtWriter_Leave(rt__g.evt, NULL, rt__now(), id), "Leave");
-    rt__g.in_tracer = 0;
+    rt__out();
 }

@@ -73,8 +73,12 @@ struct rt__comm_def {
 struct rt__state {
     volatile int active;      /* Events are recorded. */
     int opened;               /* This rank's archive was opened (finalize protocol runs). */
-    volatile sig_atomic_t in_tracer; /* Inside OTF2 code: a signal must not re-enter it. */
-    int finished;             /* Finalize or the emergency path already ran. */
+    /* 1: inside one OTF2 record call; a SIGTERM/SIGINT is held until it returns (rt__out).
+     * 2: finalize or the emergency path is running; a signal is passed on at once. */
+    volatile sig_atomic_t in_tracer;
+    volatile sig_atomic_t pending_sig; /* Signal held while in_tracer was 1. */
+    int finished;             /* Recording ended: events closed by finalize or the emergency path. */
+    int finalized;            /* The MPI_Finalize protocol ran (or is running). */
     int rank, size;
     MPI_Comm comm;            /* Private duplicate of MPI_COMM_WORLD for the tracer's traffic. */
     OTF2_Archive *archive;
@@ -109,6 +113,18 @@ RT_HIDDEN void rt__finalize(uint64_t t_enter);
 /** Save this rank's trace when the run ends abnormally; see core.c. */
 RT_HIDDEN void rt__emergency(const char *why, int wait_for_peers);
 RT_HIDDEN void rt__fail(const char *what, OTF2_ErrorCode err);
+/** One warning line "retime-trace: ..." on stderr (a single write(2)). */
+RT_HIDDEN void rt__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** Handles a SIGTERM/SIGINT that arrived inside an OTF2 call; see core.c. */
+RT_HIDDEN void rt__signal_held(void);
+
+/** Ends a section entered with `rt__g.in_tracer = 1`; acts on a signal that came meanwhile. */
+static inline void rt__out(void)
+{
+    rt__g.in_tracer = 0;
+    if (RT_UNLIKELY(rt__g.pending_sig))
+        rt__signal_held();
+}
 
 /** Monotonic nanoseconds without clamping; used before the writer exists. */
 static inline uint64_t rt__clock(void)

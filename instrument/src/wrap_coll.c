@@ -12,7 +12,7 @@ static void rt__coll_begin(int region, void *ret)
         return;
     rt__g.in_tracer = 1;
     rt__check(OTF2_EvtWriter_MpiCollectiveBegin(rt__g.evt, NULL, t), "MpiCollectiveBegin");
-    rt__g.in_tracer = 0;
+    rt__out();
 }
 
 /* @p root is the root's rank in @p comm, or -1 for rootless collectives. */
@@ -29,7 +29,7 @@ static void rt__coll_end(int region, OTF2_CollectiveOp op, MPI_Comm comm, int ro
         rt__g.in_tracer = 1;
         rt__check(OTF2_EvtWriter_MpiCollectiveEnd(rt__g.evt, NULL, t, op, cid, r, sent, received),
                   "MpiCollectiveEnd");
-        rt__g.in_tracer = 0;
+        rt__out();
     }
     rt__leave(region, t);
 }

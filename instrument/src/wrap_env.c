@@ -26,7 +26,7 @@ RT_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
 
 RT_EXPORT int MPI_Finalize(void)
 {
-    if (rt__g.opened && !rt__g.finished) {
+    if (rt__g.opened && !rt__g.finalized) {
         uint64_t t = rt__now();
         rt__enter(RT_R_Finalize, t, RT_CALLER());
         rt__finalize(t);
@@ -44,11 +44,12 @@ RT_EXPORT int MPI_Abort(MPI_Comm comm, int code)
 
 /* --- communicators ------------------------------------------------------------------------ */
 
-/* Comm registration runs whenever the archive is open (not only while this rank records), since
- * it contains a broadcast on the new comm that all its members must join. */
+/* Comm registration runs whenever the archive is open (not only while this rank records, nor
+ * only until a signal saved its trace), since it contains a broadcast on the new comm that all
+ * its members must join. */
 static int rt__comm_tracked(void)
 {
-    return rt__g.opened && !rt__g.finished;
+    return rt__g.opened && !rt__g.finalized;
 }
 
 RT_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)

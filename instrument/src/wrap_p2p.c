@@ -17,7 +17,7 @@ static void rt__rec_send(uint64_t t, MPI_Comm comm, int dest, int tag, uint64_t 
     rt__g.in_tracer = 1;
     rt__check(OTF2_EvtWriter_MpiSend(rt__g.evt, NULL, t, peer, cid, (uint32_t)tag, bytes),
               "MpiSend");
-    rt__g.in_tracer = 0;
+    rt__out();
 }
 
 static void rt__rec_recv(uint64_t t, MPI_Comm comm, const MPI_Status *st)
@@ -31,7 +31,7 @@ static void rt__rec_recv(uint64_t t, MPI_Comm comm, const MPI_Status *st)
     rt__check(OTF2_EvtWriter_MpiRecv(rt__g.evt, NULL, t, peer, cid, (uint32_t)st->MPI_TAG,
                                      n == MPI_UNDEFINED ? 0 : (uint64_t)n),
               "MpiRecv");
-    rt__g.in_tracer = 0;
+    rt__out();
 }
 
 /* Records the completion of a tracked request; @p handle is the caller's handle as it was before
@@ -60,7 +60,7 @@ static void rt__completed(MPI_Request handle, const MPI_Status *st, uint64_t t)
                       "MpiIrecv");
         }
     }
-    rt__g.in_tracer = 0;
+    rt__out();
 }
 
 /* --- blocking sends ----------------------------------------------------------------------- */
@@ -120,7 +120,7 @@ RT_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int 
             rt__check(OTF2_EvtWriter_MpiIsend(rt__g.evt, NULL, t, peer, cid, (uint32_t)tag,       \
                                               rt__bytes(type, count), id),                        \
                       "MpiIsend");                                                                \
-            rt__g.in_tracer = 0;                                                                  \
+            rt__out();                                                                            \
         }                                                                                         \
         int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                             \
         if (id && rc == MPI_SUCCESS)                                                              \
@@ -145,7 +145,7 @@ RT_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int
         id = rt__g.next_request_id++;
         rt__g.in_tracer = 1;
         rt__check(OTF2_EvtWriter_MpiIrecvRequest(rt__g.evt, NULL, t, id), "MpiIrecvRequest");
-        rt__g.in_tracer = 0;
+        rt__out();
     }
     int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
     if (id && rc == MPI_SUCCESS)
@@ -188,8 +188,11 @@ RT_EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
         struct rt__request q;
         if (*flag)
             rt__completed(h, status, t);
-        else if (rt__req_find(h, &q) == 0 && rt__g.active)
+        else if (rt__req_find(h, &q) == 0 && rt__g.active) {
+            rt__g.in_tracer = 1;
             rt__check(OTF2_EvtWriter_MpiRequestTest(rt__g.evt, NULL, t, q.id), "MpiRequestTest");
+            rt__out();
+        }
     }
     rt__leave(RT_R_Test, t);
     return rc;
