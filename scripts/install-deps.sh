@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs retime's build and test dependencies from Debian packages (only what is missing).
+# clang and libclang-rt-dev (its sanitizer and libFuzzer runtimes: only recommended by clang, so
+# named here for --no-install-recommends) build the fuzz target of tests/fuzz for ctest -L fuzz.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libopen-trace-format2-dev otf2-tools libunwind-dev
-      libdw-dev libopenmpi-dev openmpi-bin gnuplot-nox python3 valgrind libjansson-dev)
+      libdw-dev libopenmpi-dev openmpi-bin gnuplot-nox python3 valgrind libjansson-dev
+      clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -374,6 +374,8 @@ static uint32_t call_region(const struct engine *E, uint32_t r, uint64_t j)
 static const char *call_name(const struct engine *E, uint32_t r, uint64_t j)
 {
     uint32_t reg = RT_NONE;
+    if (r >= E->nranks)
+        return "?";
     if (owned(E, r) && j < E->ranks[r].nev)
         reg = call_region(E, r, j);
     else if (r == E->hint_rank && j == E->hint_ev)
@@ -604,7 +606,7 @@ static int post_message(struct engine *E, uint32_t r, uint64_t j, uint64_t post_
                         rt_time_ps t, int is_send)
 {
     uint32_t src = is_send ? r : e->ref, dst = is_send ? e->ref : r;
-    if (!is_send && !owned(E, src))
+    if (!is_send && E->part && src < E->nranks && !owned(E, src)) /* (a source never known stays local) */
         return post_remote_recv(E, r, j, post_ev, e, t);
     uint32_t ci = chan_index(E, e->comm, e->aux, src, dst);
     uint32_t id = ci == UINT32_MAX ? ci : chan_match(E, ci, is_send ? M_SEND : M_RECV, e->comm, e->aux, src, dst);
@@ -1975,6 +1977,8 @@ static int run_rounds(struct engine *E)
 /* A rank's state and position, here or (after share_states) at its own process. */
 static uint8_t rank_state(const struct engine *E, uint32_t r)
 {
+    if (r >= E->nranks) /* no such rank: nothing will come from it */
+        return R_DONE;
     if (owned(E, r) || !E->remote_state)
         return E->ranks[r].state;
     return (uint8_t)(E->remote_state[RS * (size_t)r] - 1);
@@ -1982,6 +1986,8 @@ static uint8_t rank_state(const struct engine *E, uint32_t r)
 
 static uint64_t rank_cursor(const struct engine *E, uint32_t r)
 {
+    if (r >= E->nranks)
+        return 0;
     if (owned(E, r) || !E->remote_state)
         return E->ranks[r].cursor;
     return (uint64_t)E->remote_state[RS * (size_t)r + 1];
@@ -2214,7 +2220,7 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     E.err = err;
     E.nranks = rt_trace_ranks(trace);
     E.freemsg = E.freecoll = UINT32_MAX;
-    E.hint_rank = RT_NONE;
+    E.hint_rank = E.hint_region = RT_NONE;
     E.res = calloc(1, sizeof *E.res);
     E.ranks = calloc(E.nranks ? E.nranks : 1, sizeof *E.ranks);
     if (E.res) {

@@ -1345,7 +1345,7 @@ static int open_trace(const char *path, uint32_t nparts, uint32_t part, rt_trace
                   (long long)lo, lo_row, (long long)hi, hi_row, (long long)RT_MAX_SPAN_NS);
         goto done;
     }
-    r.t->stats.span_ns = hi - lo;
+    r.t->stats.span_ns = hi >= lo ? hi - lo : 0; /* 0: a part without events */
     rc = RT_OK;
 done:
     if (rd) {

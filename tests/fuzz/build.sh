@@ -3,7 +3,7 @@
 # Builds the libFuzzer target tests/fuzz/fuzz_trace.c with clang, the retime-replay sources and
 # the test OTF2 builder compiled with the same -fsanitize=fuzzer,address,undefined flags, into
 # OUTDIR/fuzz_trace. Independent of the CMake (gcc) build. Exit 77 when clang or its libFuzzer
-# runtime is missing (Debian: apt-get install clang, which brings libclang-rt-14-dev's runtime).
+# runtime is missing (Debian: clang and libclang-rt-dev, both installed by scripts/install-deps.sh).
 # RT_FUZZ_SANITIZE=undefined builds a faster variant without AddressSanitizer (for long runs whose
 # corpus is then replayed by the ASan build).
 # Usage: build.sh OUTDIR
