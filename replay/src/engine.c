@@ -5,14 +5,17 @@
  * Each rank runs through its own events as far as it can, computing predicted times from its
  * own clock. It stops only where it needs a time it does not own: the completion of a message
  * or of a collective. Network resources (each rank's send and receive port) are granted in
- * global time order through one priority queue, which holds three kinds of entries:
- *   READY   a message may start (eager: send posted; rendezvous: both sides posted),
+ * global time order through one priority queue, which holds five kinds of entries:
+ *   RESUME  a blocked rank may go on,
+ *   READY   an eager message may start (its send is posted),
  *   ARRIVE  a message reaches its receiver's port,
- *   RESUME  a blocked rank may go on.
+ *   COLL    a collective's last member has entered: it runs over its members' ports,
+ *   RDV     a rendezvous message may start (both sides posted).
  * A rank only ever queues entries at or after its own clock, and a rank runs only when it is
  * popped, so entries are popped in time order and port grants follow time, never the order
- * in which ranks happened to be simulated. Ties are broken by queue insertion order, which is
- * itself deterministic: the same trace and model give bit-identical results.
+ * in which ranks happened to be simulated. Ties are broken by (type, key), an order that does
+ * not depend on when an entry was queued either: the same trace and model give bit-identical
+ * results, also when the ranks are split over processes (the distributed replay, below).
  *
  * Matching follows MPI's non-overtaking rule: per (communicator, source, destination, tag)
  * channel, the n-th posted send matches the n-th posted receive. Receives are posted, and
