@@ -217,7 +217,8 @@ struct engine {
      * pub[2r] is the earliest time rank r's send port could still grant a message it has not
      * granted, pub[2r + 1] the earliest time r could still post anything (INT64_MAX: never);
      * published by r's process every round (next: being built), valid from then on */
-    int64_t *pub, *red, *next;     /* red: the round's reduction [earliest time, all well, next...] */
+    int64_t *pub, *red, *next;     /* red: the round's reduction [earliest time, all well, earliest
+                                     * time * 8 + type, next...] */
     rt_time_ps *rdy_min, *arr_min;  /* per rank, at the round's start: earliest queued grant of its
                                      * send port, earliest queued arrival at it */
     uint32_t *senders, *senders_at; /* per rank here: the ranks that ever send to it (CSR) */
@@ -1935,16 +1936,22 @@ static int run_rounds(struct engine *E)
                 v[0] = c->tc, ty = Q_COLL;
         }
         rt_time_ps mine = v[0];
-        if ((rc = P->reduce(P->ud, v, 2 + 2 * (size_t)E->nranks, 0)))
+        /* time and type in one value, so that one reduction gives both (times below 2^60 ps, 13
+         * days; beyond, a second reduction finds the type) */
+        v[2] = mine >= 0 && mine < (INT64_C(1) << 60) && ty < 8 ? mine * 8 + ty : INT64_MAX;
+        if ((rc = P->reduce(P->ud, v, 3 + 2 * (size_t)E->nranks, 0)))
             return rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
         if (v[1] == 0)
             return E->failed ? E->failed
                              : rt_error_set(E->err, RT_EREMOTE, "%s: stopped: another process failed", rt_trace_path(E->t));
         if (v[0] == INT64_MAX)
             return RT_OK;
-        int64_t tau = mine == v[0] ? ty : INT64_MAX;
-        if ((rc = P->reduce(P->ud, &tau, 1, 0)))
-            return rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
+        int64_t tau = v[2] != INT64_MAX && v[2] / 8 == v[0] ? v[2] % 8 : INT64_MAX;
+        if (tau == INT64_MAX) {
+            tau = mine == v[0] ? ty : INT64_MAX;
+            if ((rc = P->reduce(P->ud, &tau, 1, 0)))
+                return rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
+        }
         E->T = v[0];
         E->tau = (uint8_t)tau;
         memcpy(E->pub, E->next, 2 * (size_t)E->nranks * sizeof *E->pub);
@@ -2264,8 +2271,8 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         E.mark = calloc(E.nranks ? E.nranks : 1, 1);
         E.marked = calloc(E.nranks ? E.nranks : 1, sizeof *E.marked);
         E.remote_state = calloc(RS * (size_t)(E.nranks ? E.nranks : 1), sizeof *E.remote_state);
-        E.red = calloc(2 + 2 * (size_t)E.nranks, sizeof *E.red);
-        E.next = E.red ? E.red + 2 : NULL;
+        E.red = calloc(3 + 2 * (size_t)E.nranks, sizeof *E.red);
+        E.next = E.red ? E.red + 3 : NULL;
         E.pub = malloc((2 * (size_t)E.nranks + 1) * sizeof *E.pub);
         E.rdy_min = calloc(E.nranks ? E.nranks : 1, sizeof *E.rdy_min);
         E.arr_min = calloc(E.nranks ? E.nranks : 1, sizeof *E.arr_min);
