@@ -158,6 +158,14 @@ int dist_trace_open(const char *path, int whole, rt_trace **t, const struct rt_r
     }
     if (whole)
         return RT_OK;
+    uint64_t mine = rt_trace_stats(*t)->events, all = 0; /* a part may have none, the trace not */
+    if (MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS || all == 0) {
+        rc = me == 0 ? rt_error_set(err, RT_ECORRUPT, "%s: the trace holds no events", rt_trace_path(*t))
+                     : rt_error_set(err, RT_EREMOTE, "%s: process 0 failed", path);
+        rt_trace_close(*t);
+        *t = NULL;
+        return rc;
+    }
     uint32_t lo, hi;
     rt_trace_part_rows(*t, &lo, &hi);
     if (MPI_Allgather(&lo, 1, MPI_UINT32_T, first_rank, 1, MPI_UINT32_T, MPI_COMM_WORLD) != MPI_SUCCESS)
