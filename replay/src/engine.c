@@ -158,8 +158,9 @@ struct rank {
  *               ev2 bytes received, ev1 COLL_BEGIN event, tag op, dst root, flags vector
  *   FX_CTC      the collective's last entry t1 (comm, n)
  *   FX_CPORTS   member i's ports t1 (send) t2 (receive) at that time (comm, n)
- *   FX_CDONE    member i's result: t1 done, t2 t3 ports, src origin member, ev1 its COLL_BEGIN (comm, n) */
-enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CDONE, FX_KINDS };
+ *   FX_CDONE    member i's result: t1 done, t2 t3 ports, src origin member, ev1 its COLL_BEGIN (comm, n)
+ *   FX_BOUND    rank src's bounds at the end of a round: t1 earliest grant, t2 earliest post */
+enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CDONE, FX_BOUND, FX_KINDS };
 struct fx {
     uint32_t kind, comm, tag, src, dst, i, flags, reg; /* reg: the MPI call's region + 1 (errors) */
     uint64_t n, ev1, ev2, bytes, id;
@@ -216,9 +217,11 @@ struct engine {
     /* per-rank bounds, so that loosely coupled ranks need not wait for the global earliest time:
      * pub[2r] is the earliest time rank r's send port could still grant a message it has not
      * granted, pub[2r + 1] the earliest time r could still post anything (INT64_MAX: never);
-     * published by r's process every round (next: being built), valid from then on */
-    int64_t *pub, *red, *next;     /* red: the round's reduction [earliest time, all well, earliest
-                                     * time * 8 + type, next...] */
+     * published by r's process at the end of every round to the processes of the ranks r
+     * exchanges messages with (FX_BOUND), valid from then on; INT64_MIN: not known */
+    int64_t *pub;
+    int64_t red[3];                 /* the round's reduction: earliest time, all well, time * 8 + type */
+    uint32_t *nbp, *nbp_at;         /* per rank here: the other processes that need its bounds (CSR) */
     rt_time_ps *rdy_min, *arr_min;  /* per rank, at the round's start: earliest queued grant of its
                                      * send port, earliest queued arrival at it */
     uint32_t *senders, *senders_at; /* per rank here: the ranks that ever send to it (CSR) */
@@ -1497,6 +1500,13 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
         vrecv_release(E, (uint32_t)f->id);
         return 0;
     }
+    if (f->kind == FX_BOUND) {
+        if (f->src >= nr || owned(E, f->src))
+            return bad_fx(E, from, f);
+        E->pub[2 * (size_t)f->src] = f->t1;
+        E->pub[2 * (size_t)f->src + 1] = f->t2;
+        return 0;
+    }
     if (f->kind == FX_RPOST || f->kind == FX_ARRIVE) {
         if (f->src >= nr || f->dst >= nr || f->comm >= rt_trace_comms(E->t))
             return bad_fx(E, from, f);
@@ -1697,8 +1707,8 @@ static int port_ok(const struct engine *E, uint32_t r, rt_time_ps t, uint8_t typ
     return 1;
 }
 
-/* Fills E->next with this process's ranks' bounds (see struct engine.pub) at the end of a round. */
-static void publish(struct engine *E)
+/* The earliest queued grant of every rank's send port and arrival at its receive port. */
+static void scan_queue(struct engine *E)
 {
     for (uint32_t r = E->lo; r < E->hi; r++)
         E->rdy_min[r] = E->arr_min[r] = INT64_MAX;
@@ -1713,15 +1723,27 @@ static void publish(struct engine *E)
             E->arr_min[r] = q->t < E->arr_min[r] ? q->t : E->arr_min[r];
         }
     }
-    for (size_t i = 0; i < 2 * (size_t)E->nranks; i++)
-        E->next[i] = INT64_MAX;
+}
+
+/* At the end of a round: this process's ranks' bounds (see struct engine.pub), kept here and sent
+ * to the processes that need them. Effects still on their way cannot undercut them: each came
+ * from an entry that respected the bounds of the round before. */
+static int publish(struct engine *E)
+{
+    scan_queue(E);
     for (uint32_t r = E->lo; r < E->hi; r++) {
         rt_time_ps post = post_bound(E, r), grant = E->rdy_min[r];
         if (E->ranks[r].nrdvw && rdv_bound(E, &E->ranks[r]) < grant)
             grant = rdv_bound(E, &E->ranks[r]);
-        E->next[2 * (size_t)r] = post < grant ? post : grant;
-        E->next[2 * (size_t)r + 1] = post;
+        grant = post < grant ? post : grant;
+        E->pub[2 * (size_t)r] = grant;
+        E->pub[2 * (size_t)r + 1] = post;
+        struct fx f = {.kind = FX_BOUND, .src = r, .t1 = grant, .t2 = post};
+        for (uint32_t k = E->nbp_at[r - E->lo]; k < E->nbp_at[r - E->lo + 1]; k++)
+            if (fx_send(E, E->part->first_rank[E->nbp[k]], &f))
+                return oom(E);
     }
+    return 0;
 }
 
 /* Whether entry @p q may be taken now; if not, its ports are marked. */
@@ -1814,6 +1836,51 @@ static int swap(struct engine *E)
     return RT_OK;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Which other processes need the bounds of each rank here (E->nbp): those of the ranks it sends to
+ * (their arrivals wait for its grants; @p pairs[p] holds (receiver, sender) pairs for process p)
+ * and of the ranks that send to it (their rendezvous wait for its posts). */
+static int bound_readers(struct engine *E, uint32_t *const *pairs, const uint32_t *len)
+{
+    const struct rt_replay_part *P = E->part;
+    uint32_t nown = E->hi - E->lo;
+    uint64_t n = 0, k = 0;
+    for (uint32_t p = 0; p < P->nprocs; p++)
+        n += p == P->me ? 0 : len[p];
+    n += E->senders_at[nown];
+    uint64_t *key = malloc((n ? n : 1) * sizeof *key); /* (rank here - lo) << 32 | process */
+    E->nbp_at = calloc((size_t)nown + 1, sizeof *E->nbp_at);
+    E->nbp = malloc((n ? n : 1) * sizeof *E->nbp);
+    if (!key || !E->nbp_at || !E->nbp) {
+        free(key);
+        return oom(E);
+    }
+    for (uint32_t p = 0; p < P->nprocs; p++)
+        for (uint32_t i = 0; p != P->me && i < len[p]; i++)
+            key[k++] = (uint64_t)(pairs[p][2 * i + 1] - E->lo) << 32 | p;
+    for (uint32_t r = 0; r < nown; r++)
+        for (uint32_t i = E->senders_at[r]; i < E->senders_at[r + 1]; i++)
+            if (owner_of(E, E->senders[i]) != P->me)
+                key[k++] = (uint64_t)r << 32 | owner_of(E, E->senders[i]);
+    qsort(key, k, sizeof *key, cmp_u64);
+    uint64_t m = 0;
+    for (uint64_t i = 0; i < k; i++) {
+        if (i && key[i] == key[i - 1])
+            continue;
+        E->nbp[m++] = (uint32_t)key[i];
+        E->nbp_at[(key[i] >> 32) + 1]++;
+    }
+    for (uint32_t r = 0; r < nown; r++)
+        E->nbp_at[r + 1] += E->nbp_at[r];
+    free(key);
+    return RT_OK;
+}
+
 /* Which ranks ever send to each rank here: every process sends the pairs (receiver, sender) of its
  * ranks' sends to the receivers' processes, once before the rounds. */
 static int find_senders(struct engine *E)
@@ -1894,6 +1961,8 @@ send: /* every process takes part in the exchange, even after a failure here */
             free(fill);
         }
     }
+    if (!rc)
+        rc = bound_readers(E, pairs, len);
     for (uint32_t p = 0; pairs && p < P->nprocs; p++)
         free(pairs[p]);
     free(pairs);
@@ -1927,9 +1996,10 @@ static int run_rounds(struct engine *E)
         /* what the swap itself made (a collective's results) is queued elsewhere only next round */
         for (uint32_t p = 0; p < P->nprocs; p++)
             for (size_t i = 0; i < E->out[p].n; i++)
-                if (E->out[p].v[i].kind != FX_CPORTS && (E->out[p].v[i].t1 < v[0] || (E->out[p].v[i].t1 == v[0] && ty)))
+                if (E->out[p].v[i].kind != FX_CPORTS && E->out[p].v[i].kind != FX_BOUND &&
+                    (E->out[p].v[i].t1 < v[0] || (E->out[p].v[i].t1 == v[0] && ty)))
                     v[0] = E->out[p].v[i].t1, ty = Q_RESUME;
-        publish(E);
+        scan_queue(E);
         for (uint32_t i = 0; i < E->ncolls; i++) { /* collectives that wait for their ports */
             const struct coll *c = &E->colls[i];
             if (c->mem && c->tc_known && !c->complete && c->coord == P->me && (c->tc < v[0] || (c->tc == v[0] && Q_COLL < ty)))
@@ -1939,7 +2009,7 @@ static int run_rounds(struct engine *E)
         /* time and type in one value, so that one reduction gives both (times below 2^60 ps, 13
          * days; beyond, a second reduction finds the type) */
         v[2] = mine >= 0 && mine < (INT64_C(1) << 60) && ty < 8 ? mine * 8 + ty : INT64_MAX;
-        if ((rc = P->reduce(P->ud, v, 3 + 2 * (size_t)E->nranks, 0)))
+        if ((rc = P->reduce(P->ud, v, 3, 0)))
             return rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
         if (v[1] == 0)
             return E->failed ? E->failed
@@ -1954,7 +2024,6 @@ static int run_rounds(struct engine *E)
         }
         E->T = v[0];
         E->tau = (uint8_t)tau;
-        memcpy(E->pub, E->next, 2 * (size_t)E->nranks * sizeof *E->pub);
         E->res->rounds++;
         while (E->nheap && !E->failed) {
             struct qent q = pop(E);
@@ -1981,6 +2050,8 @@ static int run_rounds(struct engine *E)
         for (uint32_t i = 0; i < E->nmarked; i++)
             E->mark[E->marked[i]] = 0;
         E->nmarked = 0;
+        if (!E->failed)
+            publish(E);
     }
 }
 
@@ -2271,8 +2342,6 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         E.mark = calloc(E.nranks ? E.nranks : 1, 1);
         E.marked = calloc(E.nranks ? E.nranks : 1, sizeof *E.marked);
         E.remote_state = calloc(RS * (size_t)(E.nranks ? E.nranks : 1), sizeof *E.remote_state);
-        E.red = calloc(3 + 2 * (size_t)E.nranks, sizeof *E.red);
-        E.next = E.red ? E.red + 3 : NULL;
         E.pub = malloc((2 * (size_t)E.nranks + 1) * sizeof *E.pub);
         E.rdy_min = calloc(E.nranks ? E.nranks : 1, sizeof *E.rdy_min);
         E.arr_min = calloc(E.nranks ? E.nranks : 1, sizeof *E.arr_min);
@@ -2295,11 +2364,11 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     E.next_progress = PROGRESS_EVERY;
     if (E.part) { /* the earliest start and latest end over all processes; whether all set up */
         int64_t v[3] = {first, last == INT64_MIN ? INT64_MAX : -last,
-                        E.out && E.mark && E.marked && E.remote_state && E.red && E.pub && E.rdy_min && E.arr_min ? 1 : 0};
+                        E.out && E.mark && E.marked && E.remote_state && E.pub && E.rdy_min && E.arr_min ? 1 : 0};
         int prc = E.part->reduce(E.part->ud, v, 3, 0);
         if (prc || !v[2]) {
             rc = prc ? rt_error_set(err, prc, "%s: distributed replay: reduction failed", rt_trace_path(trace))
-                     : (E.out && E.mark && E.marked && E.remote_state && E.red && E.pub && E.rdy_min && E.arr_min)
+                     : (E.out && E.mark && E.marked && E.remote_state && E.pub && E.rdy_min && E.arr_min)
                            ? rt_error_set(err, RT_EREMOTE, "%s: stopped: another process failed", rt_trace_path(trace))
                            : oom(&E);
             goto done;
@@ -2403,7 +2472,8 @@ done:
     free(E.marked);
     free(E.later);
     free(E.remote_state);
-    free(E.red);
+    free(E.nbp);
+    free(E.nbp_at);
     free(E.pub);
     free(E.rdy_min);
     free(E.arr_min);
