@@ -94,18 +94,23 @@ scenario fills 12000 -x RETIME_TRACE_BUFFER_MB=2
 echo "fills ($mode, $([ "$mode" = tmpfs ] && echo "8 MiB" || echo "12 MiB per process")): exit 0, same results, ${elapsed}s; $line"
 [ "$mode" = tmpfs ] && echo "tmpfs use after the run: $(used_kib) KiB of 8192 KiB"
 
+# other_ranks_archive NAME: the archive holds the np - 1 ranks that could write, and reads.
+other_ranks_archive() {
+  "$otf2_print" -G "$dir/traces.otf2" >"$tmp/$1.defs" 2>&1 || {
+    echo "FAIL: $1: otf2-print cannot read the archive of the other ranks"; cat "$tmp/$1.defs"; exit 1; }
+  n=$(grep -c '^LOCATION ' "$tmp/$1.defs")
+  [ "$n" -eq $((np - 1)) ] || { echo "FAIL: $1: $n locations in the archive, want $((np - 1))"; exit 1; }
+  "$otf2_print" "$dir/traces.otf2" >/dev/null 2>"$tmp/$1.print.err" || {
+    echo "FAIL: $1: otf2-print cannot read the events"; cat "$tmp/$1.print.err"; exit 1; }
+}
+
 if [ "$mode" = inject ]; then
   # Only rank 1's disk is full: one line from rank 0 for it, and the others' archive is readable.
   envs=(-x RT_FAKE_FULL_DIR="$mnt" -x RT_FAKE_FULL_BYTES=65536 -x RT_FAKE_FULL_RANK=1)
   scenario rank1 5000 -x RETIME_TRACE_BUFFER_MB=2
   [[ $line =~ ^retime-trace:\ rank\ 1:\ .*\(1\ of\ $np\ ranks\ stopped\;\ $dir/traces.otf2\ holds\ the\ other\ $((np - 1))\)$ ]] || {
     echo "FAIL: rank1: the line does not say that the archive holds the other ranks: $line"; exit 1; }
-  "$otf2_print" -G "$dir/traces.otf2" >"$tmp/rank1.defs" 2>&1 || {
-    echo "FAIL: rank1: otf2-print cannot read the archive of the other ranks"; cat "$tmp/rank1.defs"; exit 1; }
-  n=$(grep -c '^LOCATION ' "$tmp/rank1.defs")
-  [ "$n" -eq $((np - 1)) ] || { echo "FAIL: rank1: $n locations in the archive, want $((np - 1))"; exit 1; }
-  "$otf2_print" "$dir/traces.otf2" >/dev/null 2>"$tmp/rank1.print.err" || {
-    echo "FAIL: rank1: otf2-print cannot read the events"; cat "$tmp/rank1.print.err"; exit 1; }
+  other_ranks_archive rank1
   echo "only rank 1 full: exit 0, same results; $line"
   # Only rank 0's event file cannot grow: rank 0 reports at once, and at MPI_Finalize merges
   # the other ranks into an archive without itself.
@@ -113,12 +118,7 @@ if [ "$mode" = inject ]; then
         -x RT_FAKE_FULL_MATCH=.evt -x RT_FAKE_FULL_STATVFS=0)
   scenario rank0 8000 -x RETIME_TRACE_BUFFER_MB=2
   [[ $line =~ ^retime-trace:\ rank\ 0:\  ]] || { echo "FAIL: rank0: the line is not rank 0's: $line"; exit 1; }
-  "$otf2_print" -G "$dir/traces.otf2" >"$tmp/rank0.defs" 2>&1 || {
-    echo "FAIL: rank0: otf2-print cannot read the archive of the other ranks"; cat "$tmp/rank0.defs"; exit 1; }
-  n=$(grep -c '^LOCATION ' "$tmp/rank0.defs")
-  [ "$n" -eq $((np - 1)) ] || { echo "FAIL: rank0: $n locations in the archive, want $((np - 1))"; exit 1; }
-  "$otf2_print" "$dir/traces.otf2" >/dev/null 2>"$tmp/rank0.print.err" || {
-    echo "FAIL: rank0: otf2-print cannot read the events"; cat "$tmp/rank0.print.err"; exit 1; }
+  other_ranks_archive rank0
   echo "only rank 0's events full: exit 0, same results, archive of the other $n rank(s); $line"
   # RLIMIT_FSIZE: an 8 MiB file size limit, which the untraced program lives with.
   envs=()
