@@ -168,7 +168,7 @@ struct fx {
 };
 struct fxbuf {
     struct fx *v;
-    size_t n, cap;
+    uint32_t n, cap;
 };
 
 struct engine {
@@ -211,7 +211,7 @@ struct engine {
     uint32_t *marked;               /* the ranks marked */
     uint32_t nmarked;
     struct qent *later;             /* entries put off this round */
-    size_t nlater, caplater;
+    uint32_t nlater, caplater;
     uint32_t hint_rank, hint_region; /* the MPI call of another process's event hint_ev, from its record */
     uint64_t hint_ev;
     /* per-rank bounds, so that loosely coupled ranks need not wait for the global earliest time:
@@ -1354,33 +1354,35 @@ static int run_rank(struct engine *E, uint32_t r)
  *
  * Each process replays its own ranks with the engine above and queues what crosses to another
  * process (struct fx) until the end of a round; then the processes swap these and agree on T,
- * the earliest queued time over all of them (and tau, the earliest type at T). In a round a
- * process takes its queue in order but puts off any entry that something not yet known here
- * could still precede on the same port, in (time, type, key) order:
- *   a send port's grant:   an earlier ready of a rendezvous whose receive is not posted yet
- *                          (it is posted at T or later), the rank's own later posts (at its
- *                          clock, or T when blocked), a collective it is in (at its last
- *                          entry, at least T while one is missing);
- *   a receive port's arrival: any arrival not yet sent (readies are at T or later, so at
- *                          T + the least wire time or later);
+ * the earliest queued time over all of them (and tau, the earliest type at T). With the swap come
+ * the bounds of the ranks this process's ranks exchange messages with (struct engine.pub). In a
+ * round a process takes its queue in order but puts off any entry that something not yet known
+ * here could still precede on the same port, in (time, type, key) order (port_ok):
+ *   a send port's grant:   a ready of a rendezvous whose receive is not posted yet (rdv_bound),
+ *                          the rank's own later posts (post_bound), a collective it is in
+ *                          (coll_bound);
+ *   a receive port's arrival: any arrival not yet sent (arrival_bound: a least wire time after
+ *                          the earliest grant of a rank that sends to it);
  *   a collective's port reading: both, for every member replayed here.
  * Once an entry of a port is put off, the port's later entries are too, until the next round.
  * The earliest entry over all processes can always be taken, so every round makes progress,
- * and each port's grants come in the same order as in a replay by one process. */
+ * and each port's grants come in the same order as in a replay by one process
+ * (docs/distributed.md). */
 
-static int fx_send(struct engine *E, uint32_t rank, const struct fx *f)
+/* Queues @p f for process @p p until the end of the round; -1 out of memory. */
+static int fx_send_to(struct engine *E, uint32_t p, const struct fx *f)
 {
-    struct fxbuf *b = &E->out[owner_of(E, rank)];
-    if (b->n == b->cap) {
-        size_t ncap = b->cap ? b->cap * 2 : 64;
-        struct fx *n = realloc(b->v, ncap * sizeof *n);
-        if (!n)
-            return -1;
-        b->v = n;
-        b->cap = ncap;
-    }
+    struct fxbuf *b = &E->out[p];
+    if (rt__grow((void **)&b->v, &b->cap, sizeof *b->v, b->n + 1))
+        return -1;
     b->v[b->n++] = *f;
     return 0;
+}
+
+/* Queues @p f for the process that replays rank @p rank. */
+static int fx_send(struct engine *E, uint32_t rank, const struct fx *f)
+{
+    return fx_send_to(E, owner_of(E, rank), f);
 }
 
 static int rdv_waiting_add(struct engine *E, uint32_t r, uint32_t id)
@@ -1420,10 +1422,9 @@ static void vrecv_release(struct engine *E, uint32_t id)
 /* The receive half of message (channel @p ci, number @p n) at the receiver's process, made on
  * first sight (its post or its arrival, whichever comes first). UINT32_MAX out of memory. */
 static uint32_t half_of(struct engine *E, uint32_t ci, uint32_t n, uint32_t comm, uint32_t tag, uint32_t src,
-                        uint32_t dst, int *fresh)
+                        uint32_t dst)
 {
     uint64_t *h = rt__map_get(&E->halves, ci, n);
-    *fresh = !h;
     if (h) {
         uint32_t id = (uint32_t)*h;
         rt__map_del(&E->halves, ci, n);
@@ -1450,8 +1451,7 @@ static int post_remote_recv(struct engine *E, uint32_t r, uint64_t j, uint64_t p
     uint32_t ci = chan_index(E, e->comm, e->aux, e->ref, r);
     if (ci == UINT32_MAX)
         return oom(E);
-    int fresh;
-    uint32_t id = half_of(E, ci, E->chans[ci].nrecv++, e->comm, e->aux, e->ref, r, &fresh);
+    uint32_t id = half_of(E, ci, E->chans[ci].nrecv++, e->comm, e->aux, e->ref, r);
     if (id == UINT32_MAX)
         return oom(E);
     struct msg *m = &E->msgs[id];
@@ -1528,8 +1528,7 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
         }
         if (!owned(E, f->dst) || f->n > UINT32_MAX) /* FX_ARRIVE, at the receiver's process */
             return bad_fx(E, from, f);
-        int fresh;
-        uint32_t id = half_of(E, ci, (uint32_t)f->n, f->comm, f->tag, f->src, f->dst, &fresh);
+        uint32_t id = half_of(E, ci, (uint32_t)f->n, f->comm, f->tag, f->src, f->dst);
         if (id == UINT32_MAX)
             return oom(E);
         struct msg *m = &E->msgs[id];
@@ -1635,16 +1634,18 @@ static rt_time_ps wake_bound(const struct engine *E, uint32_t r)
 {
     const struct rank *R = &E->ranks[r];
     const struct rt_event *e = &R->ev[R->cursor];
-    rt_time_ps arr = E->arr_min[r] < arrival_bound(E, r) ? E->arr_min[r] : arrival_bound(E, r);
-    if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV)
-        return arr;
+    if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV) {
+        rt_time_ps arr = arrival_bound(E, r);
+        return E->arr_min[r] < arr ? E->arr_min[r] : arr;
+    }
     if (e->kind == RT_EV_COLL_END && R->coll != UINT32_MAX)
         return coll_bound(E, &E->colls[R->coll]);
     if (e->kind != RT_EV_ISEND_COMPLETE && e->kind != RT_EV_LEAVE)
         return E->T;
     /* sends it waits for: each completes at or after its grant (eager), or its delivery, which is
      * at or after its arrival (rendezvous); it goes on when the last one completes */
-    rt_time_ps lb = E->T, grant = E->rdy_min[r] < rdv_bound(E, R) ? E->rdy_min[r] : rdv_bound(E, R);
+    rt_time_ps lb = E->T, grant = rdv_bound(E, R);
+    grant = E->rdy_min[r] < grant ? E->rdy_min[r] : grant;
     uint32_t n = e->kind == RT_EV_LEAVE ? R->nwaits : 1;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t p = e->kind == RT_EV_LEAVE ? R->waits[i] : pending_of((struct rank *)R, e->ref);
@@ -1732,15 +1733,14 @@ static int publish(struct engine *E)
 {
     scan_queue(E);
     for (uint32_t r = E->lo; r < E->hi; r++) {
-        rt_time_ps post = post_bound(E, r), grant = E->rdy_min[r];
-        if (E->ranks[r].nrdvw && rdv_bound(E, &E->ranks[r]) < grant)
-            grant = rdv_bound(E, &E->ranks[r]);
+        rt_time_ps post = post_bound(E, r), grant = rdv_bound(E, &E->ranks[r]);
+        grant = E->rdy_min[r] < grant ? E->rdy_min[r] : grant;
         grant = post < grant ? post : grant;
         E->pub[2 * (size_t)r] = grant;
         E->pub[2 * (size_t)r + 1] = post;
         struct fx f = {.kind = FX_BOUND, .src = r, .t1 = grant, .t2 = post};
         for (uint32_t k = E->nbp_at[r - E->lo]; k < E->nbp_at[r - E->lo + 1]; k++)
-            if (fx_send(E, E->part->first_rank[E->nbp[k]], &f))
+            if (fx_send_to(E, E->nbp[k], &f))
                 return oom(E);
     }
     return 0;
@@ -1995,7 +1995,7 @@ static int run_rounds(struct engine *E)
             v[0] = E->heap[0].t, ty = QTYPE(&E->heap[0]);
         /* what the swap itself made (a collective's results) is queued elsewhere only next round */
         for (uint32_t p = 0; p < P->nprocs; p++)
-            for (size_t i = 0; i < E->out[p].n; i++)
+            for (uint32_t i = 0; i < E->out[p].n; i++)
                 if (E->out[p].v[i].kind != FX_CPORTS && E->out[p].v[i].kind != FX_BOUND &&
                     (E->out[p].v[i].t1 < v[0] || (E->out[p].v[i].t1 == v[0] && ty)))
                     v[0] = E->out[p].v[i].t1, ty = Q_RESUME;
@@ -2031,19 +2031,13 @@ static int run_rounds(struct engine *E)
                 take(E, q);
                 continue;
             }
-            if (E->nlater == E->caplater) {
-                size_t ncap = E->caplater ? E->caplater * 2 : 256;
-                struct qent *n = realloc(E->later, ncap * sizeof *n);
-                if (!n) {
-                    oom(E);
-                    break;
-                }
-                E->later = n;
-                E->caplater = ncap;
+            if (rt__grow((void **)&E->later, &E->caplater, sizeof *E->later, E->nlater + 1)) {
+                oom(E);
+                break;
             }
             E->later[E->nlater++] = q;
         }
-        for (size_t i = 0; i < E->nlater && !E->failed; i++)
+        for (uint32_t i = 0; i < E->nlater && !E->failed; i++)
             if (push(E, E->later[i].t, QTYPE(&E->later[i]), E->later[i].id, E->later[i].tk))
                 break;
         E->nlater = 0;
