@@ -723,6 +723,12 @@ static uint32_t owner_of(const struct engine *E, uint32_t r)
     return lo;
 }
 
+/* Whether this process coordinates collective @p c (always in a replay by one process). */
+static int coordinates(const struct engine *E, const struct coll *c)
+{
+    return c->coord == (E->part ? E->part->me : 0);
+}
+
 static uint64_t coll_key(const struct coll *c)
 {
     return (uint64_t)c->comm << 40 | (c->seq & ((1ull << 40) - 1));
@@ -789,7 +795,7 @@ static int coll_ports(struct engine *E, uint32_t id)
             continue;
         struct rank *R = &E->ranks[row];
         R->held = 1;
-        if (c->coord == (E->part ? E->part->me : 0)) {
+        if (coordinates(E, c)) {
             c->mem[i].tx_free = R->tx_free;
             c->mem[i].rx_free = R->rx_free;
             c->ports_in++;
@@ -880,7 +886,7 @@ static int coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t o
         c->own += owned(E, member_row(E, c, i));
     c->refs = c->own;
     c->coord = owner_of(E, member_row(E, c, 0));
-    if (c->coord == (E->part ? E->part->me : 0))
+    if (coordinates(E, c))
         E->res->collectives++;
     *idp = id;
     return 0;
@@ -908,7 +914,7 @@ static int coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row, 
         c->vector = 1;
     c->max_begin = begin > c->max_begin ? begin : c->max_begin;
     c->arrived++;
-    if (c->coord != (E->part ? E->part->me : 0)) { /* the coordinator counts and times it */
+    if (!coordinates(E, c)) { /* the coordinator counts and times it */
         uint32_t reg = call_region(E, row, ev);
         struct fx f = {.kind = FX_CPOST, .comm = c->comm, .n = c->seq, .i = me, .src = row, .t1 = begin,
                        .bytes = sent, .ev2 = recv, .ev1 = ev, .tag = op, .dst = root, .flags = (uint32_t)vector,
@@ -2002,7 +2008,7 @@ static int run_rounds(struct engine *E)
         scan_queue(E);
         for (uint32_t i = 0; i < E->ncolls; i++) { /* collectives that wait for their ports */
             const struct coll *c = &E->colls[i];
-            if (c->mem && c->tc_known && !c->complete && c->coord == P->me && (c->tc < v[0] || (c->tc == v[0] && Q_COLL < ty)))
+            if (c->mem && c->tc_known && !c->complete && coordinates(E, c) && (c->tc < v[0] || (c->tc == v[0] && Q_COLL < ty)))
                 v[0] = c->tc, ty = Q_COLL;
         }
         rt_time_ps mine = v[0];
