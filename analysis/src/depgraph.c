@@ -1,28 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The dependency graph of one timing: per-event records from the replay, the critical path,
- * wait states, and the absorbed/accumulated split of the deviations between two timings. */
-#include "retime/depgraph.h"
+ * wait states, and the absorbed/accumulated split of the deviations between two timings. With
+ * a part (rt_depgraph_create_part) each process holds its own ranks and the steps that need
+ * other ranks' records go through depgraph_part.c's collective steps. */
+#include "depgraph_internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One record per event, 32 bytes: the event's time, the ready times through its two edges, and
- * its remote source packed as kind (2 bits) | rank (24 bits) | index (38 bits). The collector
- * holds only these; everything else (kinds, regions, call sites) is read from the trace when a
- * result is asked for, so the replay's hot path stays a single store. */
-#define IDX_BITS 38
-#define RANK_BITS 24
-#define IDX_MASK ((1ull << IDX_BITS) - 1)
-#define RANK_MASK ((1ull << RANK_BITS) - 1)
-#define NO_RANK RANK_MASK
-#define WALK_CAP 65536 /* steps of one wait's blame walk (see blame_wait) */
-
-struct rt__dep_rec {
-    rt_time_ps t, local_ready, remote_ready;
-    uint64_t src;
-};
-_Static_assert(sizeof(struct rt__dep_rec) == 32, "a dependency record must stay 32 bytes");
+#define WALK_CAP 65536 /* steps of one wait's blame walk (see blame_walk) */
 
 /* A growable set of breakdown rows keyed by (group, wait, id, region, instance). */
 struct smap {
@@ -31,57 +18,49 @@ struct smap {
     int oom;
 };
 
-struct rt_depgraph {
-    const rt_trace *t;
-    uint32_t nranks;
-    uint64_t total;
-    uint64_t *base, *n, *seen; /* per rank: first record, events, records received */
-    struct rt__dep_rec *rec;
-    int disorder;              /* a record came out of program order or out of range */
-    uint32_t disorder_rank;
-    uint64_t disorder_index;
-    uint8_t *onpath;           /* one bit per event: on the critical path */
-    int have_cp, have_ws;
-    struct rt_critical_path cp;
-    struct rt_cp_segment *seg;
-    struct rt_dep_share *cp_share;
-    struct rt_wait_states ws;
-    struct rt_dep_share *ws_share;
-};
-
 /* ------------------------------------------------------------------ records */
 
-static inline uint32_t src_kind(const struct rt__dep_rec *x) { return (uint32_t)(x->src >> 62); }
-static inline uint32_t src_rank(const struct rt__dep_rec *x) { return (uint32_t)((x->src >> IDX_BITS) & RANK_MASK); }
-static inline uint64_t src_index(const struct rt__dep_rec *x) { return x->src & IDX_MASK; }
-static inline int remote_binds(const struct rt__dep_rec *x)
-{
-    return src_kind(x) != RT_DEP_NONE && x->remote_ready > x->local_ready; /* ties: local */
-}
-static inline struct rt__dep_rec *R(const rt_depgraph *g, uint32_t r, uint64_t j) { return &g->rec[g->base[r] + j]; }
-static inline rt_time_ps t_prev(const rt_depgraph *g, uint32_t r, uint64_t j) { return j ? R(g, r, j - 1)->t : 0; }
-static inline int marked(const uint8_t *bits, uint64_t i) { return bits[i >> 3] >> (i & 7) & 1; }
-/* Whether a record's remote source (if any) is an event of the graph. */
+/* Whether a record's remote source (if any) is an event of the graph: held here, or fetched
+ * from the process that holds it. */
 static inline int src_ok(const rt_depgraph *g, const struct rt__dep_rec *x)
 {
-    return src_kind(x) == RT_DEP_NONE || (src_rank(x) < g->nranks && src_index(x) < g->n[src_rank(x)]);
+    if (src_kind(x) == RT_DEP_NONE)
+        return 1;
+    uint32_t r = src_rank(x);
+    if (r >= g->nranks)
+        return 0;
+    return held(g, r) ? src_index(x) < g->n[r] : rt__dg_ghost(g, r, src_index(x)) != NO_TIME;
 }
 
-int rt_depgraph_create(const rt_trace *trace, rt_depgraph **out, rt_error *err)
+int rt_depgraph_create_part(const rt_trace *trace, const struct rt_replay_part *part, rt_depgraph **out,
+                            rt_error *err)
 {
     rt_depgraph *g = calloc(1, sizeof *g);
     if (!g)
         return rt_error_set(err, RT_ENOMEM, "out of memory");
     g->t = trace;
+    g->part = part;
     g->nranks = rt_trace_ranks(trace);
+    g->hi = g->nranks;
+    int rc = RT_OK;
+    if (part) {
+        int ok = part->nprocs > 0 && part->me < part->nprocs && part->first_rank &&
+                 part->first_rank[0] == 0 && part->first_rank[part->nprocs] == g->nranks;
+        for (uint32_t p = 0; ok && p < part->nprocs; p++)
+            ok = part->first_rank[p] <= part->first_rank[p + 1];
+        if (!ok)
+            rc = rt_error_set(err, RT_EINVAL, "%s: the parts of a distributed analysis do not split the %u ranks",
+                              rt_trace_path(trace), g->nranks);
+        else
+            g->lo = part->first_rank[part->me], g->hi = part->first_rank[part->me + 1];
+    }
     size_t nr = g->nranks ? g->nranks : 1;
     g->base = calloc(nr, sizeof *g->base);
     g->n = calloc(nr, sizeof *g->n);
     g->seen = calloc(nr, sizeof *g->seen);
-    if (!g->base || !g->n || !g->seen)
+    if (!rc && (!g->base || !g->n || !g->seen))
         goto oom;
-    int rc = RT_OK;
-    for (uint32_t r = 0; r < g->nranks && !rc; r++) {
+    for (uint32_t r = g->lo; r < g->hi && !rc; r++) {
         rt_trace_events(trace, r, &g->n[r]);
         g->base[r] = g->total;
         if (g->n[r] > IDX_MASK || g->total > UINT64_MAX - g->n[r])
@@ -109,6 +88,11 @@ oom:
                         sizeof(struct rt__dep_rec));
 }
 
+int rt_depgraph_create(const rt_trace *trace, rt_depgraph **out, rt_error *err)
+{
+    return rt_depgraph_create_part(trace, NULL, out, err);
+}
+
 void rt_depgraph_destroy(rt_depgraph *g)
 {
     if (!g)
@@ -121,6 +105,7 @@ void rt_depgraph_destroy(rt_depgraph *g)
     free(g->seg);
     free(g->cp_share);
     free(g->ws_share);
+    free(g->gh);
     free(g);
 }
 
@@ -129,7 +114,7 @@ void rt_depgraph_on_dep(void *ud, uint32_t rank, uint64_t index, const struct rt
 {
     rt_depgraph *g = ud;
     (void)ev;
-    if (rank >= g->nranks || index != g->seen[rank] || index >= g->n[rank]) {
+    if (!held(g, rank) || index != g->seen[rank] || index >= g->n[rank]) {
         if (!g->disorder) {
             g->disorder = 1;
             g->disorder_rank = rank;
@@ -157,13 +142,14 @@ void rt_depgraph_observer(rt_depgraph *g, struct rt_replay_observer *obs)
     obs->on_dep = rt_depgraph_on_dep;
 }
 
-int rt_depgraph_check(const rt_depgraph *g, rt_error *err)
+/* The contract on the ranks held here, once the remote sources' times are fetched. */
+static int check_held(const rt_depgraph *g, rt_error *err)
 {
     const char *path = rt_trace_path(g->t);
     if (g->disorder)
         return rt_error_set(err, RT_EINVAL, "%s: dependency record for rank %u event %llu out of program order or range",
                             path, g->disorder_rank, (unsigned long long)g->disorder_index);
-    for (uint32_t r = 0; r < g->nranks; r++) {
+    for (uint32_t r = g->lo; r < g->hi; r++) {
         if (g->seen[r] != g->n[r])
             return rt_error_set(err, RT_EINVAL, "%s: rank %u: %llu dependency records for %llu events", path, r,
                                 (unsigned long long)g->seen[r], (unsigned long long)g->n[r]);
@@ -176,7 +162,7 @@ int rt_depgraph_check(const rt_depgraph *g, rt_error *err)
                 return rt_error_set(err, RT_EINVAL,
                                     "%s: rank %u event %llu: local_ready %lld ps before the previous event's time %lld ps",
                                     path, r, (unsigned long long)j, (long long)x->local_ready, (long long)tp);
-            if (rem && (src_rank(x) >= g->nranks || src_index(x) >= g->n[src_rank(x)]))
+            if (rem && !src_ok(g, x))
                 return rt_error_set(err, RT_EINVAL, "%s: rank %u event %llu: remote source (rank %u, event %llu) does not exist",
                                     path, r, (unsigned long long)j, src_rank(x), (unsigned long long)src_index(x));
             if (x->t != mx)
@@ -184,34 +170,42 @@ int rt_depgraph_check(const rt_depgraph *g, rt_error *err)
                                     "%s: rank %u event %llu: t %lld ps != max(local_ready %lld, remote_ready %lld) ps", path,
                                     r, (unsigned long long)j, (long long)x->t, (long long)x->local_ready,
                                     (long long)(rem ? x->remote_ready : INT64_MIN));
-            if (rem && R(g, src_rank(x), src_index(x))->t > x->remote_ready)
+            if (rem && t_of(g, src_rank(x), src_index(x)) > x->remote_ready)
                 return rt_error_set(err, RT_EINVAL,
                                     "%s: rank %u event %llu: remote source (rank %u, event %llu) at %lld ps after remote_ready %lld ps",
                                     path, r, (unsigned long long)j, src_rank(x), (unsigned long long)src_index(x),
-                                    (long long)R(g, src_rank(x), src_index(x))->t, (long long)x->remote_ready);
+                                    (long long)t_of(g, src_rank(x), src_index(x)), (long long)x->remote_ready);
         }
     }
     return RT_OK;
 }
 
-/* What every result needs: all records there, every remote source an event (the finer
- * points of the contract are rt_depgraph_check's). */
-static int complete(const rt_depgraph *g, rt_error *err)
+/* The graphs' const functions fill the cache of remote sources' times (g->gh) in a distributed
+ * analysis: the graph was allocated by rt_depgraph_create_part, never defined const. */
+int rt_depgraph_check(const rt_depgraph *g, rt_error *err)
 {
-    if (g->disorder)
-        return rt_depgraph_check(g, err);
-    for (uint32_t r = 0; r < g->nranks; r++)
-        if (g->seen[r] != g->n[r])
-            return rt_depgraph_check(g, err);
-    for (uint64_t i = 0; i < g->total; i++)
-        if (!src_ok(g, &g->rec[i]))
-            return rt_depgraph_check(g, err);
-    return RT_OK;
+    int rc = rt__dg_fetch((rt_depgraph *)g, NULL, err);
+    return rc ? rc : rt__dg_agree(g, check_held(g, err), err);
+}
+
+/* What every result needs: all records there, every remote source an event (the finer
+ * points of the contract are check_held's). Collective. */
+static int complete(rt_depgraph *g, rt_error *err)
+{
+    int rc = rt__dg_fetch(g, NULL, err);
+    if (rc)
+        return rc;
+    int bad = g->disorder;
+    for (uint32_t r = g->lo; r < g->hi && !bad; r++)
+        bad = g->seen[r] != g->n[r];
+    for (uint64_t i = 0; i < g->total && !bad; i++)
+        bad = !src_ok(g, &g->rec[i]);
+    return rt__dg_agree(g, bad ? check_held(g, err) : RT_OK, err);
 }
 
 int rt_depgraph_event(const rt_depgraph *g, uint32_t rank, uint64_t index, struct rt_dep_event *out, rt_error *err)
 {
-    if (rank >= g->nranks || index >= g->n[rank])
+    if (!held(g, rank) || index >= g->n[rank])
         return rt_error_set(err, RT_ERANGE, "dependency graph: no event %" PRIu64 " on rank %u", index, rank);
     const struct rt__dep_rec *x = R(g, rank, index);
     int none = src_kind(x) == RT_DEP_NONE;
@@ -233,7 +227,9 @@ rt_time_ps rt_depgraph_end(const rt_depgraph *g)
     rt_time_ps end = 0;
     for (uint64_t i = 0; i < g->total; i++)
         end = g->rec[i].t > end ? g->rec[i].t : end;
-    return end;
+    int64_t v = -end; /* the largest over the processes */
+    rt_error err;
+    return rt__dg_reduce(g, &v, 1, 0, RT_OK, &err) ? 0 : -v;
 }
 
 int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgraph **out, struct rt_measured_info *info,
@@ -241,24 +237,27 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
 {
     struct rt_measured_info inf = {0};
     rt_depgraph *g = NULL;
-    int rc = complete(s, err);
+    int rc = complete((rt_depgraph *)s, err);
     if (rc)
         return rc;
-    if ((rc = rt_depgraph_create(trace, &g, err)))
-        return rc;
-    if (g->total != s->total || g->nranks != s->nranks) {
+    rc = rt_depgraph_create_part(trace, s->part, &g, err);
+    if (!rc && (g->total != s->total || g->nranks != s->nranks || g->lo != s->lo || g->hi != s->hi))
+        rc = rt_error_set(err, RT_EINVAL, "%s: the structure graph belongs to another trace", rt_trace_path(trace));
+    if ((rc = rt__dg_agree(s, rc, err))) {
         rt_depgraph_destroy(g);
-        return rt_error_set(err, RT_EINVAL, "%s: the structure graph belongs to another trace", rt_trace_path(trace));
+        return rc;
     }
-    rt_time_ns first = INT64_MAX;
-    for (uint32_t r = 0; r < g->nranks; r++) {
+    int64_t first = INT64_MAX; /* the earliest event of all ranks */
+    for (uint32_t r = g->lo; r < g->hi; r++) {
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(trace, r, &n);
         if (n)
             first = ev[0].time < first ? ev[0].time : first;
     }
+    if ((rc = rt__dg_reduce(g, &first, 1, 0, RT_OK, err)))
+        goto fail;
     /* Times first: a source may be on any rank. */
-    for (uint32_t r = 0; r < g->nranks; r++) {
+    for (uint32_t r = g->lo; r < g->hi; r++) {
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(trace, r, &n);
         for (uint64_t j = 0; j < n; j++) {
@@ -267,7 +266,9 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
         }
         g->seen[r] = n;
     }
-    for (uint32_t r = 0; r < g->nranks; r++)
+    if ((rc = rt__dg_fetch(g, NULL, err)))
+        goto fail;
+    for (uint32_t r = g->lo; r < g->hi; r++)
         for (uint64_t j = 0; j < g->n[r]; j++) {
             struct rt__dep_rec *x = R(g, r, j);
             rt_time_ps tp = t_prev(g, r, j);
@@ -278,7 +279,7 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
                 x->remote_ready = INT64_MIN;
                 continue;
             }
-            rt_time_ps tu = R(g, src_rank(x), src_index(x))->t;
+            rt_time_ps tu = t_of(g, src_rank(x), src_index(x));
             rt_time_ps base = tu > tp ? tu : tp;
             if (x->t < tu) { /* effect before cause: the clocks disagree */
                 if (!inf.violations || tu - x->t > inf.worst_ps) {
@@ -294,10 +295,27 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
             x->local_ready = tp + c;
             x->remote_ready = tu + c;
         }
+    /* The worst violation of all: the largest, and of equal ones the first in rank order. */
+    int64_t v[2] = {(int64_t)inf.violations, inf.violations ? -inf.worst_ps : INT64_MAX};
+    if ((rc = rt__dg_reduce(g, v, 1, 1, RT_OK, err)) || (rc = rt__dg_reduce(g, v + 1, 1, 0, RT_OK, err)))
+        goto fail;
+    int64_t at = inf.violations && -inf.worst_ps == v[1] ? (int64_t)((uint64_t)inf.worst_rank << IDX_BITS | inf.worst_index)
+                                                          : INT64_MAX;
+    if ((rc = rt__dg_reduce(g, &at, 1, 0, RT_OK, err)))
+        goto fail;
+    inf.violations = (uint64_t)v[0];
+    if (inf.violations) {
+        inf.worst_ps = -v[1];
+        inf.worst_rank = (uint32_t)((uint64_t)at >> IDX_BITS);
+        inf.worst_index = (uint64_t)at & IDX_MASK;
+    }
     if (info)
         *info = inf;
     *out = g;
     return RT_OK;
+fail:
+    rt_depgraph_destroy(g);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ breakdown rows */
@@ -400,6 +418,57 @@ static struct rt_dep_share *smap_finish(struct smap *m, uint64_t *n, int abs_sum
     qsort(out, k, sizeof *out, abs_sum ? share_cmp_abs : share_cmp);
     *n = k;
     return out;
+}
+
+/* The rows of every process summed and sorted: at process 0 (elsewhere *n = 0), or here when
+ * one process holds every rank. Frees the map. Collective; @p rc: this process already failed. */
+static int shares_finish(const rt_depgraph *g, struct smap *m, int abs_sum, struct rt_dep_share **out, uint64_t *n,
+                         int rc, rt_error *err)
+{
+    struct smap all = {0};
+    void *got = NULL;
+    size_t len = 0;
+    *out = NULL;
+    *n = 0;
+    if (g->part) { /* field by field into zeroed rows, so that no padding byte travels */
+        struct rt_dep_share *rows = calloc(m->n ? m->n : 1, sizeof *rows);
+        uint64_t k = 0;
+        if (!rc && (!rows || m->oom))
+            rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        for (uint64_t i = 0; !rc && i < m->cap; i++) {
+            const struct rt_dep_share *e = &m->v[i];
+            if (e->group == 0xff)
+                continue;
+            rows[k].group = e->group;
+            rows[k].wait = e->wait;
+            rows[k].id = e->id;
+            rows[k].region = e->region;
+            rows[k].instance = e->instance;
+            rows[k].value = e->value;
+            rows[k++].value2 = e->value2;
+        }
+        free(m->v);
+        *m = (struct smap){0};
+        rc = rt__dg_gather(g, rows, k * sizeof *rows, &got, &len, rc, err);
+        free(rows);
+        if (rc)
+            return rc;
+        for (size_t i = 0; i < len / sizeof(struct rt_dep_share); i++) {
+            const struct rt_dep_share *e = (const struct rt_dep_share *)got + i;
+            smap_add(&all, e->group, e->wait, e->id, e->region, e->instance, e->value, e->value2);
+        }
+        free(got);
+        m = &all;
+    }
+    if (!rc) {
+        *out = smap_finish(m, n, abs_sum); /* frees the map's rows */
+        m->v = NULL;
+        if (!*out)
+            rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+    }
+    free(m->v);
+    m->v = NULL;
+    return rt__dg_agree(g, rc, err);
 }
 
 /* ------------------------------------------------------------------ event context */
@@ -578,12 +647,14 @@ static int activity_of(const struct rt__dep_rec *x, int remote, const struct ctx
 
 /* ------------------------------------------------------------------ critical path */
 
+/* The end on the ranks held here: the largest time, of equal ones the lowest rank, and on it
+ * the last such event. */
 static void find_end(const rt_depgraph *g, uint32_t *er, uint64_t *ej, rt_time_ps *end)
 {
     *er = RT_NONE;
     *ej = 0;
     *end = 0;
-    for (uint32_t r = 0; r < g->nranks; r++)
+    for (uint32_t r = g->lo; r < g->hi; r++)
         for (uint64_t j = 0; j < g->n[r]; j++) {
             rt_time_ps t = R(g, r, j)->t;
             if (*er == RT_NONE || t > *end || (t == *end && r == *er)) {
@@ -594,38 +665,30 @@ static void find_end(const rt_depgraph *g, uint32_t *er, uint64_t *ej, rt_time_p
         }
 }
 
-static int cp_compute(rt_depgraph *g, rt_error *err)
+/* A segment of the path with its place in the walk (0: the last segment in time). */
+struct seg_rec {
+    uint64_t seq;
+    struct rt_cp_segment s;
+};
+
+struct cp_walk {
+    struct seg_rec *v;
+    uint64_t n, cap;
+    uint64_t limit; /* more steps than events: a cycle */
+};
+
+/* Walks the path back from (tok->rank, tok->index), the last event of a segment, while it stays
+ * on ranks held here: marks the events, sums the length, records the segments it ends. */
+static int cp_step(rt_depgraph *g, void *ctx, struct rt__dg_tok *tok, rt_error *err)
 {
+    struct cp_walk *w = ctx;
     struct rt_critical_path *cp = &g->cp;
-    struct walker w = {0};
-    struct smap m = {0};
-    uint64_t nseg = 0, capseg = 0;
-    int rc = complete(g, err);
-    if (rc)
-        return rc;
-    memset(cp, 0, sizeof *cp);
-    free(g->onpath);
-    g->onpath = calloc(g->total / 8 + 1, 1);
-    if (!g->onpath)
-        return rt_error_set(err, RT_ENOMEM, "out of memory");
-    uint32_t r;
-    uint64_t j;
-    find_end(g, &r, &j, &cp->end_ps);
-    cp->end_rank = r;
-    cp->end_index = j;
-    if (r == RT_NONE) {
-        g->have_cp = 1;
-        return RT_OK;
-    }
-    /* Walks back along binding edges; segments are collected last first. */
-    uint64_t seg_last = j;
-    uint32_t seg_rank = r;
-    for (uint64_t steps = 0;; steps++) {
-        if (steps > g->total) {
-            rc = rt_error_set(err, RT_EINVAL, "%s: the dependency graph has a cycle through rank %u event %llu",
-                              rt_trace_path(g->t), r, (unsigned long long)j);
-            goto out;
-        }
+    uint32_t r = tok->rank, seg_rank = r;
+    uint64_t j = tok->index, seg_last = j;
+    for (;; tok->steps++) {
+        if (tok->steps > w->limit)
+            return rt_error_set(err, RT_EINVAL, "%s: the dependency graph has a cycle through rank %u event %llu",
+                                rt_trace_path(g->t), r, (unsigned long long)j);
         struct rt__dep_rec *x = R(g, r, j);
         uint64_t gi = g->base[r] + j;
         g->onpath[gi >> 3] |= (uint8_t)(1u << (gi & 7));
@@ -635,13 +698,11 @@ static int cp_compute(rt_depgraph *g, rt_error *err)
         rt_time_ps from;
         int stop = 0;
         if (remote_binds(x)) {
+            if (!src_ok(g, x))
+                return check_held(g, err);
             nr = src_rank(x);
             nj = src_index(x);
-            if (nr >= g->nranks || nj >= g->n[nr]) {
-                rc = rt_depgraph_check(g, err);
-                goto out;
-            }
-            from = R(g, nr, nj)->t;
+            from = t_of(g, nr, nj);
             cp->length_ps += x->remote_ready - from;
         } else {
             from = t_prev(g, r, j);
@@ -650,66 +711,141 @@ static int cp_compute(rt_depgraph *g, rt_error *err)
             nj = j - 1;
         }
         if (stop || nr != seg_rank) { /* the segment on seg_rank begins at event j */
-            if (nseg == capseg) {
-                uint64_t ncap = capseg ? capseg * 2 : 16;
-                struct rt_cp_segment *ns = realloc(g->seg, ncap * sizeof *ns);
-                if (!ns) {
-                    rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-                    goto out;
-                }
-                g->seg = ns;
-                capseg = ncap;
-            }
-            g->seg[nseg++] = (struct rt_cp_segment){seg_rank, j, seg_last, stop ? 0 : from, R(g, seg_rank, seg_last)->t};
+            struct seg_rec s;
+            memset(&s, 0, sizeof s); /* it may travel: no stray padding */
+            s.seq = tok->seq++;
+            s.s.rank = seg_rank;
+            s.s.first = j;
+            s.s.last = seg_last;
+            s.s.begin_ps = stop ? 0 : from;
+            s.s.end_ps = R(g, seg_rank, seg_last)->t;
+            if (rt__dg_grow((void **)&w->v, &w->cap, sizeof *w->v, w->n + 1))
+                return rt_error_set(err, RT_ENOMEM, "out of memory");
+            w->v[w->n++] = s;
             seg_rank = nr;
             seg_last = nj;
         }
         if (stop)
-            break;
+            return WALK_DONE;
         r = nr;
         j = nj;
+        if (!held(g, r)) {
+            tok->rank = r;
+            tok->index = j;
+            tok->steps++;
+            return WALK_HOP;
+        }
     }
-    for (uint64_t a = 0, b = nseg ? nseg - 1 : 0; a < b; a++, b--) {
-        struct rt_cp_segment s = g->seg[a];
-        g->seg[a] = g->seg[b];
-        g->seg[b] = s;
-    }
-    cp->seg = g->seg;
-    cp->nseg = nseg;
-    /* Breakdown: one pass per rank with the events' context. */
-    if (walker_init(&w, g->t)) {
+}
+
+/* Puts the segments in time order (the walk numbered them last first); at process 0 those of
+ * every process. */
+static int cp_segments(rt_depgraph *g, struct cp_walk *w, rt_error *err)
+{
+    struct rt_critical_path *cp = &g->cp;
+    void *all = NULL;
+    size_t len = w->n * sizeof *w->v;
+    int rc = rt__dg_gather(g, w->v, len, &all, &len, RT_OK, err);
+    if (rc)
+        return rc;
+    const struct seg_rec *v = g->part ? all : w->v;
+    uint64_t n = g->part ? len / sizeof *v : w->n;
+    free(g->seg);
+    g->seg = malloc((n ? n : 1) * sizeof *g->seg);
+    if (!g->seg)
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+    for (uint64_t i = 0; !rc && i < n; i++) {
+        if (v[i].seq >= n) {
+            rc = rt_error_set(err, RT_EINVAL, "%s: critical path segment %llu of %llu", rt_trace_path(g->t),
+                              (unsigned long long)v[i].seq, (unsigned long long)n);
+            break;
+        }
+        g->seg[n - 1 - v[i].seq] = v[i].s;
+    }
+    free(all);
+    cp->seg = g->seg;
+    cp->nseg = rc ? 0 : n;
+    return rt__dg_agree(g, rc, err);
+}
+
+static int cp_compute(rt_depgraph *g, rt_error *err)
+{
+    struct rt_critical_path *cp = &g->cp;
+    struct walker w = {0};
+    struct smap m = {0};
+    struct cp_walk cw = {0};
+    struct rt__dg_toks out = {0};
+    int rc = complete(g, err);
+    if (rc)
+        return rc;
+    memset(cp, 0, sizeof *cp);
+    free(g->onpath);
+    g->onpath = calloc(g->total / 8 + 1, 1);
+    if (!g->onpath)
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+    uint32_t r;
+    uint64_t j;
+    find_end(g, &r, &j, &cp->end_ps);
+    int64_t v[RT_ACT_COUNT + 2] = {r == RT_NONE ? INT64_MAX : -cp->end_ps, (int64_t)g->total};
+    if ((rc = rt__dg_reduce(g, v, 1, 0, rc, err)) || (rc = rt__dg_reduce(g, v + 1, 1, 1, rc, err)))
+        goto out;
+    int64_t at = r != RT_NONE && -cp->end_ps == v[0] ? (int64_t)((uint64_t)r << IDX_BITS | j) : INT64_MAX;
+    if ((rc = rt__dg_reduce(g, &at, 1, 0, rc, err)))
+        goto out;
+    if (at == INT64_MAX) { /* no events */
+        cp->end_ps = 0;
+        cp->end_rank = RT_NONE;
+        g->have_cp = 1;
         goto out;
     }
-    for (r = 0; r < g->nranks; r++) {
+    cp->end_ps = -v[0];
+    cp->end_rank = (uint32_t)((uint64_t)at >> IDX_BITS);
+    cp->end_index = (uint64_t)at & IDX_MASK;
+    cw.limit = (uint64_t)v[1];
+    /* Walks back along binding edges from the end, hopping to the process of each rank it reaches. */
+    if (held(g, cp->end_rank)) {
+        struct rt__dg_tok tok = {.rank = cp->end_rank, .index = cp->end_index};
+        rc = cp_step(g, &cw, &tok, err);
+        if (rc == WALK_HOP)
+            rc = rt__dg_toks_push(&out, &tok) ? rt_error_set(err, RT_ENOMEM, "out of memory") : RT_OK;
+    }
+    if ((rc = rt__dg_walks(g, &out, cp_step, &cw, rc, err)) || (rc = cp_segments(g, &cw, err)))
+        goto out;
+    /* Breakdown: one pass per rank with the events' context. */
+    if (walker_init(&w, g->t))
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+    for (r = g->lo; r < g->hi && !rc; r++) {
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(g->t, r, &n);
         walker_rank(&w);
-        for (j = 0; j < n; j++) {
+        for (j = 0; j < n && !rc; j++) {
             if (marked(g->onpath, g->base[r] + j)) {
                 struct rt__dep_rec *x = R(g, r, j);
                 int rem = remote_binds(x);
-                rt_time_ps wgt = rem ? x->remote_ready - R(g, src_rank(x), src_index(x))->t : x->local_ready - t_prev(g, r, j);
+                rt_time_ps wgt = rem ? x->remote_ready - t_of(g, src_rank(x), src_index(x)) : x->local_ready - t_prev(g, r, j);
                 cp->activity_ps[activity_of(x, rem, &w.c)] += wgt;
                 add_groups(&m, r, &w.c, rem, rem ? size_bucket(edge_bytes(ev, n, j, &w.c)) : RT_NONE, wgt, 0);
             }
-            if (walker_apply(&w, ev, n, j)) {
+            if (walker_apply(&w, ev, n, j))
                 rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-                goto out;
-            }
         }
     }
-    free(g->cp_share);
-    g->cp_share = smap_finish(&m, &cp->nshare, 0);
-    m.v = NULL;
-    if (!g->cp_share) {
-        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+    v[0] = cp->length_ps;
+    v[1] = (int64_t)cp->events;
+    memcpy(v + 2, cp->activity_ps, sizeof cp->activity_ps);
+    if ((rc = rt__dg_reduce(g, v, RT_ACT_COUNT + 2, 1, rc, err)))
         goto out;
-    }
+    cp->length_ps = v[0];
+    cp->events = (uint64_t)v[1];
+    memcpy(cp->activity_ps, v + 2, sizeof cp->activity_ps);
+    free(g->cp_share);
+    if ((rc = shares_finish(g, &m, 0, &g->cp_share, &cp->nshare, RT_OK, err)))
+        goto out;
     cp->share = g->cp_share;
     g->have_cp = 1;
 out:
     free(m.v);
+    free(cw.v);
     walker_free(&w);
     return rc;
 }
@@ -731,37 +867,47 @@ static rt_time_ps overlap(rt_time_ps lo, rt_time_ps hi, rt_time_ps a, rt_time_ps
     return hi > lo ? hi - lo : 0;
 }
 
-/* Blames the wait [a, b] of an event whose remote source is (r, j) on the ranks of the critical
- * path that ends at that source: each rank gets the part of [a, b] its binding edges cover
- * (a transfer counts for its sender). The walk stops at time a, or after WALK_CAP steps, when
- * the rest goes to the rank it stopped on. */
-static void blame_wait(const rt_depgraph *g, struct smap *m, uint8_t kind, uint32_t r, uint64_t j, rt_time_ps a,
-                       rt_time_ps b)
+/* Blames the wait [a, b] of an event on the ranks of the critical path that ends at its remote
+ * source: each rank gets the part of [a, b] its binding edges cover (a transfer counts for its
+ * sender). The walk (tok: where it is, kind, a, b, covered so far) stops at time a, or after
+ * WALK_CAP steps, when the rest goes to the rank it stopped on. */
+static int blame_step(rt_depgraph *g, void *ctx, struct rt__dg_tok *tok, rt_error *err)
 {
-    rt_time_ps covered = overlap(R(g, r, j)->t, b, a, b); /* the remote edge into the waiting event */
-    smap_add(m, RT_GROUP_BLAME, kind, r, RT_NONE, 0, covered, 0);
-    for (int steps = 0; steps < WALK_CAP; steps++) {
+    struct smap *m = ctx;
+    uint8_t kind = (uint8_t)tok->kind;
+    uint32_t r = tok->rank;
+    uint64_t j = tok->index;
+    rt_time_ps a = tok->a, b = tok->b;
+    (void)err;
+    for (; tok->steps < WALK_CAP; tok->steps++) {
         const struct rt__dep_rec *x = R(g, r, j);
         if (x->t <= a)
-            return;
+            return WALK_DONE;
         if (remote_binds(x)) {
             uint32_t sr = src_rank(x);
             uint64_t sj = src_index(x);
-            rt_time_ps o = overlap(R(g, sr, sj)->t, x->t, a, b);
+            rt_time_ps o = overlap(t_of(g, sr, sj), x->t, a, b);
             smap_add(m, RT_GROUP_BLAME, kind, sr, RT_NONE, 0, o, 0);
-            covered += o;
+            tok->covered += o;
             r = sr;
             j = sj;
+            if (!held(g, r)) {
+                tok->rank = r;
+                tok->index = j;
+                tok->steps++;
+                return WALK_HOP;
+            }
         } else {
             rt_time_ps o = overlap(t_prev(g, r, j), x->t, a, b);
             smap_add(m, RT_GROUP_BLAME, kind, r, RT_NONE, 0, o, 0);
-            covered += o;
+            tok->covered += o;
             if (j == 0)
-                return;
+                return WALK_DONE;
             j--;
         }
     }
-    smap_add(m, RT_GROUP_BLAME, kind, r, RT_NONE, 0, b - a - covered, 0);
+    smap_add(m, RT_GROUP_BLAME, kind, r, RT_NONE, 0, b - a - tok->covered, 0);
+    return WALK_DONE;
 }
 
 static uint8_t wait_kind(const rt_trace *t, const struct rt__dep_rec *x, const struct rt_event *ev, uint64_t n,
@@ -788,45 +934,60 @@ static int ws_compute(rt_depgraph *g, rt_error *err)
     struct rt_wait_states *ws = &g->ws;
     struct walker w = {0};
     struct smap m = {0};
+    struct rt__dg_toks out = {0};
     int rc = complete(g, err);
     if (rc)
         return rc;
     memset(ws, 0, sizeof *ws);
-    if (walker_init(&w, g->t)) {
+    if (walker_init(&w, g->t))
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-        goto out;
-    }
-    for (uint32_t r = 0; r < g->nranks; r++) {
+    for (uint32_t r = g->lo; r < g->hi && !rc; r++) {
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(g->t, r, &n);
         walker_rank(&w);
-        for (uint64_t j = 0; j < n; j++) {
+        for (uint64_t j = 0; j < n && !rc; j++) {
             const struct rt__dep_rec *x = R(g, r, j);
             /* A remote source on the rank itself (a rendezvous side that posted last) is its own
              * transfer, not a wait for another rank. */
-            if (remote_binds(x) && src_rank(x) != r && src_rank(x) < g->nranks && src_index(x) < g->n[src_rank(x)]) {
+            if (remote_binds(x) && src_rank(x) != r && src_ok(g, x)) {
+                uint32_t sr = src_rank(x);
+                uint64_t sj = src_index(x);
                 rt_time_ps wt = x->remote_ready - x->local_ready;
                 uint8_t k = wait_kind(g->t, x, ev, n, j, &w.c);
                 ws->total_ps[k] += wt;
                 ws->count[k]++;
                 smap_add(&m, RT_GROUP_RANK, k, r, RT_NONE, 0, wt, 1);
                 smap_add(&m, RT_GROUP_CALLSITE, k, w.c.callsite, w.c.call_region, 0, wt, 1);
-                smap_add(&m, RT_GROUP_CAUSE, k, src_rank(x), RT_NONE, 0, wt, 1);
-                blame_wait(g, &m, k, src_rank(x), src_index(x), x->local_ready, x->remote_ready);
+                smap_add(&m, RT_GROUP_CAUSE, k, sr, RT_NONE, 0, wt, 1);
+                /* the remote edge into the waiting event is the walk's first step */
+                rt_time_ps covered = overlap(t_of(g, sr, sj), x->remote_ready, x->local_ready, x->remote_ready);
+                smap_add(&m, RT_GROUP_BLAME, k, sr, RT_NONE, 0, covered, 0);
+                struct rt__dg_tok tok = {.rank = sr, .kind = k, .index = sj, .a = x->local_ready,
+                                         .b = x->remote_ready, .covered = covered};
+                int s = held(g, sr) ? blame_step(g, &m, &tok, err) : WALK_HOP;
+                if (s == WALK_HOP && rt__dg_toks_push(&out, &tok))
+                    rc = rt_error_set(err, RT_ENOMEM, "out of memory");
             }
-            if (walker_apply(&w, ev, n, j)) {
+            if (walker_apply(&w, ev, n, j))
                 rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-                goto out;
-            }
         }
     }
-    free(g->ws_share);
-    g->ws_share = smap_finish(&m, &ws->nshare, 0);
-    m.v = NULL;
-    if (!g->ws_share) {
-        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+    if ((rc = rt__dg_walks(g, &out, blame_step, &m, rc, err)))
         goto out;
+    int64_t v[2 * RT_WAIT_COUNT];
+    for (int k = 0; k < RT_WAIT_COUNT; k++) {
+        v[k] = ws->total_ps[k];
+        v[RT_WAIT_COUNT + k] = (int64_t)ws->count[k];
     }
+    if ((rc = rt__dg_reduce(g, v, 2 * RT_WAIT_COUNT, 1, rc, err)))
+        goto out;
+    for (int k = 0; k < RT_WAIT_COUNT; k++) {
+        ws->total_ps[k] = v[k];
+        ws->count[k] = (uint64_t)v[RT_WAIT_COUNT + k];
+    }
+    free(g->ws_share);
+    if ((rc = shares_finish(g, &m, 0, &g->ws_share, &ws->nshare, RT_OK, err)))
+        goto out;
     ws->share = g->ws_share;
     g->have_ws = 1;
 out:
@@ -851,27 +1012,30 @@ int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff 
     struct walker w = {0};
     struct smap m = {0};
     const struct rt_critical_path *cpa, *cpb;
-    int rc;
-    if (A->t != B->t && (A->nranks != B->nranks || A->total != B->total))
-        return rt_error_set(err, RT_EINVAL, "the two timings are not of the same trace");
-    for (uint32_t r = 0; r < A->nranks; r++)
+    int rc = RT_OK;
+    if (A->nranks != B->nranks || A->lo != B->lo || A->hi != B->hi || (A->t != B->t && A->total != B->total))
+        rc = rt_error_set(err, RT_EINVAL, "the two timings are not of the same trace");
+    for (uint32_t r = A->lo; r < A->hi && !rc; r++)
         if (A->n[r] != B->n[r])
-            return rt_error_set(err, RT_EINVAL, "the two timings are not of the same trace (rank %u)", r);
-    if ((rc = rt_depgraph_critical_path(A, &cpa, err)) || (rc = rt_depgraph_critical_path(B, &cpb, err)))
+            rc = rt_error_set(err, RT_EINVAL, "the two timings are not of the same trace (rank %u)", r);
+    if ((rc = rt__dg_agree(A, rc, err)) || (rc = rt_depgraph_critical_path(A, &cpa, err)) ||
+        (rc = rt_depgraph_critical_path(B, &cpb, err)) || (rc = rt__dg_fetch(A, B, err)) ||
+        (rc = rt__dg_fetch(B, A, err)))
         return rc;
+    int64_t v[4] = {0}; /* len_A(B's critical path), edges, injected, source_changed */
+    rt_time_ps len_a_cpb = 0;
     d = calloc(1, sizeof *d);
     if (!d || walker_init(&w, B->t)) {
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-        goto out;
+        goto sum;
     }
     d->end_a = cpa->end_ps;
     d->end_b = cpb->end_ps;
-    rt_time_ps len_a_cpb = 0;
-    for (uint32_t r = 0; r < B->nranks; r++) {
+    for (uint32_t r = B->lo; r < B->hi && !rc; r++) {
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(B->t, r, &n);
         walker_rank(&w);
-        for (uint64_t j = 0; j < n; j++) {
+        for (uint64_t j = 0; j < n && !rc; j++) {
             const struct rt__dep_rec *a = R(A, r, j), *b = R(B, r, j);
             int on = marked(B->onpath, B->base[r] + j), brem = remote_binds(b);
             int arem = src_kind(a) != RT_DEP_NONE, hasb = src_kind(b) != RT_DEP_NONE;
@@ -893,11 +1057,11 @@ int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff 
             if (hasb) {
                 uint32_t sr = src_rank(b);
                 uint64_t sj = src_index(b);
-                rt_time_ps wbr = b->remote_ready - R(B, sr, sj)->t, war;
+                rt_time_ps wbr = b->remote_ready - t_of(B, sr, sj), war;
                 if (arem && src_rank(a) == sr && src_index(a) == sj)
-                    war = a->remote_ready - R(A, sr, sj)->t;
+                    war = a->remote_ready - t_of(A, sr, sj);
                 else
-                    war = a->t - R(A, sr, sj)->t; /* tight in A */
+                    war = a->t - t_of(A, sr, sj); /* tight in A */
                 rt_time_ps dr = wbr - war;
                 d->edges++;
                 d->injected += dr;
@@ -912,7 +1076,7 @@ int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff 
             if (arem && !(hasb && src_rank(a) == src_rank(b) && src_index(a) == src_index(b))) {
                 uint32_t sr = src_rank(a);
                 uint64_t sj = src_index(a);
-                rt_time_ps da = (b->t - R(B, sr, sj)->t) - (a->remote_ready - R(A, sr, sj)->t);
+                rt_time_ps da = (b->t - t_of(B, sr, sj)) - (a->remote_ready - t_of(A, sr, sj));
                 d->source_changed++;
                 d->edges++;
                 d->injected += da;
@@ -920,22 +1084,26 @@ int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff 
             } else if (hasb && !arem) {
                 d->source_changed++;
             }
-            if (walker_apply(&w, ev, n, j)) {
+            if (walker_apply(&w, ev, n, j))
                 rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-                goto out;
-            }
         }
     }
-    d->accumulated = cpb->length_ps - len_a_cpb;
-    d->slack = cpa->length_ps - len_a_cpb;
+    v[0] = len_a_cpb;
+    v[1] = (int64_t)d->edges;
+    v[2] = d->injected;
+    v[3] = (int64_t)d->source_changed;
+sum:
+    if ((rc = rt__dg_reduce(A, v, 4, 1, rc, err)))
+        goto out;
+    d->edges = (uint64_t)v[1];
+    d->injected = v[2];
+    d->source_changed = (uint64_t)v[3];
+    d->accumulated = cpb->length_ps - v[0];
+    d->slack = cpa->length_ps - v[0];
     d->absorbed = d->injected - d->accumulated;
     d->residual = (d->end_b - d->end_a) - (d->accumulated - d->slack);
-    d->share = smap_finish(&m, &d->nshare, 1);
-    m.v = NULL;
-    if (!d->share) {
-        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+    if ((rc = shares_finish(A, &m, 1, &d->share, &d->nshare, RT_OK, err)))
         goto out;
-    }
     *out = d;
     d = NULL;
 out:

@@ -589,7 +589,7 @@ int cli_replay_graph(const rt_trace *t, const struct rt_replay_options *o, rt_de
                      struct rt_replay_result *keep, const char *what, rt_error *err)
 {
     struct rt_replay_result *res = NULL;
-    int rc = rt_depgraph_create(t, g, err);
+    int rc = rt_depgraph_create_part(t, o->part, g, err); /* under mpirun: this process's ranks */
     if (rc)
         return rc;
     struct graph_progress gp = {*g, progress_start(what, "events", rt_trace_stats(t)->events)};

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "distributed.h"
 #include "outputs.h"
 #include "retime/depgraph.h"
 #include "retime/units.h"
@@ -435,7 +436,12 @@ int cmd_analyze(struct args *a)
     struct rt_measured_info mi;
     struct rt_replay_result noisy = {0};
     int rc = 1;
-    if (rt_trace_open(c.tr.path, &t, &err) || clock_fix_cli_apply(&c.fix, t, opts.eager_limit, &err))
+    if (dist_active() && (outputs_wanted(&c.out) || c.fix.on)) {
+        cli_die("--output-trace, --perfetto and --fix-clocks need every rank's events: run analyze with them as one "
+                "process, without mpirun");
+        goto out_quiet;
+    }
+    if (dist_trace_open(c.tr.path, 0, &t, &opts.part, &err) || clock_fix_cli_apply(&c.fix, t, opts.eager_limit, &err))
         goto out;
     c.tr.fix = c.fix.on ? &c.fix : NULL;
     free_opts = rt_replay_options_noise_free(&opts);
@@ -464,6 +470,7 @@ int cmd_analyze(struct args *a)
 out:
     if (rc)
         cli_fail(&err);
+out_quiet:
     rt_depgraph_diff_destroy(d);
     rt_depgraph_destroy(gb);
     rt_depgraph_destroy(ga);

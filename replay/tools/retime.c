@@ -156,11 +156,12 @@ static int dispatch(int argc, char **argv)
         return cmd_info(&a);
     if (!strcmp(argv[1], "replay"))
         return cmd_replay(&a);
+    if (!strcmp(argv[1], "analyze"))
+        return cmd_analyze(&a);
     static const struct {
         const char *name;
         int (*fn)(struct args *);
-    } cmds[] = {{"sweep", cmd_sweep}, {"predict", cmd_predict}, {"analyze", cmd_analyze},
-                {"check", cmd_check}, {"plot", cmd_plot}};
+    } cmds[] = {{"sweep", cmd_sweep}, {"predict", cmd_predict}, {"check", cmd_check}, {"plot", cmd_plot}};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         if (strcmp(argv[1], cmds[i].name))
             continue;

@@ -136,6 +136,20 @@ struct rt_measured_info {
  * @return RT_OK or RT_ENOMEM (the size is checked before allocating: 32 B per event).
  */
 int rt_depgraph_create(const rt_trace *trace, rt_depgraph **out, rt_error *err);
+/**
+ * Creates the collector of one process of a distributed analysis (docs/distributed.md): it
+ * holds the records of the ranks [part->first_rank[me], part->first_rank[me + 1]) only, and
+ * every later call on it except rt_depgraph_event, rt_depgraph_observer, rt_depgraph_on_dep and
+ * rt_depgraph_destroy is collective: all processes make it, in the same order, with their own
+ * graphs of the same trace (walks that cross processes hop between them through @p part). The
+ * results are those of one process holding every rank, bit-identical: the scalars (times,
+ * counts, sums) on every process, the arrays (segments, shares) on process 0 only (nseg = 0,
+ * nshare = 0 elsewhere). An error is reported by the lowest process that finds one, with the
+ * words of the serial analysis; the others return RT_EREMOTE. @p part must outlive the graph;
+ * part = NULL is rt_depgraph_create.
+ */
+int rt_depgraph_create_part(const rt_trace *trace, const struct rt_replay_part *part, rt_depgraph **out,
+                            rt_error *err);
 /** Frees the collector and everything it returned; NULL is a no-op. */
 void rt_depgraph_destroy(rt_depgraph *g);
 /** Fills @p obs so that rt_replay_run feeds @p g (on_dep; on_event stays NULL). */
@@ -182,7 +196,7 @@ struct rt_dep_event {
  */
 int rt_depgraph_event(const rt_depgraph *g, uint32_t rank, uint64_t index, struct rt_dep_event *out, rt_error *err);
 
-/** The largest event time (the run's end) [ps]. */
+/** The largest event time (the run's end) [ps]; 0 for a graph without events or on error. */
 rt_time_ps rt_depgraph_end(const rt_depgraph *g);
 
 /** The critical path and its breakdown; owned by @p g. */

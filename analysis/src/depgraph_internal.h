@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/* What depgraph.c (the analyses) and depgraph_part.c (their distributed steps) share: the
+ * graph's layout and the collective operations, which are no-ops when one process holds every
+ * rank. Not installed. */
+#ifndef RETIME_DEPGRAPH_INTERNAL_H
+#define RETIME_DEPGRAPH_INTERNAL_H
+
+#include "retime/depgraph.h"
+
+/* One record per event, 32 bytes: the event's time, the ready times through its two edges, and
+ * its remote source packed as kind (2 bits) | rank (24 bits) | index (38 bits). The collector
+ * holds only these; everything else (kinds, regions, call sites) is read from the trace when a
+ * result is asked for, so the replay's hot path stays a single store. */
+#define IDX_BITS 38
+#define RANK_BITS 24
+#define IDX_MASK ((1ull << IDX_BITS) - 1)
+#define RANK_MASK ((1ull << RANK_BITS) - 1)
+#define NO_RANK RANK_MASK
+#define NO_TIME INT64_MIN /* a remote source's time that its process does not have */
+
+struct rt__dep_rec {
+    rt_time_ps t, local_ready, remote_ready;
+    uint64_t src;
+};
+_Static_assert(sizeof(struct rt__dep_rec) == 32, "a dependency record must stay 32 bytes");
+
+/* The times of remote sources held by other processes: open addressing, key = packed source + 1
+ * (0: empty slot). */
+struct rt__ghost {
+    uint64_t key;
+    rt_time_ps t;
+};
+
+struct rt_depgraph {
+    const rt_trace *t;
+    const struct rt_replay_part *part; /* NULL: this process holds every rank */
+    uint32_t nranks, lo, hi;   /* the ranks held: [lo, hi) */
+    uint64_t total;            /* events held */
+    uint64_t *base, *n, *seen; /* per rank: first record, events (0 if not held), records received */
+    struct rt__dep_rec *rec;
+    int disorder;              /* a record came out of program order or out of range */
+    uint32_t disorder_rank;
+    uint64_t disorder_index;
+    uint8_t *onpath;           /* one bit per event held: on the critical path */
+    int have_cp, have_ws;
+    struct rt_critical_path cp;
+    struct rt_cp_segment *seg;
+    struct rt_dep_share *cp_share;
+    struct rt_wait_states ws;
+    struct rt_dep_share *ws_share;
+    struct rt__ghost *gh;
+    uint64_t ngh, capgh;       /* capgh: 0 or a power of two */
+};
+
+static inline uint32_t src_kind(const struct rt__dep_rec *x) { return (uint32_t)(x->src >> 62); }
+static inline uint32_t src_rank(const struct rt__dep_rec *x) { return (uint32_t)((x->src >> IDX_BITS) & RANK_MASK); }
+static inline uint64_t src_index(const struct rt__dep_rec *x) { return x->src & IDX_MASK; }
+static inline int remote_binds(const struct rt__dep_rec *x)
+{
+    return src_kind(x) != RT_DEP_NONE && x->remote_ready > x->local_ready; /* ties: local */
+}
+static inline int held(const rt_depgraph *g, uint32_t r) { return r >= g->lo && r < g->hi; }
+static inline struct rt__dep_rec *R(const rt_depgraph *g, uint32_t r, uint64_t j) { return &g->rec[g->base[r] + j]; }
+static inline rt_time_ps t_prev(const rt_depgraph *g, uint32_t r, uint64_t j) { return j ? R(g, r, j - 1)->t : 0; }
+static inline int marked(const uint8_t *bits, uint64_t i) { return bits[i >> 3] >> (i & 7) & 1; }
+
+/** Makes room for @p need elements of @p elem bytes in *@p p (capacity *@p cap, doubled from
+ *  64): 0, or -1 when out of memory (*@p p unchanged). */
+int rt__dg_grow(void **p, uint64_t *cap, size_t elem, uint64_t need);
+
+/** The time of a remote source held by another process, as rt__dg_fetch got it; NO_TIME when
+ *  it was not fetched or its process has no such event. */
+rt_time_ps rt__dg_ghost(const rt_depgraph *g, uint32_t r, uint64_t j);
+
+/* The time of event (r, j), held here or fetched. */
+static inline rt_time_ps t_of(const rt_depgraph *g, uint32_t r, uint64_t j)
+{
+    return held(g, r) ? R(g, r, j)->t : rt__dg_ghost(g, r, j);
+}
+
+/* ------------------------------------------------------------------ collective steps
+ * Every process calls these in the same order; with g->part == NULL they return at once. */
+
+/** Agrees on failure: RT_OK if no process failed, the own @p rc at the lowest failing process,
+ *  RT_EREMOTE (err set) at the others. */
+int rt__dg_agree(const rt_depgraph *g, int rc, rt_error *err);
+/** Element-wise minimum (@p sum = 0) or sum over the processes, then rt__dg_agree(rc). */
+int rt__dg_reduce(const rt_depgraph *g, int64_t *v, size_t n, int sum, int rc, rt_error *err);
+/** Fetches the times of every remote source of @p g's records and of @p h's (NULL: none; a
+ *  graph of the same split) that another process holds, into @p g's ghosts. Agrees. */
+int rt__dg_fetch(rt_depgraph *g, const rt_depgraph *h, rt_error *err);
+/** Sends @p len bytes of @p rows to process 0, which gets every process's in process order in
+ *  *all (malloc'd, *alllen bytes; others: NULL, 0). Agrees (@p rc: this process failed). */
+int rt__dg_gather(const rt_depgraph *g, const void *rows, size_t len, void **all, size_t *alllen, int rc,
+                  rt_error *err);
+
+/* A walk back along binding edges that may cross processes. */
+struct rt__dg_tok {
+    uint32_t rank, kind;     /* where it goes on; kind: the walk's own (a wait kind) */
+    uint64_t index, steps, seq;
+    rt_time_ps a, b, covered;
+};
+enum { WALK_DONE, WALK_HOP }; /* WALK_HOP: the token moved to a rank held elsewhere */
+/* Walks @p tok on from a rank held here: WALK_DONE, WALK_HOP, or an RT_E* code (negative). */
+typedef int (*rt__dg_walk_fn)(rt_depgraph *g, void *ctx, struct rt__dg_tok *tok, rt_error *err);
+struct rt__dg_toks {
+    struct rt__dg_tok *v;
+    uint64_t n, cap;
+};
+/** Appends a token (RT_OK or RT_ENOMEM). */
+int rt__dg_toks_push(struct rt__dg_toks *q, const struct rt__dg_tok *tok);
+/** Runs the walks in @p out (tokens that hopped to other processes) to their end, in rounds:
+ *  each round every process sends the tokens that left it and walks the ones it received.
+ *  Frees @p out's array. Agrees (@p rc: this process already failed). */
+int rt__dg_walks(rt_depgraph *g, struct rt__dg_toks *out, rt__dg_walk_fn fn, void *ctx, int rc, rt_error *err);
+
+#endif
