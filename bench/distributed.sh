@@ -4,8 +4,10 @@
 # runs `retime replay` serially and under `scripts/mpirun.sh -np P` for each P. Prints the wall time,
 # the peak RSS of every process (each rank under /usr/bin/time -f %M), the RSS per event held by a
 # process, its ratio to the serial RSS, and whether the output is byte-identical to the serial one.
-# usage: BUILD=build bench/distributed.sh [--sizes 1e5,1e6] [--procs 1,2,4] [--repeat R]
+# usage: BUILD=build bench/distributed.sh [--sizes 1e5,1e6] [--procs 1,2,4] [--repeat R] [--analyze]
 # --repeat: runs per case, the best wall time counts (default 3, 2 from 5e6 events up).
+# --analyze: times `retime analyze --against model --net-noise exp:mean=1us --seed 1 --format json`
+#            (two replays with the dependency graph, critical paths, wait states, comparison).
 # Builds nothing: configure and build first (cmake -S . -B build && cmake --build build).
 set -eu
 
@@ -16,6 +18,7 @@ case $build in /*) ;; *) build="$root/$build" ;; esac
 sizes=1e5,1e6
 procs=1,2,4
 repeat=
+command=replay
 while [ $# -gt 0 ]; do
     case $1 in
     --sizes)
@@ -30,8 +33,11 @@ while [ $# -gt 0 ]; do
         [ $# -ge 2 ] || { echo "distributed.sh: error: --repeat needs a number" >&2; exit 1; }
         repeat=$2
         shift 2 ;;
+    --analyze)
+        command=analyze
+        shift ;;
     -h | --help)
-        sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '3,11p' "$0" | sed 's/^# \{0,1\}//'
         exit 0 ;;
     *)
         echo "distributed.sh: error: unknown option '$1'" >&2
@@ -64,6 +70,16 @@ trap 'rm -rf "$work"' EXIT INT TERM
 
 # The same model as bench_replay and the README's example.
 set -- --alpha 2.122us --beta 0.7595ns/B --quiet
+[ "$command" = replay ] || set -- "$@" --against model --net-noise exp:mean=1us --seed 1 --format json
+
+# events SERIAL_OUTPUT TRACE: the events replayed (analyze does not print them: a replay counts them)
+events_of() {
+    if [ "$command" = replay ]; then
+        awk '$1 == "events" { print $2; exit }' "$1"
+    else
+        "$retime" replay "$2" --alpha 2.122us --beta 0.7595ns/B --quiet | awk '$1 == "events" { print $2; exit }'
+    fi
+}
 
 to_events() {
     awk -v s="$1" 'BEGIN { if (s !~ /^[0-9.]+([eE][0-9]+)?$/ || s + 0 < 1) exit 1; printf "%.0f", s }'
@@ -105,14 +121,14 @@ run_case() {
         t0=$(now_ns)
         if [ "$p" -eq 0 ]; then
             n_expect=1
-            /usr/bin/time -a -o "$work/rss" -f 'RTRSS %M' "$retime" replay "$tr" "$@" >"$work/out" 2>"$work/err" || rc=$?
+            /usr/bin/time -a -o "$work/rss" -f 'RTRSS %M' "$retime" "$command" "$tr" "$@" >"$work/out" 2>"$work/err" || rc=$?
         else
             n_expect=$p
-            "$mpirun_sh" -np "$p" /usr/bin/time -a -o "$work/rss" -f 'RTRSS %M' "$retime" replay "$tr" "$@" >"$work/out" 2>"$work/err" || rc=$?
+            "$mpirun_sh" -np "$p" /usr/bin/time -a -o "$work/rss" -f 'RTRSS %M' "$retime" "$command" "$tr" "$@" >"$work/out" 2>"$work/err" || rc=$?
         fi
         t1=$(now_ns)
         if [ "$rc" -ne 0 ]; then
-            echo "distributed.sh: error: retime replay $tr (P=$p) exited with $rc:" >&2
+            echo "distributed.sh: error: retime $command $tr (P=$p) exited with $rc:" >&2
             cat "$work/err" >&2
             exit 1
         fi
@@ -147,17 +163,17 @@ check_same() {
 }
 
 echo "# $(uname -n), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(mpirun --version 2>&1 | head -1)"
-echo "# retime replay TRACE --alpha 2.122us --beta 0.7595ns/B; synthetic Shift traces of 32 ranks (bench/make_trace.c)"
+echo "# retime $command TRACE $*; synthetic Shift traces of 32 ranks (bench/make_trace.c)"
 
 # Fixed cost: a 1e3-event trace (one iteration), serially and under mpirun for each P.
 base_trace=$(trace_for 1000)
 base_reps=${repeat:-3}
 run_case 0 "$base_trace" "" "$base_reps" "$@"
 cp "$work/out" "$work/base-ref"
-base_events=$(awk '$1 == "events" { print $2; exit }' "$work/base-ref")
+base_events=$(events_of "$work/base-ref" "$base_trace")
 base_wall_0=$wall base_rss_0=$rss_max
 echo
-echo "fixed cost: retime replay of a $base_events-event trace (best of $base_reps; RSS in MiB, per process)"
+echo "fixed cost: retime $command of a $base_events-event trace (best of $base_reps; RSS in MiB, per process)"
 printf '%8s %6s %8s %11s %11s %5s\n' P load wall_s RSS_max_MiB RSS_mean_MiB same
 awk -v w="$wall" -v m="$rss_max" -v l="$(load)" 'BEGIN { printf "%8s %6s %8.3f %11.1f %11.1f %5s\n", "serial", l, w, m / 1024, m / 1024, "-" }'
 for p in $(echo "$procs" | tr ',' ' '); do
@@ -201,7 +217,7 @@ for s in $(echo "$sizes" | tr ',' ' '); do
     l=$(load)
     run_case 0 "$trace" "" "$reps" "$@"
     cp "$work/out" "$work/ref"
-    n_ev=$(awk '$1 == "events" { print $2; exit }' "$work/ref")
+    n_ev=$(events_of "$work/ref" "$trace")
     ser_rss=$rss_max
     row 1 "$l" "$base_wall_0" "$base_rss_0" serial
     for p in $(echo "$procs" | tr ',' ' '); do

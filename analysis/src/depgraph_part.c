@@ -291,74 +291,72 @@ int rt__dg_toks_push(struct rt__dg_toks *q, const struct rt__dg_tok *tok)
     return RT_OK;
 }
 
-/* Sends the tokens in @p q to their ranks' processes; *got receives what came in. */
-static int send_toks(rt_depgraph *g, struct rt__dg_toks *q, struct rt__dg_toks *got, rt_error *err)
-{
-    const struct rt_replay_part *p = g->part;
-    uint32_t np = p->nprocs;
-    struct rt__dg_toks *by = calloc(np, sizeof *by);
-    void **out = calloc(np, sizeof *out), **in = calloc(np, sizeof *in);
-    size_t *outlen = calloc(np, sizeof *outlen), *inlen = calloc(np, sizeof *inlen);
-    int rc = by && out && in && outlen && inlen ? RT_OK : RT_ENOMEM;
-    for (uint64_t i = 0; !rc && i < q->n; i++)
-        rc = rt__dg_toks_push(&by[owner(g, q->v[i].rank)], &q->v[i]);
-    q->n = 0;
-    if (rc)
-        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-    if ((rc = rt__dg_agree(g, rc, err)))
-        goto out;
-    for (uint32_t k = 0; k < np; k++) {
-        out[k] = by[k].v;
-        outlen[k] = by[k].n * sizeof *by[k].v;
-    }
-    if ((rc = p->exchange(p->ud, out, outlen, in, inlen)))
-        rc = rt_error_set(err, rc, "%s: distributed analysis: exchange failed", path_of(g));
-    for (uint32_t k = 0; !rc && k < np; k++)
-        for (size_t i = 0; !rc && i < inlen[k] / sizeof(struct rt__dg_tok); i++) {
-            struct rt__dg_tok t;
-            memcpy(&t, (const char *)in[k] + i * sizeof t, sizeof t);
-            if (!held(g, t.rank) || t.index >= g->n[t.rank])
-                rc = rt_error_set(err, RT_EINVAL, "%s: distributed analysis: a walk reached rank %u event %llu, which "
-                                  "this process does not hold", path_of(g), t.rank, (unsigned long long)t.index);
-            else if (rt__dg_toks_push(got, &t))
-                rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-        }
-out:
-    for (uint32_t k = 0; by && k < np; k++)
-        free(by[k].v);
-    free(by);
-    free(out);
-    free(in);
-    free(outlen);
-    free(inlen);
-    return rc;
-}
-
+/* Runs the walks in rounds of one reduction (tokens on their way, failures) and one exchange:
+ * each process sends the tokens that left it and walks the ones it received. */
 int rt__dg_walks(rt_depgraph *g, struct rt__dg_toks *out, rt__dg_walk_fn fn, void *ctx, int rc, rt_error *err)
 {
-    struct rt__dg_toks got = {0};
-    if (!g->part) { /* every walk stayed here */
+    const struct rt_replay_part *p = g->part;
+    if (!p) { /* every walk stayed here */
         free(out->v);
         *out = (struct rt__dg_toks){0};
         return rc;
     }
+    uint32_t np = p->nprocs;
+    struct rt__dg_toks *by = calloc(np, sizeof *by), got = {0};
+    void **sv = calloc(np, sizeof *sv), **in = calloc(np, sizeof *in);
+    size_t *svlen = calloc(np, sizeof *svlen), *inlen = calloc(np, sizeof *inlen);
+    if (!rc && !(by && sv && in && svlen && inlen))
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
     for (;;) {
-        int64_t v = (int64_t)out->n; /* tokens on their way: none anywhere ends the walks */
-        if ((rc = rt__dg_reduce(g, &v, 1, 1, rc, err)) || v == 0)
+        for (uint32_t k = 0; !rc && k < np; k++)
+            by[k].n = 0;
+        for (uint64_t i = 0; !rc && i < out->n; i++)
+            if (rt__dg_toks_push(&by[owner(g, out->v[i].rank)], &out->v[i]))
+                rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        int64_t v[2] = {(int64_t)out->n, rc != RT_OK}; /* none on its way anywhere: the walks are over */
+        out->n = 0;
+        int prc = p->reduce(p->ud, v, 2, 1);
+        if (prc && !rc)
+            rc = rt_error_set(err, prc, "%s: distributed analysis: reduction failed", path_of(g));
+        if (v[1] || prc) { /* every process saw it: they agree on who reports */
+            rc = rt__dg_agree(g, rc, err);
             break;
+        }
+        if (v[0] == 0)
+            break;
+        for (uint32_t k = 0; k < np; k++) {
+            sv[k] = by[k].v;
+            svlen[k] = by[k].n * sizeof *by[k].v;
+        }
+        if ((rc = p->exchange(p->ud, sv, svlen, in, inlen)))
+            rc = rt_error_set(err, rc, "%s: distributed analysis: exchange failed", path_of(g));
         got.n = 0;
-        rc = send_toks(g, out, &got, err);
+        for (uint32_t k = 0; !rc && k < np; k++)
+            for (size_t i = 0; !rc && i < inlen[k] / sizeof(struct rt__dg_tok); i++) {
+                struct rt__dg_tok t;
+                memcpy(&t, (const char *)in[k] + i * sizeof t, sizeof t);
+                if (!held(g, t.rank) || t.index >= g->n[t.rank])
+                    rc = rt_error_set(err, RT_EINVAL, "%s: distributed analysis: a walk reached rank %u event %llu, "
+                                      "which this process does not hold", path_of(g), t.rank, (unsigned long long)t.index);
+                else if (rt__dg_toks_push(&got, &t))
+                    rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+            }
         for (uint64_t i = 0; !rc && i < got.n; i++) {
             struct rt__dg_tok t = got.v[i];
             int w = fn(g, ctx, &t, err);
             if (w == WALK_HOP)
                 w = rt__dg_toks_push(out, &t) ? rt_error_set(err, RT_ENOMEM, "out of memory") : RT_OK;
-            else if (w == WALK_DONE)
-                w = RT_OK;
-            rc = w;
+            rc = w == WALK_DONE ? RT_OK : w;
         }
     }
+    for (uint32_t k = 0; by && k < np; k++)
+        free(by[k].v);
+    free(by);
     free(got.v);
+    free(sv);
+    free(in);
+    free(svlen);
+    free(inlen);
     free(out->v);
     *out = (struct rt__dg_toks){0};
     return rc;
