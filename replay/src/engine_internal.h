@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The replay engine's shared state: the structures of the serial replay and driver (engine.c)
+ * and of the distributed replay's rounds (engine_dist.c), the hot helpers both call (static
+ * inline, so that the serial replay keeps them inlined: the queue, the table of operations in
+ * flight, the message pool, the channels) and the functions one file calls in the other
+ * (rt__eng_, internal).
+ */
+#ifndef RETIME_ENGINE_INTERNAL_H
+#define RETIME_ENGINE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collective.h"
+#include "grow.h"
+#include "map.h"
+#include "noise_internal.h"
+#include "retime/replay.h"
+
+#define NEVER INT64_MIN
+#define COLL_BIT (1ull << 63) /* pending value: COLL_BIT | member's comm rank << 32 | collective id */
+
+/* Entry types, in the order they are taken at equal times. A rendezvous becomes ready last:
+ * the receive post that makes it ready may come from a rank woken at that very time (by an
+ * arrival, a collective, an eager send's return), so only then are all the readies of a time
+ * known, and the order of a port's grants never depends on the order ranks were simulated. */
+enum { Q_RESUME, Q_READY, Q_ARRIVE, Q_COLL, Q_RDV };
+enum { R_QUEUED, R_RUNNING, R_BLOCKED, R_DONE };
+enum {
+    M_SEND = 1 << 0,  /* send side posted */
+    M_RECV = 1 << 1,  /* receive side posted */
+    M_RDV = 1 << 2,   /* rendezvous protocol */
+    M_SCHED = 1 << 3, /* READY queued */
+    M_SDONE = 1 << 4, /* send completion known */
+    M_RDONE = 1 << 5, /* receive completion known */
+    M_BURST = 1 << 6, /* injected during a burst of background traffic */
+    /* distributed replay (rt_replay_part) */
+    M_VRECV = 1 << 7, /* at the sender's process: the receiver is on another process */
+    M_HALF = 1 << 8,  /* at the receiver's process: the receive half of a message sent from elsewhere */
+    M_FWD = 1 << 9,   /* its arrival has been sent to the receiver's process */
+    M_VDONE = 1 << 10 /* the far receiver's hold on it has been released */
+};
+
+/* Queue entries are ordered by (t, type, key): a total order that does not depend on when an
+ * entry was queued, so that ranks replayed by different processes (rt_replay_part) grant
+ * ports in the same order as one process does. Keys: RESUME the rank; READY and ARRIVE the
+ * sender and its send event; COLL the communicator and the instance's number on it. */
+struct qent {
+    rt_time_ps t;
+    uint64_t tk; /* type << 61 | key: one comparison orders by type, then key */
+    uint32_t id;
+};
+#define QTYPE(q) ((uint8_t)((q)->tk >> 61))
+#define MSG_KEY(src, ev) ((uint64_t)(src) << 40 | ((ev) & ((1ull << 40) - 1)))
+
+struct msg {
+    rt_time_ps send_post, recv_post, send_done, recv_done;
+    rt_bytes bytes;
+    uint64_t send_ev, recv_ev;
+    uint64_t post_ev;   /* the receiver's event at which the receive was posted */
+    uint64_t origin_ev; /* the event its timing goes back to: the send, or (rendezvous) a later post */
+    uint32_t origin_rank;
+    uint32_t src, dst, next, tag, comm;
+    uint32_t n;    /* its number among its channel's messages (names it across processes) */
+    uint32_t pmsg; /* receive half: the message's id at the sender's process */
+    uint16_t flags;
+    uint8_t refs; /* sides still holding it */
+};
+
+struct chan {
+    uint32_t head, tail; /* queue of messages posted by one side only */
+    uint8_t side;        /* M_SEND or M_RECV: which side the queued messages have */
+    uint32_t nsend, nrecv; /* sends and receives posted so far */
+};
+
+struct coll {
+    struct rt__coll_member *mem; /* per communicator rank: begin, counts, ports, done */
+    uint64_t *ev;                /* per communicator rank: its COLL_BEGIN event index */
+    uint32_t size, arrived, refs, comm, op, root, root_rank;
+    uint32_t first_rank;
+    uint64_t first_ev, seq; /* seq: the instance's number on its communicator */
+    uint8_t complete, vector;
+    /* distributed replay: members on several processes; the coordinator (the process of
+     * member 0) collects the entries and ports, runs the algorithm and sends each its part */
+    rt_time_ps tc, max_begin; /* the last entry (when known), the latest entry seen here */
+    uint32_t own, ports_in, dones; /* members replayed here; ports and results received */
+    uint32_t coord;                /* the coordinator's process */
+    uint8_t tc_known;
+};
+
+/* A rank's operations in flight, keyed by event index: open addressing with linear probing and
+ * backward-shift deletion (no tombstones), 16-byte slots, a multiplicative hash of the index. The
+ * replay looks one up two to four times per message, so this replaces the general 128-bit-key
+ * map (rt__map) on that path. */
+#define PT_EMPTY UINT64_MAX /* no event index reaches it */
+struct ptab_slot {
+    uint64_t key, val;
+};
+struct ptab {
+    struct ptab_slot *slot;
+    uint32_t cap, count, shift; /* cap = 2^(64 - shift), or 0 */
+};
+
+/* The model's per-message times for one message size. The ops are pure functions of the
+ * parameters and the size, and a trace has few distinct sizes, so each is computed once per size
+ * instead of two to six times per message (each a double evaluation with a rounding). */
+#define MEMO_SLOTS 16
+struct size_memo {
+    rt_bytes m;
+    rt_time_ps o_send, o_recv, gap, wire, hold, handshake;
+    uint8_t valid;
+};
+
+struct rank {
+    const struct rt_event *ev;
+    uint64_t nev, cursor;
+    rt_time_ps clock, tx_free, rx_free, queued_at;
+    rt_time_ns last_meas;
+    int depth;      /* MPI call nesting */
+    int call_ops;   /* the current MPI call moves data or synchronises */
+    uint32_t *waits; /* blocking sends the current call's Leave waits for */
+    uint32_t nwaits, capwaits;
+    struct ptab pending; /* event index -> message id, or COLL_BIT | comm rank << 32 | collective id */
+    uint8_t state;
+    /* distributed replay */
+    uint8_t held;     /* its ports were read by a collective that has not finished */
+    uint32_t coll;    /* the collective it has entered and not left (UINT32_MAX: none) */
+    uint32_t *rdvw;   /* its rendezvous sends whose receive has not been posted */
+    uint32_t nrdvw, caprdvw;
+};
+
+/* What one process of a distributed replay tells another (struct rt_replay_part.exchange).
+ * Fields by kind:
+ *   FX_RPOST    a receive was posted: comm tag src dst, t1 post time, ev1 post event, ev2 receive event, bytes
+ *   FX_ARRIVE   a message reaches its receiver's port at t1: comm tag src dst n bytes flags,
+ *               ev1 send event, ev2 origin event, i origin rank, id the sender process's message
+ *   FX_DELIVERED  rendezvous delivered at t1: id the sender process's message
+ *   FX_CPOST    collective entry: comm, n instance, i member, src its rank, t1 entry, bytes sent,
+ *               ev2 bytes received, ev1 COLL_BEGIN event, tag op, dst root, flags vector
+ *   FX_CTC      the collective's last entry t1 (comm, n)
+ *   FX_CPORTS   member i's ports t1 (send) t2 (receive) at that time (comm, n)
+ *   FX_CDONE    member i's result: t1 done, t2 t3 ports, src origin member, ev1 its COLL_BEGIN (comm, n)
+ *   FX_BOUND    rank src's bounds at the end of a round: t1 earliest grant, t2 earliest post */
+enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CDONE, FX_BOUND, FX_KINDS };
+struct fx {
+    uint32_t kind, comm, tag, src, dst, i, flags, reg; /* reg: the MPI call's region + 1 (errors) */
+    uint64_t n, ev1, ev2, bytes, id;
+    rt_time_ps t1, t2, t3;
+};
+struct fxbuf {
+    struct fx *v;
+    uint32_t n, cap;
+};
+
+#define RS 4 /* values per rank in engine.remote_state */
+
+struct engine {
+    const rt_trace *t;
+    const struct rt_replay_options *o;
+    const struct rt_replay_observer *obs;
+    rt_error *err;
+    struct rank *ranks;
+    uint32_t nranks;
+    struct qent *heap;
+    size_t nheap, capheap;
+    rt_time_ps wire_min;   /* the least wire time of any message: at least 1 ps (see on_ready) */
+    struct msg *msgs;
+    uint32_t nmsgs, capmsgs, freemsg;
+    struct rt__map chan_of; /* (comm<<32|tag, src<<32|dst) -> index into chans */
+    struct chan *chans;
+    uint32_t nchans, capchans;
+    struct rt__map coll_of;  /* (comm, instance) -> index into colls */
+    struct rt__map coll_seq; /* (rank, comm) -> instances seen */
+    struct coll *colls;
+    uint32_t ncolls, capcolls, freecoll;
+    struct rt__map comm_rank; /* (comm, row) -> comm rank; (comm, UINT64_MAX): comm's entries are in */
+    uint64_t coll_bytes, coll_bytes_peak; /* per-member arrays of the collectives in flight */
+    struct rt_replay_result *res;
+    struct rt__os_ctx os;                /* OS noise, when nsrc > 0 */
+    struct rt__detour_cursor *cursors;   /* nsrc per rank */
+    unsigned nsrc;
+    struct rt__burst_state burst;        /* bursty traffic, when burst.chain is set */
+    uint64_t done, next_progress, total; /* events replayed, when to report next, in all */
+    struct size_memo memo[MEMO_SLOTS];   /* direct-mapped by size; zeroed = empty */
+    int failed;
+    /* distributed replay (o->part) */
+    const struct rt_replay_part *part;
+    uint32_t lo, hi;                /* the ranks replayed here */
+    struct fxbuf *out;              /* per process: what to send at the end of the round */
+    struct rt__map halves;          /* (channel, n) -> receive half not yet both posted and arrived */
+    rt_time_ps T;                   /* the round's earliest queued time over all processes */
+    uint8_t tau;                    /* the earliest entry type queued at T */
+    uint8_t *mark;                  /* per rank: ports with an entry put off this round */
+    uint32_t *marked;               /* the ranks marked */
+    uint32_t nmarked;
+    struct qent *later;             /* entries put off this round */
+    uint32_t nlater, caplater;
+    uint32_t hint_rank, hint_region; /* the MPI call of another process's event hint_ev, from its record */
+    uint64_t hint_ev;
+    /* per-rank bounds, so that loosely coupled ranks need not wait for the global earliest time:
+     * pub[2r] is the earliest time rank r's send port could still grant a message it has not
+     * granted, pub[2r + 1] the earliest time r could still post anything (INT64_MAX: never);
+     * published by r's process at the end of every round to the processes of the ranks r
+     * exchanges messages with (FX_BOUND), valid from then on; INT64_MIN: not known */
+    int64_t *pub;
+    int64_t red[3];                 /* the round's reduction: earliest time, all well, time * 8 + type */
+    uint32_t *nbp, *nbp_at;         /* per rank here: the other processes that need its bounds (CSR) */
+    rt_time_ps *rdy_min, *arr_min;  /* per rank, at the round's start: earliest queued grant of its
+                                     * send port, earliest queued arrival at it */
+    uint32_t *senders, *senders_at; /* per rank here: the ranks that ever send to it (CSR) */
+    int64_t *remote_state;          /* per rank, for the diagnosis: state + 1, cursor, call region + 1,
+                                     * the rank it waits for + 1 (RS values) */
+};
+
+#if defined(__GNUC__)
+#define RT_HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define RT_HOT_INLINE static inline
+#endif
+
+/* engine.c: the serial replay, the diagnosis and the driver */
+int rt__eng_oom(struct engine *E); /* sets the out-of-memory error once; returns E->failed */
+uint32_t rt__eng_call_region(const struct engine *E, uint32_t r, uint64_t j); /* the region of event j's MPI call */
+int rt__eng_schedule_if_ready(struct engine *E, uint32_t id);
+int rt__eng_recv_side(struct engine *E, uint32_t id, uint64_t j, uint64_t post_ev, rt_bytes bytes, rt_time_ps t);
+int rt__eng_coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t op, uint32_t root, uint32_t first_rank,
+                        uint64_t first_ev, uint32_t *idp);
+int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row, uint64_t ev, uint32_t op,
+                       uint32_t root, rt_time_ps begin, rt_bytes sent, rt_bytes recv, int vector);
+int rt__eng_coll_finish(struct engine *E, uint32_t id);
+void rt__eng_take(struct engine *E, struct qent q); /* acts on a popped queue entry */
+uint32_t rt__eng_waits_for(const struct engine *E, uint32_t r);
+
+/* engine_dist.c: the distributed replay */
+int rt__eng_fx_send(struct engine *E, uint32_t rank, const struct fx *f);
+int rt__eng_rdv_waiting_add(struct engine *E, uint32_t r, uint32_t id);
+void rt__eng_rdv_waiting_del(struct engine *E, uint32_t r, uint32_t id);
+void rt__eng_vrecv_release(struct engine *E, uint32_t id);
+int rt__eng_post_remote_recv(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e,
+                             rt_time_ps t);
+int rt__eng_run_rounds(struct engine *E);
+int rt__eng_share_states(struct engine *E);
+int rt__eng_agree(struct engine *E, int rc);
+int rt__eng_share_results(struct engine *E);
+
+/* Whether this process replays rank @p r (every rank in a replay by one process). */
+static inline int owned(const struct engine *E, uint32_t r) { return r >= E->lo && r < E->hi; }
+
+/* The table of operations in flight (struct ptab). */
+static inline size_t pt_home(const struct ptab *p, uint64_t key)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> p->shift);
+}
+
+static inline uint64_t *pt_get(const struct ptab *p, uint64_t key)
+{
+    if (!p->count)
+        return NULL;
+    size_t mask = p->cap - 1;
+    for (size_t i = pt_home(p, key);; i = (i + 1) & mask) {
+        if (p->slot[i].key == key)
+            return &p->slot[i].val;
+        if (p->slot[i].key == PT_EMPTY)
+            return NULL;
+    }
+}
+
+/* Inserts or overwrites; -1 when out of memory. */
+static inline int pt_put(struct ptab *p, uint64_t key, uint64_t val)
+{
+    uint64_t *v = pt_get(p, key);
+    if (v) {
+        *v = val;
+        return 0;
+    }
+    if ((p->count + 1) * 4 > p->cap * 3) {
+        uint32_t ncap = p->cap ? p->cap * 2 : 16, nshift = p->cap ? p->shift - 1 : 60;
+        if (ncap < p->cap)
+            return -1;
+        struct ptab_slot *ns = malloc((size_t)ncap * sizeof *ns);
+        if (!ns)
+            return -1;
+        for (uint32_t i = 0; i < ncap; i++)
+            ns[i].key = PT_EMPTY;
+        struct ptab q = {ns, ncap, 0, nshift};
+        for (uint32_t i = 0; i < p->cap; i++) {
+            if (p->slot[i].key == PT_EMPTY)
+                continue;
+            size_t j = pt_home(&q, p->slot[i].key);
+            while (ns[j].key != PT_EMPTY)
+                j = (j + 1) & (ncap - 1);
+            ns[j] = p->slot[i];
+        }
+        free(p->slot);
+        p->slot = ns;
+        p->cap = ncap;
+        p->shift = nshift;
+    }
+    size_t mask = p->cap - 1, i = pt_home(p, key);
+    while (p->slot[i].key != PT_EMPTY)
+        i = (i + 1) & mask;
+    p->slot[i] = (struct ptab_slot){key, val};
+    p->count++;
+    return 0;
+}
+
+/* Removes @p key if present; the entries after it in its run move back so that no lookup
+ * ever meets a hole before its key. */
+static inline void pt_del(struct ptab *p, uint64_t key)
+{
+    uint64_t *v = pt_get(p, key);
+    if (!v)
+        return;
+    size_t mask = p->cap - 1;
+    size_t i = (size_t)((struct ptab_slot *)((char *)v - offsetof(struct ptab_slot, val)) - p->slot);
+    for (size_t j = (i + 1) & mask; p->slot[j].key != PT_EMPTY; j = (j + 1) & mask) {
+        size_t h = pt_home(p, p->slot[j].key);
+        /* The entry at j may fill the hole at i unless its home lies cyclically in (i, j]. */
+        if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+            continue;
+        p->slot[i] = p->slot[j];
+        i = j;
+    }
+    p->slot[i].key = PT_EMPTY;
+    p->count--;
+}
+
+/* Looks up what event @p j's completion refers to; RT_NONE-like UINT64_MAX when absent. */
+static inline uint64_t pending_of(struct rank *R, uint64_t j)
+{
+    uint64_t *v = pt_get(&R->pending, j);
+    return v ? *v : UINT64_MAX;
+}
+
+/* The queue: a binary heap in (t, type, key) order (struct qent). */
+RT_HOT_INLINE int qless(const struct qent *a, const struct qent *b)
+{
+    return a->t < b->t || (a->t == b->t && a->tk < b->tk);
+}
+
+/* Keys stay below 2^61: ranks and communicators below 2^21, event indices below 2^40. */
+static inline int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id, uint64_t key)
+{
+    if (E->nheap == E->capheap) {
+        size_t ncap = E->capheap ? E->capheap * 2 : 256;
+        struct qent *n = realloc(E->heap, ncap * sizeof *n);
+        if (!n)
+            return rt__eng_oom(E);
+        E->heap = n;
+        E->capheap = ncap;
+    }
+    struct qent q = {t, (uint64_t)type << 61 | (key & ((1ull << 61) - 1)), id};
+    size_t i = E->nheap++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        struct qent *pq = &E->heap[p];
+        if (!qless(&q, pq))
+            break;
+        E->heap[i] = *pq;
+        i = p;
+    }
+    E->heap[i] = q;
+    return 0;
+}
+
+RT_HOT_INLINE struct qent pop(struct engine *E)
+{
+    struct qent top = E->heap[0];
+    struct qent last = E->heap[--E->nheap];
+    size_t i = 0, n = E->nheap;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && qless(&E->heap[c + 1], &E->heap[c]))
+            c++;
+        if (qless(&last, &E->heap[c]))
+            break;
+        E->heap[i] = E->heap[c];
+        i = c;
+    }
+    if (n)
+        E->heap[i] = last;
+    return top;
+}
+
+/* A blocked rank may go on from time @p t. */
+RT_HOT_INLINE int wake(struct engine *E, uint32_t r, rt_time_ps t)
+{
+    struct rank *R = &E->ranks[r];
+    if (R->state == R_BLOCKED || (R->state == R_QUEUED && t < R->queued_at)) {
+        R->state = R_QUEUED;
+        R->queued_at = t;
+        return push(E, t, Q_RESUME, r, r);
+    }
+    return 0;
+}
+
+/* Messages, from a pool with a free list, each freed when no side holds it (refs); channels. */
+static inline uint32_t msg_new(struct engine *E)
+{
+    uint32_t id;
+    if (E->freemsg != UINT32_MAX) {
+        id = E->freemsg;
+        E->freemsg = E->msgs[id].next;
+    } else {
+        if (rt__grow((void **)&E->msgs, &E->capmsgs, sizeof *E->msgs, E->nmsgs + 1)) {
+            rt__eng_oom(E);
+            return UINT32_MAX;
+        }
+        id = E->nmsgs++;
+    }
+    struct msg *m = &E->msgs[id];
+    memset(m, 0, sizeof *m);
+    m->send_post = m->recv_post = m->send_done = m->recv_done = NEVER;
+    m->next = UINT32_MAX;
+    m->refs = 2;
+    return id;
+}
+
+/* The channel a message travels on. */
+static inline void msg_label(struct msg *m, uint32_t comm, uint32_t tag, uint32_t src, uint32_t dst)
+{
+    m->src = src;
+    m->dst = dst;
+    m->tag = tag;
+    m->comm = comm;
+}
+
+static inline void msg_release(struct engine *E, uint32_t id)
+{
+    struct msg *m = &E->msgs[id];
+    if (--m->refs == 0) {
+        m->next = E->freemsg;
+        E->freemsg = id;
+    }
+}
+
+/* The index of channel (comm, tag, src, dst), made on first use; UINT32_MAX out of memory. */
+RT_HOT_INLINE uint32_t chan_index(struct engine *E, uint32_t comm, uint32_t tag, uint32_t src, uint32_t dst)
+{
+    uint64_t k1 = ((uint64_t)comm << 32) | tag, k2 = ((uint64_t)src << 32) | dst;
+    uint64_t *ci = rt__map_get(&E->chan_of, k1, k2);
+    if (ci)
+        return (uint32_t)*ci;
+    if (rt__grow((void **)&E->chans, &E->capchans, sizeof *E->chans, E->nchans + 1) ||
+        rt__map_put(&E->chan_of, k1, k2, E->nchans)) {
+        rt__eng_oom(E);
+        return UINT32_MAX;
+    }
+    E->chans[E->nchans] = (struct chan){UINT32_MAX, UINT32_MAX, 0, 0, 0};
+    return E->nchans++;
+}
+
+/* A post of side @p mine in channel @p ci: the oldest unmatched post of the other side, or a
+ * new message queued in the channel. UINT32_MAX out of memory. */
+RT_HOT_INLINE uint32_t chan_match(struct engine *E, uint32_t ci, uint8_t mine, uint32_t comm, uint32_t tag, uint32_t src,
+                           uint32_t dst)
+{
+    struct chan *c = &E->chans[ci];
+    uint32_t id;
+    if (c->head != UINT32_MAX && c->side != mine) {
+        id = c->head;
+        c->head = E->msgs[id].next;
+        if (c->head == UINT32_MAX)
+            c->tail = UINT32_MAX;
+        E->msgs[id].next = UINT32_MAX;
+        return id;
+    }
+    id = msg_new(E);
+    if (id == UINT32_MAX)
+        return id;
+    c = &E->chans[ci];
+    if (c->head == UINT32_MAX)
+        c->head = id;
+    else
+        E->msgs[c->tail].next = id;
+    c->tail = id;
+    c->side = mine;
+    msg_label(&E->msgs[id], comm, tag, src, dst);
+    return id;
+}
+
+/* Collectives, and which process replays what. */
+/* Trace row of communicator rank @p i of collective @p c. */
+static inline uint32_t member_row(const struct engine *E, const struct coll *c, uint32_t i)
+{
+    const struct rt_comm *cm = rt_trace_comm(E->t, c->comm);
+    return cm->members ? cm->members[i] : c->first_rank;
+}
+
+/* The process that replays rank @p r. */
+static inline uint32_t owner_of(const struct engine *E, uint32_t r)
+{
+    if (!E->part)
+        return 0;
+    uint32_t lo = 0, hi = E->part->nprocs; /* first_rank[lo] <= r < first_rank[hi] */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (E->part->first_rank[mid] <= r)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Whether this process coordinates collective @p c (always in a replay by one process). */
+static inline int coordinates(const struct engine *E, const struct coll *c)
+{
+    return c->coord == (E->part ? E->part->me : 0);
+}
+
+static inline uint64_t coll_key(const struct coll *c)
+{
+    return (uint64_t)c->comm << 40 | (c->seq & ((1ull << 40) - 1));
+}
+
+#endif
