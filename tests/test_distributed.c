@@ -6,12 +6,21 @@
  * three kinds of noise, every event's predicted time and every field of the result must be
  * bit-identical. Also: a part that has no ranks, a trace that deadlocks and an unmatched
  * receive give one error (at the lowest failing process) and RT_EREMOTE elsewhere.
+ *
+ * The distributed analysis (rt_depgraph_create_part) likewise: each thread runs what `retime
+ * analyze` runs, against the model with noise and against the measured timestamps, and every
+ * dependency record of its ranks, the critical paths, wait states, comparison and measured
+ * info must equal the serial analysis's (the arrays on process 0, none elsewhere). A record
+ * missing on two processes is reported by the lower one, RT_EREMOTE elsewhere.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "retime/depgraph.h"
 #include "retime/noise.h"
 #include "retime/replay.h"
 #include "retime/trace.h"
@@ -71,6 +80,461 @@ static int same_result(const struct rt_replay_result *a, const struct rt_replay_
 static struct rt_replay_options variants[4];
 static const char *variant_names[4] = {"hockney", "logp", "hockney+noise", "logp+noise, eager 1KiB"};
 static uint64_t compared_events;
+
+/* ------------------------------------------------------------------ distributed analysis */
+
+/* A run that hangs is a collective call made by some processes only; the watchdog names it
+ * instead of leaving ctest to time out. */
+static char stage[600];
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char m[] = "test_distributed: no progress in 600 s (a collective call made by some processes only?): ";
+    if (write(2, m, sizeof m - 1) < 0 || write(2, stage, strlen(stage)) < 0 || write(2, "\n", 1) < 0)
+        _exit(2);
+    _exit(1);
+}
+
+enum against { AGAINST_MODEL, AGAINST_MEASURED };
+
+/* What `retime analyze` computes (replay/tools/cmd_analyze.c), by one process of a distributed
+ * analysis or, without a part, by one process holding every rank. */
+struct analysis {
+    rt_depgraph *a, *b;
+    const struct rt_critical_path *cpa, *cpb;
+    const struct rt_wait_states *ws;
+    struct rt_depgraph_diff *d;
+    struct rt_measured_info mi;
+    rt_time_ps end_a, end_b;              /* rt_depgraph_end */
+    rt_time_ps replay_a, replay_b;        /* the replays' predicted_ps (-1: not replayed) */
+    int rc;
+    int stopped;                          /* another process failed: this one stopped with it */
+    rt_error err;
+    const char *step;                     /* the call that failed */
+};
+
+/* Whether every process got RT_OK. The processes agree after every collective call so that
+ * one failing alone (a broken contract) stops all of them instead of leaving the others
+ * waiting in the next call. */
+static int all_ok(const struct rt_replay_part *part, int rc)
+{
+    if (!part)
+        return rc == RT_OK;
+    int64_t failed = rc != RT_OK;
+    if (part->reduce(part->ud, &failed, 1, 1) != RT_OK)
+        return 0;
+    return failed == 0;
+}
+
+#define STEP(x, part, name, call)                       \
+    do {                                                \
+        (x)->step = (name);                             \
+        (x)->rc = (call);                               \
+        if (!all_ok((part), (x)->rc)) {                 \
+            (x)->stopped = (x)->rc == RT_OK;            \
+            return;                                     \
+        }                                               \
+    } while (0)
+
+/* The replay of cli_replay_graph, feeding @p g; its check and end are steps of analyze. */
+static int replay_graph(const rt_trace *t, const struct rt_replay_part *part, const struct rt_replay_options *opts,
+                        rt_depgraph **g, rt_time_ps *predicted, rt_error *err)
+{
+    struct rt_replay_options o = *opts;
+    struct rt_replay_observer obs;
+    struct rt_replay_result *res = NULL;
+    o.part = part;
+    rt_depgraph_observer(*g, &obs);
+    int rc = rt_replay_run(t, &o, &obs, &res, err);
+    if (rc == RT_OK)
+        *predicted = res->predicted_ps;
+    rt_replay_result_destroy(res);
+    return rc;
+}
+
+static int create_graph(const rt_trace *t, const struct rt_replay_part *part, rt_depgraph **g, rt_error *err)
+{
+    return part ? rt_depgraph_create_part(t, part, g, err) : rt_depgraph_create(t, g, err);
+}
+
+static void analyze(const rt_trace *t, const struct rt_replay_part *part, const struct rt_replay_options *opts,
+                    enum against against, struct analysis *x)
+{
+    memset(x, 0, sizeof *x);
+    x->replay_a = x->replay_b = -1;
+    /* --against model compares the noise-free model with the noisy one; --against measured the
+     * model as given with the trace's own timestamps */
+    struct rt_replay_options free_opts = rt_replay_options_noise_free(opts);
+    STEP(x, part, "create A", create_graph(t, part, &x->a, &x->err));
+    STEP(x, part, "replay A", replay_graph(t, part, against == AGAINST_MODEL ? &free_opts : opts, &x->a, &x->replay_a,
+                                           &x->err));
+    STEP(x, part, "check A", rt_depgraph_check(x->a, &x->err));
+    x->end_a = rt_depgraph_end(x->a);
+    if (against == AGAINST_MEASURED) {
+        STEP(x, part, "measured B", rt_depgraph_measured(t, x->a, &x->b, &x->mi, &x->err));
+    } else {
+        STEP(x, part, "create B", create_graph(t, part, &x->b, &x->err));
+        STEP(x, part, "replay B", replay_graph(t, part, opts, &x->b, &x->replay_b, &x->err));
+        STEP(x, part, "check B", rt_depgraph_check(x->b, &x->err));
+    }
+    x->end_b = rt_depgraph_end(x->b);
+    STEP(x, part, "critical path A", rt_depgraph_critical_path(x->a, &x->cpa, &x->err));
+    STEP(x, part, "critical path B", rt_depgraph_critical_path(x->b, &x->cpb, &x->err));
+    STEP(x, part, "wait states B", rt_depgraph_wait_states(x->b, &x->ws, &x->err));
+    STEP(x, part, "compare A B", rt_depgraph_compare(x->a, x->b, &x->d, &x->err));
+    x->step = NULL;
+}
+
+static void analysis_free(struct analysis *x)
+{
+    rt_depgraph_diff_destroy(x->d);
+    rt_depgraph_destroy(x->b);
+    rt_depgraph_destroy(x->a);
+}
+
+/* One process's findings, kept per thread (the CHECK macros count in a global) and printed by
+ * the main thread. */
+struct an_proc {
+    uint64_t fails, compared;
+    char msg[3][700];
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void fail(struct an_proc *o, const char *fmt, ...)
+{
+    if (o->fails < sizeof o->msg / sizeof *o->msg) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(o->msg[o->fails], sizeof o->msg[0], fmt, ap);
+        va_end(ap);
+    }
+    o->fails++;
+}
+
+static void same_int(struct an_proc *o, const char *what, const char *field, long long got, long long want)
+{
+    if (got != want)
+        fail(o, "%s %s: %lld, serial %lld", what, field, got, want);
+}
+
+#define SAME(o, what, x, r, f) same_int((o), (what), #f, (long long)(x)->f, (long long)(r)->f)
+
+/* Every record of the process's own ranks equal to the serial graph's, and no record of others. */
+static void same_events(struct an_proc *o, const char *what, const rt_trace *t, const struct rt_replay_part *part,
+                        const rt_depgraph *g, const rt_depgraph *ref)
+{
+    uint32_t lo = part->first_rank[part->me], hi = part->first_rank[part->me + 1], ranks = rt_trace_ranks(t);
+    uint64_t differ = 0;
+    rt_error err = {0};
+    for (uint32_t r = lo; r < hi; r++) {
+        uint64_t n;
+        rt_trace_events(t, r, &n);
+        for (uint64_t j = 0; j < n; j++) {
+            struct rt_dep_event e, s;
+            int rc = rt_depgraph_event(g, r, j, &e, &err);
+            if (rc != RT_OK || rt_depgraph_event(ref, r, j, &s, &err) != RT_OK) {
+                if (differ++ == 0)
+                    fail(o, "%s: rank %u event %llu: rt_depgraph_event: %s", what, r, (unsigned long long)j,
+                         rc ? err.msg : "not in the serial graph");
+                continue;
+            }
+            o->compared++;
+            if (e.t == s.t && e.local_ready == s.local_ready && e.remote_ready == s.remote_ready &&
+                e.src_index == s.src_index && e.src_rank == s.src_rank && e.kind == s.kind &&
+                e.remote_binds == s.remote_binds && e.on_path == s.on_path)
+                continue;
+            if (differ++ == 0)
+                fail(o,
+                     "%s: rank %u event %llu: t %lld local_ready %lld remote_ready %lld src %u:%llu kind %u binds %u "
+                     "on_path %u; serial t %lld local_ready %lld remote_ready %lld src %u:%llu kind %u binds %u on_path %u",
+                     what, r, (unsigned long long)j, (long long)e.t, (long long)e.local_ready, (long long)e.remote_ready,
+                     e.src_rank, (unsigned long long)e.src_index, e.kind, e.remote_binds, e.on_path, (long long)s.t,
+                     (long long)s.local_ready, (long long)s.remote_ready, s.src_rank, (unsigned long long)s.src_index,
+                     s.kind, s.remote_binds, s.on_path);
+        }
+    }
+    if (differ > 1)
+        fail(o, "%s: %llu records differ in all", what, (unsigned long long)differ);
+    /* a rank of another process: the graph does not hold it */
+    uint32_t other = hi < ranks ? hi : lo > 0 ? lo - 1 : RT_NONE;
+    if (other != RT_NONE) {
+        struct rt_dep_event e;
+        same_int(o, what, "rt_depgraph_event of another process's rank", rt_depgraph_event(g, other, 0, &e, &err),
+                 RT_ERANGE);
+    }
+}
+
+static void same_shares(struct an_proc *o, const char *what, const struct rt_dep_share *s, uint64_t n,
+                        const struct rt_dep_share *rs, uint64_t rn, int root)
+{
+    if (!root) { /* the arrays are process 0's */
+        same_int(o, what, "nshare (not process 0)", (long long)n, 0);
+        return;
+    }
+    if (n != rn) {
+        fail(o, "%s: %llu shares, serial %llu", what, (unsigned long long)n, (unsigned long long)rn);
+        return;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        const struct rt_dep_share *a = &s[i], *b = &rs[i];
+        if (a->group == b->group && a->wait == b->wait && a->id == b->id && a->region == b->region &&
+            a->instance == b->instance && a->value == b->value && a->value2 == b->value2)
+            continue;
+        fail(o,
+             "%s: share %llu of %llu: group %u wait %u id %u region %u instance %llu value %lld value2 %lld; serial "
+             "group %u wait %u id %u region %u instance %llu value %lld value2 %lld",
+             what, (unsigned long long)i, (unsigned long long)n, a->group, a->wait, a->id, a->region,
+             (unsigned long long)a->instance, (long long)a->value, (long long)a->value2, b->group, b->wait, b->id,
+             b->region, (unsigned long long)b->instance, (long long)b->value, (long long)b->value2);
+        return;
+    }
+}
+
+static void same_cp(struct an_proc *o, const char *what, const struct rt_critical_path *x,
+                    const struct rt_critical_path *r, int root)
+{
+    SAME(o, what, x, r, end_ps);
+    SAME(o, what, x, r, length_ps);
+    SAME(o, what, x, r, end_rank);
+    SAME(o, what, x, r, end_index);
+    SAME(o, what, x, r, events);
+    for (int k = 0; k < RT_ACT_COUNT; k++)
+        if (x->activity_ps[k] != r->activity_ps[k])
+            fail(o, "%s activity_ps[%s]: %lld, serial %lld", what, rt_activity_name(k), (long long)x->activity_ps[k],
+                 (long long)r->activity_ps[k]);
+    if (!root) {
+        same_int(o, what, "nseg (not process 0)", (long long)x->nseg, 0);
+    } else if (x->nseg != r->nseg) {
+        fail(o, "%s: %llu segments, serial %llu", what, (unsigned long long)x->nseg, (unsigned long long)r->nseg);
+    } else {
+        for (uint64_t i = 0; i < x->nseg; i++) {
+            const struct rt_cp_segment *a = &x->seg[i], *b = &r->seg[i];
+            if (a->rank == b->rank && a->first == b->first && a->last == b->last && a->begin_ps == b->begin_ps &&
+                a->end_ps == b->end_ps)
+                continue;
+            fail(o, "%s: segment %llu: rank %u events %llu-%llu %lld..%lld ps; serial rank %u events %llu-%llu %lld..%lld ps",
+                 what, (unsigned long long)i, a->rank, (unsigned long long)a->first, (unsigned long long)a->last,
+                 (long long)a->begin_ps, (long long)a->end_ps, b->rank, (unsigned long long)b->first,
+                 (unsigned long long)b->last, (long long)b->begin_ps, (long long)b->end_ps);
+            break;
+        }
+    }
+    same_shares(o, what, x->share, x->nshare, r->share, r->nshare, root);
+}
+
+static void same_analysis(struct an_proc *o, const rt_trace *t, const struct rt_replay_part *part,
+                          const struct analysis *x, const struct analysis *r, enum against against)
+{
+    int root = part->me == 0;
+    SAME(o, "A", x, r, end_a);
+    SAME(o, "B", x, r, end_b);
+    if (x->end_a != x->replay_a)
+        fail(o, "A: the graph ends at %lld ps, the replay at %lld ps", (long long)x->end_a, (long long)x->replay_a);
+    if (against == AGAINST_MODEL && x->end_b != x->replay_b)
+        fail(o, "B: the graph ends at %lld ps, the replay at %lld ps", (long long)x->end_b, (long long)x->replay_b);
+    same_events(o, "graph A", t, part, x->a, r->a);
+    same_events(o, "graph B", t, part, x->b, r->b);
+    same_cp(o, "critical path A", x->cpa, r->cpa, root);
+    same_cp(o, "critical path B", x->cpb, r->cpb, root);
+    for (int k = 0; k < RT_WAIT_COUNT; k++) {
+        if (x->ws->total_ps[k] != r->ws->total_ps[k] || x->ws->count[k] != r->ws->count[k])
+            fail(o, "wait states %s: %lld ps in %llu, serial %lld ps in %llu", rt_wait_kind_name(k),
+                 (long long)x->ws->total_ps[k], (unsigned long long)x->ws->count[k], (long long)r->ws->total_ps[k],
+                 (unsigned long long)r->ws->count[k]);
+    }
+    same_shares(o, "wait states", x->ws->share, x->ws->nshare, r->ws->share, r->ws->nshare, root);
+    SAME(o, "diff", x->d, r->d, end_a);
+    SAME(o, "diff", x->d, r->d, end_b);
+    SAME(o, "diff", x->d, r->d, accumulated);
+    SAME(o, "diff", x->d, r->d, slack);
+    SAME(o, "diff", x->d, r->d, injected);
+    SAME(o, "diff", x->d, r->d, absorbed);
+    SAME(o, "diff", x->d, r->d, residual);
+    SAME(o, "diff", x->d, r->d, source_changed);
+    SAME(o, "diff", x->d, r->d, edges);
+    same_shares(o, "diff", x->d->share, x->d->nshare, r->d->share, r->d->nshare, root);
+    if (against == AGAINST_MEASURED) {
+        SAME(o, "measured", &x->mi, &r->mi, violations);
+        SAME(o, "measured", &x->mi, &r->mi, worst_ps);
+        SAME(o, "measured", &x->mi, &r->mi, worst_rank);
+        SAME(o, "measured", &x->mi, &r->mi, worst_index);
+    }
+}
+
+struct an_job {
+    const rt_trace *t;
+    const struct rt_replay_options *opts;
+    enum against against;
+    const struct analysis *ref;
+    struct an_proc out[MAXP];
+};
+
+static void an_thread(const struct rt_replay_part *part, void *arg)
+{
+    struct an_job *j = arg;
+    struct an_proc *o = &j->out[part->me];
+    struct analysis x;
+    analyze(j->t, part, j->opts, j->against, &x);
+    if (x.stopped)
+        fail(o, "%s: RT_OK here, stopped because another process failed", x.step);
+    else if (x.rc != RT_OK)
+        fail(o, "%s: %s: %s", x.step, rt_err_name(x.rc), x.err.msg);
+    else
+        same_analysis(o, j->t, part, &x, j->ref, j->against);
+    analysis_free(&x);
+}
+
+/* The analyses compared: what they are against, and with which of the replay variants. */
+static const struct {
+    enum against against;
+    int variant;
+    const char *name;
+} analyses[] = {
+    {AGAINST_MODEL, 3, "--against model, logp+noise, eager 1KiB"},
+    {AGAINST_MEASURED, 0, "--against measured, hockney"},
+};
+static uint64_t compared_records;
+
+/* Runs the analysis in @p n parts and reports each process's differences from @p ref; returns
+ * the records compared. */
+static uint64_t check_analysis_parts(const char *path, const rt_trace *t, int k, const struct analysis *ref,
+                                     uint32_t n)
+{
+    struct an_job j = {t, &variants[analyses[k].variant], analyses[k].against, ref, {{0}}};
+    snprintf(stage, sizeof stage, "%s: analysis %s in %u parts", path, analyses[k].name, n);
+    alarm(600);
+    CHECK_EQ_INT(pt_run_fn(t, n, an_thread, &j), 0);
+    alarm(0);
+    uint64_t compared = 0;
+    for (uint32_t p = 0; p < n; p++) {
+        const struct an_proc *o = &j.out[p];
+        for (uint64_t m = 0; m < o->fails && m < sizeof o->msg / sizeof *o->msg; m++)
+            fprintf(stderr, "%s (%s, %u parts): process %u: %s\n", path, analyses[k].name, n, p, o->msg[m]);
+        if (o->fails > sizeof o->msg / sizeof *o->msg)
+            fprintf(stderr, "%s (%s, %u parts): process %u: and %llu more\n", path, analyses[k].name, n, p,
+                    (unsigned long long)(o->fails - sizeof o->msg / sizeof *o->msg));
+        rt_test_failures += (int)(o->fails > 1000 ? 1000 : o->fails);
+        compared += o->compared;
+    }
+    return compared;
+}
+
+/* The distributed analysis of @p t in 2, 3, 4 and 7 parts against the serial one. */
+static void check_analysis(const char *path, const rt_trace *t)
+{
+    static const uint32_t parts[] = {2, 3, 4, MAXP};
+    uint64_t compared = 0;
+    int failures = rt_test_failures;
+    for (int k = 0; k < (int)(sizeof analyses / sizeof *analyses); k++) {
+        struct analysis ref;
+        analyze(t, NULL, &variants[analyses[k].variant], analyses[k].against, &ref);
+        if (ref.rc != RT_OK) {
+            fprintf(stderr, "%s (%s): serial %s: %s\n", path, analyses[k].name, ref.step, ref.err.msg);
+            rt_test_failures++;
+        } else {
+            for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+                compared += check_analysis_parts(path, t, k, &ref, parts[i]);
+        }
+        analysis_free(&ref);
+    }
+    compared_records += compared;
+    printf("%s: analysis %s in 2, 3, 4 and %u parts (%d kinds), %llu dependency records compared\n", path,
+           rt_test_failures == failures ? "identical" : "DIFFERS", MAXP, (int)(sizeof analyses / sizeof *analyses),
+           (unsigned long long)compared);
+}
+
+/* A record missing on processes 2 and 3 of 4: rt_depgraph_check and the critical path (which
+ * checks first) report the serial error at process 2, RT_EREMOTE elsewhere. */
+struct drop {
+    const rt_trace *t;
+    uint32_t rank[2]; /* whose last record is not collected */
+    rt_depgraph *g;
+    int rc[2];
+    rt_error err[2];
+};
+
+static void drop_on_dep(void *ud, uint32_t rank, uint64_t index, const struct rt_event *ev, rt_time_ps predicted,
+                        const struct rt_dep *dep)
+{
+    struct drop *d = ud;
+    uint64_t n;
+    rt_trace_events(d->t, rank, &n);
+    if ((rank == d->rank[0] || rank == d->rank[1]) && index + 1 == n)
+        return;
+    rt_depgraph_on_dep(d->g, rank, index, ev, predicted, dep);
+}
+
+static void drop_run(const rt_trace *t, const struct rt_replay_part *part, struct drop *d)
+{
+    struct rt_replay_options o = variants[0];
+    struct rt_replay_observer obs = {.ud = d, .on_dep = drop_on_dep};
+    struct rt_replay_result *res = NULL;
+    const struct rt_critical_path *cp;
+    o.part = part;
+    d->rc[0] = d->rc[1] = RT_ENOMEM;
+    if (!all_ok(part, create_graph(t, part, &d->g, &d->err[0])))
+        return;
+    if (all_ok(part, rt_replay_run(t, &o, &obs, &res, &d->err[0]))) {
+        d->rc[0] = rt_depgraph_check(d->g, &d->err[0]);
+        d->rc[1] = rt_depgraph_critical_path(d->g, &cp, &d->err[1]);
+    }
+    rt_replay_result_destroy(res);
+    rt_depgraph_destroy(d->g);
+    d->g = NULL;
+}
+
+struct drop_job {
+    const rt_trace *t;
+    struct drop d[4];
+};
+
+static void drop_thread(const struct rt_replay_part *part, void *arg)
+{
+    struct drop_job *j = arg;
+    drop_run(j->t, part, &j->d[part->me]);
+}
+
+static void check_missing_records(const char *path)
+{
+    rt_trace *t = NULL;
+    rt_error err = {0};
+    CHECK_EQ_INT(rt_trace_open(path, &t, &err), RT_OK);
+    if (!t)
+        return;
+    CHECK(rt_trace_ranks(t) == 8); /* 2 ranks per process: ranks 5 and 7 on processes 2 and 3 */
+    struct drop_job j = {.t = t};
+    struct drop ref = {.t = t, .rank = {5, 7}};
+    drop_run(t, NULL, &ref);
+    for (int p = 0; p < 4; p++) {
+        j.d[p].t = t;
+        j.d[p].rank[0] = 5;
+        j.d[p].rank[1] = 7;
+    }
+    snprintf(stage, sizeof stage, "%s: records missing on processes 2 and 3", path);
+    alarm(600);
+    CHECK_EQ_INT(pt_run_fn(t, 4, drop_thread, &j), 0);
+    alarm(0);
+    for (int c = 0; c < 2; c++) {
+        CHECK(ref.rc[c] != RT_OK);
+        for (int p = 0; p < 4; p++) {
+            if (p == 2) {
+                CHECK_EQ_INT(j.d[p].rc[c], ref.rc[c]);
+                CHECK(strcmp(j.d[p].err[c].msg, ref.err[c].msg) == 0);
+                if (strcmp(j.d[p].err[c].msg, ref.err[c].msg))
+                    fprintf(stderr, "distributed: %s\nserial:      %s\n", j.d[p].err[c].msg, ref.err[c].msg);
+            } else {
+                CHECK_EQ_INT(j.d[p].rc[c], RT_EREMOTE);
+            }
+        }
+        printf("records missing in 4 parts, %s, process 2: %s\n", c ? "critical path" : "check", j.d[2].err[c].msg);
+    }
+    rt_trace_close(t);
+}
+
+/* ------------------------------------------------------------------ distributed replay */
 
 static void check_trace(const char *path, int first)
 {
@@ -143,6 +607,7 @@ static void check_trace(const char *path, int first)
         times_free(&serial);
     }
     printf("%s: %u ranks, identical in 2, 3, 4 and %u parts under %d models\n", path, ranks, MAXP, 4);
+    check_analysis(path, t);
     rt_trace_close(t);
 }
 
@@ -178,6 +643,7 @@ static void check_edges(void)
             rt_replay_result_destroy(res[p]);
         }
         rt_replay_result_destroy(ref);
+        check_analysis("2 ranks (parts without ranks)", t);
         rt_trace_close(t);
     }
     /* Broken traces: each process layout must report what the serial replay reports, at the
@@ -230,6 +696,7 @@ static void check_edges(void)
 
 int main(void)
 {
+    signal(SIGALRM, on_alarm);
     rt_error err = {0};
     struct rt_model_params hp = {.alpha_ns = 2122, .beta_ns_per_byte = 0.76};
     struct rt_model_params lp = {.L_ns = 1000, .o_s_ns = 300, .o_r_ns = 500, .g_ns = 700, .G_ns_per_byte = 0.76};
@@ -255,7 +722,9 @@ int main(void)
     variants[3].compute_scale = 0.5;
     rt_test_on_traces(RT_TRACES_DIR, RT_EXT_TRACES_DIR, check_trace);
     check_edges();
+    check_missing_records(RT_TRACES_DIR "/shift1d-isend-p8-k2-m1000");
     printf("%llu event times compared\n", (unsigned long long)compared_events);
+    printf("%llu dependency records compared\n", (unsigned long long)compared_records);
     rt_dist_free(net);
     rt_os_noise_free(os);
     rt_burst_free(burst);

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# retime replay under mpirun (docs/distributed.md): on every stored trace, split over 2 and 4
-# processes, the output is byte-identical to the replay by one process (Hockney; LogP-lite with
-# network, OS and bursty noise; CSV; a Monte Carlo, its runs distributed or spread over the
-# processes with --split runs); broken traces and what does not run distributed give one error
-# line and a non-zero exit.
+# retime replay and retime analyze under mpirun (docs/distributed.md): on every stored trace,
+# split over 2 and 4 processes, the output is byte-identical to one process's (replay: Hockney;
+# LogP-lite with network, OS and bursty noise; CSV; a Monte Carlo, its runs distributed or spread
+# over the processes with --split runs. analyze: against the model with noise and against the
+# measured timestamps, JSON and text); broken traces and what does not run distributed give one
+# error line and a non-zero exit.
 # usage: distributed.sh MPIRUN_SH RETIME MAKE_BAD_TRACES TRACES_DIR
 set -uo pipefail
 mpirun_sh=$1 retime=$2 make_bad=$3 traces=$4
@@ -53,6 +54,24 @@ same "monte carlo, runs over processes" 3 replay "$traces/shift1d-isend-p8-k2-m1
   --region shift_iteration --split runs --format json
 same "3 processes, uneven split" 3 replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" --format json
 
+# analyze: the analysis is collective and process 0 prints. --top 1000000 prints every row of
+# the shares that process 0 gathers, not only the first five of each group.
+n=0
+for t in "$traces"/shift*; do
+  name=$(basename "$t")
+  for np in 2 4; do
+    same "analyze $name model json" $np analyze "$t" "${L[@]}" --against model --format json
+    same "analyze $name measured json" $np analyze "$t" "${H[@]}" --against measured --top 1000000 --format json
+  done
+  n=$((n + 1))
+done
+[ "$n" -ge 7 ] && ok "analyze: all $n stored traces" || bad "analyze: only $n stored traces"
+same "analyze text" 2 analyze "$traces/shift1d-isend-p8-k2-m1000" "${L[@]}" --against model
+same "analyze text, measured, noisy model" 3 analyze "$traces/shift3d-ssend-p64-k1-m1000" "${L[@]}" --against measured \
+  --top 3
+same "analyze hockney+noise, all rows" 4 analyze "$traces/shift3d-isend-p64-k1-m1000" "${H[@]}" \
+  --net-noise exp:mean=1us --seed 3 --against model --top 1000000 --format json
+
 # one_error NAME EXPECTED ARGS...: mpirun -np 2 fails with exactly one error line containing EXPECTED
 one_error() {
   local name=$1 want=$2
@@ -73,6 +92,13 @@ one_error() {
 
 "$make_bad" "$tmp/bad" >/dev/null || { bad "cannot make broken traces"; exit 1; }
 same "more processes than ranks" 2 replay "$tmp/bad/one-rank" "${H[@]}" --format json
+same "analyze, more processes than ranks" 2 analyze "$tmp/bad/one-rank" "${L[@]}" --against model --format json
+same "analyze, a causality violation" 2 analyze "$tmp/bad/clock-skew" "${H[@]}" --against measured --format json
+# the corpus's other traces that replay: the replay corpus below covers the errors, which
+# analyze reports through the same calls
+for name in good ring3 time-long; do
+  same "analyze $name" 2 analyze "$tmp/bad/$name" "${H[@]}" --against measured --format json
+done
 one_error deadlock "deadlock: rank 0 event 1 (MPI_Recv from rank 1, tag 0) waits for rank 1, which is blocked at event 1 (MPI_Recv)" \
   replay "$tmp/bad/deadlock" "${H[@]}"
 one_error unmatched-send "unmatched send: rank 0 event 4 (MPI_Send to rank 1, tag 7" replay "$tmp/bad/unmatched-send" "${H[@]}"
@@ -82,6 +108,11 @@ evt="$tmp/bad/truncated-evt/traces/1.evt"
 truncate -s $(($(stat -c %s "$evt") / 2)) "$evt"
 one_error truncated "location 1 (rank 1): event data truncated or corrupt" replay "$tmp/bad/truncated-evt" "${H[@]}"
 one_error missing "no-such-trace" replay "$tmp/no-such-trace" "${H[@]}"
+one_error analyze-deadlock "deadlock: rank 0 event 1 (MPI_Recv from rank 1, tag 0) waits for rank 1, which is blocked at event 1 (MPI_Recv)" \
+  analyze "$tmp/bad/deadlock" "${L[@]}" --against model
+one_error analyze-truncated "location 1 (rank 1): event data truncated or corrupt" analyze "$tmp/bad/truncated-evt" \
+  "${H[@]}" --against measured
+one_error analyze-missing "no-such-trace" analyze "$tmp/no-such-trace" "${H[@]}" --against model
 one_error split-runs-deadlock "deadlock: rank 0 event 1" replay "$tmp/bad/deadlock" "${H[@]}" --runs 3 \
   --net-noise exp:mean=1us --split runs
 one_error split-without-runs "--split runs needs --runs" replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" --split runs
@@ -105,9 +136,21 @@ for d in "$tmp"/bad/*; do
     bad "corpus $name: serial '$s_line' ($src), distributed '$p_line' ($prc, $p_count lines)"
   fi
 done
-one_error analyze "retime analyze does not run distributed" analyze "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}"
+# refused NAME WANT FILE ARGS...: refused under mpirun with one error line, and FILE not written
+refused() {
+  local name=$1 want=$2 file=$3
+  shift 3
+  one_error "$name" "$want" "$@"
+  [ ! -e "$file" ] && ok "$name: nothing written" || bad "$name: wrote $file"
+}
+refused "analyze --output-trace" "--output-trace" "$tmp/a-otf2" analyze "$traces/shift1d-isend-p8-k2-m1000" \
+  "${H[@]}" --against measured --output-trace "$tmp/a-otf2"
+refused "analyze --perfetto" "--perfetto" "$tmp/a.json" analyze "$traces/shift1d-isend-p8-k2-m1000" \
+  "${L[@]}" --against model --perfetto "$tmp/a.json"
+one_error "analyze --fix-clocks" "--fix-clocks" analyze "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" \
+  --against measured --fix-clocks
 one_error region "need every rank's events" replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" --region MPI_Barrier
 
 echo "$pass passed, $fail failed"
-[ "$fail" = 0 ] && echo "PASS: distributed replay"
+[ "$fail" = 0 ] && echo "PASS: distributed replay and analyze"
 [ "$fail" = 0 ]

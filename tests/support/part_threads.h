@@ -2,12 +2,14 @@
 /*
  * A distributed replay in one process: N threads, each a "process" of struct rt_replay_part,
  * swapping their messages through shared memory. Lets the tests check the distributed engine
- * against the serial one on every stored trace without MPI. Include after <pthread.h>.
+ * and analysis against the serial ones on every stored trace without MPI. Include after
+ * <pthread.h>.
  */
 #ifndef RETIME_PART_THREADS_H
 #define RETIME_PART_THREADS_H
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,19 +23,17 @@ struct pt_hub {
     int64_t **vals;   /* per process: its reduce operand */
 };
 
+/* What one thread runs: @p part is its process (part->me its index), valid during the call. */
+typedef void (*pt_fn)(const struct rt_replay_part *part, void *arg);
+
 struct pt_node {
     struct pt_hub *hub;
     uint32_t me;
     void **in;        /* per sender: a copy of what it sent this round */
     size_t *incap;
     struct rt_replay_part part;
-    /* the replay this thread runs */
-    const rt_trace *trace;
-    struct rt_replay_options opts;
-    const struct rt_replay_observer *obs;
-    struct rt_replay_result *res;
-    rt_error err;
-    int rc;
+    pt_fn fn;
+    void *arg;
 };
 
 static int pt_exchange(void *ud, void *const *out, const size_t *outlen, void **in, size_t *inlen)
@@ -91,15 +91,16 @@ static int pt_reduce(void *ud, int64_t *v, size_t n, int sum)
 static void *pt_main(void *arg)
 {
     struct pt_node *x = arg;
-    x->opts.part = &x->part;
-    x->rc = rt_replay_run(x->trace, &x->opts, x->obs, &x->res, &x->err);
+    x->fn(&x->part, x->arg);
     return NULL;
 }
 
-/* Replays @p trace split into @p n parts (ranks split as evenly as possible), one thread each;
- * res[p], err[p] and the return codes per part. @p obs is called from every thread. */
-static int pt_run(const rt_trace *trace, const struct rt_replay_options *opts, const struct rt_replay_observer *obs,
-                  uint32_t n, struct rt_replay_result **res, int *rcs, rt_error *errs)
+/* Runs @p fn(part, @p arg) in @p n threads, the processes of one distributed run of @p trace
+ * (ranks split as evenly as possible), and returns when all are done: 0, or -1 when out of
+ * memory (it aborts when a thread cannot be started). Every thread gets the same @p arg and
+ * tells itself apart by part->me; the parts live until the threads are done, so whatever holds
+ * one (a graph) must be freed in @p fn. */
+static int pt_run_fn(const rt_trace *trace, uint32_t n, pt_fn fn, void *arg)
 {
     struct pt_hub h = {.n = n};
     struct pt_node *nodes = calloc(n, sizeof *nodes);
@@ -108,41 +109,81 @@ static int pt_run(const rt_trace *trace, const struct rt_replay_options *opts, c
     h.box = calloc((size_t)n * n, sizeof *h.box);
     h.boxlen = calloc((size_t)n * n, sizeof *h.boxlen);
     h.vals = calloc(n, sizeof *h.vals);
-    if (!nodes || !th || !first || !h.box || !h.boxlen || !h.vals)
-        return -1;
+    int rc = -1;
+    if (!n || !nodes || !th || !first || !h.box || !h.boxlen || !h.vals)
+        goto out;
     for (uint32_t p = 0; p <= n; p++)
         first[p] = (uint32_t)((uint64_t)ranks * p / n);
+    for (uint32_t p = 0; p < n; p++) {
+        nodes[p].in = calloc(n, sizeof *nodes[p].in);
+        nodes[p].incap = calloc(n, sizeof *nodes[p].incap);
+        if (!nodes[p].in || !nodes[p].incap)
+            goto out;
+    }
     pthread_barrier_init(&h.bar, NULL, n);
+    uint32_t started = 0;
     for (uint32_t p = 0; p < n; p++) {
         struct pt_node *x = &nodes[p];
         x->hub = &h;
         x->me = p;
-        x->in = calloc(n, sizeof *x->in);
-        x->incap = calloc(n, sizeof *x->incap);
         x->part = (struct rt_replay_part){n, p, first, x, pt_exchange, pt_reduce};
-        x->trace = trace;
-        x->opts = *opts;
-        x->obs = obs;
-        pthread_create(&th[p], NULL, pt_main, x);
+        x->fn = fn;
+        x->arg = arg;
+        if (pthread_create(&th[p], NULL, pt_main, x))
+            break;
+        started++;
     }
-    for (uint32_t p = 0; p < n; p++) {
+    if (started < n) { /* the started ones wait at their first barrier for ever */
+        fprintf(stderr, "part_threads: cannot start thread %u of %u\n", started, n);
+        abort();
+    }
+    for (uint32_t p = 0; p < n; p++)
         pthread_join(th[p], NULL);
-        res[p] = nodes[p].res;
-        rcs[p] = nodes[p].rc;
-        errs[p] = nodes[p].err;
-        for (uint32_t q = 0; q < n; q++)
+    pthread_barrier_destroy(&h.bar);
+    rc = 0;
+out:
+    for (uint32_t p = 0; nodes && p < n; p++) {
+        for (uint32_t q = 0; nodes[p].in && q < n; q++)
             free(nodes[p].in[q]);
         free(nodes[p].in);
         free(nodes[p].incap);
     }
-    pthread_barrier_destroy(&h.bar);
     free(h.box);
     free(h.boxlen);
     free(h.vals);
     free(first);
     free(th);
     free(nodes);
-    return 0;
+    return rc;
+}
+
+/* pt_run's replay, one thread's share. */
+struct pt_replay {
+    const rt_trace *trace;
+    const struct rt_replay_options *opts;
+    const struct rt_replay_observer *obs;
+    struct rt_replay_result **res;
+    int *rcs;
+    rt_error *errs;
+};
+
+static void pt_replay_one(const struct rt_replay_part *part, void *arg)
+{
+    struct pt_replay *r = arg;
+    struct rt_replay_options o = *r->opts;
+    o.part = part;
+    r->res[part->me] = NULL;
+    r->errs[part->me] = (rt_error){0};
+    r->rcs[part->me] = rt_replay_run(r->trace, &o, r->obs, &r->res[part->me], &r->errs[part->me]);
+}
+
+/* Replays @p trace split into @p n parts (ranks split as evenly as possible), one thread each;
+ * res[p], err[p] and the return codes per part. @p obs is called from every thread. */
+static int pt_run(const rt_trace *trace, const struct rt_replay_options *opts, const struct rt_replay_observer *obs,
+                  uint32_t n, struct rt_replay_result **res, int *rcs, rt_error *errs)
+{
+    struct pt_replay r = {trace, opts, obs, res, rcs, errs};
+    return pt_run_fn(trace, n, pt_replay_one, &r);
 }
 
 #endif
