@@ -44,6 +44,8 @@
 #   time-overflow        timestamp 2^64-1: "location 1 (rank 1) event 1: timestamp 18446744073709551615 is out of range"
 #   time-far             an event 2^62 ns after the others: "events span from 0 ns (rank 0) to
 #                        4611686018427387904 ns (rank 1), more than the ... (26 days) a trace may span"
+#   time-apart           rank 0 at 0 ns, rank 1 at 2^62 ns, each short: "events span from 0 ns (rank 0) to
+#                        4611686018427388104 ns (rank 1)" (also under mpirun, one rank per process)
 #   time-long            a 2^50 ns (13 days) interval at --compute-scale 4: "the trace spans 1125899906842624 ns;
 #                        times compute scale 4 that is beyond the replay's clock" (at scale 1 it replays)
 #   huge-message         2^64-2 bytes sent and received: "rank 0 event 1: send of 18446744073709551614 bytes"
@@ -191,6 +193,8 @@ expect time-overflow "location 1 (rank 1) event 1: timestamp 1844674407370955161
   "$retime" replay "$work/time-overflow" "${H[@]}"
 expect time-far "events span from 0 ns (rank 0) to 4611686018427387904 ns (rank 1), more than the" \
   "$retime" replay "$work/time-far" "${H[@]}"
+expect time-apart "events span from 0 ns (rank 0) to 4611686018427388104 ns (rank 1), more than the" \
+  "$retime" replay "$work/time-apart" "${H[@]}"
 expect time-long "the trace spans 1125899906842624 ns; times compute scale 4 that is beyond the replay's clock" \
   "$retime" replay "$work/time-long" "${H[@]}" --compute-scale 4
 expect huge-message "rank 0 event 1: send of 18446744073709551614 bytes, more than 1125899906842624 (corrupt size?)" \

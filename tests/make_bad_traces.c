@@ -232,6 +232,19 @@ static int long_compute(const char *dir, uint64_t end)
 static int time_overflow(const char *dir) { return long_compute(dir, UINT64_MAX); }
 /* A compute interval of 2^62 ns (146 years): a stray clock, not a run. */
 static int time_far(const char *dir) { return long_compute(dir, UINT64_C(1) << 62); }
+/* Rank 0 computes at 0-200 ns, rank 1 at 2^62 ns: each rank's own span is short, the trace's is
+ * not (a distributed open, where each process reads one rank, must still refuse it). */
+static int time_apart(const char *dir)
+{
+    tb_builder *b = tb_create(dir, 2);
+    if (!b)
+        return 1;
+    tb_enter(b, 0, 0, "compute");
+    tb_leave(b, 0, 200, "compute");
+    tb_enter(b, 1, UINT64_C(1) << 62, "compute");
+    tb_leave(b, 1, (UINT64_C(1) << 62) + 200, "compute");
+    return tb_close(b);
+}
 /* A compute interval of 2^50 ns (13 days): valid, but not at --compute-scale 4 (the ps clock). */
 static int time_long(const char *dir) { return long_compute(dir, UINT64_C(1) << 50); }
 
@@ -386,6 +399,7 @@ int main(int argc, char **argv)
         {"time-backwards", time_backwards},
         {"time-overflow", time_overflow},
         {"time-far", time_far},
+        {"time-apart", time_apart},
         {"time-long", time_long},
         {"no-events", no_events},
         {"missing-collective", missing_collective},

@@ -1322,27 +1322,15 @@ static int open_trace(const char *path, uint32_t nparts, uint32_t part, rt_trace
         if (rc)
             goto done;
     }
-    rt_time_ns lo = INT64_MAX, hi = INT64_MIN;
-    uint32_t lo_row = 0, hi_row = 0;
-    for (uint32_t i = 0; i < r.t->nrows; i++) {
-        struct rt__row *row = &r.t->rows[i];
-        if (!row->nevents)
-            continue;
-        if (row->events[0].time < lo)
-            lo = row->events[0].time, lo_row = i;
-        if (row->events[row->nevents - 1].time > hi)
-            hi = row->events[row->nevents - 1].time, hi_row = i;
-    }
+    rt_time_ns lo, hi;
+    uint32_t lo_row, hi_row;
+    rt_trace_time_range(r.t, &lo, &lo_row, &hi, &hi_row);
     if (r.t->stats.events == 0 && nparts <= 1) {
         rc = fail(&r, RT_ECORRUPT, "the trace holds no events");
         goto done;
     }
-    /* The replay counts in ps in 64 bits: a span beyond that is a corrupt clock, not a run. */
-    if ((__int128)hi - lo > RT_MAX_SPAN_NS) {
-        rc = fail(&r, RT_ECORRUPT,
-                  "events span from %lld ns (rank %u) to %lld ns (rank %u), more than the %lld ns (26 days) "
-                  "a trace may span: corrupt timestamps?",
-                  (long long)lo, lo_row, (long long)hi, hi_row, (long long)RT_MAX_SPAN_NS);
+    if (nparts <= 1 && (rc = rt_trace_check_span(r.t, lo, lo_row, hi, hi_row, err))) {
+        r.failed = rc;
         goto done;
     }
     r.t->stats.span_ns = hi >= lo ? hi - lo : 0; /* 0: a part without events */
@@ -1391,6 +1379,34 @@ int rt_trace_open_part(const char *path, uint32_t nparts, uint32_t part, rt_trac
     if (nparts == 0 || part >= nparts)
         return rt_error_set(err, RT_EINVAL, "part %u of %u does not exist", part, nparts);
     return open_trace(path, nparts, part, out, err);
+}
+
+void rt_trace_time_range(const rt_trace *t, rt_time_ns *lo, uint32_t *lo_row, rt_time_ns *hi, uint32_t *hi_row)
+{
+    *lo = INT64_MAX;
+    *hi = INT64_MIN;
+    *lo_row = *hi_row = RT_NONE;
+    for (uint32_t i = 0; i < t->nrows; i++) {
+        const struct rt__row *row = &t->rows[i];
+        if (!row->nevents)
+            continue;
+        if (row->events[0].time < *lo)
+            *lo = row->events[0].time, *lo_row = i;
+        if (row->events[row->nevents - 1].time > *hi)
+            *hi = row->events[row->nevents - 1].time, *hi_row = i;
+    }
+}
+
+int rt_trace_check_span(const rt_trace *t, rt_time_ns lo, uint32_t lo_row, rt_time_ns hi, uint32_t hi_row,
+                        rt_error *err)
+{
+    /* The replay counts in ps in 64 bits: a span beyond that is a corrupt clock, not a run. */
+    if (lo_row == RT_NONE || (__int128)hi - lo <= RT_MAX_SPAN_NS)
+        return RT_OK;
+    return rt_error_set(err, RT_ECORRUPT,
+                        "%s: events span from %lld ns (rank %u) to %lld ns (rank %u), more than the %lld ns (26 days) "
+                        "a trace may span: corrupt timestamps?",
+                        t->path, (long long)lo, lo_row, (long long)hi, hi_row, (long long)RT_MAX_SPAN_NS);
 }
 
 void rt_trace_part_rows(const rt_trace *t, uint32_t *first, uint32_t *end)

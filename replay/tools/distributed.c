@@ -133,6 +133,31 @@ static int lowest_failing(int rc)
     return lo < nprocs ? lo : -1;
 }
 
+/* The whole trace's time span, which no part can check alone: the earliest first event and the
+ * latest last event over all processes, each with the lowest rank that has it, as one process
+ * finds them. Process 0 reports a span too long. */
+static int check_span(const rt_trace *t, rt_error *err)
+{
+    rt_time_ns lo, hi;
+    uint32_t lo_row, hi_row;
+    rt_trace_time_range(t, &lo, &lo_row, &hi, &hi_row);
+    int64_t v[2] = {lo, lo_row == RT_NONE ? INT64_MIN : hi}, ends[2];
+    int64_t rows[2], at[2];
+    if (MPI_Allreduce(&v[0], &ends[0], 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Allreduce(&v[1], &ends[1], 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return rt_error_set(err, RT_EIO, "%s: MPI_Allreduce failed", rt_trace_path(t));
+    rows[0] = lo_row != RT_NONE && lo == ends[0] ? (int64_t)lo_row : INT64_MAX;
+    rows[1] = hi_row != RT_NONE && hi == ends[1] ? (int64_t)hi_row : INT64_MAX;
+    if (MPI_Allreduce(rows, at, 2, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return rt_error_set(err, RT_EIO, "%s: MPI_Allreduce failed", rt_trace_path(t));
+    if (at[0] == INT64_MAX) /* no events anywhere: reported before */
+        return RT_OK;
+    int rc = rt_trace_check_span(t, ends[0], (uint32_t)at[0], ends[1], (uint32_t)at[1], err);
+    if (rc && me != 0)
+        rc = rt_error_set(err, RT_EREMOTE, "%s: process 0 failed", rt_trace_path(t));
+    return rc;
+}
+
 int dist_trace_open(const char *path, int whole, rt_trace **t, const struct rt_replay_part **partp, rt_error *err)
 {
     *partp = NULL;
@@ -162,6 +187,11 @@ int dist_trace_open(const char *path, int whole, rt_trace **t, const struct rt_r
     if (MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS || all == 0) {
         rc = me == 0 ? rt_error_set(err, RT_ECORRUPT, "%s: the trace holds no events", rt_trace_path(*t))
                      : rt_error_set(err, RT_EREMOTE, "%s: process 0 failed", path);
+        rt_trace_close(*t);
+        *t = NULL;
+        return rc;
+    }
+    if ((rc = check_span(*t, err))) {
         rt_trace_close(*t);
         *t = NULL;
         return rc;

@@ -126,6 +126,19 @@ void rt_trace_close(rt_trace *trace);
 int rt_trace_open_part(const char *path, uint32_t nparts, uint32_t part, rt_trace **out, rt_error *err);
 /** The ranks [*first, *end) whose events @p trace holds (all of them unless opened as a part). */
 void rt_trace_part_rows(const rt_trace *trace, uint32_t *first, uint32_t *end);
+/**
+ * The earliest first event and the latest last event of the ranks @p trace holds, and their
+ * ranks (the lowest of equal ones); *lo_row = *hi_row = RT_NONE when it holds no event.
+ */
+void rt_trace_time_range(const rt_trace *trace, rt_time_ns *lo, uint32_t *lo_row, rt_time_ns *hi, uint32_t *hi_row);
+/**
+ * Whether events from @p lo (rank @p lo_row) to @p hi (rank @p hi_row) fit the span a replay can
+ * count in ps (RT_MAX_SPAN_NS): RT_OK, or RT_ECORRUPT naming both. rt_trace_open checks its
+ * whole trace; rt_trace_open_part with @p nparts > 1 leaves the check to its caller, over the
+ * range of all parts (a part cannot see that another part's events are days away).
+ */
+int rt_trace_check_span(const rt_trace *trace, rt_time_ns lo, uint32_t lo_row, rt_time_ns hi, uint32_t hi_row,
+                        rt_error *err);
 
 /** Path of the anchor file the trace was read from. */
 const char *rt_trace_path(const rt_trace *trace);
