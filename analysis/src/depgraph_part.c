@@ -69,6 +69,35 @@ int rt__dg_grow(void **p, uint64_t *cap, size_t elem, uint64_t need)
     return 0;
 }
 
+/* The arrays of one exchange: per process what goes out and what came in. */
+struct xchg {
+    void **out, **in;
+    size_t *outlen, *inlen;
+};
+
+static int xchg_init(struct xchg *x, uint32_t np)
+{
+    x->out = calloc(np, sizeof *x->out);
+    x->in = calloc(np, sizeof *x->in);
+    x->outlen = calloc(np, sizeof *x->outlen);
+    x->inlen = calloc(np, sizeof *x->inlen);
+    return x->out && x->in && x->outlen && x->inlen ? RT_OK : RT_ENOMEM;
+}
+
+static void xchg_free(struct xchg *x)
+{
+    free(x->out);
+    free(x->in);
+    free(x->outlen);
+    free(x->inlen);
+}
+
+static int xchg_run(const rt_depgraph *g, struct xchg *x, rt_error *err)
+{
+    int rc = g->part->exchange(g->part->ud, x->out, x->outlen, x->in, x->inlen);
+    return rc ? rt_error_set(err, rc, "%s: distributed analysis: exchange failed", path_of(g)) : RT_OK;
+}
+
 /* ------------------------------------------------------------------ ghosts */
 
 static uint64_t ghost_key(uint32_t r, uint64_t j) { return ((uint64_t)r << IDX_BITS | j) + 1; }
@@ -160,10 +189,9 @@ int rt__dg_fetch(rt_depgraph *g, const rt_depgraph *h, rt_error *err)
         return RT_OK;
     uint32_t np = p->nprocs;
     struct u64s *ask = calloc(np, sizeof *ask);
-    void **out = calloc(np, sizeof *out), **in = calloc(np, sizeof *in);
-    size_t *outlen = calloc(np, sizeof *outlen), *inlen = calloc(np, sizeof *inlen);
+    struct xchg x;
     int64_t **ans = calloc(np, sizeof *ans);
-    int rc = ask && out && in && outlen && inlen && ans ? RT_OK : RT_ENOMEM;
+    int rc = xchg_init(&x, np) == RT_OK && ask && ans ? RT_OK : RT_ENOMEM;
     for (uint64_t i = 0; !rc && i < g->total; i++)
         rc = want(g, &g->rec[i], ask);
     for (uint64_t i = 0; !rc && h && i < h->total; i++)
@@ -173,13 +201,12 @@ int rt__dg_fetch(rt_depgraph *g, const rt_depgraph *h, rt_error *err)
     if ((rc = rt__dg_agree(g, rc, err)))
         goto out;
     for (uint32_t q = 0; q < np; q++) {
-        out[q] = ask[q].v;
-        outlen[q] = ask[q].n * sizeof(uint64_t);
+        x.out[q] = ask[q].v;
+        x.outlen[q] = ask[q].n * sizeof(uint64_t);
     }
-    if ((rc = p->exchange(p->ud, out, outlen, in, inlen)))
-        rc = rt_error_set(err, rc, "%s: distributed analysis: exchange failed", path_of(g));
+    rc = xchg_run(g, &x, err);
     for (uint32_t q = 0; !rc && q < np; q++) { /* answers, read before the next exchange reuses in[] */
-        size_t k = inlen[q] / sizeof(uint64_t);
+        size_t k = x.inlen[q] / sizeof(uint64_t);
         ans[q] = malloc((k ? k : 1) * sizeof **ans);
         if (!ans[q]) {
             rc = rt_error_set(err, RT_ENOMEM, "out of memory");
@@ -187,27 +214,26 @@ int rt__dg_fetch(rt_depgraph *g, const rt_depgraph *h, rt_error *err)
         }
         for (size_t i = 0; i < k; i++) {
             uint64_t key;
-            memcpy(&key, (const char *)in[q] + i * sizeof key, sizeof key);
+            memcpy(&key, (const char *)x.in[q] + i * sizeof key, sizeof key);
             uint32_t r = (uint32_t)((key - 1) >> IDX_BITS);
             uint64_t j = (key - 1) & IDX_MASK;
             ans[q][i] = held(g, r) && j < g->n[r] ? R(g, r, j)->t : NO_TIME;
         }
-        out[q] = ans[q];
-        outlen[q] = k * sizeof(int64_t);
+        x.out[q] = ans[q];
+        x.outlen[q] = k * sizeof(int64_t);
     }
     if ((rc = rt__dg_agree(g, rc, err)))
         goto out;
-    if ((rc = p->exchange(p->ud, out, outlen, in, inlen)))
-        rc = rt_error_set(err, rc, "%s: distributed analysis: exchange failed", path_of(g));
+    rc = xchg_run(g, &x, err);
     for (uint32_t q = 0; !rc && q < np; q++) {
-        if (inlen[q] != ask[q].n * sizeof(int64_t)) {
+        if (x.inlen[q] != ask[q].n * sizeof(int64_t)) {
             rc = rt_error_set(err, RT_EINVAL, "%s: distributed analysis: process %u answered %zu bytes for %llu times",
-                              path_of(g), q, inlen[q], (unsigned long long)ask[q].n);
+                              path_of(g), q, x.inlen[q], (unsigned long long)ask[q].n);
             break;
         }
         for (uint64_t i = 0; i < ask[q].n; i++) {
             int64_t t;
-            memcpy(&t, (const char *)in[q] + i * sizeof t, sizeof t);
+            memcpy(&t, (const char *)x.in[q] + i * sizeof t, sizeof t);
             ghost_set(g, ask[q].v[i], t);
         }
     }
@@ -221,10 +247,7 @@ out:
     }
     free(ask);
     free(ans);
-    free(out);
-    free(in);
-    free(outlen);
-    free(inlen);
+    xchg_free(&x);
     return rc;
 }
 
@@ -239,29 +262,27 @@ int rt__dg_gather(const rt_depgraph *g, const void *rows, size_t len, void **all
     if (!p)
         return rc;
     uint32_t np = p->nprocs;
-    void **out = calloc(np, sizeof *out), **in = calloc(np, sizeof *in);
-    size_t *outlen = calloc(np, sizeof *outlen), *inlen = calloc(np, sizeof *inlen);
-    if (!rc && !(out && in && outlen && inlen))
+    struct xchg x;
+    if (xchg_init(&x, np) && !rc)
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
     if ((rc = rt__dg_agree(g, rc, err)))
         goto out;
-    out[0] = (void *)rows;
-    outlen[0] = len;
-    if ((rc = p->exchange(p->ud, out, outlen, in, inlen)))
-        rc = rt_error_set(err, rc, "%s: distributed analysis: exchange failed", path_of(g));
+    x.out[0] = (void *)rows;
+    x.outlen[0] = len;
+    rc = xchg_run(g, &x, err);
     if (!rc && p->me == 0) {
         size_t total = 0;
         for (uint32_t q = 0; q < np; q++)
-            total += inlen[q];
+            total += x.inlen[q];
         char *buf = malloc(total ? total : 1);
         if (!buf) {
             rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         } else {
             size_t at = 0;
             for (uint32_t q = 0; q < np; q++) {
-                if (inlen[q])
-                    memcpy(buf + at, in[q], inlen[q]);
-                at += inlen[q];
+                if (x.inlen[q])
+                    memcpy(buf + at, x.in[q], x.inlen[q]);
+                at += x.inlen[q];
             }
             *all = buf;
             *alllen = total;
@@ -274,10 +295,7 @@ int rt__dg_gather(const rt_depgraph *g, const void *rows, size_t len, void **all
         *alllen = 0;
     }
 out:
-    free(out);
-    free(in);
-    free(outlen);
-    free(inlen);
+    xchg_free(&x);
     return rc;
 }
 
@@ -303,9 +321,8 @@ int rt__dg_walks(rt_depgraph *g, struct rt__dg_toks *out, rt__dg_walk_fn fn, voi
     }
     uint32_t np = p->nprocs;
     struct rt__dg_toks *by = calloc(np, sizeof *by), got = {0};
-    void **sv = calloc(np, sizeof *sv), **in = calloc(np, sizeof *in);
-    size_t *svlen = calloc(np, sizeof *svlen), *inlen = calloc(np, sizeof *inlen);
-    if (!rc && !(by && sv && in && svlen && inlen))
+    struct xchg x;
+    if ((xchg_init(&x, np) || !by) && !rc)
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
     for (;;) {
         for (uint32_t k = 0; !rc && k < np; k++)
@@ -325,16 +342,15 @@ int rt__dg_walks(rt_depgraph *g, struct rt__dg_toks *out, rt__dg_walk_fn fn, voi
         if (v[0] == 0)
             break;
         for (uint32_t k = 0; k < np; k++) {
-            sv[k] = by[k].v;
-            svlen[k] = by[k].n * sizeof *by[k].v;
+            x.out[k] = by[k].v;
+            x.outlen[k] = by[k].n * sizeof *by[k].v;
         }
-        if ((rc = p->exchange(p->ud, sv, svlen, in, inlen)))
-            rc = rt_error_set(err, rc, "%s: distributed analysis: exchange failed", path_of(g));
+        rc = xchg_run(g, &x, err);
         got.n = 0;
         for (uint32_t k = 0; !rc && k < np; k++)
-            for (size_t i = 0; !rc && i < inlen[k] / sizeof(struct rt__dg_tok); i++) {
+            for (size_t i = 0; !rc && i < x.inlen[k] / sizeof(struct rt__dg_tok); i++) {
                 struct rt__dg_tok t;
-                memcpy(&t, (const char *)in[k] + i * sizeof t, sizeof t);
+                memcpy(&t, (const char *)x.in[k] + i * sizeof t, sizeof t);
                 if (!held(g, t.rank) || t.index >= g->n[t.rank])
                     rc = rt_error_set(err, RT_EINVAL, "%s: distributed analysis: a walk reached rank %u event %llu, "
                                       "which this process does not hold", path_of(g), t.rank, (unsigned long long)t.index);
@@ -353,10 +369,7 @@ int rt__dg_walks(rt_depgraph *g, struct rt__dg_toks *out, rt__dg_walk_fn fn, voi
         free(by[k].v);
     free(by);
     free(got.v);
-    free(sv);
-    free(in);
-    free(svlen);
-    free(inlen);
+    xchg_free(&x);
     free(out->v);
     *out = (struct rt__dg_toks){0};
     return rc;
