@@ -312,8 +312,16 @@ int rt__coll_blocks(int op, uint32_t P, uint32_t root, int vector, struct rt__co
 struct pending {
     uint32_t a, b, origin;
     int eager;
+    rt_time_ps inject, arrival, gap, hold, o_recv;
+};
+
+/* The model's times for one message size. The ops are pure functions of the parameters and the
+ * size, and a round's messages mostly share one size, so the last size's times are kept instead
+ * of asking the model five or six times per message (each a double evaluation and a rounding). */
+struct times {
     rt_bytes m;
-    rt_time_ps inject, arrival, gap, hold;
+    rt_time_ps o_send, o_recv, gap, wire, hold, handshake;
+    int valid;
 };
 
 struct sim {
@@ -327,6 +335,7 @@ struct sim {
     rt_bytes eager_limit;
     const struct rt__coll_noise *noise;
     uint64_t nmsg; /* messages so far: the noise's key */
+    struct times last; /* the times of the last message's size */
     struct pending *pend; /* the current round's messages, sending side done (at most P) */
     size_t npend;
     int failed;
@@ -355,6 +364,24 @@ static void round_begin(struct sim *s)
 
 static void receive_side(struct sim *s);
 
+static const struct times *times_of(struct sim *s, rt_bytes m)
+{
+    struct times *c = &s->last;
+    if (!c->valid || c->m != m) {
+        const struct rt_model_ops *ops = s->model->ops;
+        const struct rt_model_params *p = &s->model->params;
+        c->m = m;
+        c->o_send = ops->o_send(p, m);
+        c->o_recv = ops->o_recv(p, m);
+        c->gap = ops->gap(p, m);
+        c->wire = ops->wire(p, m);
+        c->hold = ops->send_hold(p, m);
+        c->handshake = ops->handshake(p, m);
+        c->valid = 1;
+    }
+    return c;
+}
+
 static void round_end(struct sim *s)
 {
     receive_side(s);
@@ -381,26 +408,25 @@ static rt_time_ps cpu(const struct sim *s, uint32_t i, rt_time_ps t, rt_time_ps 
  * OS noise's detours are walked forward in time. */
 static void message(struct sim *s, uint32_t a, uint32_t b, rt_bytes m)
 {
-    const struct rt_model_ops *ops = s->model->ops;
-    const struct rt_model_params *p = &s->model->params;
     struct rt__coll_member *A = &s->m[a], *B = &s->m[b];
     if (s->npend == s->P) /* no algorithm sends more than P messages a round; stay in bounds */
         receive_side(s);
+    const struct times *c = times_of(s, m);
     struct pending *q = &s->pend[s->npend++];
     q->a = a;
     q->b = b;
-    q->m = m;
     q->eager = m <= s->eager_limit;
-    rt_time_ps ready = cpu(s, a, A->done, ops->o_send(p, m));
+    rt_time_ps ready = cpu(s, a, A->done, c->o_send);
     q->origin = A->origin; /* whose entry the message's timing goes back to */
     if (!q->eager) {
         if (B->done > ready)
             q->origin = B->origin;
-        ready = later(ready, B->done) + ops->handshake(p, m);
+        ready = later(ready, B->done) + c->handshake;
     }
-    rt_time_ps wire = ops->wire(p, m);
-    q->gap = ops->gap(p, m);
-    q->hold = ops->send_hold(p, m);
+    rt_time_ps wire = c->wire;
+    q->gap = c->gap;
+    q->hold = c->hold;
+    q->o_recv = c->o_recv;
     q->inject = later(ready, A->tx_free);
     if (s->noise && s->noise->net(s->noise->ud, a, b, s->nmsg, q->inject, m, &wire, &q->gap, &q->hold))
         s->failed = RT_ENOMEM;
@@ -413,8 +439,6 @@ static void message(struct sim *s, uint32_t a, uint32_t b, rt_bytes m)
  * completion is not a CPU step: the member resumes at the next round's send or at its end. */
 static void receive_side(struct sim *s)
 {
-    const struct rt_model_ops *ops = s->model->ops;
-    const struct rt_model_params *p = &s->model->params;
     for (size_t k = 0; k < s->npend; k++) {
         const struct pending *q = &s->pend[k];
         struct rt__coll_member *B = &s->m[q->b];
@@ -422,7 +446,7 @@ static void receive_side(struct sim *s)
         rt_time_ps delivered =
             B->rx_free == NEVER || q->arrival >= B->rx_free + q->gap ? q->arrival : B->rx_free + q->gap;
         B->rx_free = delivered;
-        rt_time_ps recv_done = cpu(s, q->b, later(delivered, B->done), ops->o_recv(p, q->m));
+        rt_time_ps recv_done = cpu(s, q->b, later(delivered, B->done), q->o_recv);
         rt_time_ps send_done = q->eager ? q->inject + q->hold : delivered;
         if (send_done > s->next[q->a]) {
             s->next[q->a] = send_done;

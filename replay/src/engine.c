@@ -51,22 +51,26 @@ static rt_time_ps coll_cpu(void *ud, uint32_t i, rt_time_ps t, rt_time_ps work);
 static int coll_net(void *ud, uint32_t a, uint32_t b, uint64_t idx, rt_time_ps inject, rt_bytes m, rt_time_ps *wire,
                     rt_time_ps *gap, rt_time_ps *hold);
 
-/* The model's times for a message of @p m bytes (see struct size_memo). */
-static const struct size_memo *times_of(struct engine *E, rt_bytes m)
+/* The model's times for a message of @p m bytes (see struct size_memo): a hit is inlined, the
+ * model is asked out of line. */
+static const struct size_memo *times_fill(struct engine *E, struct size_memo *c, rt_bytes m)
+{
+    const struct rt_model *mod = &E->o->model;
+    c->m = m;
+    c->o_send = mod->ops->o_send(&mod->params, m);
+    c->o_recv = mod->ops->o_recv(&mod->params, m);
+    c->gap = mod->ops->gap(&mod->params, m);
+    c->wire = mod->ops->wire(&mod->params, m);
+    c->hold = mod->ops->send_hold(&mod->params, m);
+    c->handshake = mod->ops->handshake(&mod->params, m);
+    c->valid = 1;
+    return c;
+}
+
+RT_HOT_INLINE const struct size_memo *times_of(struct engine *E, rt_bytes m)
 {
     struct size_memo *c = &E->memo[(m ^ (m >> 4) ^ (m >> 12)) & (MEMO_SLOTS - 1)];
-    if (!c->valid || c->m != m) {
-        const struct rt_model *mod = &E->o->model;
-        c->m = m;
-        c->o_send = mod->ops->o_send(&mod->params, m);
-        c->o_recv = mod->ops->o_recv(&mod->params, m);
-        c->gap = mod->ops->gap(&mod->params, m);
-        c->wire = mod->ops->wire(&mod->params, m);
-        c->hold = mod->ops->send_hold(&mod->params, m);
-        c->handshake = mod->ops->handshake(&mod->params, m);
-        c->valid = 1;
-    }
-    return c;
+    return c->valid && c->m == m ? c : times_fill(E, c, m);
 }
 
 int rt__eng_oom(struct engine *E)
@@ -76,9 +80,31 @@ int rt__eng_oom(struct engine *E)
     return E->failed;
 }
 
+int rt__eng_chan_grow(struct engine *E)
+{
+    uint32_t ncap = E->chan_cap ? E->chan_cap * 2 : 64, nshift = E->chan_cap ? E->chan_shift - 1 : 58;
+    uint32_t *ns = ncap > E->chan_cap ? malloc((size_t)ncap * sizeof *ns) : NULL;
+    if (!ns)
+        return -1;
+    for (uint32_t i = 0; i < ncap; i++)
+        ns[i] = UINT32_MAX;
+    free(E->chan_slot);
+    E->chan_slot = ns;
+    E->chan_cap = ncap;
+    E->chan_shift = nshift;
+    for (uint32_t ci = 0; ci < E->nchans; ci++) {
+        const struct chan *c = &E->chans[ci];
+        size_t i = chan_home(E, c->comm, c->tag, c->src, c->dst);
+        while (ns[i] != UINT32_MAX)
+            i = (i + 1) & (ncap - 1);
+        ns[i] = ci;
+    }
+    return 0;
+}
+
 /* When CPU work of @p work ps that rank @p r may start at @p t is done: its OS noise's detours
  * run first. With no work, when the rank can run at all (t, or the end of a detour). */
-static rt_time_ps cpu(struct engine *E, uint32_t r, rt_time_ps t, rt_time_ps work)
+RT_HOT_INLINE rt_time_ps cpu(struct engine *E, uint32_t r, rt_time_ps t, rt_time_ps work)
 {
     if (!E->nsrc)
         return t + work;
@@ -168,7 +194,7 @@ static int size_mismatch(struct engine *E, const struct msg *m, rt_bytes sent, r
 }
 
 /* The receive side of message @p id is posted at @p t (event @p j, started at @p post_ev). */
-int rt__eng_recv_side(struct engine *E, uint32_t id, uint64_t j, uint64_t post_ev, rt_bytes bytes, rt_time_ps t)
+RT_HOT_INLINE int recv_side(struct engine *E, uint32_t id, uint64_t j, uint64_t post_ev, rt_bytes bytes, rt_time_ps t)
 {
     struct msg *m = &E->msgs[id];
     m->recv_ev = j;
@@ -183,12 +209,18 @@ int rt__eng_recv_side(struct engine *E, uint32_t id, uint64_t j, uint64_t post_e
     return 0;
 }
 
+/* recv_side for engine_dist.c: the serial replay's post keeps it inlined. */
+int rt__eng_recv_side(struct engine *E, uint32_t id, uint64_t j, uint64_t post_ev, rt_bytes bytes, rt_time_ps t)
+{
+    return recv_side(E, id, j, post_ev, bytes, t);
+}
+
 /* Posts the send or receive at event @p j of rank @p r at time @p t; matches it in its channel.
  * A message's sender's process matches it (with the posts of a receiver elsewhere sent to it);
  * a receiver whose sender is elsewhere keeps a receive half (rt__eng_post_remote_recv in
- * engine_dist.c). */
-static int post_message(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e,
-                        rt_time_ps t, int is_send)
+ * engine_dist.c). Inlined into post once per side, each copy without the other side's tests. */
+RT_HOT_INLINE int post_message(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e,
+                               rt_time_ps t, int is_send)
 {
     uint32_t src = is_send ? r : e->ref, dst = is_send ? e->ref : r;
     if (!is_send && E->part && src < E->nranks && !owned(E, src)) /* (a source never known stays local) */
@@ -215,7 +247,7 @@ static int post_message(struct engine *E, uint32_t r, uint64_t j, uint64_t post_
         if (!owned(E, dst))
             m->flags |= M_VRECV;
         E->res->messages++;
-    } else if (rt__eng_recv_side(E, id, j, post_ev, e->bytes, t)) {
+    } else if (recv_side(E, id, j, post_ev, e->bytes, t)) {
         return E->failed;
     }
     if (pt_put(&E->ranks[r].pending, j, id))
@@ -419,6 +451,7 @@ int rt__eng_coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t 
         E->coll_bytes_peak = E->coll_bytes;
     c->size = size;
     c->comm = comm;
+    c->members = cm->members;
     c->op = op;
     c->root = root;
     c->root_rank = root_rank == RT_NONE ? 0 : root_rank;
@@ -484,10 +517,10 @@ static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struc
                    "%s: collective on comm '%s' by a non-member: rank %u event %llu (%s, %s) is not one of its %u ranks",
                    path, comm_name(E, e->comm), r, (unsigned long long)j, call_name(E, r, j),
                    rt_coll_op_name((int)e->aux), cm->size);
-    uint64_t *seqp = rt__map_get(&E->coll_seq, r, e->comm);
-    uint64_t seq = seqp ? *seqp : 0;
-    if (rt__map_put(&E->coll_seq, r, e->comm, seq + 1))
+    uint64_t *seqp = rt__map_ref(&E->coll_seq, r, e->comm, 0);
+    if (!seqp)
         return rt__eng_oom(E);
+    uint64_t seq = (*seqp)++;
     uint32_t id;
     if (rt__eng_coll_record(E, e->comm, seq, e->aux, e->ref, r, j, &id))
         return E->failed;
@@ -593,7 +626,7 @@ static rt_time_ps burst_wire(const struct engine *E, rt_bytes m)
 }
 
 /* The port gap of a message: stretched if it was injected in a burst (see net_timing). */
-static rt_time_ps msg_gap(struct engine *E, const struct msg *m)
+RT_HOT_INLINE rt_time_ps msg_gap(struct engine *E, const struct msg *m)
 {
     const struct size_memo *c = times_of(E, m->bytes);
     rt_time_ps gap = c->gap, wire = c->wire;
@@ -609,7 +642,7 @@ RT_HOT_INLINE int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
     rt_time_ps start = now > S->tx_free ? now : S->tx_free;
     const struct size_memo *c = times_of(E, m->bytes);
     rt_time_ps gap = c->gap, wire = c->wire, hold = c->hold;
-    if (rt_replay_options_noisy(E->o)) { /* one draw per message, keyed by its sender and send event */
+    if (E->noisy) { /* one draw per message, keyed by its sender and send event */
         uint64_t key = (uint64_t)m->src << 40 | (m->send_ev & ((1ull << 40) - 1));
         int on = net_timing(E, m->src, start, m->bytes, key, &wire, &gap, &hold);
         if (on < 0)
@@ -689,7 +722,7 @@ RT_HOT_INLINE int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
 
 /* ------------------------------------------------------------------ ranks */
 
-static rt_time_ps local_time(struct engine *E, const struct rank *R, const struct rt_event *e)
+RT_HOT_INLINE rt_time_ps local_time(struct engine *E, const struct rank *R, const struct rt_event *e)
 {
     if (R->depth > 0 && R->call_ops)
         return R->clock; /* inside a communicating call the model decides */
@@ -708,9 +741,11 @@ static int step(struct engine *E, uint32_t r)
     uint64_t j = R->cursor;
     const struct rt_event *e = &R->ev[j];
     rt_time_ps t;
-    uint64_t p;
-    int deps = E->obs && E->obs->on_dep; /* work out the event's edges for the observer */
-    struct rt_dep dep = {.remote_ready = NEVER, .src_rank = RT_NONE};
+    uint64_t p, *pv; /* what the event's operation refers to; its slot in R->pending */
+    int deps = E->deps; /* work out the event's edges for the observer */
+    struct rt_dep dep;
+    if (deps)
+        dep = (struct rt_dep){.remote_ready = NEVER, .src_rank = RT_NONE};
 
     switch (e->kind) {
     case RT_EV_ENTER:
@@ -760,18 +795,19 @@ static int step(struct engine *E, uint32_t r)
         t = local_time(E, R, e);
         if (e->flags & RT_EVF_CANCELLED)
             break;
-        p = pending_of(R, j);
-        if (p == UINT64_MAX) { /* outside any MPI call: it starts here */
+        pv = pt_get(&R->pending, j);
+        if (!pv) { /* outside any MPI call: it starts here */
             if (post(E, r, j, j, e, t))
                 return STEP_FAIL;
-            p = pending_of(R, j);
+            pv = pt_get(&R->pending, j);
         }
+        p = pv ? *pv : UINT64_MAX;
         if (e->kind == RT_EV_SEND || e->kind == RT_EV_ISEND) { /* the CPU has paid o_send */
             rt_time_ps posted = E->msgs[p].send_post;
             t = posted > t ? posted : t;
         }
         if (e->kind == RT_EV_SEND) {
-            pt_del(&R->pending, j);
+            pt_remove(&R->pending, pv);
             if (R->depth > 0) {
                 if (rt__grow((void **)&R->waits, &R->capwaits, sizeof *R->waits, R->nwaits + 1))
                     return rt__eng_oom(E), STEP_FAIL;
@@ -785,16 +821,17 @@ static int step(struct engine *E, uint32_t r)
     case RT_EV_IRECV:
     case RT_EV_ISEND_COMPLETE: {
         uint64_t key = e->kind == RT_EV_RECV ? j : e->ref;
-        p = pending_of(R, key);
-        if (p == UINT64_MAX && e->kind == RT_EV_RECV) {
+        pv = pt_get(&R->pending, key);
+        if (!pv && e->kind == RT_EV_RECV) {
             if (post(E, r, j, j, e, local_time(E, R, e)))
                 return STEP_FAIL;
-            p = pending_of(R, key);
+            pv = pt_get(&R->pending, key);
         }
-        if (p == UINT64_MAX) {
+        if (!pv) {
             t = local_time(E, R, e);
             break;
         }
+        p = *pv;
         struct msg *m = &E->msgs[p];
         int is_recv = e->kind != RT_EV_ISEND_COMPLETE;
         if (!(m->flags & (is_recv ? M_RDONE : M_SDONE)))
@@ -810,16 +847,17 @@ static int step(struct engine *E, uint32_t r)
             dep.local_ready = done > R->clock ? R->clock + o : t;
             dep.remote_ready = done > R->clock ? t : done + o;
         }
-        pt_del(&R->pending, key);
+        pt_remove(&R->pending, pv);
         msg_release(E, (uint32_t)p);
         break;
     }
     case RT_EV_COLL_END:
-        p = pending_of(R, e->ref);
-        if (p == UINT64_MAX) {
+        pv = pt_get(&R->pending, e->ref);
+        if (!pv) {
             t = local_time(E, R, e);
             break;
         }
+        p = *pv;
         {
             struct coll *c = &E->colls[(uint32_t)p];
             if (!c->complete)
@@ -834,7 +872,7 @@ static int step(struct engine *E, uint32_t r)
                 dep.local_ready = done > R->clock ? R->clock : t;
                 dep.remote_ready = done > R->clock ? t : done;
             }
-            pt_del(&R->pending, e->ref);
+            pt_remove(&R->pending, pv);
             if (--c->refs == 0)
                 coll_release(E, (uint32_t)p);
         }
@@ -850,7 +888,7 @@ static int step(struct engine *E, uint32_t r)
             dep.local_ready = t;
         E->obs->on_dep(E->obs->ud, r, j, e, t, &dep);
     }
-    if (E->obs && E->obs->on_event)
+    if (E->events)
         E->obs->on_event(E->obs->ud, r, j, e, t);
     R->cursor++;
     return STEP_OK;
@@ -1110,6 +1148,9 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     E.t = trace;
     E.o = opts;
     E.obs = obs;
+    E.deps = obs && obs->on_dep;
+    E.events = obs && obs->on_event;
+    E.noisy = (uint8_t)rt_replay_options_noisy(opts);
     E.err = err;
     E.nranks = rt_trace_ranks(trace);
     E.freemsg = E.freecoll = UINT32_MAX;
@@ -1229,7 +1270,6 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         rc = rt__eng_oom(&E);
         goto done;
     }
-    rt__map_init(&E.chan_of);
     rt__map_init(&E.coll_of);
     rt__map_init(&E.coll_seq);
     rt__map_init(&E.comm_rank);
@@ -1237,7 +1277,7 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     if (E.part) {
         rc = rt__eng_run_rounds(&E);
     } else {
-        while (E.nheap && !E.failed)
+        while (qcount(&E) && !E.failed)
             take(&E, pop(&E));
         rc = E.failed;
     }
@@ -1261,8 +1301,8 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         if (E.res->predicted_end_ps[r] > E.res->predicted_ps)
             E.res->predicted_ps = E.res->predicted_end_ps[r];
     uint64_t mem = (uint64_t)E.capmsgs * sizeof(struct msg) + E.capheap * sizeof(struct qent) +
-                   (uint64_t)E.capchans * sizeof(struct chan) + (uint64_t)E.capcolls * sizeof(struct coll) +
-                   rt__map_memory(&E.chan_of) + rt__map_memory(&E.coll_of) + rt__map_memory(&E.coll_seq) +
+                   (uint64_t)E.capchans * sizeof(struct chan) + (uint64_t)E.chan_cap * sizeof *E.chan_slot +
+                   (uint64_t)E.capcolls * sizeof(struct coll) + rt__map_memory(&E.coll_of) + rt__map_memory(&E.coll_seq) +
                    rt__map_memory(&E.comm_rank) + E.coll_bytes_peak + rt__burst_state_memory(&E.burst) +
                    (uint64_t)E.nranks * E.nsrc * (sizeof *E.cursors + 2 * RT__DETOUR_RING * sizeof(rt_time_ps)) +
                    (uint64_t)E.nranks * sizeof(struct rank);
@@ -1304,7 +1344,7 @@ done:
         free(E.colls[i].ev);
     }
     free(E.colls);
-    rt__map_free(&E.chan_of);
+    free(E.chan_slot);
     rt__map_free(&E.coll_of);
     rt__map_free(&E.coll_seq);
     rt__map_free(&E.comm_rank);

@@ -380,8 +380,8 @@ static void scan_queue(struct engine *E)
 {
     for (uint32_t r = E->lo; r < E->hi; r++)
         E->rdy_min[r] = E->arr_min[r] = INT64_MAX;
-    for (size_t i = 0; i < E->nheap; i++) {
-        const struct qent *q = &E->heap[i];
+    for (size_t i = 0; i < qcount(E); i++) {
+        const struct qent *q = qat(E, i);
         uint8_t ty = QTYPE(q);
         if (ty == Q_READY || ty == Q_RDV) {
             uint32_t r = E->msgs[q->id].src;
@@ -638,8 +638,8 @@ int rt__eng_run_rounds(struct engine *E)
         v[0] = INT64_MAX;
         v[1] = E->failed ? 0 : 1;
         int64_t ty = INT64_MAX;
-        if (E->nheap)
-            v[0] = E->heap[0].t, ty = QTYPE(&E->heap[0]);
+        if (qcount(E))
+            v[0] = qtop(E)->t, ty = QTYPE(qtop(E));
         /* what the swap itself made (a collective's results) is queued elsewhere only next round */
         for (uint32_t p = 0; p < P->nprocs; p++)
             for (uint32_t i = 0; i < E->out[p].n; i++)
@@ -672,7 +672,7 @@ int rt__eng_run_rounds(struct engine *E)
         E->T = v[0];
         E->tau = (uint8_t)tau;
         E->res->rounds++;
-        while (E->nheap && !E->failed) {
+        while (qcount(E) && !E->failed) {
             struct qent q = pop(E);
             if (entry_ok(E, &q)) {
                 rt__eng_take(E, q);

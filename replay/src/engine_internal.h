@@ -71,6 +71,7 @@ struct msg {
 };
 
 struct chan {
+    uint32_t comm, tag, src, dst; /* what names it */
     uint32_t head, tail; /* queue of messages posted by one side only */
     uint8_t side;        /* M_SEND or M_RECV: which side the queued messages have */
     uint32_t nsend, nrecv; /* sends and receives posted so far */
@@ -79,6 +80,7 @@ struct chan {
 struct coll {
     struct rt__coll_member *mem; /* per communicator rank: begin, counts, ports, done */
     uint64_t *ev;                /* per communicator rank: its COLL_BEGIN event index */
+    const uint32_t *members;     /* the communicator's rt_comm.members (NULL: a self communicator) */
     uint32_t size, arrived, refs, comm, op, root, root_rank;
     uint32_t first_rank;
     uint64_t first_ev, seq; /* seq: the instance's number on its communicator */
@@ -161,17 +163,22 @@ struct engine {
     const rt_trace *t;
     const struct rt_replay_options *o;
     const struct rt_replay_observer *obs;
+    uint8_t deps, events; /* obs wants the events' edges (on_dep), the events (on_event) */
+    uint8_t noisy;        /* rt_replay_options_noisy(o) */
     rt_error *err;
     struct rank *ranks;
     uint32_t nranks;
-    struct qent *heap;
+    struct qent *heap;      /* the queue (see push): a binary heap ... */
     size_t nheap, capheap;
+    struct qent front;      /* ... and, when has_front, an entry below all of the heap's */
+    uint8_t has_front;
     rt_time_ps wire_min;   /* the least wire time of any message: at least 1 ps (see on_ready) */
     struct msg *msgs;
     uint32_t nmsgs, capmsgs, freemsg;
-    struct rt__map chan_of; /* (comm<<32|tag, src<<32|dst) -> index into chans */
     struct chan *chans;
     uint32_t nchans, capchans;
+    uint32_t *chan_slot;   /* index into chans or UINT32_MAX (see chan_index) */
+    uint32_t chan_cap, chan_shift; /* chan_cap = 2^(64 - chan_shift), or 0 */
     struct rt__map coll_of;  /* (comm, instance) -> index into colls */
     struct rt__map coll_seq; /* (rank, comm) -> instances seen */
     struct coll *colls;
@@ -223,6 +230,7 @@ struct engine {
 
 /* engine.c: the serial replay, the diagnosis and the driver */
 int rt__eng_oom(struct engine *E); /* sets the out-of-memory error once; returns E->failed */
+int rt__eng_chan_grow(struct engine *E); /* doubles the channels' table; -1 out of memory */
 uint32_t rt__eng_call_region(const struct engine *E, uint32_t r, uint64_t j); /* the region of event j's MPI call */
 int rt__eng_schedule_if_ready(struct engine *E, uint32_t id);
 int rt__eng_recv_side(struct engine *E, uint32_t id, uint64_t j, uint64_t post_ev, rt_bytes bytes, rt_time_ps t);
@@ -268,52 +276,53 @@ static inline uint64_t *pt_get(const struct ptab *p, uint64_t key)
     }
 }
 
-/* Inserts or overwrites; -1 when out of memory. */
+/* Doubles the table (16 slots at first); -1 when out of memory. */
+static inline int pt_grow(struct ptab *p)
+{
+    uint32_t ncap = p->cap ? p->cap * 2 : 16, nshift = p->cap ? p->shift - 1 : 60;
+    if (ncap < p->cap)
+        return -1;
+    struct ptab_slot *ns = malloc((size_t)ncap * sizeof *ns);
+    if (!ns)
+        return -1;
+    for (uint32_t i = 0; i < ncap; i++)
+        ns[i].key = PT_EMPTY;
+    struct ptab q = {ns, ncap, 0, nshift};
+    for (uint32_t i = 0; i < p->cap; i++) {
+        if (p->slot[i].key == PT_EMPTY)
+            continue;
+        size_t j = pt_home(&q, p->slot[i].key);
+        while (ns[j].key != PT_EMPTY)
+            j = (j + 1) & (ncap - 1);
+        ns[j] = p->slot[i];
+    }
+    free(p->slot);
+    p->slot = ns;
+    p->cap = ncap;
+    p->shift = nshift;
+    return 0;
+}
+
+/* Inserts or overwrites, in one probe; -1 when out of memory. */
 static inline int pt_put(struct ptab *p, uint64_t key, uint64_t val)
 {
-    uint64_t *v = pt_get(p, key);
-    if (v) {
-        *v = val;
-        return 0;
-    }
-    if ((p->count + 1) * 4 > p->cap * 3) {
-        uint32_t ncap = p->cap ? p->cap * 2 : 16, nshift = p->cap ? p->shift - 1 : 60;
-        if (ncap < p->cap)
-            return -1;
-        struct ptab_slot *ns = malloc((size_t)ncap * sizeof *ns);
-        if (!ns)
-            return -1;
-        for (uint32_t i = 0; i < ncap; i++)
-            ns[i].key = PT_EMPTY;
-        struct ptab q = {ns, ncap, 0, nshift};
-        for (uint32_t i = 0; i < p->cap; i++) {
-            if (p->slot[i].key == PT_EMPTY)
-                continue;
-            size_t j = pt_home(&q, p->slot[i].key);
-            while (ns[j].key != PT_EMPTY)
-                j = (j + 1) & (ncap - 1);
-            ns[j] = p->slot[i];
-        }
-        free(p->slot);
-        p->slot = ns;
-        p->cap = ncap;
-        p->shift = nshift;
-    }
+    if ((p->count + 1) * 4 > p->cap * 3 && pt_grow(p))
+        return -1;
     size_t mask = p->cap - 1, i = pt_home(p, key);
-    while (p->slot[i].key != PT_EMPTY)
-        i = (i + 1) & mask;
+    for (; p->slot[i].key != PT_EMPTY; i = (i + 1) & mask)
+        if (p->slot[i].key == key) {
+            p->slot[i].val = val;
+            return 0;
+        }
     p->slot[i] = (struct ptab_slot){key, val};
     p->count++;
     return 0;
 }
 
-/* Removes @p key if present; the entries after it in its run move back so that no lookup
- * ever meets a hole before its key. */
-static inline void pt_del(struct ptab *p, uint64_t key)
+/* Removes the entry whose value @p v is (from pt_get, the table unchanged since); the entries
+ * after it in its run move back so that no lookup ever meets a hole before its key. */
+static inline void pt_remove(struct ptab *p, uint64_t *v)
 {
-    uint64_t *v = pt_get(p, key);
-    if (!v)
-        return;
     size_t mask = p->cap - 1;
     size_t i = (size_t)((struct ptab_slot *)((char *)v - offsetof(struct ptab_slot, val)) - p->slot);
     for (size_t j = (i + 1) & mask; p->slot[j].key != PT_EMPTY; j = (j + 1) & mask) {
@@ -335,15 +344,48 @@ static inline uint64_t pending_of(struct rank *R, uint64_t j)
     return v ? *v : UINT64_MAX;
 }
 
-/* The queue: a binary heap in (t, type, key) order (struct qent). */
+/* The queue: a binary heap in (t, type, key) order (struct qent), and apart from it the least
+ * entry when that was pushed below the heap's top. Many entries come due before anything queued
+ * (a delivery to a free receive port wakes its receiver at once): in the heap each would sift up
+ * to the root only to be popped and sifted down next; kept apart, it costs one comparison. Pops
+ * come in the same total order, so the distributed replay's rounds see the same entries. */
 RT_HOT_INLINE int qless(const struct qent *a, const struct qent *b)
 {
     return a->t < b->t || (a->t == b->t && a->tk < b->tk);
 }
 
+static inline size_t qcount(const struct engine *E)
+{
+    return E->nheap + E->has_front;
+}
+
+/* The least entry; the queue must not be empty. */
+static inline const struct qent *qtop(const struct engine *E)
+{
+    return E->has_front ? &E->front : &E->heap[0];
+}
+
+/* Entry @p i of the queue in no particular order, i < qcount. */
+static inline const struct qent *qat(const struct engine *E, size_t i)
+{
+    return i < E->nheap ? &E->heap[i] : &E->front;
+}
+
 /* Keys stay below 2^61: ranks and communicators below 2^21, event indices below 2^40. */
 static inline int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id, uint64_t key)
 {
+    struct qent q = {t, (uint64_t)type << 61 | (key & ((1ull << 61) - 1)), id};
+    if (E->has_front) {
+        if (qless(&q, &E->front)) { /* the new entry goes in front, the old front into the heap */
+            struct qent f = E->front;
+            E->front = q;
+            q = f;
+        }
+    } else if (!E->nheap || qless(&q, &E->heap[0])) {
+        E->front = q;
+        E->has_front = 1;
+        return 0;
+    }
     if (E->nheap == E->capheap) {
         size_t ncap = E->capheap ? E->capheap * 2 : 256;
         struct qent *n = realloc(E->heap, ncap * sizeof *n);
@@ -352,7 +394,6 @@ static inline int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id
         E->heap = n;
         E->capheap = ncap;
     }
-    struct qent q = {t, (uint64_t)type << 61 | (key & ((1ull << 61) - 1)), id};
     size_t i = E->nheap++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
@@ -366,24 +407,34 @@ static inline int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id
     return 0;
 }
 
+/* Takes the least entry off the queue; the queue must not be empty. */
 RT_HOT_INLINE struct qent pop(struct engine *E)
 {
+    if (E->has_front) {
+        E->has_front = 0;
+        return E->front;
+    }
     struct qent top = E->heap[0];
     struct qent last = E->heap[--E->nheap];
     size_t i = 0, n = E->nheap;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
+    if (!n)
+        return top;
+    /* The hole at the root goes down along the lesser children to a leaf, and the last entry
+     * rises from there (Floyd): it belongs near the bottom, so this takes about one comparison
+     * per level instead of two. */
+    for (size_t c; (c = 2 * i + 1) < n; i = c) {
         if (c + 1 < n && qless(&E->heap[c + 1], &E->heap[c]))
             c++;
-        if (qless(&last, &E->heap[c]))
-            break;
         E->heap[i] = E->heap[c];
-        i = c;
     }
-    if (n)
-        E->heap[i] = last;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!qless(&last, &E->heap[p]))
+            break;
+        E->heap[i] = E->heap[p];
+        i = p;
+    }
+    E->heap[i] = last;
     return top;
 }
 
@@ -439,19 +490,35 @@ static inline void msg_release(struct engine *E, uint32_t id)
     }
 }
 
-/* The index of channel (comm, tag, src, dst), made on first use; UINT32_MAX out of memory. */
+/* Where channel (comm, tag, src, dst) is looked for first in E->chan_slot. */
+static inline size_t chan_home(const struct engine *E, uint32_t comm, uint32_t tag, uint32_t src, uint32_t dst)
+{
+    uint64_t h = (((uint64_t)comm << 32 | tag) * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)src << 32 | dst);
+    return (size_t)((h * 0xBF58476D1CE4E5B9ull) >> E->chan_shift);
+}
+
+/* The index of channel (comm, tag, src, dst), made on first use; UINT32_MAX out of memory.
+ * Every message looks its channel up, so this is a table of its own (open addressing, linear
+ * probing, a multiplicative hash, keys read from the channels) rather than the general rt__map
+ * with its 128-bit keys and splitmix hash. */
 RT_HOT_INLINE uint32_t chan_index(struct engine *E, uint32_t comm, uint32_t tag, uint32_t src, uint32_t dst)
 {
-    uint64_t k1 = ((uint64_t)comm << 32) | tag, k2 = ((uint64_t)src << 32) | dst;
-    uint64_t *ci = rt__map_get(&E->chan_of, k1, k2);
-    if (ci)
-        return (uint32_t)*ci;
-    if (rt__grow((void **)&E->chans, &E->capchans, sizeof *E->chans, E->nchans + 1) ||
-        rt__map_put(&E->chan_of, k1, k2, E->nchans)) {
+    if ((E->nchans + 1) * 4 > E->chan_cap * 3 && rt__eng_chan_grow(E)) {
         rt__eng_oom(E);
         return UINT32_MAX;
     }
-    E->chans[E->nchans] = (struct chan){UINT32_MAX, UINT32_MAX, 0, 0, 0};
+    size_t mask = E->chan_cap - 1, i = chan_home(E, comm, tag, src, dst);
+    for (; E->chan_slot[i] != UINT32_MAX; i = (i + 1) & mask) {
+        const struct chan *c = &E->chans[E->chan_slot[i]];
+        if (c->src == src && c->dst == dst && c->tag == tag && c->comm == comm)
+            return E->chan_slot[i];
+    }
+    if (rt__grow((void **)&E->chans, &E->capchans, sizeof *E->chans, E->nchans + 1)) {
+        rt__eng_oom(E);
+        return UINT32_MAX;
+    }
+    E->chans[E->nchans] = (struct chan){comm, tag, src, dst, UINT32_MAX, UINT32_MAX, 0, 0, 0};
+    E->chan_slot[i] = E->nchans;
     return E->nchans++;
 }
 
@@ -488,8 +555,7 @@ RT_HOT_INLINE uint32_t chan_match(struct engine *E, uint32_t ci, uint8_t mine, u
 /* Trace row of communicator rank @p i of collective @p c. */
 static inline uint32_t member_row(const struct engine *E, const struct coll *c, uint32_t i)
 {
-    const struct rt_comm *cm = rt_trace_comm(E->t, c->comm);
-    return cm->members ? cm->members[i] : c->first_rank;
+    return c->members ? c->members[i] : c->first_rank;
 }
 
 /* The process that replays rank @p r. */

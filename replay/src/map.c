@@ -109,6 +109,14 @@ int rt__map_put(struct rt__map *m, uint64_t k1, uint64_t k2, uint64_t val)
     return 0;
 }
 
+uint64_t *rt__map_ref(struct rt__map *m, uint64_t k1, uint64_t k2, uint64_t init)
+{
+    uint64_t *v = rt__map_get(m, k1, k2);
+    if (v)
+        return v;
+    return rt__map_put(m, k1, k2, init) ? NULL : rt__map_get(m, k1, k2);
+}
+
 int rt__map_del(struct rt__map *m, uint64_t k1, uint64_t k2)
 {
     uint64_t *v = rt__map_get(m, k1, k2);
