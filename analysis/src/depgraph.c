@@ -11,10 +11,14 @@
 
 #define WALK_CAP 65536 /* steps of one wait's blame walk (see blame_walk) */
 
-/* A growable set of breakdown rows keyed by (group, wait, id, region, instance). */
+/* A growable set of breakdown rows keyed by (group, wait, id, region, instance). Consecutive
+ * edges mostly fall in the same row of a group (one rank at a time, the same call site and
+ * region instance for a run of events), so the last rows of each group are tried first. */
 struct smap {
     struct rt_dep_share *v;
     uint64_t n, cap; /* cap: 0 or a power of two */
+    struct rt_dep_share *last[RT_GROUP_COUNT][2]; /* the last two rows found; NULL: none (reset when v moves) */
+    uint8_t older[RT_GROUP_COUNT];                /* which of the two to replace next */
     int oom;
 };
 
@@ -329,9 +333,15 @@ static uint64_t skey_hash(uint8_t group, uint8_t wait, uint32_t id, uint32_t reg
     return h ^ h >> 29;
 }
 
+static inline int skey_is(const struct rt_dep_share *e, uint8_t group, uint8_t wait, uint32_t id, uint32_t region,
+                          uint64_t inst)
+{
+    return e->group == group && e->wait == wait && e->id == id && e->region == region && e->instance == inst;
+}
+
 /* The row for a key, created with zero values; NULL (and m->oom set) when out of memory. */
-static struct rt_dep_share *smap_get(struct smap *m, uint8_t group, uint8_t wait, uint32_t id, uint32_t region,
-                                     uint64_t inst)
+static struct rt_dep_share *smap_find(struct smap *m, uint8_t group, uint8_t wait, uint32_t id, uint32_t region,
+                                      uint64_t inst)
 {
     if (m->n * 2 >= m->cap) {
         uint64_t ncap = m->cap ? m->cap * 2 : 64;
@@ -354,22 +364,40 @@ static struct rt_dep_share *smap_get(struct smap *m, uint8_t group, uint8_t wait
         free(m->v);
         m->v = nv;
         m->cap = ncap;
+        memset(m->last, 0, sizeof m->last);
     }
     uint64_t h = skey_hash(group, wait, id, region, inst) & (m->cap - 1);
-    for (;;) {
-        struct rt_dep_share *e = &m->v[h];
-        if (e->group == 0xff) {
-            *e = (struct rt_dep_share){group, wait, id, region, inst, 0, 0};
-            m->n++;
-            return e;
-        }
-        if (e->group == group && e->wait == wait && e->id == id && e->region == region && e->instance == inst)
-            return e;
+    struct rt_dep_share *e = &m->v[h];
+    while (e->group != 0xff && !skey_is(e, group, wait, id, region, inst)) {
         h = (h + 1) & (m->cap - 1);
+        e = &m->v[h];
     }
+    if (e->group == 0xff) {
+        *e = (struct rt_dep_share){group, wait, id, region, inst, 0, 0};
+        m->n++;
+    }
+    if (group < RT_GROUP_COUNT) {
+        m->last[group][m->older[group]] = e;
+        m->older[group] ^= 1;
+    }
+    return e;
 }
 
-static void smap_add(struct smap *m, uint8_t group, uint8_t wait, uint32_t id, uint32_t region, uint64_t inst,
+/* smap_find after a look at the group's last two rows, inline: most adds end there (two: an
+ * event's local and remote edges fall in different size rows). */
+static inline struct rt_dep_share *smap_get(struct smap *m, uint8_t group, uint8_t wait, uint32_t id, uint32_t region,
+                                            uint64_t inst)
+{
+    if (group < RT_GROUP_COUNT)
+        for (int k = 0; k < 2; k++) {
+            struct rt_dep_share *hit = m->last[group][k];
+            if (hit && skey_is(hit, group, wait, id, region, inst))
+                return hit;
+        }
+    return smap_find(m, group, wait, id, region, inst);
+}
+
+static inline void smap_add(struct smap *m, uint8_t group, uint8_t wait, uint32_t id, uint32_t region, uint64_t inst,
                      rt_time_ps v1, rt_time_ps v2)
 {
     struct rt_dep_share *e = smap_get(m, group, wait, id, region, inst);
