@@ -252,6 +252,7 @@ RT_HOT_INLINE int post_message(struct engine *E, uint32_t r, uint64_t j, uint64_
     }
     if (pt_put(&E->ranks[r].pending, j, id))
         return rt__eng_oom(E);
+    E->last_post = id;
     return schedule_if_ready(E, id);
 }
 
@@ -262,25 +263,32 @@ static uint32_t comm_rank_of(struct engine *E, uint32_t c, const struct rt_comm 
 {
     if (!cm->members)
         return 0; /* a self communicator: the caller alone */
-    if (!rt__map_get(&E->comm_rank, c, UINT64_MAX)) {
-        for (uint32_t i = 0; i < cm->size; i++) {
-            if (cm->members[i] == RT_NONE)
-                continue;
-            if (rt__map_get(&E->comm_rank, c, cm->members[i])) {
-                E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: communicator '%s' lists rank %u twice",
-                                         rt_trace_path(E->t), comm_name(E, c), cm->members[i]);
-                return RT_NONE;
+    if (c + 1 != E->comm_checked) {
+        if (!rt__map_get(&E->comm_rank, c, UINT64_MAX)) {
+            for (uint32_t i = 0; i < cm->size; i++) {
+                if (cm->members[i] == RT_NONE)
+                    continue;
+                if (rt__map_get(&E->comm_rank, c, cm->members[i])) {
+                    E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: communicator '%s' lists rank %u twice",
+                                             rt_trace_path(E->t), comm_name(E, c), cm->members[i]);
+                    return RT_NONE;
+                }
+                if (rt__map_put(&E->comm_rank, c, cm->members[i], i)) {
+                    rt__eng_oom(E);
+                    return RT_NONE;
+                }
             }
-            if (rt__map_put(&E->comm_rank, c, cm->members[i], i)) {
+            if (rt__map_put(&E->comm_rank, c, UINT64_MAX, 0)) {
                 rt__eng_oom(E);
                 return RT_NONE;
             }
         }
-        if (rt__map_put(&E->comm_rank, c, UINT64_MAX, 0)) {
-            rt__eng_oom(E);
-            return RT_NONE;
-        }
+        E->comm_checked = c + 1;
     }
+    /* The members are distinct (checked above): a row that is its own communicator rank, as in
+     * MPI_COMM_WORLD, needs no lookup. */
+    if (row < cm->size && cm->members[row] == row)
+        return row;
     uint64_t *v = rt__map_get(&E->comm_rank, c, row);
     return v ? (uint32_t)*v : RT_NONE;
 }
@@ -574,7 +582,7 @@ static int enter_call(struct engine *E, uint32_t r, uint64_t j, rt_time_ps t, in
             if (post(E, r, k, j, e, t))
                 return E->failed;
             if (e->kind == RT_EV_SEND || e->kind == RT_EV_ISEND) /* the CPU sends one at a time */
-                t = E->msgs[pending_of(R, k)].send_post;
+                t = E->msgs[E->last_post].send_post;
         } else if (e->kind == RT_EV_ISEND_COMPLETE || e->kind == RT_EV_IRECV || e->kind == RT_EV_COLL_END) {
             *ops = 1;
         }
@@ -735,14 +743,15 @@ RT_HOT_INLINE rt_time_ps local_time(struct engine *E, const struct rank *R, cons
 
 enum { STEP_OK, STEP_BLOCK, STEP_FAIL };
 
-static int step(struct engine *E, uint32_t r)
+/* Replays event R->cursor of rank @p r. @p deps and @p events say whether the observer wants the
+ * events' edges and the events: run_rank inlines this once with them and once with zeros, so
+ * that a replay without an observer carries none of their tests. */
+RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, int events)
 {
-    struct rank *R = &E->ranks[r];
     uint64_t j = R->cursor;
     const struct rt_event *e = &R->ev[j];
     rt_time_ps t;
     uint64_t p, *pv; /* what the event's operation refers to; its slot in R->pending */
-    int deps = E->deps; /* work out the event's edges for the observer */
     struct rt_dep dep;
     if (deps)
         dep = (struct rt_dep){.remote_ready = NEVER, .src_rank = RT_NONE};
@@ -888,7 +897,7 @@ static int step(struct engine *E, uint32_t r)
             dep.local_ready = t;
         E->obs->on_dep(E->obs->ud, r, j, e, t, &dep);
     }
-    if (E->events)
+    if (events)
         E->obs->on_event(E->obs->ud, r, j, e, t);
     R->cursor++;
     return STEP_OK;
@@ -907,26 +916,28 @@ static void count_done(struct engine *E, uint64_t n)
     }
 }
 
+/* Steps rank R until it blocks, fails or ends; returns the last step's result (STEP_OK: ended). */
+RT_HOT_INLINE int steps(struct engine *E, struct rank *R, uint32_t r, int deps, int events)
+{
+    while (R->cursor < R->nev) {
+        int s = step(E, R, r, deps, events);
+        if (s != STEP_OK || E->failed)
+            return s;
+    }
+    return STEP_OK;
+}
+
 static int run_rank(struct engine *E, uint32_t r)
 {
     struct rank *R = &E->ranks[r];
     uint64_t from = R->cursor;
-    int rc = 0, blocked = 0;
+    int rc = 0;
     R->state = R_RUNNING;
-    while (R->cursor < R->nev) {
-        int s = step(E, r);
-        if (s == STEP_FAIL || E->failed) {
-            rc = E->failed ? E->failed : rt__eng_oom(E);
-            break;
-        }
-        if (s == STEP_BLOCK) {
-            R->state = R_BLOCKED;
-            blocked = 1;
-            break;
-        }
-    }
-    if (!rc && !blocked)
-        R->state = R_DONE;
+    int s = E->deps || E->events ? steps(E, R, r, E->deps, E->events) : steps(E, R, r, 0, 0);
+    if (s == STEP_FAIL || E->failed)
+        rc = E->failed ? E->failed : rt__eng_oom(E);
+    else
+        R->state = s == STEP_BLOCK ? R_BLOCKED : R_DONE;
     count_done(E, R->cursor - from);
     return rc;
 }

@@ -175,6 +175,7 @@ struct engine {
     rt_time_ps wire_min;   /* the least wire time of any message: at least 1 ps (see on_ready) */
     struct msg *msgs;
     uint32_t nmsgs, capmsgs, freemsg;
+    uint32_t last_post;    /* the message the last post_message made or matched */
     struct chan *chans;
     uint32_t nchans, capchans;
     uint32_t *chan_slot;   /* index into chans or UINT32_MAX (see chan_index) */
@@ -184,6 +185,7 @@ struct engine {
     struct coll *colls;
     uint32_t ncolls, capcolls, freecoll;
     struct rt__map comm_rank; /* (comm, row) -> comm rank; (comm, UINT64_MAX): comm's entries are in */
+    uint32_t comm_checked;    /* the last communicator found in comm_rank, + 1 (0: none) */
     uint64_t coll_bytes, coll_bytes_peak; /* per-member arrays of the collectives in flight */
     struct rt_replay_result *res;
     struct rt__os_ctx os;                /* OS noise, when nsrc > 0 */
@@ -464,11 +466,9 @@ static inline uint32_t msg_new(struct engine *E)
         }
         id = E->nmsgs++;
     }
-    struct msg *m = &E->msgs[id];
-    memset(m, 0, sizeof *m);
-    m->send_post = m->recv_post = m->send_done = m->recv_done = NEVER;
-    m->next = UINT32_MAX;
-    m->refs = 2;
+    /* a compound literal, not memset: the compiler writes the few words itself */
+    E->msgs[id] = (struct msg){.send_post = NEVER, .recv_post = NEVER, .send_done = NEVER, .recv_done = NEVER,
+                               .next = UINT32_MAX, .refs = 2};
     return id;
 }
 
