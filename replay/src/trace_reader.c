@@ -62,7 +62,7 @@ static int ref_put(struct ref_index *x, uint64_t ref, uint32_t val)
     return 0;
 }
 
-static uint32_t ref_get(const struct ref_index *x, uint64_t ref)
+static inline uint32_t ref_get(const struct ref_index *x, uint64_t ref)
 {
     if (ref < x->n)
         return x->v[ref];
@@ -78,6 +78,103 @@ static void ref_free(struct ref_index *x)
     rt__map_free(&x->sparse);
 }
 
+/* Open requests of the location being read: request id -> index of the event that started it.
+ * Every nonblocking call puts one and its completion takes it out again, so this is a small,
+ * busy table: open addressing with 16-byte slots, Fibonacci hashing, linear probing and
+ * deletion by shifting back (no tombstones). A slot is free when its value is 0; values are
+ * event index + 1, so any request id may be a key. */
+struct req_slot {
+    uint64_t key, val;
+};
+struct req_table {
+    struct req_slot *slot;
+    uint32_t cap, count; /* cap: 0 or a power of two */
+    unsigned shift;      /* 64 - log2(cap) */
+};
+
+static inline size_t req_home(const struct req_table *q, uint64_t key)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> q->shift);
+}
+
+static int req_grow(struct req_table *q)
+{
+    uint32_t ncap = q->cap ? q->cap * 2 : 64;
+    if (ncap < q->cap)
+        return -1;
+    struct req_slot *ns = calloc(ncap, sizeof *ns), *old = q->slot;
+    if (!ns)
+        return -1;
+    uint32_t ocap = q->cap;
+    q->slot = ns;
+    q->cap = ncap;
+    q->shift = q->shift ? q->shift - 1 : 58;
+    for (uint32_t i = 0; i < ocap; i++) {
+        if (!old[i].val)
+            continue;
+        size_t j = req_home(q, old[i].key);
+        while (ns[j].val)
+            j = (j + 1) & (ncap - 1);
+        ns[j] = old[i];
+    }
+    free(old);
+    return 0;
+}
+
+/* Inserts or overwrites request @p key -> event @p idx; 0 or -1 when out of memory. */
+static int req_put(struct req_table *q, uint64_t key, uint64_t idx)
+{
+    if ((q->count + 1) * 4ull > q->cap * 3ull && req_grow(q))
+        return -1;
+    size_t mask = q->cap - 1, i = req_home(q, key);
+    for (; q->slot[i].val; i = (i + 1) & mask) {
+        if (q->slot[i].key == key) {
+            q->slot[i].val = idx + 1;
+            return 0;
+        }
+    }
+    q->slot[i] = (struct req_slot){key, idx + 1};
+    q->count++;
+    return 0;
+}
+
+/* Removes request @p key; returns its event index, or UINT64_MAX when it is not there. */
+static uint64_t req_take(struct req_table *q, uint64_t key)
+{
+    if (!q->count)
+        return UINT64_MAX;
+    size_t mask = q->cap - 1, i = req_home(q, key);
+    for (; q->slot[i].key != key || !q->slot[i].val; i = (i + 1) & mask)
+        if (!q->slot[i].val)
+            return UINT64_MAX;
+    uint64_t idx = q->slot[i].val - 1;
+    /* Shift later entries of the probe run back into the hole unless their home lies
+     * cyclically in (hole, entry]. */
+    for (size_t j = (i + 1) & mask; q->slot[j].val; j = (j + 1) & mask) {
+        size_t h = req_home(q, q->slot[j].key);
+        if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+            q->slot[i] = q->slot[j];
+            i = j;
+        }
+    }
+    q->slot[i].val = 0;
+    q->count--;
+    return idx;
+}
+
+static void req_clear(struct req_table *q)
+{
+    if (q->count)
+        memset(q->slot, 0, (size_t)q->cap * sizeof *q->slot);
+    q->count = 0;
+}
+
+static void req_free(struct req_table *q)
+{
+    free(q->slot);
+    *q = (struct req_table){0};
+}
+
 struct ctx_def {
     uint64_t self, region, scl;
 };
@@ -89,7 +186,8 @@ struct reader {
     int failed;                 /* set by callbacks that stored an error */
     struct rt__map strings;     /* string ref -> index into t->strings */
     struct ref_index regions;   /* region ref -> region index */
-    uint8_t *region_flags;      /* region index -> RT_EVF_SYNC / RT_EVF_BUFFERED of its sends */
+    uint8_t *region_flags;      /* region index -> RT_EVF_MPI if an MPI region, | RT_EVF_SYNC /
+                                 * RT_EVF_BUFFERED of its sends */
     struct rt__map rows;        /* location ref -> row */
     struct rt__map groups;      /* group ref -> index into groupv */
     struct group_def *groupv;
@@ -106,6 +204,8 @@ struct reader {
     struct rt__map callsite_of; /* (kind, ref) -> call-site index; kind 1 = context, 2 = scl */
     uint64_t timer_resolution, global_offset;
     int have_clock;
+    uint64_t fast_hi;           /* push's fast path takes ts in [fast_lo, fast_hi]; 0 unless a 1 ns clock */
+    int have_callsites;         /* call sites defined: Enter attributes are worth looking at */
 
     /* state of the location being read */
     uint32_t row;
@@ -114,7 +214,8 @@ struct reader {
     int mpi_depth;
     uint8_t call_flags;         /* RT_EVF_SYNC / RT_EVF_BUFFERED of the MPI call being read */
     rt_time_ns last_time;
-    struct rt__map requests;    /* request id -> event index */
+    uint64_t fast_lo;           /* the last event's ts (see push) */
+    struct req_table requests;  /* request id -> event index */
     uint64_t coll_begin;        /* index of the open collective begin, or UINT64_MAX */
     /* what this reader's locations add to the trace's counters (several readers may run at
      * once, see read_events; their counts are summed when all are done) */
@@ -227,11 +328,13 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
         fail(r, RT_ENOMEM, "out of memory reading region definitions");
         return OTF2_CALLBACK_INTERRUPT;
     }
-    /* Whether a send is synchronous or buffered is only said by the name of its call. */
-    nf[t->nregions] = !s                                                  ? 0
-                      : !strcmp(s, "MPI_Ssend") || !strcmp(s, "MPI_Issend") ? RT_EVF_SYNC
-                      : !strcmp(s, "MPI_Bsend") || !strcmp(s, "MPI_Ibsend") ? RT_EVF_BUFFERED
-                                                                             : 0;
+    /* Whether a send is synchronous or buffered is only said by the name of its call. The MPI
+     * bit is kept beside it so that Enter and Leave read one byte per event. */
+    nf[t->nregions] = (uint8_t)((nr[t->nregions].is_mpi ? RT_EVF_MPI : 0) |
+                                (!s                                                    ? 0
+                                 : !strcmp(s, "MPI_Ssend") || !strcmp(s, "MPI_Issend") ? RT_EVF_SYNC
+                                 : !strcmp(s, "MPI_Bsend") || !strcmp(s, "MPI_Ibsend") ? RT_EVF_BUFFERED
+                                                                                      : 0));
     t->nregions++;
     t->memory += sizeof *nr;
     return OTF2_CALLBACK_SUCCESS;
@@ -489,8 +592,17 @@ static int to_ns(struct reader *r, OTF2_TimeStamp ts, rt_time_ns *out)
     return 0;
 }
 
-/* Appends an event; returns NULL (with the error set) when out of memory or time runs backwards. */
-static struct rt_event *push(struct reader *r, OTF2_TimeStamp ts, uint8_t kind)
+#if defined(__GNUC__)
+#define RT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RT_COLD __attribute__((noinline, cold))
+#else
+#define RT_LIKELY(x) (x)
+#define RT_COLD
+#endif
+
+/* Appends an event, all cases: the array full, any clock, a time out of range or going
+ * backwards; returns NULL (with the error set) when out of memory or on a bad time. */
+static RT_COLD struct rt_event *push_slow(struct reader *r, OTF2_TimeStamp ts, uint8_t kind)
 {
     struct rt__row *row = r->cur;
     if (row->nevents == r->cap) {
@@ -515,53 +627,54 @@ static struct rt_event *push(struct reader *r, OTF2_TimeStamp ts, uint8_t kind)
              (unsigned long long)ts);
         return NULL;
     }
-    if (row->nevents && t < r->last_time) {
+    if (t < r->last_time) { /* INT64_MIN before the first event */
         fail(r, RT_ECORRUPT, "location %llu (rank %u) event %llu: timestamp goes backwards (%lld ns < %lld ns)",
              (unsigned long long)row->location, r->row, (unsigned long long)row->nevents,
              (long long)t, (long long)r->last_time);
         return NULL;
     }
     r->last_time = t;
+    if (r->fast_hi && t >= 0) /* a 1 ns clock: t = ts - global_offset */
+        r->fast_lo = ts;
     struct rt_event *e = &row->events[row->nevents++];
-    memset(e, 0, sizeof *e);
-    e->time = t;
-    e->kind = kind;
-    e->ref = RT_NONE;
-    e->aux = RT_NONE;
-    e->comm = RT_NONE;
+    *e = (struct rt_event){.time = t, .kind = kind, .ref = RT_NONE, .aux = RT_NONE, .comm = RT_NONE};
     return e;
+}
+
+/* Appends an event; returns NULL (with the error set) when out of memory or time runs backwards.
+ * Every OTF2 event passes here, so the common case is kept to a few instructions inline: room
+ * reserved from the declared count, and ts in [fast_lo, fast_hi], which holds only with a 1 ns
+ * clock (fast_hi is 0 otherwise) and then means that t = ts - global_offset is in [0, INT64_MAX]
+ * and not before the previous event (fast_lo is the previous ts, or global_offset at the start).
+ * Anything else takes push_slow, which checks and reports as before. */
+static inline struct rt_event *push(struct reader *r, OTF2_TimeStamp ts, uint8_t kind)
+{
+    struct rt__row *row = r->cur;
+    if (RT_LIKELY(ts >= r->fast_lo && ts <= r->fast_hi && row->nevents < r->cap)) {
+        rt_time_ns t = (rt_time_ns)(ts - r->global_offset);
+        r->last_time = t;
+        r->fast_lo = ts;
+        struct rt_event *e = &row->events[row->nevents++];
+        *e = (struct rt_event){.time = t, .kind = kind, .ref = RT_NONE, .aux = RT_NONE, .comm = RT_NONE};
+        return e;
+    }
+    return push_slow(r, ts, kind);
 }
 
 #define EVT_ARGS OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *ud, OTF2_AttributeList *attrs
 
-static int region_index(struct reader *r, OTF2_RegionRef region, const char *what, uint32_t *idx)
+static RT_COLD OTF2_CallbackCode undefined_region(struct reader *r, OTF2_RegionRef region, const char *what)
 {
-    uint32_t v = ref_get(&r->regions, region);
-    if (v == RT_NONE)
-        return fail(r, RT_ECORRUPT, "rank %u event %llu: %s of undefined region %u", r->row,
-                    (unsigned long long)r->cur->nevents, what, (unsigned)region);
-    *idx = v;
-    return RT_OK;
+    fail(r, RT_ECORRUPT, "rank %u event %llu: %s of undefined region %u", r->row,
+         (unsigned long long)r->cur->nevents, what, (unsigned)region);
+    return OTF2_CALLBACK_INTERRUPT;
 }
 
-static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
+/* The call site named by an Enter's attributes (a calling context or a source code location),
+ * or RT_NONE. */
+static uint32_t enter_callsite(struct reader *r, OTF2_AttributeList *attrs)
 {
-    struct reader *r = ud;
-    (void)loc; (void)pos;
-    uint32_t reg = 0;
-    if (region_index(r, region, "enter", &reg))
-        return OTF2_CALLBACK_INTERRUPT;
-    struct rt_event *e = push(r, ts, RT_EV_ENTER);
-    if (!e)
-        return OTF2_CALLBACK_INTERRUPT;
-    e->ref = reg;
-    const struct rt_region *rg = &r->t->regions[reg];
-    if (rg->is_mpi) {
-        e->flags |= RT_EVF_MPI;
-        if (r->mpi_depth++ == 0)
-            r->call_flags = r->region_flags[reg];
-    }
-    uint32_t n = attrs ? OTF2_AttributeList_GetNumberOfElements(attrs) : 0;
+    uint32_t n = OTF2_AttributeList_GetNumberOfElements(attrs);
     for (uint32_t i = 0; i < n; i++) {
         OTF2_AttributeRef aref;
         OTF2_Type type;
@@ -573,11 +686,32 @@ static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
             cs = rt__map_get(&r->callsite_of, 1, val.callingContextRef);
         else if (type == OTF2_TYPE_SOURCE_CODE_LOCATION)
             cs = rt__map_get(&r->callsite_of, 2, val.sourceCodeLocationRef);
-        if (cs) {
-            e->aux = (uint32_t)*cs;
-            break;
-        }
+        if (cs)
+            return (uint32_t)*cs;
     }
+    return RT_NONE;
+}
+
+static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
+{
+    struct reader *r = ud;
+    (void)loc; (void)pos;
+    uint32_t reg = ref_get(&r->regions, region);
+    if (reg == RT_NONE)
+        return undefined_region(r, region, "enter");
+    struct rt_event *e = push(r, ts, RT_EV_ENTER);
+    if (!e)
+        return OTF2_CALLBACK_INTERRUPT;
+    e->ref = reg;
+    uint8_t rf = r->region_flags[reg];
+    if (rf & RT_EVF_MPI) {
+        e->flags = RT_EVF_MPI;
+        if (r->mpi_depth++ == 0)
+            r->call_flags = rf & (RT_EVF_SYNC | RT_EVF_BUFFERED);
+    }
+    /* Without call-site definitions no attribute can name one: the list is not looked at. */
+    if (attrs && r->have_callsites)
+        e->aux = enter_callsite(r, attrs);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -585,15 +719,15 @@ static OTF2_CallbackCode ev_leave(EVT_ARGS, OTF2_RegionRef region)
 {
     struct reader *r = ud;
     (void)loc; (void)pos; (void)attrs;
-    uint32_t reg = 0;
-    if (region_index(r, region, "leave", &reg))
-        return OTF2_CALLBACK_INTERRUPT;
+    uint32_t reg = ref_get(&r->regions, region);
+    if (reg == RT_NONE)
+        return undefined_region(r, region, "leave");
     struct rt_event *e = push(r, ts, RT_EV_LEAVE);
     if (!e)
         return OTF2_CALLBACK_INTERRUPT;
     e->ref = reg;
-    if (r->t->regions[reg].is_mpi) {
-        e->flags |= RT_EVF_MPI;
+    if (r->region_flags[reg] & RT_EVF_MPI) {
+        e->flags = RT_EVF_MPI;
         if (r->mpi_depth > 0)
             r->mpi_depth--;
     }
@@ -633,9 +767,9 @@ static int peer_row(struct reader *r, OTF2_CommRef comm, uint32_t rank, const ch
     return RT_OK;
 }
 
-static OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uint8_t kind, uint32_t peer,
-                                 OTF2_CommRef comm, uint32_t tag, uint64_t len, const char *what,
-                                 struct rt_event **out)
+static RT_COLD OTF2_CallbackCode message_slow(struct reader *r, OTF2_TimeStamp ts, uint8_t kind, uint32_t peer,
+                                              OTF2_CommRef comm, uint32_t tag, uint64_t len, const char *what,
+                                              struct rt_event **out)
 {
     uint32_t ci = RT_NONE, row = RT_NONE; /* set by peer_row on success */
     if (peer_row(r, comm, peer, what, &ci, &row))
@@ -661,6 +795,31 @@ static OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uint8_t ki
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* Appends a message event. The common case (a known communicator that is not a self one, a
+ * peer inside it whose location is in the trace, a plausible size) is checked inline;
+ * message_slow handles and reports everything else as peer_row does. */
+static inline OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uint8_t kind, uint32_t peer,
+                                        OTF2_CommRef comm, uint32_t tag, uint64_t len, const char *what,
+                                        struct rt_event **out)
+{
+    uint32_t ci = ref_get(&r->comms, comm);
+    if (RT_LIKELY(ci != RT_NONE && len <= RT_MAX_BYTES)) {
+        const struct rt__comm *cm = &r->t->comms[ci];
+        if (RT_LIKELY(!cm->is_self && peer < cm->pub.size && cm->members[peer] != RT_NONE)) {
+            struct rt_event *e = push(r, ts, kind);
+            if (!e)
+                return OTF2_CALLBACK_INTERRUPT;
+            e->ref = cm->members[peer];
+            e->aux = tag;
+            e->comm = ci;
+            e->bytes = len;
+            *out = e;
+            return OTF2_CALLBACK_SUCCESS;
+        }
+    }
+    return message_slow(r, ts, kind, peer, comm, tag, len, what, out);
+}
+
 static OTF2_CallbackCode ev_send(EVT_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
     struct reader *r = ud;
@@ -676,7 +835,7 @@ static OTF2_CallbackCode ev_send(EVT_ARGS, uint32_t receiver, OTF2_CommRef comm,
 
 static OTF2_CallbackCode remember_request(struct reader *r, uint64_t req)
 {
-    if (rt__map_put(&r->requests, req, 0, r->cur->nevents - 1)) {
+    if (req_put(&r->requests, req, r->cur->nevents - 1)) {
         fail(r, RT_ENOMEM, "out of memory tracking requests");
         return OTF2_CALLBACK_INTERRUPT;
     }
@@ -700,12 +859,7 @@ static OTF2_CallbackCode ev_isend(EVT_ARGS, uint32_t receiver, OTF2_CommRef comm
 /* Finds and forgets the event that started request @p req; UINT64_MAX when it is unknown. */
 static uint64_t take_request(struct reader *r, uint64_t req)
 {
-    uint64_t *v = rt__map_get(&r->requests, req, 0);
-    if (!v)
-        return UINT64_MAX;
-    uint64_t idx = *v;
-    rt__map_del(&r->requests, req, 0);
-    return idx;
+    return req_take(&r->requests, req);
 }
 
 static OTF2_CallbackCode ev_isend_complete(EVT_ARGS, uint64_t req)
@@ -947,9 +1101,10 @@ static int read_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     r->cur = cur;
     r->mpi_depth = 0;
     r->call_flags = 0;
-    r->last_time = 0;
+    r->last_time = INT64_MIN;
+    r->fast_lo = r->fast_hi ? r->global_offset : UINT64_MAX;
     r->coll_begin = UINT64_MAX;
-    rt__map_free(&r->requests);
+    req_clear(&r->requests);
     uint64_t declared = cur->nevents;
     cur->nevents = 0;
     cur->events = NULL;
@@ -1008,10 +1163,10 @@ static int read_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
                     (unsigned long long)cur->location, row, (unsigned long long)nread,
                     OTF2_Error_GetDescription(ec));
     /* Receive requests never completed carry no message: the replay skips them. */
-    for (size_t i = 0; i < r->requests.cap; i++) {
-        struct rt__map_slot *s = &r->requests.slots[i];
-        if (s->used == 1 && cur->events[s->val].kind == RT_EV_IRECV_REQUEST) {
-            cur->events[s->val].flags |= RT_EVF_CANCELLED;
+    for (size_t i = 0; r->requests.count && i < r->requests.cap; i++) {
+        const struct req_slot *s = &r->requests.slot[i];
+        if (s->val && cur->events[s->val - 1].kind == RT_EV_IRECV_REQUEST) {
+            cur->events[s->val - 1].flags |= RT_EVF_CANCELLED;
             r->stats.dropped_requests++;
         }
     }
@@ -1125,7 +1280,7 @@ static int read_events(struct reader *r, OTF2_Reader *rd, uint32_t nw, const uin
         w[k].r = *r; /* the definition tables, shared read-only */
         w[k].r.err = &w[k].err;
         w[k].r.failed = 0;
-        rt__map_init(&w[k].r.requests);
+        w[k].r.requests = (struct req_table){0};
         memset(&w[k].r.stats, 0, sizeof w[k].r.stats);
         w[k].r.memory = 0;
         w[k].anchor = r->path;
@@ -1159,7 +1314,7 @@ static int read_events(struct reader *r, OTF2_Reader *rd, uint32_t nw, const uin
         a->orphan_completions += b->orphan_completions;
         a->dropped_requests += b->dropped_requests;
         r->t->memory += x->r.memory;
-        rt__map_free(&x->r.requests);
+        req_free(&x->r.requests);
         if (x->own && x->rd) {
             OTF2_Reader_CloseEvtFiles(x->rd);
             OTF2_Reader_CloseDefFiles(x->rd);
@@ -1286,6 +1441,11 @@ static int open_trace(const char *path, uint32_t nparts, uint32_t part, rt_trace
     rc = resolve_definitions(&r);
     if (rc)
         goto done;
+    /* push's fast range for a 1 ns clock: ts - global_offset in [0, INT64_MAX]; 0 (none)
+     * otherwise, or when global_offset + INT64_MAX would not fit (then push_slow checks). */
+    r.fast_hi = r.timer_resolution == 1000000000u && r.global_offset <= UINT64_MAX - INT64_MAX
+                    ? r.global_offset + INT64_MAX : 0;
+    r.have_callsites = r.callsite_of.count != 0;
     /* This process's rows (a distributed replay's part), then split among the readers, both by
      * the rows' declared event counts (Location definitions). */
     uint32_t first = 0, end = r.t->nrows;
@@ -1350,7 +1510,7 @@ done:
     rt__map_free(&r.scls);
     rt__map_free(&r.ctxs);
     rt__map_free(&r.callsite_of);
-    rt__map_free(&r.requests);
+    req_free(&r.requests);
     for (uint32_t i = 0; i < r.ngroups; i++)
         free(r.groupv[i].members);
     free(r.groupv);
