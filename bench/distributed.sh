@@ -51,6 +51,7 @@ case ${repeat:-1} in '' | *[!0-9]* | 0) echo "distributed.sh: error: bad --repea
 
 make_trace="$build/bench/retime-make-trace"
 retime="$build/replay/retime"
+. "$here/traces.sh"
 mpirun_sh="$root/scripts/mpirun.sh"
 for exe in "$make_trace" "$retime"; do
     if [ ! -x "$exe" ]; then
@@ -79,28 +80,6 @@ events_of() {
     else
         "$retime" replay "$2" --alpha 2.122us --beta 0.7595ns/B --quiet | awk '$1 == "events" { print $2; exit }'
     fi
-}
-
-to_events() {
-    awk -v s="$1" 'BEGIN { if (s !~ /^[0-9.]+([eE][0-9]+)?$/ || s + 0 < 1) exit 1; printf "%.0f", s }'
-}
-
-# Makes (once) the trace of $1 events, shared with bench/run.sh and bench/scale.sh (same name,
-# same generator defaults: 32 ranks, 8 KiB, 2 hops, seed 1); prints its directory.
-trace_for() {
-    t="$tmp/retime-bench-shift-$1"
-    if [ ! -f "$t/.complete" ]; then
-        need_kb=$(awk -v n="$1" 'BEGIN { printf "%.0f", n * 12.5 / 1024 + 1024 }')
-        avail_kb=$(df -Pk "$tmp" | awk 'NR == 2 { print $4 }')
-        if [ "$avail_kb" -lt "$need_kb" ]; then
-            echo "distributed.sh: error: $tmp has $avail_kb KiB free, the trace of $1 events needs ~$need_kb KiB" >&2
-            exit 1
-        fi
-        rm -rf "$t"
-        "$make_trace" "$t" --events "$1" >&2
-        touch "$t/.complete"
-    fi
-    echo "$t"
 }
 
 now_ns() { date +%s%N; }

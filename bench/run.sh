@@ -21,13 +21,6 @@ for exe in "$make_trace" "$bench"; do
     fi
 done
 
-# The defaults of retime-make-trace (32 ranks, 8 KiB, 2 hops, seed 1) are part of the name, so a
-# trace made here is only reused for the same request. The .complete marker is written last:
-# an interrupted generation leaves no marker and is redone.
-trace="${TMPDIR:-/tmp}/retime-bench-shift-$events"
-if [ ! -f "$trace/.complete" ]; then
-    rm -rf "$trace"
-    "$make_trace" "$trace" --events "$events"
-    touch "$trace/.complete"
-fi
+. "$here/traces.sh"
+trace=$(trace_for "$events")
 exec "$bench" "$trace" "$@"

@@ -30,6 +30,7 @@ while [ $# -gt 0 ]; do
 done
 
 make_trace="$build/bench/retime-make-trace"
+. "$here/traces.sh"
 bench="$build/bench/retime-bench-replay"
 for exe in "$make_trace" "$bench"; do
     if [ ! -x "$exe" ]; then
@@ -43,22 +44,8 @@ lines=$(mktemp "$tmp/retime-scale.XXXXXX")
 trap 'rm -f "$lines"' EXIT INT TERM
 echo "# $(uname -n), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 for s in $(echo "$sizes" | tr ',' ' '); do
-    # 1e7 -> 10000000: the same name as bench/run.sh uses, so the traces are shared.
-    events=$(awk -v s="$s" 'BEGIN { if (s !~ /^[0-9.]+([eE][0-9]+)?$/ || s + 0 < 1) exit 1; printf "%.0f", s }') ||
-        { echo "scale.sh: error: bad size '$s'" >&2; exit 1; }
-    trace="$tmp/retime-bench-shift-$events"
-    if [ ! -f "$trace/.complete" ]; then
-        # About 11.7 B/event on disk: check the room first (10^8 events is ~1.2 GB).
-        need_kb=$(awk -v n="$events" 'BEGIN { printf "%.0f", n * 12.5 / 1024 + 1024 }')
-        avail_kb=$(df -Pk "$tmp" | awk 'NR == 2 { print $4 }')
-        if [ "$avail_kb" -lt "$need_kb" ]; then
-            echo "scale.sh: error: $tmp has $avail_kb KiB free, the trace of $events events needs ~$need_kb KiB" >&2
-            exit 1
-        fi
-        rm -rf "$trace"
-        "$make_trace" "$trace" --events "$events"
-        touch "$trace/.complete"
-    fi
+    events=$(to_events "$s") || { echo "scale.sh: error: bad size '$s'" >&2; exit 1; }
+    trace=$(trace_for "$events")
     echo
     if [ -n "$budget" ]; then
         runs=$(awk -v b="$budget" -v n="$events" 'BEGIN { r = int(b / n); if (r > 100) r = 100; if (r < 1) r = 1; print r }')
