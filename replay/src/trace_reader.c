@@ -767,23 +767,37 @@ static int peer_row(struct reader *r, OTF2_CommRef comm, uint32_t rank, const ch
     return RT_OK;
 }
 
-static RT_COLD OTF2_CallbackCode message_slow(struct reader *r, OTF2_TimeStamp ts, uint8_t kind, uint32_t peer,
-                                              OTF2_CommRef comm, uint32_t tag, uint64_t len, const char *what,
-                                              struct rt_event **out)
+/* Translates a message's peer and checks its size, every case (self communicators, peers
+ * outside, missing locations): RT_OK with *ci and *row set, or the error reported. */
+static RT_COLD int message_peer(struct reader *r, uint32_t peer, OTF2_CommRef comm, uint64_t len, const char *what,
+                                uint32_t *ci, uint32_t *row)
 {
-    uint32_t ci = RT_NONE, row = RT_NONE; /* set by peer_row on success */
-    if (peer_row(r, comm, peer, what, &ci, &row))
+    int rc = peer_row(r, comm, peer, what, ci, row);
+    if (rc)
+        return rc;
+    if (*row == RT_NONE)
+        return fail(r, RT_ECORRUPT, "rank %u event %llu: %s without a peer rank", r->row,
+                    (unsigned long long)r->cur->nevents, what);
+    if (len > RT_MAX_BYTES)
+        return fail(r, RT_ECORRUPT, "rank %u event %llu: %s of %llu bytes, more than %llu (corrupt size?)", r->row,
+                    (unsigned long long)r->cur->nevents, what, (unsigned long long)len,
+                    (unsigned long long)RT_MAX_BYTES);
+    return RT_OK;
+}
+
+/* Appends a message event. The common case (a known communicator that is not a self one, a
+ * peer inside it whose location is in the trace, a plausible size) is checked inline;
+ * message_peer handles and reports everything else. */
+static inline OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uint8_t kind, uint32_t peer,
+                                        OTF2_CommRef comm, uint32_t tag, uint64_t len, const char *what,
+                                        struct rt_event **out)
+{
+    uint32_t ci = ref_get(&r->comms, comm), row;
+    const struct rt__comm *cm = ci != RT_NONE ? &r->t->comms[ci] : NULL;
+    if (RT_LIKELY(cm && len <= RT_MAX_BYTES && !cm->is_self && peer < cm->pub.size && cm->members[peer] != RT_NONE))
+        row = cm->members[peer];
+    else if (message_peer(r, peer, comm, len, what, &ci, &row))
         return OTF2_CALLBACK_INTERRUPT;
-    if (row == RT_NONE) {
-        fail(r, RT_ECORRUPT, "rank %u event %llu: %s without a peer rank", r->row,
-             (unsigned long long)r->cur->nevents, what);
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    if (len > RT_MAX_BYTES) {
-        fail(r, RT_ECORRUPT, "rank %u event %llu: %s of %llu bytes, more than %llu (corrupt size?)", r->row,
-             (unsigned long long)r->cur->nevents, what, (unsigned long long)len, (unsigned long long)RT_MAX_BYTES);
-        return OTF2_CALLBACK_INTERRUPT;
-    }
     struct rt_event *e = push(r, ts, kind);
     if (!e)
         return OTF2_CALLBACK_INTERRUPT;
@@ -793,31 +807,6 @@ static RT_COLD OTF2_CallbackCode message_slow(struct reader *r, OTF2_TimeStamp t
     e->bytes = len;
     *out = e;
     return OTF2_CALLBACK_SUCCESS;
-}
-
-/* Appends a message event. The common case (a known communicator that is not a self one, a
- * peer inside it whose location is in the trace, a plausible size) is checked inline;
- * message_slow handles and reports everything else as peer_row does. */
-static inline OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uint8_t kind, uint32_t peer,
-                                        OTF2_CommRef comm, uint32_t tag, uint64_t len, const char *what,
-                                        struct rt_event **out)
-{
-    uint32_t ci = ref_get(&r->comms, comm);
-    if (RT_LIKELY(ci != RT_NONE && len <= RT_MAX_BYTES)) {
-        const struct rt__comm *cm = &r->t->comms[ci];
-        if (RT_LIKELY(!cm->is_self && peer < cm->pub.size && cm->members[peer] != RT_NONE)) {
-            struct rt_event *e = push(r, ts, kind);
-            if (!e)
-                return OTF2_CALLBACK_INTERRUPT;
-            e->ref = cm->members[peer];
-            e->aux = tag;
-            e->comm = ci;
-            e->bytes = len;
-            *out = e;
-            return OTF2_CALLBACK_SUCCESS;
-        }
-    }
-    return message_slow(r, ts, kind, peer, comm, tag, len, what, out);
 }
 
 static OTF2_CallbackCode ev_send(EVT_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len)
