@@ -294,6 +294,14 @@ static int start_of(struct writer *w, uint32_t row, const struct rt_event *ev, u
     return RT_OK;
 }
 
+/* The communicator an event names as written: a process's instance of a self communicator is
+ * written as that communicator (the reader makes the instances again). */
+static OTF2_CommRef comm_ref(const struct writer *w, uint32_t comm)
+{
+    const struct rt_comm *cm = rt_trace_comm(w->t, comm);
+    return cm ? cm->origin : comm;
+}
+
 static int write_event(struct writer *w, OTF2_EvtWriter *ew, uint32_t row, const struct rt_event *ev, uint64_t i,
                        OTF2_TimeStamp ts)
 {
@@ -325,10 +333,10 @@ static int write_event(struct writer *w, OTF2_EvtWriter *ew, uint32_t row, const
         if (peer_of(w, row, i, e->comm, e->ref, 0, &peer))
             return w->rc;
         if (e->kind == RT_EV_SEND) {
-            ec = OTF2_EvtWriter_MpiSend(ew, al, ts, peer, e->comm, e->aux, e->bytes);
+            ec = OTF2_EvtWriter_MpiSend(ew, al, ts, peer, comm_ref(w, e->comm), e->aux, e->bytes);
             break;
         }
-        ec = OTF2_EvtWriter_MpiIsend(ew, al, ts, peer, e->comm, e->aux, e->bytes, i);
+        ec = OTF2_EvtWriter_MpiIsend(ew, al, ts, peer, comm_ref(w, e->comm), e->aux, e->bytes, i);
         /* A cancelled send's request never completes; the reader knows it only from this record.
          * Its time is lost in the trace: it is written with the send's. */
         if (ec == OTF2_SUCCESS && (e->flags & RT_EVF_CANCELLED)) {
@@ -345,8 +353,8 @@ static int write_event(struct writer *w, OTF2_EvtWriter *ew, uint32_t row, const
         if (peer_of(w, row, i, e->comm, e->ref, 0, &peer))
             return w->rc;
         ec = (e->flags & RT_EVF_ORPHAN)
-                 ? OTF2_EvtWriter_MpiIrecv(ew, al, ts, peer, e->comm, e->aux, e->bytes, ORPHAN_REQUEST | i)
-                 : OTF2_EvtWriter_MpiRecv(ew, al, ts, peer, e->comm, e->aux, e->bytes);
+                 ? OTF2_EvtWriter_MpiIrecv(ew, al, ts, peer, comm_ref(w, e->comm), e->aux, e->bytes, ORPHAN_REQUEST | i)
+                 : OTF2_EvtWriter_MpiRecv(ew, al, ts, peer, comm_ref(w, e->comm), e->aux, e->bytes);
         break;
     case RT_EV_IRECV_REQUEST:
         /* A cancelled (never completed) request gets no record of its end: the reader flags it so. */
@@ -358,7 +366,7 @@ static int write_event(struct writer *w, OTF2_EvtWriter *ew, uint32_t row, const
         const struct rt_event *post = &ev[e->ref]; /* the reader keeps source and tag there */
         if (peer_of(w, row, i, e->comm, post->ref, 0, &peer))
             return w->rc;
-        ec = OTF2_EvtWriter_MpiIrecv(ew, al, ts, peer, e->comm, post->aux, e->bytes, e->ref);
+        ec = OTF2_EvtWriter_MpiIrecv(ew, al, ts, peer, comm_ref(w, e->comm), post->aux, e->bytes, e->ref);
         break;
     }
     case RT_EV_COLL_BEGIN:
@@ -370,10 +378,16 @@ static int write_event(struct writer *w, OTF2_EvtWriter *ew, uint32_t row, const
         const struct rt_event *b = &ev[e->ref]; /* the reader keeps op, root and bytes sent there */
         if (peer_of(w, row, i, e->comm, b->ref, 1, &peer))
             return w->rc;
-        ec = OTF2_EvtWriter_MpiCollectiveEnd(ew, al, ts, otf2_coll_op(b->aux, b->flags & RT_EVF_VECTOR), e->comm,
+        ec = OTF2_EvtWriter_MpiCollectiveEnd(ew, al, ts, otf2_coll_op(b->aux, b->flags & RT_EVF_VECTOR), comm_ref(w, e->comm),
                                              peer, b->bytes, e->bytes);
         break;
     }
+    case RT_EV_FORK: /* the team's other threads are not written: the join's time is the prediction */
+        ec = OTF2_EvtWriter_ThreadFork(ew, al, ts, OTF2_PARADIGM_OPENMP, 0);
+        break;
+    case RT_EV_JOIN:
+        ec = OTF2_EvtWriter_ThreadJoin(ew, al, ts, OTF2_PARADIGM_OPENMP);
+        break;
     default:
         return fail(w, RT_EINVAL, "rank %u event %" PRIu64 ": unknown event kind %u", row, i, e->kind);
     }
@@ -554,6 +568,8 @@ static int write_definitions(struct writer *w)
     for (uint32_t c = 0; c < w->ncomms; c++) {
         const struct rt_comm *cm = rt_trace_comm(t, c);
         uint32_t n = 0;
+        if (cm->origin != c) /* an instance of a self communicator: written as that one */
+            continue;
         for (uint32_t k = 0; cm->members && k < cm->size; k++)
             members[n++] = cm->members[k] < nrows ? cm->members[k] : nomember;
         if (intern(w, cm->name, &s) ||

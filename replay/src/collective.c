@@ -161,18 +161,27 @@ static int is_times(rt_bytes x, uint64_t k, rt_bytes b)
     return x % k == 0 && x / k == b;
 }
 
-/* Whether a member's counts fit the block @p b under Score-P's conventions (see
- * instrument/src/wrap_coll.c): the MPI_IN_PLACE forms count one block less. */
+/* Whether the root's total @p x of a rooted operation is one of the readings producers write:
+ * P·b (Score-P, retime's tracer), (P-1)·b (in place: the root's own block does not move), or b
+ * (one block at the root, as some writers record a broadcast's or reduction's buffer). */
+static int root_total(rt_bytes x, uint64_t P, rt_bytes b)
+{
+    return is_times(x, P, b) || is_times(x, P - 1, b) || x == b;
+}
+
+/* Whether a member's counts fit the block @p b under the producers' conventions (docs/collectives.md:
+ * Score-P's, retime's tracer's in instrument/src/wrap_coll.c, a root recording one block): the
+ * MPI_IN_PLACE forms count one block less. */
 static int fits(int op, uint64_t P, uint64_t me, int is_root, rt_bytes s, rt_bytes r, rt_bytes b)
 {
     switch (op) {
-    case RT_COLL_BCAST: /* root sent P·b, everyone received b */
-        return r == b || (is_root && r == 0 && (is_times(s, P, b) || is_times(s, P - 1, b)));
+    case RT_COLL_BCAST: /* the root sent P·b, (P-1)·b or b; everyone else received b */
+        return r == b || (is_root && r == 0 && root_total(s, P, b));
     case RT_COLL_REDUCE:
-    case RT_COLL_GATHER: /* everyone sent b (the root 0 in place); the root received (P or P-1)·b */
-        return s == b || (is_root && s == 0 && is_times(r, P - 1, b));
+    case RT_COLL_GATHER: /* everyone sent b (the root 0 in place); the root received P·b, (P-1)·b or b */
+        return (s == b && (!is_root || r == 0 || root_total(r, P, b))) || (is_root && s == 0 && root_total(r, P, b));
     case RT_COLL_SCATTER: /* gather with the directions exchanged */
-        return r == b || (is_root && r == 0 && is_times(s, P - 1, b));
+        return (r == b && (!is_root || s == 0 || root_total(s, P, b))) || (is_root && r == 0 && root_total(s, P, b));
     case RT_COLL_ALLREDUCE:
     case RT_COLL_ALLGATHER:
     case RT_COLL_ALLTOALL: /* sent = received = P·b, or (P-1)·b in place */
@@ -192,21 +201,24 @@ static int candidates(int op, uint64_t P, uint64_t me, int is_root, rt_bytes s, 
     rt_bytes of[4];
     int n = 0, k = 0;
     switch (op) {
-    case RT_COLL_BCAST:
-        out[n++] = r;
+    case RT_COLL_BCAST: /* a root's own counts: what it received (b), or its total over P, P-1 or 1 */
+        if (!is_root || r)
+            out[n++] = r;
         if (is_root)
-            of[k] = s, div[k++] = P, of[k] = s, div[k++] = P - 1;
+            of[k] = s, div[k++] = P, of[k] = s, div[k++] = P - 1, of[k] = s, div[k++] = 1;
         break;
     case RT_COLL_REDUCE:
     case RT_COLL_GATHER:
-        out[n++] = s;
+        if (!is_root || s)
+            out[n++] = s;
         if (is_root)
-            of[k] = r, div[k++] = P - 1;
+            of[k] = r, div[k++] = P, of[k] = r, div[k++] = P - 1, of[k] = r, div[k++] = 1;
         break;
     case RT_COLL_SCATTER:
-        out[n++] = r;
+        if (!is_root || r)
+            out[n++] = r;
         if (is_root)
-            of[k] = s, div[k++] = P - 1;
+            of[k] = s, div[k++] = P, of[k] = s, div[k++] = P - 1, of[k] = s, div[k++] = 1;
         break;
     case RT_COLL_ALLREDUCE:
     case RT_COLL_ALLGATHER:

@@ -328,7 +328,7 @@ int rt__eng_coll_finish(struct engine *E, uint32_t id)
         struct rt__coll_member *A = &c->mem[a], *B = &c->mem[b];
         uint32_t ra = member_row(E, c, a), rb = member_row(E, c, b);
         char block[48] = "";
-        if (A->block != UINT64_MAX)
+        if (A->block != UINT64_MAX && A->block != 0) /* an empty reading explains nothing */
             snprintf(block, sizeof block, " (blocks of %llu bytes)", (unsigned long long)A->block);
         return E->failed = rt_error_set(
                    E->err, RT_EMISMATCH,
@@ -791,6 +791,8 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
             for (uint32_t i = 0; i < R->nwaits; i++)
                 msg_release(E, R->waits[i]);
             R->nwaits = 0;
+        } else if (__builtin_expect((e->flags & RT_EVF_NOWORK) != 0, 0)) {
+            t = R->clock; /* it waited here for its thread team: the JOIN times that */
         } else {
             t = local_time(E, R, e);
         }
@@ -886,6 +888,21 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
                 coll_release(E, (uint32_t)p);
         }
         break;
+    case RT_EV_FORK:
+        t = local_time(E, R, e);
+        R->fork_pred = t;
+        break;
+    case RT_EV_JOIN: {
+        /* The team is joined when the rank's own thread is back and the slowest other thread's
+         * work since the fork (scaled as compute is) is done. */
+        t = local_time(E, R, e);
+        rt_time_ps work = 0;
+        if (e->bytes && E->o->compute_scale != 0)
+            work = (rt_time_ps)((double)e->bytes * 1e3 * E->o->compute_scale + 0.5);
+        if (R->fork_pred + work > t)
+            t = cpu(E, r, R->fork_pred + work, 0);
+        break;
+    }
     default:
         t = local_time(E, R, e);
         break;

@@ -120,6 +120,7 @@ struct rank {
     const struct rt_event *ev;
     uint64_t nev, cursor;
     rt_time_ps clock, tx_free, rx_free, queued_at;
+    rt_time_ps fork_pred; /* predicted time of its open thread team's fork (RT_EV_FORK) */
     rt_time_ns last_meas;
     int depth;      /* MPI call nesting */
     int call_ops;   /* the current MPI call moves data or synchronises */

@@ -15,7 +15,8 @@ struct rt__row {
 struct rt__comm {
     struct rt_comm pub;
     uint32_t *members;
-    int is_self;              /* MPI_COMM_SELF style: every rank's peer is itself */
+    int is_self;              /* MPI_COMM_SELF style (OTF2 COMM_SELF group): one instance per process */
+    uint32_t self_base;       /* is_self: the instance of row r is communicator self_base + r */
 };
 
 struct rt_trace {
@@ -29,6 +30,7 @@ struct rt_trace {
     uint32_t ncallsites;
     struct rt__comm *comms;
     uint32_t ncomms;
+    uint32_t *self_rows;      /* self_rows[r] = r: the one member of each self instance */
     char **strings;           /* owned copies of all names the tables point into */
     uint32_t nstrings, capstrings;
     struct rt_trace_stats stats;

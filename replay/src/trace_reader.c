@@ -179,6 +179,28 @@ struct ctx_def {
     uint64_t self, region, scl;
 };
 
+/* A location as defined, kept until ranks, threads and other locations can be told apart. */
+struct loc_def {
+    uint64_t id, nevents, group;
+    const char *name;
+    uint8_t type; /* OTF2_LocationType */
+};
+
+/* A thread team as one of a rank's other threads saw it: when it began, and when its work was
+ * done (its arrival at the team's last barrier, or the team's end). */
+struct team_span {
+    rt_time_ns begin, arrive;
+};
+
+/* A CPU thread of a rank besides the rank's own: read only for its team spans. */
+struct thread_loc {
+    uint64_t location, nevents;
+    uint32_t row;             /* its rank */
+    struct team_span *spans;  /* in time order */
+    uint64_t nspans, capspans;
+    uint64_t rank_location;   /* its rank's location id (until the rows are indexed) */
+};
+
 struct reader {
     rt_trace *t;
     rt_error *err;
@@ -206,6 +228,11 @@ struct reader {
     int have_clock;
     uint64_t fast_hi;           /* push's fast path takes ts in [fast_lo, fast_hi]; 0 unless a 1 ns clock */
     int have_callsites;         /* call sites defined: Enter attributes are worth looking at */
+    struct loc_def *locv;       /* every location defined */
+    uint32_t nloc, caploc;
+    struct thread_loc *thr;     /* the ranks' other CPU threads, by rank, then location id */
+    uint32_t nthr;
+    uint32_t *thr_at;           /* rank r's threads are thr[thr_at[r] .. thr_at[r + 1]) */
 
     /* state of the location being read */
     uint32_t row;
@@ -217,6 +244,14 @@ struct reader {
     uint64_t fast_lo;           /* the last event's ts (see push) */
     struct req_table requests;  /* request id -> event index */
     uint64_t coll_begin;        /* index of the open collective begin, or UINT64_MAX */
+    /* thread teams (of the rank's own thread, or of one of its other threads, thr_cur) */
+    struct thread_loc *thr_cur; /* the other thread being read, or NULL: the rank's own */
+    int team_depth;             /* open team begins and parallel regions */
+    int in_barrier;             /* inside a barrier region of the team */
+    int work_after_barrier;     /* something was entered since the team's last barrier */
+    rt_time_ns team_begin, barrier_enter;
+    uint64_t fork_ev;           /* the rank's RT_EV_FORK of the open team */
+    uint64_t barrier_leave;     /* the rank's Leave of its last barrier in the team, or UINT64_MAX */
     /* what this reader's locations add to the trace's counters (several readers may run at
      * once, see read_events; their counts are summed when all are done) */
     struct rt_trace_stats stats;
@@ -276,6 +311,11 @@ static const char *string_ref(struct reader *r, uint64_t ref)
     return i ? r->t->strings[*i] : NULL;
 }
 
+/* Region flags besides the event flags they carry (RT_EVF_MPI, RT_EVF_SYNC, RT_EVF_BUFFERED):
+ * the thread-team regions, which only the reader looks at. */
+#define RF_PARALLEL (1u << 6) /* a parallel region (OpenMP): a thread team */
+#define RF_BARRIER (1u << 7)  /* a thread team's barrier (implicit or explicit; not MPI_Barrier) */
+
 /* ---------------------------------------------------------------- global definitions */
 
 static OTF2_CallbackCode def_clock(void *ud, uint64_t res, uint64_t offset, uint64_t len, uint64_t rt)
@@ -331,6 +371,10 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
     /* Whether a send is synchronous or buffered is only said by the name of its call. The MPI
      * bit is kept beside it so that Enter and Leave read one byte per event. */
     nf[t->nregions] = (uint8_t)((nr[t->nregions].is_mpi ? RT_EVF_MPI : 0) |
+                                (paradigm == OTF2_PARADIGM_MPI ? 0
+                                 : role == OTF2_REGION_ROLE_PARALLEL ? RF_PARALLEL
+                                 : role == OTF2_REGION_ROLE_IMPLICIT_BARRIER || role == OTF2_REGION_ROLE_BARRIER
+                                     ? RF_BARRIER : 0) |
                                 (!s                                                    ? 0
                                  : !strcmp(s, "MPI_Ssend") || !strcmp(s, "MPI_Issend") ? RT_EVF_SYNC
                                  : !strcmp(s, "MPI_Bsend") || !strcmp(s, "MPI_Ibsend") ? RT_EVF_BUFFERED
@@ -345,22 +389,152 @@ static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_Stri
                                       OTF2_LocationGroupRef group)
 {
     struct reader *r = ud;
-    rt_trace *t = r->t;
-    (void)group;
-    if (type != OTF2_LOCATION_TYPE_CPU_THREAD)
-        return OTF2_CALLBACK_SUCCESS; /* GPU and metric locations carry no MPI events */
-    struct rt__row *nr = realloc(t->rows, (t->nrows + 1) * sizeof *nr);
-    if (!nr) {
-        fail(r, RT_ENOMEM, "out of memory reading location definitions");
-        return OTF2_CALLBACK_INTERRUPT;
+    if (r->nloc == r->caploc) {
+        uint32_t ncap = r->caploc ? r->caploc * 2 : 64;
+        struct loc_def *nl = ncap > r->caploc ? realloc(r->locv, ncap * sizeof *nl) : NULL;
+        if (!nl) {
+            fail(r, RT_ENOMEM, "out of memory reading location definitions");
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        r->locv = nl;
+        r->caploc = ncap;
     }
-    t->rows = nr;
-    nr[t->nrows] = (struct rt__row){.location = self, .events = NULL, .nevents = nevents};
     const char *s = string_ref(r, name);
-    nr[t->nrows].name = (char *)(s ? s : "");
-    t->nrows++;
-    t->memory += sizeof *nr;
+    r->locv[r->nloc++] = (struct loc_def){self, nevents, group, s ? s : "", (uint8_t)type};
     return OTF2_CALLBACK_SUCCESS;
+}
+
+static int cmp_loc(const void *a, const void *b)
+{
+    const struct loc_def *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_thr(const void *a, const void *b)
+{
+    const struct thread_loc *x = a, *y = b;
+    if (x->row != y->row)
+        return x->row < y->row ? -1 : 1;
+    return x->location < y->location ? -1 : x->location > y->location;
+}
+
+/* Whether location @p id is one of the MPI COMM_LOCATIONS group's @p n members (sorted). */
+static int is_mpi_location(const uint64_t *sorted, uint32_t n, uint64_t id)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (sorted[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && sorted[lo] == id;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * Tells ranks, threads and other locations apart (see rt_trace_open). A rank is an MPI process:
+ * a CPU thread the MPI COMM_LOCATIONS group lists, or, in a location group (a process) that holds
+ * none of those, its first CPU thread; a CPU thread without a location group is a rank of its
+ * own. Every other CPU thread is a thread of its group's first rank. Accelerator streams and
+ * metric locations are counted with their declared records: they are not replayed.
+ * Builds t->rows (sorted by location id, as before threads were told apart) and r->thr.
+ */
+static int classify_locations(struct reader *r)
+{
+    rt_trace *t = r->t;
+    const struct group_def *mpi = NULL;
+    uint64_t *sorted = NULL;
+    int rc = RT_OK;
+    for (uint32_t i = 0; i < r->ngroups; i++)
+        if (r->groupv[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS && r->groupv[i].paradigm == OTF2_PARADIGM_MPI)
+            mpi = &r->groupv[i];
+    if (mpi && mpi->n) {
+        sorted = malloc((size_t)mpi->n * sizeof *sorted);
+        if (!sorted)
+            return fail(r, RT_ENOMEM, "out of memory sorting locations");
+        memcpy(sorted, mpi->members, (size_t)mpi->n * sizeof *sorted);
+        qsort(sorted, mpi->n, sizeof *sorted, cmp_u64);
+    }
+    uint32_t nmpi = mpi ? mpi->n : 0;
+    qsort(r->locv, r->nloc, sizeof *r->locv, cmp_loc); /* by group, then id */
+    t->rows = calloc(r->nloc ? r->nloc : 1, sizeof *t->rows);
+    r->thr = calloc(r->nloc ? r->nloc : 1, sizeof *r->thr);
+    if (!t->rows || !r->thr) {
+        rc = fail(r, RT_ENOMEM, "out of memory reading location definitions");
+        goto done;
+    }
+    /* Per location group [g0, g1): its ranks become rows, its other CPU threads threads of the
+     * first of them; thr[k].row holds the rank's location id until the rows are sorted. */
+    for (uint32_t g0 = 0, g1; g0 < r->nloc; g0 = g1) {
+        g1 = g0 + 1;
+        if (r->locv[g0].group != OTF2_UNDEFINED_LOCATION_GROUP)
+            while (g1 < r->nloc && r->locv[g1].group == r->locv[g0].group)
+                g1++;
+        int has_mpi = 0;
+        for (uint32_t i = g0; i < g1 && nmpi; i++)
+            has_mpi |= r->locv[i].type == OTF2_LOCATION_TYPE_CPU_THREAD && is_mpi_location(sorted, nmpi, r->locv[i].id);
+        uint64_t first_rank = UINT64_MAX;
+        uint32_t thr0 = r->nthr;
+        for (uint32_t i = g0; i < g1; i++) {
+            const struct loc_def *l = &r->locv[i];
+            if (l->type == OTF2_LOCATION_TYPE_METRIC) {
+                t->stats.metric_locations++;
+                t->stats.metric_records += l->nevents;
+                continue;
+            }
+            if (l->type != OTF2_LOCATION_TYPE_CPU_THREAD) { /* accelerator streams (and unknown kinds) */
+                t->stats.accel_locations++;
+                t->stats.accel_records += l->nevents;
+                continue;
+            }
+            int rank = has_mpi ? is_mpi_location(sorted, nmpi, l->id) : first_rank == UINT64_MAX;
+            if (rank) {
+                t->rows[t->nrows++] = (struct rt__row){.location = l->id, .name = (char *)l->name, .nevents = l->nevents};
+                if (first_rank == UINT64_MAX)
+                    first_rank = l->id;
+            } else {
+                r->thr[r->nthr++] = (struct thread_loc){.location = l->id, .nevents = l->nevents};
+            }
+        }
+        for (uint32_t k = thr0; k < r->nthr; k++)
+            r->thr[k].rank_location = first_rank;
+    }
+    t->stats.threads = r->nthr;
+    t->memory += (uint64_t)t->nrows * sizeof *t->rows;
+done:
+    free(sorted);
+    return rc;
+}
+
+/* After the rows are sorted: each thread's rank row, and the threads grouped by rank. */
+static int index_threads(struct reader *r)
+{
+    rt_trace *t = r->t;
+    for (uint32_t k = 0; k < r->nthr; k++) {
+        uint64_t *row = rt__map_get(&r->rows, r->thr[k].rank_location, 0);
+        if (!row)
+            return fail(r, RT_ECORRUPT, "thread location %llu: its process has no rank", /* cannot happen */
+                        (unsigned long long)r->thr[k].location);
+        r->thr[k].row = (uint32_t)*row;
+    }
+    qsort(r->thr, r->nthr, sizeof *r->thr, cmp_thr);
+    r->thr_at = calloc((size_t)t->nrows + 1, sizeof *r->thr_at);
+    if (!r->thr_at)
+        return fail(r, RT_ENOMEM, "out of memory indexing threads");
+    for (uint32_t k = 0; k < r->nthr; k++)
+        r->thr_at[r->thr[k].row + 1]++;
+    for (uint32_t i = 0; i < t->nrows; i++)
+        r->thr_at[i + 1] += r->thr_at[i];
+    return RT_OK;
 }
 
 static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name,
@@ -413,7 +587,7 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
         r->capcomms = ncap;
     }
     const char *s = string_ref(r, name);
-    t->comms[t->ncomms] = (struct rt__comm){.pub = {.name = s ? s : "", .size = 0, .members = NULL}};
+    t->comms[t->ncomms] = (struct rt__comm){.pub = {.name = s ? s : "", .size = 0, .members = NULL, .origin = t->ncomms}};
     r->comm_group[t->ncomms] = group;
     if (ref_put(&r->comms, self, t->ncomms))
         goto oom;
@@ -529,6 +703,39 @@ static int resolve_definitions(struct reader *r)
         comm->pub.members = comm->members;
         t->memory += (uint64_t)g->n * sizeof(uint32_t);
     }
+    /* A self communicator (MPI_COMM_SELF, or any communicator of one process: Score-P gives them
+     * all a COMM_SELF group) is one definition for what are separate communicators, one per
+     * process: collectives that ranks call on it at the same time are not one collective. Each
+     * row gets its own instance, a communicator of one member appended after the defined ones,
+     * and events name the instance, so the replay never joins them. */
+    uint32_t ndefined = t->ncomms, nself = 0;
+    for (uint32_t c = 0; c < ndefined; c++)
+        nself += t->comms[c].is_self != 0;
+    if (nself && t->nrows) {
+        uint64_t total = ndefined + (uint64_t)nself * t->nrows;
+        if (total > RT_MAX_COMMS)
+            return fail(r, RT_EUNSUPPORTED, "%u self communicators on %u ranks make %llu communicator instances, "
+                        "more than the %u the replay supports", nself, t->nrows, (unsigned long long)total,
+                        (unsigned)RT_MAX_COMMS);
+        struct rt__comm *nc = realloc(t->comms, total * sizeof *nc);
+        if (nc)
+            t->comms = nc;
+        t->self_rows = malloc(t->nrows * sizeof *t->self_rows);
+        if (!nc || !t->self_rows)
+            return fail(r, RT_ENOMEM, "out of memory resolving self communicators");
+        for (uint32_t i = 0; i < t->nrows; i++)
+            t->self_rows[i] = i;
+        for (uint32_t c = 0; c < ndefined; c++) {
+            if (!t->comms[c].is_self)
+                continue;
+            t->comms[c].self_base = t->ncomms;
+            for (uint32_t i = 0; i < t->nrows; i++)
+                t->comms[t->ncomms++] = (struct rt__comm){
+                    .pub = {.name = t->comms[c].pub.name, .size = 1, .members = &t->self_rows[i], .origin = c}};
+        }
+        t->memory += (uint64_t)t->nrows * sizeof(uint32_t) + (total - ndefined) * sizeof *t->comms;
+        t->stats.self_comms = nself;
+    }
     /* Call sites are numbered in definition order (calling contexts, then source locations no
      * context names), not in hash-table order: the numbers then do not depend on the map's
      * layout, and an archive written back with its definitions in table order (otf2_writer.c)
@@ -594,9 +801,11 @@ static int to_ns(struct reader *r, OTF2_TimeStamp ts, rt_time_ns *out)
 
 #if defined(__GNUC__)
 #define RT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define RT_COLD __attribute__((noinline, cold))
 #else
 #define RT_LIKELY(x) (x)
+#define RT_UNLIKELY(x) (x)
 #define RT_COLD
 #endif
 
@@ -692,6 +901,97 @@ static uint32_t enter_callsite(struct reader *r, OTF2_AttributeList *attrs)
     return RT_NONE;
 }
 
+/* ---------------------------------------------------------------- thread teams
+ *
+ * A rank's thread forks a team (ThreadFork, ThreadTeamBegin, or the Enter of a parallel region,
+ * whichever comes first) and joins it (the matching ThreadJoin, ThreadTeamEnd or Leave, whichever
+ * closes the outermost). The rank's events get an RT_EV_FORK and an RT_EV_JOIN there; its Leave
+ * of its last barrier in the team is marked RT_EVF_NOWORK (it waited there for the others). Each
+ * of its other threads records a team span: when it began, and when its work was done (the Enter
+ * of its last barrier in the team, or the team's end when it did more after that barrier).
+ * match_teams then gives each JOIN the slowest thread's work from the fork. Nested teams count
+ * as part of the outermost. */
+
+static RT_COLD int team_open(struct reader *r, OTF2_TimeStamp ts)
+{
+    if (r->team_depth++ > 0)
+        return RT_OK;
+    r->in_barrier = r->work_after_barrier = 0;
+    r->barrier_enter = INT64_MIN;
+    r->barrier_leave = UINT64_MAX;
+    if (r->thr_cur)
+        return to_ns(r, ts, &r->team_begin) ? fail(r, RT_ECORRUPT, "thread location %llu: timestamp %llu is out of range",
+                                                   (unsigned long long)r->thr_cur->location, (unsigned long long)ts)
+                                            : RT_OK;
+    if (!push(r, ts, RT_EV_FORK))
+        return r->failed;
+    r->fork_ev = r->cur->nevents - 1;
+    return RT_OK;
+}
+
+static RT_COLD int team_close(struct reader *r, OTF2_TimeStamp ts)
+{
+    if (r->team_depth == 0 || --r->team_depth > 0)
+        return RT_OK;
+    int waited = r->barrier_enter != INT64_MIN && !r->work_after_barrier;
+    struct thread_loc *th = r->thr_cur;
+    if (th) {
+        rt_time_ns end;
+        if (to_ns(r, ts, &end))
+            return fail(r, RT_ECORRUPT, "thread location %llu: timestamp %llu is out of range",
+                        (unsigned long long)th->location, (unsigned long long)ts);
+        if (th->nspans == th->capspans) {
+            uint64_t ncap = th->capspans ? th->capspans * 2 : 16;
+            struct team_span *ns = realloc(th->spans, ncap * sizeof *ns);
+            if (!ns)
+                return fail(r, RT_ENOMEM, "out of memory reading thread location %llu", (unsigned long long)th->location);
+            th->spans = ns;
+            th->capspans = ncap;
+        }
+        th->spans[th->nspans++] = (struct team_span){r->team_begin, waited ? r->barrier_enter : end};
+        return RT_OK;
+    }
+    if (waited)
+        r->cur->events[r->barrier_leave].flags |= RT_EVF_NOWORK;
+    struct rt_event *e = push(r, ts, RT_EV_JOIN);
+    if (!e)
+        return r->failed;
+    e->ref = (uint32_t)r->fork_ev;
+    e->bytes = 0; /* match_teams fills in the other threads' work */
+    r->stats.forks++;
+    return RT_OK;
+}
+
+/* Before an Enter of region flags @p rf at @p ts, on any thread: a parallel region opens a team;
+ * in a team, a barrier or some other work begins. */
+static RT_COLD int team_enter(struct reader *r, uint8_t rf, OTF2_TimeStamp ts)
+{
+    if (rf & RF_PARALLEL)
+        return team_open(r, ts);
+    if (!r->team_depth || r->in_barrier)
+        return RT_OK;
+    if (!(rf & RF_BARRIER)) {
+        r->work_after_barrier = 1;
+        return RT_OK;
+    }
+    r->in_barrier = 1;
+    r->work_after_barrier = 0;
+    if (to_ns(r, ts, &r->barrier_enter))
+        return fail(r, RT_ECORRUPT, "rank %u: timestamp %llu is out of range", r->row, (unsigned long long)ts);
+    return RT_OK;
+}
+
+/* After a Leave of region flags @p rf at @p ts (on the rank's thread: pushed as its last event). */
+static RT_COLD int team_leave(struct reader *r, uint8_t rf, OTF2_TimeStamp ts)
+{
+    if ((rf & RF_BARRIER) && r->team_depth && r->in_barrier) {
+        r->in_barrier = 0;
+        if (!r->thr_cur)
+            r->barrier_leave = r->cur->nevents - 1;
+    }
+    return (rf & RF_PARALLEL) ? team_close(r, ts) : RT_OK;
+}
+
 static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
 {
     struct reader *r = ud;
@@ -699,11 +999,13 @@ static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
     uint32_t reg = ref_get(&r->regions, region);
     if (reg == RT_NONE)
         return undefined_region(r, region, "enter");
+    uint8_t rf = r->region_flags[reg];
+    if (RT_UNLIKELY((rf & (RF_PARALLEL | RF_BARRIER)) || r->team_depth) && team_enter(r, rf, ts))
+        return OTF2_CALLBACK_INTERRUPT;
     struct rt_event *e = push(r, ts, RT_EV_ENTER);
     if (!e)
         return OTF2_CALLBACK_INTERRUPT;
     e->ref = reg;
-    uint8_t rf = r->region_flags[reg];
     if (rf & RT_EVF_MPI) {
         e->flags = RT_EVF_MPI;
         if (r->mpi_depth++ == 0)
@@ -726,11 +1028,14 @@ static OTF2_CallbackCode ev_leave(EVT_ARGS, OTF2_RegionRef region)
     if (!e)
         return OTF2_CALLBACK_INTERRUPT;
     e->ref = reg;
-    if (r->region_flags[reg] & RT_EVF_MPI) {
+    uint8_t rf = r->region_flags[reg];
+    if (rf & RT_EVF_MPI) {
         e->flags = RT_EVF_MPI;
         if (r->mpi_depth > 0)
             r->mpi_depth--;
     }
+    if (RT_UNLIKELY(rf & (RF_PARALLEL | RF_BARRIER)) && team_leave(r, rf, ts))
+        return OTF2_CALLBACK_INTERRUPT;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -754,6 +1059,7 @@ static int peer_row(struct reader *r, OTF2_CommRef comm, uint32_t rank, const ch
         if (rank != 0)
             return fail(r, RT_ECORRUPT, "rank %u event %llu: %s to rank %u of a self communicator",
                         r->row, ev, what, rank);
+        *ci = cm->self_base + r->row; /* this process's own instance */
         *row = r->row;
         return RT_OK;
     }
@@ -1005,6 +1311,232 @@ static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRe
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* Thread team records, on the rank's thread and on its other threads alike. */
+static OTF2_CallbackCode ev_fork(EVT_ARGS, OTF2_Paradigm model, uint32_t nthreads)
+{
+    (void)loc; (void)pos; (void)attrs; (void)model; (void)nthreads;
+    return team_open(ud, ts) ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_join(EVT_ARGS, OTF2_Paradigm model)
+{
+    (void)loc; (void)pos; (void)attrs; (void)model;
+    return team_close(ud, ts) ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_team_begin(EVT_ARGS, OTF2_CommRef team)
+{
+    (void)loc; (void)pos; (void)attrs; (void)team;
+    return team_open(ud, ts) ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_team_end(EVT_ARGS, OTF2_CommRef team)
+{
+    (void)loc; (void)pos; (void)attrs; (void)team;
+    return team_close(ud, ts) ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+/* One-sided (RMA) records are not replayed: each is counted, so that the reader can say how many
+ * it dropped. One callback per record type, each with its own signature. */
+#define RMA_COUNTER(name, ...)                                                                                    \
+    static OTF2_CallbackCode rma_##name(EVT_ARGS, __VA_ARGS__)                                                    \
+    {                                                                                                             \
+        ((struct reader *)ud)->stats.rma_records++;                                                               \
+        return OTF2_CALLBACK_SUCCESS;                                                                             \
+    }
+RMA_COUNTER(WinCreate, OTF2_RmaWinRef w)
+RMA_COUNTER(WinDestroy, OTF2_RmaWinRef w)
+RMA_COUNTER(CollectiveEnd, OTF2_CollectiveOp op, OTF2_RmaSyncLevel l, OTF2_RmaWinRef w, uint32_t root, uint64_t s,
+            uint64_t rv)
+RMA_COUNTER(GroupSync, OTF2_RmaSyncLevel l, OTF2_RmaWinRef w, OTF2_GroupRef g)
+RMA_COUNTER(RequestLock, OTF2_RmaWinRef w, uint32_t rem, uint64_t id, OTF2_LockType lt)
+RMA_COUNTER(AcquireLock, OTF2_RmaWinRef w, uint32_t rem, uint64_t id, OTF2_LockType lt)
+RMA_COUNTER(TryLock, OTF2_RmaWinRef w, uint32_t rem, uint64_t id, OTF2_LockType lt)
+RMA_COUNTER(ReleaseLock, OTF2_RmaWinRef w, uint32_t rem, uint64_t id)
+RMA_COUNTER(Sync, OTF2_RmaWinRef w, uint32_t rem, OTF2_RmaSyncType st)
+RMA_COUNTER(WaitChange, OTF2_RmaWinRef w)
+RMA_COUNTER(Put, OTF2_RmaWinRef w, uint32_t rem, uint64_t b, uint64_t id)
+RMA_COUNTER(Get, OTF2_RmaWinRef w, uint32_t rem, uint64_t b, uint64_t id)
+RMA_COUNTER(Atomic, OTF2_RmaWinRef w, uint32_t rem, OTF2_RmaAtomicType at, uint64_t s, uint64_t rv, uint64_t id)
+RMA_COUNTER(OpCompleteBlocking, OTF2_RmaWinRef w, uint64_t id)
+RMA_COUNTER(OpCompleteNonBlocking, OTF2_RmaWinRef w, uint64_t id)
+RMA_COUNTER(OpTest, OTF2_RmaWinRef w, uint64_t id)
+RMA_COUNTER(OpCompleteRemote, OTF2_RmaWinRef w, uint64_t id)
+
+static OTF2_CallbackCode rma_CollectiveBegin(EVT_ARGS)
+{
+    ((struct reader *)ud)->stats.rma_records++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The callbacks every CPU thread shares: thread teams and the RMA counters. */
+static void set_common_callbacks(OTF2_EvtReaderCallbacks *cb)
+{
+    OTF2_EvtReaderCallbacks_SetThreadForkCallback(cb, ev_fork);
+    OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cb, ev_join);
+    OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback(cb, ev_team_begin);
+    OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback(cb, ev_team_end);
+#define RMA_SET(name) OTF2_EvtReaderCallbacks_SetRma##name##Callback(cb, rma_##name)
+    RMA_SET(WinCreate); RMA_SET(WinDestroy); RMA_SET(CollectiveBegin); RMA_SET(CollectiveEnd);
+    RMA_SET(GroupSync); RMA_SET(RequestLock); RMA_SET(AcquireLock); RMA_SET(TryLock); RMA_SET(ReleaseLock);
+    RMA_SET(Sync); RMA_SET(WaitChange); RMA_SET(Put); RMA_SET(Get); RMA_SET(Atomic);
+    RMA_SET(OpCompleteBlocking); RMA_SET(OpCompleteNonBlocking); RMA_SET(OpTest); RMA_SET(OpCompleteRemote);
+#undef RMA_SET
+}
+
+/* ---------------------------------------------------------------- a rank's other threads */
+
+static OTF2_CallbackCode thr_enter(EVT_ARGS, OTF2_RegionRef region)
+{
+    struct reader *r = ud;
+    (void)loc; (void)pos; (void)attrs;
+    uint32_t reg = ref_get(&r->regions, region);
+    if (reg == RT_NONE)
+        return undefined_region(r, region, "enter");
+    uint8_t rf = r->region_flags[reg];
+    if (((rf & (RF_PARALLEL | RF_BARRIER)) || r->team_depth) && team_enter(r, rf, ts))
+        return OTF2_CALLBACK_INTERRUPT;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode thr_leave(EVT_ARGS, OTF2_RegionRef region)
+{
+    struct reader *r = ud;
+    (void)loc; (void)pos; (void)attrs;
+    uint32_t reg = ref_get(&r->regions, region);
+    if (reg == RT_NONE)
+        return undefined_region(r, region, "leave");
+    uint8_t rf = r->region_flags[reg];
+    if ((rf & (RF_PARALLEL | RF_BARRIER)) && team_leave(r, rf, ts))
+        return OTF2_CALLBACK_INTERRUPT;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* MPI communication on a thread that is not its process's rank: the replay has one MPI thread
+ * per process (MPI_THREAD_FUNNELED or SERIALIZED from the first thread), so it is refused. */
+static OTF2_CallbackCode thr_mpi(struct reader *r, const char *what)
+{
+    fail(r, RT_EUNSUPPORTED, "thread location %llu of rank %u: %s on a thread other than the process's MPI "
+         "thread: replaying MPI from several threads of a process is not supported",
+         (unsigned long long)r->thr_cur->location, r->thr_cur->row, what);
+    return OTF2_CALLBACK_INTERRUPT;
+}
+static OTF2_CallbackCode thr_send(EVT_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
+{
+    return thr_mpi(ud, "an MPI send");
+}
+static OTF2_CallbackCode thr_isend(EVT_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len, uint64_t q)
+{
+    return thr_mpi(ud, "an MPI send");
+}
+static OTF2_CallbackCode thr_irecv_request(EVT_ARGS, uint64_t q)
+{
+    return thr_mpi(ud, "an MPI receive");
+}
+static OTF2_CallbackCode thr_recv(EVT_ARGS, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
+{
+    return thr_mpi(ud, "an MPI receive");
+}
+static OTF2_CallbackCode thr_coll_begin(EVT_ARGS)
+{
+    return thr_mpi(ud, "an MPI collective");
+}
+
+static const char *file_problem(const char *anchor, const char *tail, char *buf, size_t n);
+
+/* Reads one of a rank's other threads: its team spans, nothing kept as events. */
+static int read_thread(struct reader *r, OTF2_Reader *rd, struct thread_loc *th)
+{
+    r->thr_cur = th;
+    r->team_depth = 0;
+    r->row = th->row;
+    OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, th->location);
+    if (dr) {
+        uint64_t n = 0;
+        OTF2_ErrorCode ec = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
+        OTF2_Reader_CloseDefReader(rd, dr);
+        if (ec != OTF2_SUCCESS && !r->failed)
+            fail(r, RT_ECORRUPT, "thread location %llu of rank %u: local definitions unreadable: %s",
+                 (unsigned long long)th->location, th->row, OTF2_Error_GetDescription(ec));
+        if (r->failed)
+            goto done;
+    }
+    OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, th->location);
+    if (!er) {
+        char tail[64], why[4200];
+        snprintf(tail, sizeof tail, "/%llu.evt", (unsigned long long)th->location);
+        fail(r, RT_ECORRUPT, "thread location %llu of rank %u: no event reader: %s", (unsigned long long)th->location,
+             th->row, file_problem(r->path, tail, why, sizeof why));
+        goto done;
+    }
+    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+    if (!cb) {
+        OTF2_Reader_CloseEvtReader(rd, er);
+        fail(r, RT_ENOMEM, "out of memory");
+        goto done;
+    }
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, thr_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, thr_leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, thr_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, thr_isend);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, thr_irecv_request);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, thr_recv);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, thr_coll_begin);
+    set_common_callbacks(cb);
+    OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, r);
+    OTF2_EvtReaderCallbacks_Delete(cb);
+    uint64_t nread = 0;
+    OTF2_ErrorCode ec = OTF2_Reader_ReadAllLocalEvents(rd, er, &nread);
+    OTF2_Reader_CloseEvtReader(rd, er);
+    r->stats.otf2_events += nread;
+    r->stats.thread_records += nread;
+    if (!r->failed && ec != OTF2_SUCCESS)
+        fail(r, RT_ECORRUPT, "thread location %llu of rank %u: event data truncated or corrupt after %llu events: %s",
+             (unsigned long long)th->location, th->row, (unsigned long long)nread, OTF2_Error_GetDescription(ec));
+    r->memory += th->capspans * sizeof *th->spans;
+done:
+    r->thr_cur = NULL;
+    return r->failed;
+}
+
+/* Gives each of rank @p row's joins the work of its slowest other thread in that team: the
+ * latest arrival, from the fork, of a team span that began between the fork and the join. Then
+ * the spans are freed. */
+static int match_teams(struct reader *r, uint32_t row)
+{
+    struct rt__row *R = &r->t->rows[row];
+    uint32_t k0 = r->thr_at[row], k1 = r->thr_at[row + 1];
+    if (k1 == k0)
+        return RT_OK;
+    uint64_t *cursor = calloc(k1 - k0, sizeof *cursor); /* per thread: its first span not yet past */
+    if (!cursor)
+        return fail(r, RT_ENOMEM, "out of memory matching thread teams of rank %u", row);
+    for (uint64_t j = 0; j < R->nevents; j++) {
+        struct rt_event *e = &R->events[j];
+        if (e->kind != RT_EV_JOIN || e->ref >= R->nevents)
+            continue;
+        rt_time_ns f = R->events[e->ref].time, w = 0;
+        for (uint32_t k = k0; k < k1; k++) {
+            const struct thread_loc *th = &r->thr[k];
+            uint64_t c = cursor[k - k0];
+            while (c < th->nspans && th->spans[c].begin < f)
+                c++;
+            for (; c < th->nspans && th->spans[c].begin <= e->time; c++)
+                if (th->spans[c].arrive - f > w)
+                    w = th->spans[c].arrive - f;
+            cursor[k - k0] = c;
+        }
+        e->bytes = (uint64_t)w;
+    }
+    free(cursor);
+    for (uint32_t k = k0; k < k1; k++) {
+        free(r->thr[k].spans);
+        r->thr[k].spans = NULL;
+        r->thr[k].nspans = r->thr[k].capspans = 0;
+    }
+    return RT_OK;
+}
+
 /* ---------------------------------------------------------------- driver */
 
 static int resolve_path(const char *path, char **anchor, rt_error *err)
@@ -1093,6 +1625,8 @@ static int read_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     r->last_time = INT64_MIN;
     r->fast_lo = r->fast_hi ? r->global_offset : UINT64_MAX;
     r->coll_begin = UINT64_MAX;
+    r->thr_cur = NULL;
+    r->team_depth = 0;
     req_clear(&r->requests);
     uint64_t declared = cur->nevents;
     cur->nevents = 0;
@@ -1139,6 +1673,7 @@ static int read_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, ev_cancelled);
     OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
     OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
+    set_common_callbacks(cb);
     OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, r);
     OTF2_EvtReaderCallbacks_Delete(cb);
     uint64_t nread = 0;
@@ -1195,6 +1730,16 @@ struct read_worker {
     pthread_t th;
 };
 
+/* Selects rows [first, end) and their threads for reading. */
+static void select_rows(const struct reader *r, OTF2_Reader *rd, uint32_t first, uint32_t end)
+{
+    for (uint32_t i = first; i < end; i++) {
+        OTF2_Reader_SelectLocation(rd, r->t->rows[i].location);
+        for (uint32_t k = r->thr_at[i]; k < r->thr_at[i + 1]; k++)
+            OTF2_Reader_SelectLocation(rd, r->thr[k].location);
+    }
+}
+
 static int worker_open(struct read_worker *w)
 {
     w->rd = OTF2_Reader_Open(w->anchor);
@@ -1203,8 +1748,7 @@ static int worker_open(struct read_worker *w)
         return fail(&w->r, RT_ENOTOTF2, "OTF2 cannot open this anchor file (wrong version or corrupt)");
     if (OTF2_Reader_SetSerialCollectiveCallbacks(w->rd) != OTF2_SUCCESS)
         return fail(&w->r, RT_ECORRUPT, "OTF2 cannot set up its reader");
-    for (uint32_t i = w->first; i < w->end; i++)
-        OTF2_Reader_SelectLocation(w->rd, w->r.t->rows[i].location);
+    select_rows(&w->r, w->rd, w->first, w->end);
     OTF2_Reader_OpenDefFiles(w->rd); /* optional, as in rt_trace_open */
     if (OTF2_Reader_OpenEvtFiles(w->rd) != OTF2_SUCCESS)
         return fail(&w->r, RT_ECORRUPT, "cannot open the event files");
@@ -1222,6 +1766,13 @@ static void *worker_main(void *arg)
     }
     for (uint32_t i = w->first; i < w->end; i++) {
         w->rc = read_location(&w->r, w->rd, i);
+        for (uint32_t k = w->r.thr_at[i]; !w->rc && k < w->r.thr_at[i + 1]; k++)
+            w->rc = read_thread(&w->r, w->rd, &w->r.thr[k]);
+        if (w->rc) {
+            w->failed_row = i;
+            break;
+        }
+        w->rc = match_teams(&w->r, i);
         if (w->rc) {
             w->failed_row = i;
             break;
@@ -1302,6 +1853,9 @@ static int read_events(struct reader *r, OTF2_Reader *rd, uint32_t nw, const uin
         a->bytes_sent += b->bytes_sent;
         a->orphan_completions += b->orphan_completions;
         a->dropped_requests += b->dropped_requests;
+        a->thread_records += b->thread_records;
+        a->forks += b->forks;
+        a->rma_records += b->rma_records;
         r->t->memory += x->r.memory;
         req_free(&x->r.requests);
         if (x->own && x->rd) {
@@ -1416,6 +1970,9 @@ static int open_trace(const char *path, uint32_t nparts, uint32_t part, rt_trace
         rc = fail(&r, RT_ECORRUPT, "no clock properties definition");
         goto done;
     }
+    rc = classify_locations(&r);
+    if (rc)
+        goto done;
     if (r.t->nrows == 0) {
         rc = fail(&r, RT_ECORRUPT, "no CPU locations defined: nothing to replay");
         goto done;
@@ -1427,6 +1984,9 @@ static int open_trace(const char *path, uint32_t nparts, uint32_t part, rt_trace
             goto done;
         }
     }
+    rc = index_threads(&r);
+    if (rc)
+        goto done;
     rc = resolve_definitions(&r);
     if (rc)
         goto done;
@@ -1459,8 +2019,7 @@ static int open_trace(const char *path, uint32_t nparts, uint32_t part, rt_trace
         nw = end - first ? end - first : 1;
     split_rows(r.t, first, end, nw, bounds);
     if (end > first) { /* a part may hold no rows when there are more parts than ranks */
-        for (uint32_t i = bounds[0]; i < bounds[1]; i++)
-            OTF2_Reader_SelectLocation(rd, r.t->rows[i].location);
+        select_rows(&r, rd, bounds[0], bounds[1]);
         /* Local definition files are optional in OTF2: without them there is simply nothing to map. */
         OTF2_Reader_OpenDefFiles(rd);
         if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
@@ -1506,6 +2065,11 @@ done:
     free(r.ctxv);
     free(r.sclv);
     free(r.comm_group);
+    for (uint32_t k = 0; k < r.nthr; k++)
+        free(r.thr[k].spans);
+    free(r.thr);
+    free(r.thr_at);
+    free(r.locv);
     if (rc == RT_OK) {
         *out = r.t;
     } else {
@@ -1576,6 +2140,7 @@ void rt_trace_close(rt_trace *t)
     for (uint32_t i = 0; i < t->ncomms; i++)
         free(t->comms[i].members);
     free(t->comms);
+    free(t->self_rows);
     free(t->regions);
     free(t->callsites);
     for (uint32_t i = 0; i < t->nstrings; i++)
@@ -1639,6 +2204,22 @@ const struct rt_comm *rt_trace_comm(const rt_trace *t, uint32_t comm)
 
 const struct rt_trace_stats *rt_trace_stats(const rt_trace *t) { return &t->stats; }
 uint64_t rt_trace_memory(const rt_trace *t) { return t->memory; }
+
+size_t rt_trace_dropped(const rt_trace *t, char *buf, size_t n)
+{
+    const struct rt_trace_stats *st = &t->stats;
+    size_t k = 0;
+    if (n)
+        buf[0] = 0;
+    if (st->accel_locations && k < n)
+        k += (size_t)snprintf(buf + k, n - k, "%llu records on %u accelerator location%s",
+                              (unsigned long long)st->accel_records, st->accel_locations,
+                              st->accel_locations == 1 ? "" : "s");
+    if (st->rma_records && k < n)
+        k += (size_t)snprintf(buf + k, n - k, "%s%llu RMA record%s", k ? ", " : "",
+                              (unsigned long long)st->rma_records, st->rma_records == 1 ? "" : "s");
+    return k < n ? k : (n ? n - 1 : 0);
+}
 
 const char *rt_coll_op_name(int op)
 {

@@ -49,7 +49,9 @@ static uint64_t trace_fingerprint(const rt_trace *t)
             h = fnv_u64(h, (uint64_t)ev[i].time);
             h = fnv_u64(h, ev[i].bytes);
             h = fnv_u64(h, (uint64_t)ev[i].ref | (uint64_t)ev[i].aux << 32);
-            h = fnv_u64(h, (uint64_t)ev[i].comm | (uint64_t)ev[i].kind << 32 | (uint64_t)ev[i].flags << 40);
+            const struct rt_comm *cm = rt_trace_comm(t, ev[i].comm); /* a self instance counts as its origin */
+            h = fnv_u64(h, (uint64_t)(cm ? cm->origin : ev[i].comm) | (uint64_t)ev[i].kind << 32 |
+                               (uint64_t)ev[i].flags << 40);
         }
     }
     h = fnv_u64(h, rt_trace_regions(t));
@@ -62,9 +64,11 @@ static uint64_t trace_fingerprint(const rt_trace *t)
         const struct rt_callsite *cs = rt_trace_callsite(t, i);
         h = fnv_u64(fnv_str(fnv_str(h, cs->function), cs->file), cs->line);
     }
-    h = fnv_u64(h, rt_trace_comms(t));
+    h = fnv_u64(h, rt_trace_comms(t) - rt_trace_stats(t)->self_comms * rt_trace_ranks(t));
     for (uint32_t i = 0; i < rt_trace_comms(t); i++) {
         const struct rt_comm *cm = rt_trace_comm(t, i);
+        if (cm->origin != i) /* the reader's per-rank instances of a self communicator */
+            continue;
         h = fnv_u64(h, cm->size);
         for (uint32_t j = 0; j < cm->size && cm->members; j++) /* MPI_COMM_SELF has no member table */
             h = fnv_u64(h, cm->members[j]);

@@ -34,6 +34,13 @@ int cli_fail(const rt_error *err)
     return 1;
 }
 
+void cli_warn_dropped(const rt_trace *t)
+{
+    char what[200];
+    if (rt_trace_dropped(t, what, sizeof what))
+        fprintf(stderr, "retime: warning: %s: dropped %s (not replayed)\n", rt_trace_path(t), what);
+}
+
 int cli_opt(struct args *a, const char *name, const char **val)
 {
     const char *arg = a->argv[a->i];

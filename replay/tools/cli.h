@@ -21,6 +21,8 @@ struct args {
 int cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints an rt_error the same way; returns 1. */
 int cli_fail(const rt_error *err);
+/** One warning line on stderr naming what the trace holds that the replay drops (nothing if none). */
+void cli_warn_dropped(const rt_trace *t);
 /* Matches "--name value" or "--name=value" at a->i; *val is NULL when the value is missing. */
 int cli_opt(struct args *a, const char *name, const char **val);
 /* A whole number from @p lo to @p hi, written in decimal digits only: 0, or -1 (nothing printed). */

@@ -443,6 +443,8 @@ int cmd_analyze(struct args *a)
     }
     if (dist_trace_open(c.tr.path, 0, &t, &opts.part, &err) || clock_fix_cli_apply(&c.fix, t, opts.eager_limit, &err))
         goto out;
+    if (dist_rank() == 0)
+        cli_warn_dropped(t);
     c.tr.fix = c.fix.on ? &c.fix : NULL;
     free_opts = rt_replay_options_noise_free(&opts);
     if (cli_replay_graph(t, c.against == AGAINST_MODEL ? &free_opts : &opts, &ga, NULL, "analyze: replay A", &err))

@@ -192,6 +192,8 @@ int cmd_replay(struct args *a)
     if (dist_trace_open(c.tr.path, c.split_runs, &t, &opts.part, &err) ||
         clock_fix_cli_apply(&c.fix, t, opts.eager_limit, &err))
         goto out;
+    if (dist_rank() == 0)
+        cli_warn_dropped(t);
     c.tr.fix = c.fix.on ? &c.fix : NULL;
     uint32_t reg = RT_NONE;
     if (c.tr.region) {

@@ -348,6 +348,7 @@ int sweep_run(struct sweep *s)
     rt_error err = {0};
     if (rt_trace_open(s->tr.path, &s->trace, &err))
         return cli_fail(&err);
+    cli_warn_dropped(s->trace);
     if (s->tr.region && (s->region_id = rt_trace_find_region(s->trace, s->tr.region)) == RT_NONE)
         return cli_die("%s: no region named '%s' in this trace", rt_trace_path(s->trace), s->tr.region);
     s->runs = calloc(s->combos, sizeof *s->runs);

@@ -76,8 +76,9 @@ static int cmd_info(struct args *a)
             if (ev[i].kind == RT_EV_RECV || ev[i].kind == RT_EV_IRECV_REQUEST)
                 bytes_recv += ev[i].flags & RT_EVF_CANCELLED ? 0 : ev[i].bytes;
     }
-    char span[32];
+    char span[32], dropped[200];
     rt_format_time(span, sizeof span, (double)st->span_ns);
+    rt_trace_dropped(t, dropped, sizeof dropped);
     if (fmt == FMT_JSON) {
         printf("{\"trace\": ");
         cli_json_string(stdout, rt_trace_path(t));
@@ -85,10 +86,15 @@ static int cmd_info(struct args *a)
                ", \"messages\": {\"send\": %" PRIu64 ", \"isend\": %" PRIu64 ", \"recv\": %" PRIu64
                ", \"irecv\": %" PRIu64 ", \"collectives\": %" PRIu64 "}, \"bytes_sent\": %" PRIu64
                ", \"bytes_received\": %" PRIu64 ", \"span_ns\": %" PRId64 ", \"regions\": %u, \"communicators\": %u"
+               ", \"self_communicators\": %u, \"threads\": %u, \"thread_records\": %" PRIu64
+               ", \"thread_teams\": %" PRIu64 ", \"accelerator_locations\": %u, \"accelerator_records\": %" PRIu64
+               ", \"metric_locations\": %u, \"metric_records\": %" PRIu64 ", \"rma_records\": %" PRIu64
                ", \"orphan_completions\": %" PRIu64 ", \"dropped_requests\": %" PRIu64 ", \"callsites\": [",
                rt_trace_ranks(t), st->events, st->otf2_events, st->sends, st->isends, st->recvs, st->irecvs,
-               st->collectives, st->bytes_sent, bytes_recv, st->span_ns, rt_trace_regions(t), rt_trace_comms(t),
-               st->orphan_completions, st->dropped_requests);
+               st->collectives, st->bytes_sent, bytes_recv, st->span_ns, rt_trace_regions(t),
+               rt_trace_comms(t) - st->self_comms * rt_trace_ranks(t), st->self_comms, st->threads,
+               st->thread_records, st->forks, st->accel_locations, st->accel_records, st->metric_locations,
+               st->metric_records, st->rma_records, st->orphan_completions, st->dropped_requests);
         for (uint32_t i = 0; i < rt_trace_callsites(t); i++) {
             const struct rt_callsite *cs = rt_trace_callsite(t, i);
             printf("%s{\"id\": %u, \"function\": ", i ? ", " : "", i);
@@ -100,7 +106,14 @@ static int cmd_info(struct args *a)
         printf("]}\n");
     } else {
         printf("trace          %s\n", rt_trace_path(t));
-        printf("ranks          %u\n", rt_trace_ranks(t));
+        printf("ranks          %u (MPI processes)\n", rt_trace_ranks(t));
+        printf("threads        %u besides the ranks' own", st->threads);
+        if (st->threads)
+            printf(" (%" PRIu64 " records; %" PRIu64 " thread teams forked and joined)", st->thread_records, st->forks);
+        printf("\n");
+        if (st->accel_locations || st->metric_locations)
+            printf("other          %u accelerator locations (%" PRIu64 " records), %u metric locations (%" PRIu64
+                   " records)\n", st->accel_locations, st->accel_records, st->metric_locations, st->metric_records);
         printf("events         %" PRIu64 " kept of %" PRIu64 " OTF2 records\n", st->events, st->otf2_events);
         printf("messages       %" PRIu64 " send, %" PRIu64 " isend, %" PRIu64 " recv, %" PRIu64 " irecv\n",
                st->sends, st->isends, st->recvs, st->irecvs);
@@ -108,7 +121,10 @@ static int cmd_info(struct args *a)
         printf("bytes          %" PRIu64 " sent, %" PRIu64 " received\n", st->bytes_sent, bytes_recv);
         printf("time span      %s\n", span);
         printf("regions        %u\n", rt_trace_regions(t));
-        printf("communicators  %u\n", rt_trace_comms(t));
+        printf("communicators  %u", rt_trace_comms(t) - st->self_comms * rt_trace_ranks(t));
+        if (st->self_comms)
+            printf(" (%u self, one instance per rank)", st->self_comms);
+        printf("\n");
         printf("call sites     %u\n", rt_trace_callsites(t));
         for (uint32_t i = 0; i < rt_trace_callsites(t); i++) {
             const struct rt_callsite *cs = rt_trace_callsite(t, i);
@@ -118,6 +134,8 @@ static int cmd_info(struct args *a)
             printf("warning        %" PRIu64 " completions without recorded start, %" PRIu64
                    " requests never completed (recording was off?)\n",
                    st->orphan_completions, st->dropped_requests);
+        if (dropped[0])
+            printf("dropped        %s (not replayed)\n", dropped);
     }
     rt_trace_close(t);
     return 0;

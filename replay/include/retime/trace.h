@@ -22,6 +22,8 @@ extern "C" {
 
 /** The longest span of a trace's timestamps (2^51 ns, 26 days): the replay counts in ps in 64 bits. */
 #define RT_MAX_SPAN_NS (INT64_C(1) << 51)
+/** The most communicators (defined ones plus per-process instances of self ones) a trace may hold. */
+#define RT_MAX_COMMS (UINT32_C(1) << 21)
 /** The largest message or collective byte count the reader accepts (2^50 B, 1 PiB). */
 #define RT_MAX_BYTES (UINT64_C(1) << 50)
 
@@ -36,7 +38,10 @@ enum rt_event_kind {
     RT_EV_IRECV_REQUEST,   /**< receive posted: message fields filled in from its completion */
     RT_EV_IRECV,           /**< ref = index of its RT_EV_IRECV_REQUEST */
     RT_EV_COLL_BEGIN,      /**< ref = root rank or RT_NONE, aux = enum rt_coll_op, comm, bytes = sent */
-    RT_EV_COLL_END         /**< ref = index of its RT_EV_COLL_BEGIN, bytes = received */
+    RT_EV_COLL_END,        /**< ref = index of its RT_EV_COLL_BEGIN, bytes = received */
+    RT_EV_FORK,            /**< the process's first thread forks a thread team (OpenMP parallel region) */
+    RT_EV_JOIN             /**< the team is joined: ref = index of its RT_EV_FORK, bytes = the slowest
+                                other thread's work [ns] from the fork to its arrival at the join */
 };
 
 /** Event flags. */
@@ -46,8 +51,10 @@ enum rt_event_flag {
     RT_EVF_MPI = 1u << 2,       /**< ENTER/LEAVE of an MPI function (paradigm MPI) */
     RT_EVF_CANCELLED = 1u << 3, /**< request cancelled: the operation never happened */
     RT_EVF_ORPHAN = 1u << 4,    /**< completion whose start was not recorded: replayed as blocking */
-    RT_EVF_VECTOR = 1u << 5     /**< COLL_BEGIN of a vector variant (gatherv, alltoallv, reduce_scatter, ...):
+    RT_EVF_VECTOR = 1u << 5,    /**< COLL_BEGIN of a vector variant (gatherv, alltoallv, reduce_scatter, ...):
                                      the ranks' counts may differ */
+    RT_EVF_NOWORK = 1u << 6     /**< LEAVE of the first thread's last barrier in a team: the time
+                                     since its Enter was waiting for the team (the JOIN times it), not work */
 };
 
 /** Collective operations (the subset of OTF2_CollectiveOp retime distinguishes). */
@@ -91,6 +98,8 @@ struct rt_comm {
     const char *name;
     uint32_t size;
     const uint32_t *members; /**< members[comm rank] = trace row */
+    uint32_t origin;         /**< the communicator as defined: itself, or for one process's instance of a
+                                  self communicator (MPI_COMM_SELF: members NULL) that communicator */
 };
 
 typedef struct rt_trace rt_trace;
@@ -104,9 +113,24 @@ struct rt_trace_stats {
     uint64_t orphan_completions; /**< completions without a recorded start */
     uint64_t dropped_requests;   /**< requests started but never completed */
     rt_time_ns span_ns;       /**< last event time - first event time */
+    uint32_t self_comms;      /**< self communicators (each has one instance per rank after the defined ones) */
+    uint32_t threads;         /**< CPU thread locations besides the ranks' own (OpenMP and other threads) */
+    uint64_t thread_records;  /**< OTF2 records read on those threads (their team work times the joins) */
+    uint64_t forks;           /**< thread teams forked by the ranks (fork/join instances modeled) */
+    uint32_t accel_locations; /**< accelerator (GPU stream) locations: not replayed */
+    uint64_t accel_records;   /**< their records (declared counts): dropped */
+    uint32_t metric_locations;/**< metric locations: not replayed */
+    uint64_t metric_records;  /**< their records (declared counts): dropped */
+    uint64_t rma_records;     /**< one-sided (RMA) records on the CPU threads: dropped */
 };
 
 /**
+ * Ranks and threads: a rank (row) is an MPI process, the CPU thread location an MPI
+ * COMM_LOCATIONS group lists (without such a group: the first CPU thread of each process
+ * location group). Other CPU threads of its location group are its threads: their records are
+ * read for the work they do in the rank's thread teams, not kept as rows. Accelerator and metric
+ * locations, and RMA records, are counted (struct rt_trace_stats) but not replayed.
+ *
  * Opens an OTF2 archive and reads it whole into memory.
  * @param path  the `.otf2` anchor file or a directory holding `traces.otf2`
  * @param out   receives the trace, owned by the caller (rt_trace_close)
@@ -161,6 +185,13 @@ const struct rt_comm *rt_trace_comm(const rt_trace *trace, uint32_t comm);
 const struct rt_trace_stats *rt_trace_stats(const rt_trace *trace);
 /** Bytes of memory held by the trace (events, tables, strings). */
 uint64_t rt_trace_memory(const rt_trace *trace);
+/**
+ * Says what the trace holds that the replay does not replay, in one phrase for a warning line
+ * ("378 records on 4 accelerator locations, 12 RMA records"); empty when nothing is dropped.
+ * Metric locations are not named (they carry no timing the replay would change).
+ * @return the number of characters written (0: nothing dropped)
+ */
+size_t rt_trace_dropped(const rt_trace *trace, char *buf, size_t n);
 /** Name of a collective operation ("allreduce"). */
 const char *rt_coll_op_name(int op);
 
