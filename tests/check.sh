@@ -247,7 +247,7 @@ check bad-fingerprint usage_fails 'traces[2].fingerprint: expected "fnv1a64:" an
   "$retime" check "$W" --baseline "$work/fp-bad.json"
 check bad-missing-file usage_fails "$work/nope.json: cannot open baseline: No such file or directory" \
   "$retime" check "$W" --baseline "$work/nope.json"
-check bad-directory usage_fails "is a directory, not a baseline file" "$retime" check "$W" --baseline "$work"
+check bad-directory usage_fails "is a directory, not a baseline" "$retime" check "$W" --baseline "$work"
 check bad-update-corrupt usage_fails "not valid JSON" "$retime" check "$W" --baseline "$work/truncated.json" --update
 
 # 10. Bad options: exit 2 and one error line.

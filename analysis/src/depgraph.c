@@ -1050,7 +1050,7 @@ int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff 
         (rc = rt_depgraph_critical_path(B, &cpb, err)) || (rc = rt__dg_fetch(A, B, err)) ||
         (rc = rt__dg_fetch(B, A, err)))
         return rc;
-    int64_t v[4] = {0}; /* len_A(B's critical path), edges, injected, source_changed */
+    int64_t v[5] = {0}; /* len_A(B's critical path), edges, injected, source_changed, injected_negative */
     rt_time_ps len_a_cpb = 0;
     d = calloc(1, sizeof *d);
     if (!d || walker_init(&w, B->t)) {
@@ -1079,6 +1079,7 @@ int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff 
                 add_groups(&m, r, &w.c, 0, RT_NONE, 0, dl);
             }
             d->injected += dl;
+            d->injected_negative += dl < 0 ? dl : 0;
             if (hasb || arem)
                 size = size_bucket(edge_bytes(ev, n, j, &w.c));
             /* B's remote edge */
@@ -1093,6 +1094,7 @@ int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff 
                 rt_time_ps dr = wbr - war;
                 d->edges++;
                 d->injected += dr;
+                d->injected_negative += dr < 0 ? dr : 0;
                 if (on && brem) {
                     len_a_cpb += war;
                     add_groups(&m, r, &w.c, 1, size, dr, 0);
@@ -1108,6 +1110,7 @@ int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff 
                 d->source_changed++;
                 d->edges++;
                 d->injected += da;
+                d->injected_negative += da < 0 ? da : 0;
                 add_groups(&m, r, &w.c, 1, size, 0, da);
             } else if (hasb && !arem) {
                 d->source_changed++;
@@ -1120,9 +1123,11 @@ int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff 
     v[1] = (int64_t)d->edges;
     v[2] = d->injected;
     v[3] = (int64_t)d->source_changed;
+    v[4] = d->injected_negative;
 sum:
-    if ((rc = rt__dg_reduce(A, v, 4, 1, rc, err)))
+    if ((rc = rt__dg_reduce(A, v, 5, 1, rc, err)))
         goto out;
+    d->injected_negative = v[4];
     d->edges = (uint64_t)v[1];
     d->injected = v[2];
     d->source_changed = (uint64_t)v[3];

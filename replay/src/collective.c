@@ -279,21 +279,27 @@ int rt__coll_blocks(int op, uint32_t P, uint32_t root, int vector, struct rt__co
      * the reading every member fits wins. */
     rt_bytes c[4];
     int n = candidates(op, P, 0, root == 0, mem[0].sent, mem[0].recv, c);
-    uint32_t bad = UINT32_MAX;
+    /* On a mismatch the error names the reading most members fit, and its first misfit. */
+    uint32_t bad = UINT32_MAX, best = 0;
     rt_bytes expected = UINT64_MAX;
     for (int k = 0; k < n; k++) {
         if (!fits(op, P, 0, root == 0, mem[0].sent, mem[0].recv, c[k]))
             continue;
-        uint32_t i = 1;
-        while (i < P && fits(op, P, i, i == root, mem[i].sent, mem[i].recv, c[k]))
-            i++;
-        if (i == P) {
-            for (i = 0; i < P; i++)
+        uint32_t first_bad = UINT32_MAX, fit = 1;
+        for (uint32_t i = 1; i < P; i++) {
+            if (fits(op, P, i, i == root, mem[i].sent, mem[i].recv, c[k]))
+                fit++;
+            else if (first_bad == UINT32_MAX)
+                first_bad = i;
+        }
+        if (fit == P) {
+            for (uint32_t i = 0; i < P; i++)
                 mem[i].block = c[k];
             return RT_OK;
         }
-        if (bad == UINT32_MAX) {
-            bad = i;
+        if (fit > best) {
+            best = fit;
+            bad = first_bad;
             expected = c[k];
         }
     }

@@ -10,6 +10,11 @@
 
 #include "noise_internal.h"
 #include "retime/units.h"
+#include "sidefile.h"
+
+/* An empirical histogram is pingpong's CSV: a few hundred bins per message size, one short line
+ * each. 64 MiB (about two million bins) is far beyond that and bounds the memory a bad file takes. */
+#define HISTOGRAM_MAX_BYTES (64u << 20)
 
 #define PI 3.14159265358979323846
 
@@ -115,7 +120,7 @@ static int grow_bins(double **p, size_t n)
 
 static int load_empirical(const char *spec, const char *args, struct rt_dist *d, rt_error *err)
 {
-    char path[1024], line[512];
+    char path[1024];
     size_t plen = strcspn(args, ",");
     if (plen == 0 || plen >= sizeof path)
         return rt_error_set(err, RT_EINVAL, "noise '%s': empirical needs a file name", spec);
@@ -139,15 +144,15 @@ static int load_empirical(const char *spec, const char *args, struct rt_dist *d,
         if (rt_parse_bytes(buf, &want, &e))
             return rt_error_set(err, RT_EUNIT, "noise '%s': size: %s", spec, e.msg);
     }
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return rt_error_set(err, errno == ENOENT ? RT_ENOTFOUND : RT_EIO, "%s: cannot open histogram: %s", path,
-                            strerror(errno));
+    struct rt__sidefile *f;
+    if ((rc = rt__sidefile_open(path, "histogram", HISTOGRAM_MAX_BYTES, &f, err)))
+        return rc;
     size_t cap = 0;
     unsigned lineno = 0;
     rt_bytes chosen = want;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
+    const char *line;
+    while ((rc = rt__sidefile_line(f, &line, NULL, err)) > 0) {
+        lineno = rt__sidefile_lineno(f);
         if (lineno == 1) {
             if (strncmp(line, "size_bytes,bin_lo_ns,bin_hi_ns,count", 36) != 0) {
                 rc = rt_error_set(err, RT_ECORRUPT, "%s:1: not a histogram (header size_bytes,bin_lo_ns,bin_hi_ns,count)",
@@ -186,10 +191,9 @@ static int load_empirical(const char *spec, const char *args, struct rt_dist *d,
         d->cum[d->nbins] = (d->nbins ? d->cum[d->nbins - 1] : 0) + (double)count;
         d->nbins++;
     }
-    if (ferror(f)) {
-        rc = rt_error_set(err, RT_EIO, "%s: read error", path);
+    if (rc < 0)
         goto out;
-    }
+    rc = RT_OK;
     if (d->nbins == 0 || d->cum[d->nbins - 1] <= 0) {
         rc = want == UINT64_MAX ? rt_error_set(err, RT_ECORRUPT, "%s: no counts in the histogram", path)
                                 : rt_error_set(err, RT_EINVAL, "%s: no counts for size %llu B", path,
@@ -204,7 +208,7 @@ static int load_empirical(const char *spec, const char *args, struct rt_dist *d,
         d->hi[i] -= base;
     }
 out:
-    fclose(f);
+    rt__sidefile_close(f);
     return rc;
 }
 

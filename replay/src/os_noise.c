@@ -17,8 +17,13 @@
 #include "noise_internal.h"
 #include "retime/model.h"
 #include "retime/units.h"
+#include "sidefile.h"
 
 #define MAX_SOURCES 8
+/* A noise file lists detours, about 20 bytes a line; 64 MiB is some three million detours (a
+ * 1 kHz timer tick for most of an hour; the file's pattern repeats beyond its span) and bounds
+ * the memory a wrong file can take. */
+#define NOISE_FILE_MAX_BYTES (64u << 20)
 #define DOMAIN_OS 0x4f534e4f495345ull /* "OSNOISE": keeps these draws apart from the messages' */
 
 enum kind { S_PERIODIC, S_POISSON, S_FILE };
@@ -152,7 +157,7 @@ static int by_start(const void *a, const void *b)
 static int parse_file(const char *spec, const char *args, struct source *s, rt_error *err)
 {
     static const char *const keys[] = {"ranks", NULL};
-    char path[1024], rest[256] = "", line[256];
+    char path[1024], rest[256] = "";
     size_t plen = strcspn(args, ",");
     if (plen == 0 || plen >= sizeof path)
         return rt_error_set(err, RT_EINVAL, "noise '%s': file needs a file name", spec);
@@ -169,15 +174,18 @@ static int parse_file(const char *spec, const char *args, struct source *s, rt_e
     int rc;
     if ((rc = rt__noise_only(spec, rest, keys, err)) || (rc = parse_ranks(spec, rest, s, err)))
         return rc;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return rt_error_set(err, errno == ENOENT ? RT_ENOTFOUND : RT_EIO, "%s: cannot open noise file: %s", path,
-                            strerror(errno));
+    struct rt__sidefile *f;
+    if ((rc = rt__sidefile_open(path, "noise file", NOISE_FILE_MAX_BYTES, &f, err)))
+        return rc;
     rt_time_ps *pairs = NULL; /* start, end */
     size_t n = 0, cap = 0;
     unsigned lineno = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
+    const char *text;
+    size_t len;
+    char line[RT__SIDEFILE_MAX_LINE + 1];
+    while ((rc = rt__sidefile_line(f, &text, &len, err)) > 0) {
+        lineno = rt__sidefile_lineno(f);
+        memcpy(line, text, len + 1); /* a copy: the comment is cut off */
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
@@ -204,10 +212,9 @@ static int parse_file(const char *spec, const char *args, struct source *s, rt_e
         pairs[2 * n + 1] = rt_ns_to_ps(start + dur);
         n++;
     }
-    if (ferror(f)) {
-        rc = rt_error_set(err, RT_EIO, "%s: read error", path);
+    if (rc < 0)
         goto out;
-    }
+    rc = RT_OK;
     qsort(pairs, n, 2 * sizeof *pairs, by_start);
     size_t m = 0; /* merge overlapping detours: the CPU runs them one after another anyway */
     for (size_t i = 0; i < n; i++) {
@@ -246,7 +253,7 @@ static int parse_file(const char *spec, const char *args, struct source *s, rt_e
                           path);
 out:
     free(pairs);
-    fclose(f);
+    rt__sidefile_close(f);
     return rc;
 }
 

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* Parameter files as the pingpong benchmark writes them (docs/parameter-file.md). */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "retime/model.h"
 #include "retime/units.h"
+#include "sidefile.h"
 
-#define LINE_MAX_BYTES 1024
+/* A parameter file holds a few dozen lines (at most RT_BETA_TABLE_MAX beta@ entries and the
+ * info.* lines pingpong writes); 1 MiB leaves room for comments and refuses anything else. */
+#define PARAMS_MAX_BYTES (1u << 20)
 
 static char *trim(char *s)
 {
@@ -55,7 +57,11 @@ static int apply(const char *key, const char *val, struct rt_model_params *p, un
 {
     if (!strcmp(key, "format")) {
         if (strcmp(val, "retime-params 1") != 0)
-            return rt_error_set(err, RT_EUNSUPPORTED, "format '%s' is not 'retime-params 1'", val);
+        {
+            char q[RT__QUOTE_SIZE];
+            return rt_error_set(err, RT_EUNSUPPORTED, "format '%s' is not 'retime-params 1'",
+                                rt__quote(q, sizeof q, val, strlen(val)));
+        }
         return RT_OK;
     }
     if (!strncmp(key, "info.", 5))
@@ -69,8 +75,10 @@ static int apply(const char *key, const char *val, struct rt_model_params *p, un
         return rc;
     }
     int i = rt_model_param_find(key);
-    if (i < 0)
-        return rt_error_set(err, RT_EINVAL, "unknown key '%s'", key);
+    if (i < 0) {
+        char q[RT__QUOTE_SIZE];
+        return rt_error_set(err, RT_EINVAL, "unknown key '%s'", rt__quote(q, sizeof q, key, strlen(key)));
+    }
     double *dst = rt_model_param_ptr(p, i);
     int rc = rt_model_param_table[i].unit == RT_PU_TIME ? rt_parse_time_ns(val, dst, err)
                                                           : rt_parse_ns_per_byte(val, dst, err);
@@ -82,19 +90,17 @@ static int apply(const char *key, const char *val, struct rt_model_params *p, un
 int rt_model_params_load(const char *path, struct rt_model_params *p, unsigned *given, rt_bytes *eager_limit,
                          int *have_eager, rt_error *err)
 {
-    char line[LINE_MAX_BYTES + 2];
-    unsigned lineno = 0;
-    int rc = RT_OK;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return rt_error_set(err, errno == ENOENT ? RT_ENOTFOUND : RT_EIO, "%s: cannot open parameter file: %s",
-                            path, strerror(errno));
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        if (strlen(line) > LINE_MAX_BYTES) {
-            rc = rt_error_set(err, RT_ECORRUPT, "%s:%u: line longer than %d bytes", path, lineno, LINE_MAX_BYTES);
-            goto out;
-        }
+    struct rt__sidefile *f;
+    const char *text;
+    size_t len;
+    char q[RT__QUOTE_SIZE];
+    int rc = rt__sidefile_open(path, "parameter file", PARAMS_MAX_BYTES, &f, err);
+    if (rc)
+        return rc;
+    char line[RT__SIDEFILE_MAX_LINE + 1];
+    while ((rc = rt__sidefile_line(f, &text, &len, err)) > 0) {
+        unsigned lineno = rt__sidefile_lineno(f);
+        memcpy(line, text, len + 1); /* a copy to cut up into key and value */
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
@@ -103,7 +109,8 @@ int rt_model_params_load(const char *path, struct rt_model_params *p, unsigned *
             continue;
         char *eq = strchr(s, '=');
         if (!eq) {
-            rc = rt_error_set(err, RT_ECORRUPT, "%s:%u: expected 'key = value', got '%s'", path, lineno, s);
+            rc = rt_error_set(err, RT_ECORRUPT, "%s:%u: expected 'key = value', got '%s'", path, lineno,
+                              rt__quote(q, sizeof q, s, strlen(s)));
             goto out;
         }
         *eq = '\0';
@@ -114,13 +121,11 @@ int rt_model_params_load(const char *path, struct rt_model_params *p, unsigned *
             goto out;
         }
         if ((rc = apply(key, val, p, given, eager_limit, have_eager, &e)) != RT_OK) {
-            rc = rt_error_set(err, rc, "%s:%u: %s: %s", path, lineno, key, e.msg);
+            rc = rt_error_set(err, rc, "%s:%u: %s: %s", path, lineno, rt__quote(q, sizeof q, key, strlen(key)), e.msg);
             goto out;
         }
     }
-    if (ferror(f))
-        rc = rt_error_set(err, RT_EIO, "%s: read error after line %u", path, lineno);
 out:
-    fclose(f);
-    return rc;
+    rt__sidefile_close(f);
+    return rc < 0 ? rc : RT_OK;
 }

@@ -1049,8 +1049,8 @@ static int peer_row(struct reader *r, OTF2_CommRef comm, uint32_t rank, const ch
     if (c == RT_NONE)
         return fail(r, RT_ECORRUPT, "rank %u event %llu: %s on undefined communicator %u", r->row, ev,
                     what, (unsigned)comm);
-    *ci = c;
     struct rt__comm *cm = &t->comms[c];
+    *ci = cm->is_self ? cm->self_base + r->row : c; /* a self communicator: this process's own instance */
     if (rank == OTF2_UNDEFINED_UINT32) {
         *row = RT_NONE;
         return RT_OK;
@@ -1059,7 +1059,6 @@ static int peer_row(struct reader *r, OTF2_CommRef comm, uint32_t rank, const ch
         if (rank != 0)
             return fail(r, RT_ECORRUPT, "rank %u event %llu: %s to rank %u of a self communicator",
                         r->row, ev, what, rank);
-        *ci = cm->self_base + r->row; /* this process's own instance */
         *row = r->row;
         return RT_OK;
     }

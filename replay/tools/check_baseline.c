@@ -17,6 +17,14 @@
 #include "retime/depgraph.h"
 #include "retime/units.h"
 
+#include "../src/sidefile.h"
+
+/* A baseline holds a few kB per trace; 16 MiB is thousands of traces and bounds what a wrong
+ * file costs (Jansson's tree takes several times the text). Lines: retime writes one key per
+ * line, but a hand-minified baseline (jq -c) is one long line, hence 1 MiB. */
+#define BASELINE_MAX_BYTES (16u << 20)
+#define BASELINE_MAX_LINE (1u << 20)
+
 /* ------------------------------------------------------------------ freeing */
 
 void check_settings_free(struct check_settings *s)
@@ -232,7 +240,17 @@ int check_settings_diff(FILE *f, const char *indent, const struct check_settings
 struct rd {
     const char *file;
     rt_error *err;
+    char qbuf[4][RT__QUOTE_SIZE]; /* q()'s results: up to 4 in one message */
+    unsigned qi;
 };
+
+/* A string of the file as an error message shows it (rt__quote: at most 60 characters, control
+ * bytes escaped); valid until the fourth call after. */
+static const char *q(struct rd *r, const char *s)
+{
+    char *d = r->qbuf[r->qi++ % 4];
+    return rt__quote(d, RT__QUOTE_SIZE, s, strlen(s));
+}
 
 static int bad(struct rd *r, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int bad(struct rd *r, const char *where, const char *fmt, ...)
@@ -286,7 +304,7 @@ static int keys_exact(struct rd *r, const char *where, json_t *obj, const char *
         while (keys[i] && strcmp(keys[i], k))
             i++;
         if (!keys[i])
-            return bad(r, where, "unknown key \"%s\"", k);
+            return bad(r, where, "unknown key \"%s\"", q(r, k));
     }
     for (size_t i = 0; keys[i]; i++)
         if (!json_object_get(obj, keys[i]))
@@ -320,6 +338,16 @@ static int get_uint(struct rd *r, json_t *obj, const char *where, const char *ke
     return RT_OK;
 }
 
+/* Strings of the file must hold no control characters (\u0000-\u001f, \u007f): they end up in
+ * reports and in error messages, which must not carry raw control bytes to a terminal. */
+static int text_ok(struct rd *r, const char *where, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return bad(r, where, "control character in \"%s\"", q(r, s));
+    return RT_OK;
+}
+
 /* A string (or, with @p nullable, null: *out = NULL). */
 static int get_str(struct rd *r, json_t *obj, const char *where, const char *key, int nullable, const char **out)
 {
@@ -333,7 +361,7 @@ static int get_str(struct rd *r, json_t *obj, const char *where, const char *key
         return bad(r, field(w, sizeof w, where, key), "expected a non-empty string%s, got %s",
                    nullable ? " or null" : "", json_is_string(v) ? "an empty one" : jtype(v));
     *out = json_string_value(v);
-    return RT_OK;
+    return text_ok(r, field(w, sizeof w, where, key), *out);
 }
 
 static int dup_str(struct rd *r, const char *s, char **out)
@@ -390,9 +418,9 @@ static int read_params(struct rd *r, json_t *set, struct check_settings *s)
                 found = i;
         }
         if (found < 0)
-            return bad(r, "settings.params", "unknown key \"%s\" for the %s model", k, s->model);
+            return bad(r, "settings.params", "unknown key \"%s\" for the %s model", q(r, k), s->model);
         if (!uses_param(s, found))
-            return bad(r, "settings.params", "\"%s\" and a beta_table exclude each other", k);
+            return bad(r, "settings.params", "\"%s\" and a beta_table exclude each other", q(r, k));
     }
     for (int i = 0; rt_model_param_table[i].name; i++)
         if (uses_param(s, i)) {
@@ -428,7 +456,7 @@ static int read_noise(struct rd *r, json_t *nz, struct check_settings *s)
         errno = 0;
         s->seed = strtoull(d, &end, 10);
         if (*d < '0' || *d > '9' || *end || errno)
-            return bad(r, "settings.noise.seed", "expected a whole number from 0 to 2^64-1, got \"%s\"", d);
+            return bad(r, "settings.noise.seed", "expected a whole number from 0 to 2^64-1, got \"%s\"", q(r, d));
     } else if (get_uint(r, nz, "settings.noise", "seed", UINT64_MAX, &s->seed)) {
         return r->err->code;
     }
@@ -451,6 +479,8 @@ static int read_noise(struct rd *r, json_t *nz, struct check_settings *s)
         snprintf(w, sizeof w, "settings.noise.os[%zu]", i);
         if (!json_is_string(o) || !*json_string_value(o))
             return bad(r, w, "expected a non-empty string, got %s", jtype(o));
+        if (text_ok(r, w, json_string_value(o)))
+            return r->err->code;
         rt_os_noise *on = NULL;
         int rc = rt_os_noise_add(&on, json_string_value(o), &e);
         rt_os_noise_free(on);
@@ -484,7 +514,7 @@ static int read_settings(struct rd *r, json_t *set, struct check_settings *s)
     if (keys_exact(r, "settings", set, keys) || get_str(r, set, "settings", "model", 0, &model))
         return r->err->code;
     if (!known_model(model) || strlen(model) >= sizeof s->model)
-        return bad(r, "settings.model", "unknown model \"%s\" (known: %s)", model, rt_model_names());
+        return bad(r, "settings.model", "unknown model \"%s\" (known: %s)", q(r, model), rt_model_names());
     strcpy(s->model, model);
     if (read_params(r, set, s) || get_uint(r, set, "settings", "eager_limit_bytes", UINT64_MAX, &s->eager_limit) ||
         get_num(r, set, "settings", "compute_scale", 0, 1e6, &s->compute_scale))
@@ -498,7 +528,7 @@ static int read_settings(struct rd *r, json_t *set, struct check_settings *s)
         while (op < RT_COLL_OTHER && strcmp(rt_coll_op_name(op), k))
             op++;
         if (op == RT_COLL_OTHER)
-            return bad(r, "settings.collectives", "unknown collective operation \"%s\"", k);
+            return bad(r, "settings.collectives", "unknown collective operation \"%s\"", q(r, k));
     }
     for (int op = 0; op < RT_COLL_OTHER; op++) {
         const char *algo;
@@ -538,7 +568,7 @@ static int read_trace(struct rd *r, json_t *tr, size_t idx, const struct check_b
     size_t plen = strlen(path);
     if (path[0] == '/' || path[plen - 1] == '/' || strstr(path, "//"))
         return bad(r, field(w2, sizeof w2, w, "path"),
-                   "\"%s\" is not a path relative to the baseline's directory ('/'-separated, no trailing '/')", path);
+                   "\"%s\" is not a path relative to the baseline's directory ('/'-separated, no trailing '/')", q(r, path));
     if (dup_str(r, path, &t->path) || get_uint(r, tr, w, "ranks", UINT32_MAX, &u))
         return r->err->code;
     t->ranks = (uint32_t)u;
@@ -546,7 +576,7 @@ static int read_trace(struct rd *r, json_t *tr, size_t idx, const struct check_b
         return r->err->code;
     char *end;
     if (strncmp(fp, "fnv1a64:", 8) != 0 || strlen(fp) != 24 || strspn(fp + 8, "0123456789abcdef") != 16)
-        return bad(r, field(w2, sizeof w2, w, "fingerprint"), "expected \"fnv1a64:\" and 16 hex digits, got \"%s\"", fp);
+        return bad(r, field(w2, sizeof w2, w, "fingerprint"), "expected \"fnv1a64:\" and 16 hex digits, got \"%s\"", q(r, fp));
     t->fingerprint = strtoull(fp + 8, &end, 16);
     if (get_uint(r, tr, w, "measured_ns", INT64_MAX, &u))
         return r->err->code;
@@ -568,7 +598,7 @@ static int read_trace(struct rd *r, json_t *tr, size_t idx, const struct check_b
         while (i < b->nregions && strcmp(b->regions[i], k))
             i++;
         if (i == b->nregions)
-            return bad(r, w2, "region \"%s\" is not in the top-level \"regions\" list", k);
+            return bad(r, w2, "region \"%s\" is not in the top-level \"regions\" list", q(r, k));
     }
     if (!(t->regions = calloc(b->nregions ? b->nregions : 1, sizeof *t->regions)))
         return rt_error_set(r->err, RT_ENOMEM, "%s: out of memory", r->file);
@@ -576,8 +606,8 @@ static int read_trace(struct rd *r, json_t *tr, size_t idx, const struct check_b
         char w3[256];
         json_t *rg = json_object_get(regs, b->regions[i]);
         if (!rg)
-            return bad(r, w2, "missing region \"%s\"", b->regions[i]);
-        snprintf(w3, sizeof w3, "%s.%s", w2, b->regions[i]);
+            return bad(r, w2, "missing region \"%s\"", q(r, b->regions[i]));
+        snprintf(w3, sizeof w3, "%s.%s", w2, q(r, b->regions[i]));
         if (keys_exact(r, w3, rg, reg_keys) || get_uint(r, rg, w3, "instances", UINT64_MAX, &t->regions[i].instances))
             return r->err->code;
         json_t *mean = json_object_get(rg, "predicted_mean_ns");
@@ -617,7 +647,7 @@ static int read_trace(struct rd *r, json_t *tr, size_t idx, const struct check_b
             return r->err->code;
         for (size_t j = 0; j < i; j++)
             if (!strcmp(t->callsites[j].label, label))
-                return bad(r, w3, "call site \"%s\" listed twice", label);
+                return bad(r, w3, "call site \"%s\" listed twice", q(r, label));
         if (dup_str(r, label, &t->callsites[i].label))
             return r->err->code;
         t->ncallsites++;
@@ -658,9 +688,11 @@ static int read_baseline(struct rd *r, json_t *root, struct check_baseline *b)
         snprintf(w, sizeof w, "regions[%zu]", i);
         if (!json_is_string(v) || !*json_string_value(v))
             return bad(r, w, "expected a region name, got %s", jtype(v));
+        if (text_ok(r, w, json_string_value(v)))
+            return r->err->code;
         for (size_t j = 0; j < i; j++)
             if (!strcmp(b->regions[j], json_string_value(v)))
-                return bad(r, w, "region \"%s\" listed twice", b->regions[j]);
+                return bad(r, w, "region \"%s\" listed twice", q(r, b->regions[j]));
         if (dup_str(r, json_string_value(v), &b->regions[i]))
             return r->err->code;
         b->nregions++;
@@ -681,30 +713,73 @@ static int read_baseline(struct rd *r, json_t *root, struct check_baseline *b)
         qsort(b->traces, b->ntraces, sizeof *b->traces, cmp_trace);
     for (size_t i = 1; i < b->ntraces; i++)
         if (!strcmp(b->traces[i - 1].path, b->traces[i].path))
-            return bad(r, "traces", "trace \"%s\" listed twice", b->traces[i].path);
+            return bad(r, "traces", "trace \"%s\" listed twice", q(r, b->traces[i].path));
+    return RT_OK;
+}
+
+/* The whole file through the side-file reader (regular files only, bounded in size and line
+ * length), its lines joined by '\n' so that Jansson's line numbers stay the file's. */
+static int read_text(const char *file, char **text, size_t *len, rt_error *err)
+{
+    struct rt__sidefile *f;
+    const char *line;
+    size_t n, cap = 0, used = 0;
+    char *buf = NULL;
+    int rc = rt__sidefile_open(file, "baseline", BASELINE_MAX_BYTES, &f, err);
+    if (rc)
+        return rc;
+    rt__sidefile_set_max_line(f, BASELINE_MAX_LINE);
+    while ((rc = rt__sidefile_line(f, &line, &n, err)) > 0) {
+        if (used + n + 2 > cap) { /* n <= BASELINE_MAX_LINE and used <= BASELINE_MAX_BYTES: no overflow */
+            size_t c = cap ? cap : 4096;
+            while (c < used + n + 2)
+                c *= 2;
+            char *q = realloc(buf, c);
+            if (!q) {
+                rc = rt_error_set(err, RT_ENOMEM, "%s: out of memory", file);
+                break;
+            }
+            buf = q;
+            cap = c;
+        }
+        memcpy(buf + used, line, n);
+        used += n;
+        buf[used++] = '\n';
+    }
+    rt__sidefile_close(f);
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
+    *text = buf;
+    *len = used;
     return RT_OK;
 }
 
 int check_baseline_load(const char *file, struct check_baseline *b, rt_error *err)
 {
-    struct rd r = {file, err};
-    struct stat st;
+    struct rd r = {.file = file, .err = err};
+    char *text = NULL;
+    size_t len = 0;
     memset(b, 0, sizeof *b);
-    if (stat(file, &st) != 0)
-        return rt_error_set(err, errno == ENOENT ? RT_ENOTFOUND : RT_EIO, "%s: cannot open baseline: %s", file,
-                            strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return rt_error_set(err, RT_EIO, "%s: is a directory, not a baseline file", file);
-    FILE *f = fopen(file, "rb");
-    if (!f)
-        return rt_error_set(err, RT_EIO, "%s: cannot open baseline: %s", file, strerror(errno));
+    int rc = read_text(file, &text, &len, err);
+    if (rc)
+        return rc;
     json_error_t je;
     /* Duplicate keys are rejected: in a hand-edited file the second would silently win. */
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-    fclose(f);
-    if (!root)
-        return rt_error_set(err, RT_EINVAL, "%s:%d:%d: not valid JSON: %s", file, je.line, je.column, je.text);
-    int rc = read_baseline(&r, root, b);
+    json_t *root = json_loadb(text ? text : "", len, JSON_REJECT_DUPLICATES, &je);
+    free(text);
+    if (!root) {
+        /* Jansson's text quotes the input after " near '": that part goes through rt__quote. */
+        const char *near = strstr(je.text, " near '");
+        size_t plen = near ? (size_t)(near - je.text) + 7 : strlen(je.text);
+        const char *rest = near ? near + 7 : "";
+        size_t rlen = strlen(rest) - (near && *rest && rest[strlen(rest) - 1] == '\'' ? 1 : 0);
+        char qt[RT__QUOTE_SIZE];
+        return rt_error_set(err, RT_EINVAL, "%s:%d:%d: not valid JSON: %.*s%s%s", file, je.line, je.column,
+                            (int)plen, je.text, rt__quote(qt, sizeof qt, rest, rlen), near ? "'" : "");
+    }
+    rc = read_baseline(&r, root, b);
     json_decref(root);
     if (rc)
         check_baseline_free(b);

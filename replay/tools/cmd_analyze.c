@@ -276,6 +276,8 @@ static void print_json(const struct analyze_cli *c, const struct rt_replay_optio
         cli_print_ps_as_ns(stdout, d->accumulated);
         printf(", \"absorbed_ns\": ");
         cli_print_ps_as_ns(stdout, d->absorbed);
+        printf(", \"injected_negative_ns\": ");
+        cli_print_ps_as_ns(stdout, d->injected_negative);
         printf(", \"slack_ns\": ");
         cli_print_ps_as_ns(stdout, d->slack);
         printf(", \"residual_ns\": ");
@@ -407,6 +409,13 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
     printf(")\n");
     printf("  accumulated  %14s  (sum over B's critical path)\n", fmt_ps(a, sizeof a, d->accumulated));
     printf("  absorbed     %14s  (injected - accumulated)\n", fmt_ps(a, sizeof a, d->absorbed));
+    if (d->absorbed < 0 || d->injected < 0) /* a sum of signed deviations: say what made it negative */
+        printf("               negative: B was faster than A on some edges (they sum to %s; the delays sum to %s):\n"
+               "               %s\n",
+               fmt_ps(a, sizeof a, d->injected_negative), fmt_ps(b, sizeof b, d->injected - d->injected_negative),
+               c->against == AGAINST_MEASURED ? "the model is slower than the measured machine on those edges (or "
+                                                "work the trace records but retime drops is not modeled there)"
+                                              : "the noisy replay took another path that is shorter there");
     printf("  slack        %14s  (len_A(A's critical path) - len_A(B's critical path))\n",
            fmt_ps(a, sizeof a, d->slack));
     printf("  end(B) - end(A) = accumulated - slack: %s = %s - %s, residual ", fmt_ps(a, sizeof a, d->end_b - d->end_a),

@@ -114,6 +114,9 @@ struct rt_depgraph_diff {
     rt_time_ps accumulated; /**< Σ δ over B's critical path */
     rt_time_ps slack;       /**< len_A(A's critical path) - len_A(B's critical path), >= 0 */
     rt_time_ps injected;    /**< Σ δ over all edges */
+    rt_time_ps injected_negative; /**< Σ min(δ, 0): the edges where B is faster than A (a model slower than
+                                       the measured machine, or work the trace drops). When they outweigh B's
+                                       delays, injected and absorbed are negative */
     rt_time_ps absorbed;    /**< injected - accumulated */
     rt_time_ps residual;    /**< (end_b - end_a) - (accumulated - slack); 0 when both graphs hold */
     uint64_t source_changed; /**< remote edges whose source differs between A and B */

@@ -1,0 +1,241 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Writes the synthetic traces of tests/ext_traces.sh with Debian's python3-otf2, a second OTF2
+writer besides retime's own: each trace has the record layout Score-P gives the case it stands
+for (self communicators, a root recording one block, OpenMP thread teams, accelerator streams,
+RMA windows), and times chosen so that the replay's answers can be worked out by hand (the
+derivations are in tests/ext_traces.sh, beside the checks).
+
+usage: gen_traces.py OUTDIR
+"""
+import os
+import sys
+
+import otf2
+from otf2.enums import (CollectiveOp, GroupType, LocationGroupType, LocationType, Paradigm,
+                        RegionRole)
+
+OUT = sys.argv[1]
+NOROOT = 0xFFFFFFFF  # OTF2_UNDEFINED_UINT32: an unrooted collective
+
+
+def archive(name):
+    path = os.path.join(OUT, name)
+    return otf2.writer.open(path, timer_resolution=1000000000), path
+
+
+class Defs:
+    """The definitions every trace here shares: P processes, each a location group with its
+    first CPU thread (the MPI rank) and `threads` more CPU threads."""
+
+    def __init__(self, trace, P, threads=0):
+        d = trace.definitions
+        self.d = d
+        node = d.system_tree_node("node")
+        self.groups = [d.location_group("Process %d" % r, location_group_type=LocationGroupType.PROCESS,
+                                        system_tree_parent=node) for r in range(P)]
+        # Score-P's numbering: thread t of rank r is location t << 32 | r; the MPI rank is thread 0.
+        self.ranks = [d.location("Master thread", type=LocationType.CPU_THREAD, group=self.groups[r])
+                      for r in range(P)]
+        self.threads = [[d.location("OMP thread %d" % (t + 1), type=LocationType.CPU_THREAD,
+                                    group=self.groups[r]) for t in range(threads)] for r in range(P)]
+        self.mpi_locations = d.group("MPI ranks", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI,
+                                     members=self.ranks)
+        self.world_group = d.group("MPI_COMM_WORLD", group_type=GroupType.COMM_GROUP,
+                                   paradigm=Paradigm.MPI, members=list(range(P)))
+        self.world = d.comm("MPI_COMM_WORLD", group=self.world_group)
+        self.self_group = d.group("MPI_COMM_SELF", group_type=GroupType.COMM_SELF,
+                                  paradigm=Paradigm.MPI, members=[])
+        self.self = d.comm("MPI_COMM_SELF", group=self.self_group)
+        self.regions = {}
+
+    def region(self, name, role=RegionRole.FUNCTION, paradigm=Paradigm.USER):
+        if name not in self.regions:
+            self.regions[name] = self.d.region(name, region_role=role, paradigm=paradigm)
+        return self.regions[name]
+
+    def mpi(self, name, role=RegionRole.POINT2POINT):
+        return self.region(name, role, Paradigm.MPI)
+
+
+def call(w, defs, name, t0, t1, records, role=RegionRole.COLL_ONE2ALL):
+    """An MPI call from t0 to t1 holding `records` (callables taking the writer)."""
+    w.write(otf2.events.Enter(t0, defs.mpi(name, role)))
+    for rec in records:
+        rec(w)
+    w.write(otf2.events.Leave(t1, defs.mpi(name, role)))
+
+
+def coll(w, defs, name, t0, t1, op, comm, root, sent, recv):
+    call(w, defs, name, t0, t1, [lambda w: w.write(otf2.events.MpiCollectiveBegin(t0)),
+                                 lambda w: w.write(otf2.events.MpiCollectiveEnd(t1, op, comm, root, sent, recv))])
+
+
+# --------------------------------------------------------------------------- self communicators
+# P ranks each run the same eight collectives on MPI_COMM_SELF at overlapping times (ranks 100 ns
+# apart), then one MPI_Allreduce of 8 B on MPI_COMM_WORLD. Rank r: main at 0, 1000 ns of work
+# before each self collective, each call 500 ns long; the world allreduce at 17000 + 100 r.
+SELF_OPS = [("MPI_Allreduce", CollectiveOp.ALLREDUCE, False), ("MPI_Gather", CollectiveOp.GATHER, True),
+            ("MPI_Bcast", CollectiveOp.BCAST, True), ("MPI_Barrier", CollectiveOp.BARRIER, False),
+            ("MPI_Reduce", CollectiveOp.REDUCE, True), ("MPI_Scatter", CollectiveOp.SCATTER, True),
+            ("MPI_Allgather", CollectiveOp.ALLGATHER, False), ("MPI_Alltoall", CollectiveOp.ALLTOALL, False)]
+for P in (2, 3, 8):
+    ctx, path = archive("self-coll-p%d" % P)
+    with ctx as trace:
+        defs = Defs(trace, P)
+        main = defs.region("main")
+        for r in range(P):
+            w = trace.event_writer_from_location(defs.ranks[r])
+            off = 100 * r
+            w.write(otf2.events.Enter(off, main))
+            t = off
+            for name, op, rooted in SELF_OPS:
+                t += 1000
+                size = 0 if op == CollectiveOp.BARRIER else 64
+                coll(w, defs, name, t, t + 500, op, defs.self, 0 if rooted else NOROOT,
+                     size, size)
+                t += 500
+            t0 = 17000 + off
+            coll(w, defs, "MPI_Allreduce", t0, 20000, CollectiveOp.ALLREDUCE, defs.world,
+                 NOROOT, 8 * P, 8 * P)
+            w.write(otf2.events.Leave(21000, main))
+
+# --------------------------------------------------------------------------- one block at the root
+# 4 ranks; the root (comm rank 0) of each rooted collective records one block of 1000 B as its
+# total (what some writers do), the others their own block: bcast, reduce, gather, scatter, each
+# entered by every rank at the same time, 10000 ns apart.
+ctx, path = archive("rooted-one-block")
+with ctx as trace:
+    P, B = 4, 1000
+    defs = Defs(trace, P)
+    main = defs.region("main")
+    ops = [("MPI_Bcast", CollectiveOp.BCAST), ("MPI_Reduce", CollectiveOp.REDUCE),
+           ("MPI_Gather", CollectiveOp.GATHER), ("MPI_Scatter", CollectiveOp.SCATTER)]
+    for r in range(P):
+        w = trace.event_writer_from_location(defs.ranks[r])
+        w.write(otf2.events.Enter(0, main))
+        for i, (name, op) in enumerate(ops):
+            t = 1000 + 10000 * i
+            root = r == 0
+            if op == CollectiveOp.BCAST:
+                sent, recv = (B, 0) if root else (0, B)
+            elif op == CollectiveOp.SCATTER:
+                sent, recv = (B, 0) if root else (0, B)
+            else:  # reduce, gather: everyone sends a block, the root records one block received
+                sent, recv = (B, B) if root else (B, 0)
+            coll(w, defs, name, t, t + 5000, op, defs.world, 0, sent, recv)
+        w.write(otf2.events.Leave(50000, main))
+
+# The same broadcast where rank 2 records 999 B received: a real mismatch, to be named with both
+# ranks and both counts.
+ctx, path = archive("rooted-mismatch")
+with ctx as trace:
+    P, B = 4, 1000
+    defs = Defs(trace, P)
+    main = defs.region("main")
+    for r in range(P):
+        w = trace.event_writer_from_location(defs.ranks[r])
+        w.write(otf2.events.Enter(0, main))
+        sent, recv = (B, 0) if r == 0 else (0, 999 if r == 2 else B)
+        coll(w, defs, "MPI_Bcast", 1000, 6000, CollectiveOp.BCAST, defs.world, 0, sent, recv)
+        w.write(otf2.events.Leave(10000, main))
+
+# --------------------------------------------------------------------------- hybrid MPI + OpenMP (+ CUDA, RMA)
+# 2 processes of 3 CPU threads each (the MPI rank and 2 OpenMP threads), one thread team each,
+# then rank 0 sends 8 B to rank 1. Rank 0 also has a CUDA stream (an accelerator location of 6
+# records: 3 kernels) and an RMA window (2 records); a metric location holds 4 records.
+def team(defs, w, lo, master, fork, begin, work_end, barrier_leave, join):
+    """One thread team as Score-P records it on one thread."""
+    par = defs.region("!$omp parallel @hybrid.c:10", RegionRole.PARALLEL, Paradigm.OPENMP)
+    bar = defs.region("!$omp implicit barrier @hybrid.c:20", RegionRole.IMPLICIT_BARRIER, Paradigm.OPENMP)
+    work = defs.region("compute", RegionRole.FUNCTION, Paradigm.USER)
+    if master:
+        w.write(otf2.events.ThreadFork(fork, Paradigm.OPENMP, 3))
+    w.write(otf2.events.ThreadTeamBegin(begin, lo))
+    w.write(otf2.events.Enter(begin, par))
+    w.write(otf2.events.Enter(begin, work))
+    w.write(otf2.events.Leave(work_end, work))
+    w.write(otf2.events.Enter(work_end, bar))
+    w.write(otf2.events.Leave(barrier_leave, bar))
+    w.write(otf2.events.Leave(barrier_leave, par))
+    w.write(otf2.events.ThreadTeamEnd(barrier_leave, lo))
+    if master:
+        w.write(otf2.events.ThreadJoin(join, Paradigm.OPENMP))
+
+
+def hybrid(name, mpi_on_thread=False):
+    ctx, path = archive(name)
+    with ctx as trace:
+        d = trace.definitions
+        defs = Defs(trace, 2, threads=2)
+        d.group("OpenMP threads", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.OPENMP,
+                members=[defs.ranks[0]] + defs.threads[0] + [defs.ranks[1]] + defs.threads[1])
+        teams = [d.comm("Thread team %d" % r, group=d.group("team %d" % r, group_type=GroupType.COMM_GROUP,
+                                                             paradigm=Paradigm.OPENMP,
+                                                             members=[3 * r, 3 * r + 1, 3 * r + 2]))
+                 for r in range(2)]
+        main = defs.region("main")
+        # rank 0: fork 1000, its own work to 3000, threads arrive at 2000 and 4900, all leave 5000
+        w = trace.event_writer_from_location(defs.ranks[0])
+        w.write(otf2.events.Enter(0, main))
+        w.write(otf2.events.RmaWinCreate(500, d.rma_win("window", comm=defs.world)))
+        team(defs, w, teams[0], True, 1000, 1000, 3000, 5000, 5000)
+        call(w, defs, "MPI_Send", 6000, 6100, [lambda w: w.write(otf2.events.MpiSend(6000, 1, defs.world, 7, 8))])
+        w.write(otf2.events.RmaWinDestroy(6500, d.rma_win("window", comm=defs.world)))
+        w.write(otf2.events.Leave(7000, main))
+        for t, end in ((0, 2000), (1, 4900)):
+            w = trace.event_writer_from_location(defs.threads[0][t])
+            team(defs, w, teams[0], False, 0, 1100, end, 5000, 0)
+            if mpi_on_thread and t == 1:
+                call(w, defs, "MPI_Send", 5500, 5600,
+                     [lambda w: w.write(otf2.events.MpiSend(5500, 1, defs.world, 9, 8))])
+        # rank 1: fork 1000, its own work to 1500, threads arrive at 1900 and 1200, all leave 2000
+        w = trace.event_writer_from_location(defs.ranks[1])
+        w.write(otf2.events.Enter(0, main))
+        team(defs, w, teams[1], True, 1000, 1000, 1500, 2000, 2000)
+        call(w, defs, "MPI_Recv", 2500, 6200, [lambda w: w.write(otf2.events.MpiRecv(6200, 0, defs.world, 7, 8))])
+        w.write(otf2.events.Leave(7000, main))
+        for t, end in ((0, 1900), (1, 1200)):
+            w = trace.event_writer_from_location(defs.threads[1][t])
+            team(defs, w, teams[1], False, 0, 1050, end, 2000, 0)
+        # a CUDA stream of rank 0's process: 3 kernels (6 records), and a metric location
+        acc = d.location_group("CUDA context 0", location_group_type=LocationGroupType.ACCELERATOR,
+                               system_tree_parent=d.system_tree_node("node"), creating_location_group=defs.groups[0])
+        stream = d.location("CUDA stream 1", type=LocationType.ACCELERATOR_STREAM, group=acc)
+        kern = defs.region("kernel", RegionRole.FUNCTION, Paradigm.CUDA)
+        w = trace.event_writer_from_location(stream)
+        for k in range(3):
+            w.write(otf2.events.Enter(1200 + 1000 * k, kern))
+            w.write(otf2.events.Leave(1700 + 1000 * k, kern))
+
+
+hybrid("hybrid-omp-cuda")
+hybrid("hybrid-mpi-on-thread", mpi_on_thread=True)
+
+# --------------------------------------------------------------------------- one process, OpenMP only
+# A one-process OpenMP trace (no MPI at all): 1 rank with 9 more threads, 2 teams.
+ctx, path = archive("openmp-only")
+with ctx as trace:
+    d = trace.definitions
+    node = d.system_tree_node("node")
+    grp = d.location_group("Process", location_group_type=LocationGroupType.PROCESS, system_tree_parent=node)
+    locs = [d.location("OMP thread %d" % t, type=LocationType.CPU_THREAD, group=grp) for t in range(10)]
+    tgrp = d.group("team", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.OPENMP, members=locs)
+    teamc = d.comm("team", group=d.group("team members", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.OPENMP,
+                                        members=list(range(10))))
+    defs = type("D", (), {})()
+    defs.regions = {}
+    defs.d = d
+    defs.region = lambda name, role=RegionRole.FUNCTION, paradigm=Paradigm.USER: Defs.region(defs, name, role, paradigm)
+    main = defs.region("main")
+    for t in range(10):
+        w = trace.event_writer_from_location(locs[t])
+        if t == 0:
+            w.write(otf2.events.Enter(0, main))
+        for k in range(2):
+            base = 1000 + 10000 * k
+            # thread t works (t + 1) * 500 ns; everyone leaves the barrier at base + 6000
+            team(defs, w, teamc, t == 0, base, base + (0 if t == 0 else 50), base + (t + 1) * 500,
+                 base + 6000, base + 6000)
+        if t == 0:
+            w.write(otf2.events.Leave(30000, main))

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Traces from other producers (issue 16): synthetic ones written by a second OTF2 writer, Debian's
+# python3-otf2 (tests/ext/gen_traces.py: self communicators, a root recording one block, OpenMP
+# thread teams, a CUDA stream, RMA and MPI on a worker thread), with answers worked out by hand
+# below, and the real Score-P traces of ../shared/ext-traces when they are there.
+set -u
+retime=$1; work=$2; ext=${3:-}
+case $work in # it is cleared: only ever a directory of this test's own
+  */other-producers) rm -rf "$work"; mkdir -p "$work" ;;
+  *) echo "FAIL refusing to clear $work (not an .../other-producers work directory)"; exit 1 ;;
+esac
+. "$(dirname "$0")/checks.sh"
+if ! /usr/bin/python3 -c 'import otf2' 2>/dev/null; then
+  echo "FAIL python3-otf2 is missing (scripts/install-deps.sh installs it)"; exit 1
+fi
+/usr/bin/python3 "$(dirname "$0")/ext/gen_traces.py" "$work" || { echo "FAIL gen_traces.py"; exit 1; }
+H=(--alpha 1us --beta 1ns/B)
+rank_end() { grep "^rank,$2," <<<"$1" | cut -d, -f5; } # predicted end of rank $2 in CSV $1
+
+# --- self communicators: each rank's eight collectives on MPI_COMM_SELF (1000 ns of work before
+# each, the calls cost nothing: the only member needs no message) are its own, then one 8-byte
+# allreduce on MPI_COMM_WORLD. Rank r starts at 100r and enters the allreduce at 17000 + 100r
+# measured, 13000 + 100r predicted (8 x 1000 of work, then 5000); recursive doubling takes
+# log2(P) rounds of alpha + 8 B x beta = 1008 ns from the last entry, then 1000 ns to the end.
+#   P = 2: 13100 + 1008 + 1000 = 15108;  P = 8: 13700 + 3 x 1008 + 1000 = 17724
+for P in 2 8; do
+  out=$("$retime" replay "$work/self-coll-p$P" "${H[@]}" --format csv 2>"$work/err"); rc=$?
+  check "self-p$P-replays" [ "$rc" -eq 0 ]
+  want=$([ "$P" -eq 2 ] && echo 15108 || echo 17724)
+  for r in 0 $((P - 1)); do
+    check "self-p$P-rank$r-end" same "$(rank_end "$out" $r)" "$want"
+  done
+  info=$("$retime" info "$work/self-coll-p$P" --format json)
+  check "self-p$P-info-comms" has "$info" '"communicators": 2, "self_communicators": 1,'
+  check "self-p$P-info-collectives" has "$info" "\"collectives\": $((9 * P))}"
+done
+out=$("$retime" replay "$work/self-coll-p3" "${H[@]}" 2>&1); rc=$?
+check self-p3-replays [ "$rc" -eq 0 ]
+# every kind of collective on the self communicators, under LogP-lite and with noise too
+out=$("$retime" replay "$work/self-coll-p8" --model logp --L 1us --o 100ns --g 50ns --G 1ns/B \
+      --net-noise exp:mean=100ns --os-noise periodic:period=10us,duration=1us --seed 3 2>&1); rc=$?
+check self-p8-logp-noise [ "$rc" -eq 0 ]
+out=$("$retime" analyze "$work/self-coll-p8" "${H[@]}" --os-noise periodic:period=10us,duration=1us \
+      --against model 2>&1); rc=$?
+check self-p8-analyze [ "$rc" -eq 0 ]
+
+# --- one block at the root: bcast, reduce, gather, scatter of 1000 B on 4 ranks whose root
+# records 1000 B as its total. Each is a binomial tree of 2 rounds of alpha + 1000 B x beta
+# = 2000 ns: 4000 ns from its entry on the critical chain through the root, and every rank
+# enters each call 5000 ns after leaving the previous one: 1000 + 4 x 4000 + 3 x 5000 of work,
+# then 50000 - 36000 = 14000 to the end: 46000 ns on every rank.
+out=$("$retime" replay "$work/rooted-one-block" "${H[@]}" --format csv 2>&1); rc=$?
+check rooted-one-block-replays [ "$rc" -eq 0 ]
+for r in 0 1 2 3; do check "rooted-one-block-rank$r" same "$(rank_end "$out" $r)" 46000; done
+# a real mismatch names both ranks and both counts, and the block most ranks agree on
+check rooted-mismatch fails_with "(bcast): rank 0 event 2 (MPI_Bcast) sends 1000 and receives 0 bytes (blocks of 1000 bytes) but rank 2 event 2 (MPI_Bcast) sends 0 and receives 999 bytes" \
+  "$retime" replay "$work/rooted-mismatch" "${H[@]}"
+err=$("$retime" replay "$work/rooted-mismatch" "${H[@]}" 2>&1)
+check rooted-mismatch-no-empty-block bash -c '! grep -q "blocks of 0 bytes" <<<"$1"' _ "$err"
+
+# --- hybrid MPI + OpenMP: 2 processes of 3 CPU threads, one thread team each, then rank 0
+# sends 8 B to rank 1 (eager: under Hockney the blocking send stays in its call for the wire
+# time, alpha + 8 B x beta = 1008 ns). Rank 0 forks at 1000; its own work ends at 3000, its
+# threads' at 2000 and 4900 (all leave the barrier at 5000): the join is at
+# fork + max(1000, 3900) = fork + 3900 x s. Rank 1 forks at 1000, works to 1500, its threads
+# to 1900 and 1200: join at fork + 900 x s.
+#  s = 1:   rank 0: join 4900, send at 5900, back at 6908, end 6908 + 900 = 7808.
+#           rank 1: join 1900, recv posted 2400, message at 6908, end 6908 + 800 = 7708.
+#  s = 0.5: rank 0: fork 500, join 500 + 1950 = 2450, send 2950, back 3958, end 3958 + 450 = 4408.
+#           rank 1: fork 500, join 500 + 450 = 950, message at 3958, end 3958 + 400 = 4358.
+T=$work/hybrid-omp-cuda
+info=$("$retime" info "$T" --format json 2>&1)
+check hybrid-info-ranks has "$info" '"ranks": 2,'
+check hybrid-info-threads has "$info" '"threads": 4, "thread_records": 32, "thread_teams": 2,'
+check hybrid-info-accel has "$info" '"accelerator_locations": 1, "accelerator_records": 6,'
+check hybrid-info-rma has "$info" '"rma_records": 2,'
+text=$("$retime" info "$T")
+check hybrid-info-text-dropped has "$text" 'dropped        6 records on 1 accelerator location, 2 RMA records (not replayed)'
+check hybrid-info-text-threads has "$text" 'threads        4 besides the ranks'"'"' own (32 records; 2 thread teams forked and joined)'
+out=$("$retime" replay "$T" "${H[@]}" --format csv 2>"$work/err"); rc=$?
+check hybrid-replays [ "$rc" -eq 0 ]
+check hybrid-warning-one-line same "$(cat "$work/err")" \
+  "retime: warning: $T/traces.otf2: dropped 6 records on 1 accelerator location, 2 RMA records (not replayed)"
+check hybrid-s1-rank0 same "$(rank_end "$out" 0)" 7808
+check hybrid-s1-rank1 same "$(rank_end "$out" 1)" 7708
+out=$("$retime" replay "$T" "${H[@]}" --compute-scale 0.5 --format csv 2>/dev/null)
+check hybrid-s05-rank0 same "$(rank_end "$out" 0)" 4408
+check hybrid-s05-rank1 same "$(rank_end "$out" 1)" 4358
+# against the measured run, a negative absorbed total says why
+out=$("$retime" analyze "$T" "${H[@]}" --against measured 2>/dev/null); rc=$?
+check hybrid-analyze [ "$rc" -eq 0 ]
+check hybrid-analyze-negative-explained has "$out" 'negative: B was faster than A on some edges'
+json=$("$retime" analyze "$T" "${H[@]}" --against measured --format json 2>/dev/null)
+check hybrid-analyze-json-negative has "$json" '"injected_negative_ns": -'
+# the predicted archive keeps the ranks' own threads and reads back
+out=$("$retime" replay "$T" "${H[@]}" --output-trace "$work/hybrid-out" 2>/dev/null); rc=$?
+check hybrid-output-trace [ "$rc" -eq 0 ]
+check hybrid-output-trace-reads has "$("$retime" info "$work/hybrid-out" --format json)" '"ranks": 2,'
+
+# MPI on a worker thread: refused in one line naming the thread and its rank
+check hybrid-mpi-on-thread fails_with "thread location 3 of rank 0: an MPI send on a thread other than the process's MPI thread" \
+  "$retime" replay "$work/hybrid-mpi-on-thread" "${H[@]}"
+
+# --- OpenMP only, one process of 10 threads: 1 rank, 9 threads. Two teams; thread t works
+# (t + 1) x 500 ns from the fork, all leave the barrier at fork + 6000: the join is at
+# fork + 5000 (thread 9), 1000 ns earlier than measured each time: 30000 - 2000 = 28000.
+info=$("$retime" info "$work/openmp-only" --format json)
+check openmp-ranks has "$info" '"ranks": 1,'
+check openmp-threads has "$info" '"threads": 9,'
+out=$("$retime" replay "$work/openmp-only" "${H[@]}" --format csv 2>/dev/null)
+check openmp-end same "$(rank_end "$out" 0)" 28000
+out=$("$retime" replay "$work/openmp-only" "${H[@]}" --compute-scale 0.5 --format csv 2>/dev/null)
+check openmp-end-half same "$(rank_end "$out" 0)" 14000
+
+# --- the real Score-P traces beside the checkout: replay and analyze must succeed
+if [ -n "$ext" ] && [ -d "$ext" ]; then
+  for d in "$ext"/*/; do
+    [ -f "$d/traces.otf2" ] || continue
+    n=$(basename "$d")
+    "$retime" replay "$d" "${H[@]}" >/dev/null 2>"$work/err"; rc=$?
+    check "scorep-$n-replays" [ "$rc" -eq 0 ]
+    "$retime" analyze "$d" "${H[@]}" --against measured >/dev/null 2>>"$work/err"; rc=$?
+    check "scorep-$n-analyzes" [ "$rc" -eq 0 ]
+  done
+else
+  echo "skip Score-P traces: ${ext:-no directory given} not found"
+fi
+checks_done

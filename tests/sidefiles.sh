@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Bad side files (issue 19): every file retime reads besides the trace goes through one reader
+# (replay/src/sidefile.c). For each kind (parameter file --params, noise file --os-noise
+# file:PATH, empirical histogram --net-noise empirical:PATH, retime check's --baseline) and each
+# bad input (/dev/zero, a FIFO without a writer, a 1 GB sparse file, random bytes, an overlong
+# line, control bytes in a line, a directory) retime must print exactly one line on stderr,
+# "retime: error: " and the expected text, of printable ASCII only and at most 200 characters
+# (not counting the test's directory in the file's path),
+# and exit with status 1 (retime check: 2, its status for an unusable baseline) within a second;
+# `timeout 5` turns a hang into a failure instead of a stuck CI job.
+# Usage: sidefiles.sh RETIME TRACES_DIR WORKDIR
+set -u
+retime=$1; traces=$2; work=$3
+rm -rf "$work"; mkdir -p "$work"
+fails=0; passes=0
+T=$traces/shift1d-ssend-p8-k1-m1000
+H=(--alpha 2.122us --beta 0.7595ns/B)
+
+now_ms() { local t=${EPOCHREALTIME:-}; if [ -n "$t" ]; then t=${t/[.,]/}; echo $((10#$t / 1000)); else echo $(($(date +%s%N) / 1000000)); fi; }
+
+expect() { # name, exit status, expected text, command...
+  local name=$1 want_rc=$2 text=$3; shift 3
+  local errf="$work/.stderr" rc t0 ms lines bytes odd why=""
+  t0=$(now_ms)
+  timeout 5 "$@" >/dev/null 2>"$errf"; rc=$?
+  ms=$(($(now_ms) - t0))
+  lines=$(wc -l <"$errf")
+  bytes=$(wc -c <"$errf")
+  odd=$(LC_ALL=C tr -d '\040-\176\n' <"$errf" | wc -c) # bytes that are neither printable nor the line end
+  [ "$rc" -eq "$want_rc" ] || why="exit status $rc (want $want_rc)"
+  [ "$lines" -eq 1 ] || why="$why; $lines lines on stderr"
+  [ $((bytes - ${#work})) -le 201 ] || why="$why; $bytes bytes on stderr" # 200 and the line end, besides the path
+  [ "$odd" -eq 0 ] || why="$why; $odd non-printable bytes"
+  [ "$ms" -le 1000 ] || why="$why; took $ms ms"
+  LC_ALL=C grep -q "^retime: error: " "$errf" || why="$why; no 'retime: error: '"
+  LC_ALL=C grep -qF -- "$text" "$errf" || why="$why; no '$text'"
+  if [ -n "$why" ]; then
+    echo "FAIL $name: ${why#; }: $(head -c 400 "$errf" | cat -v)"; fails=$((fails+1))
+  else
+    echo "ok   $name ($ms ms): $(cat "$errf")"; passes=$((passes+1))
+  fi
+}
+
+# ---------------------------------------------------------------- the bad inputs
+mkfifo "$work/fifo"
+truncate -s 1G "$work/sparse"
+mkdir "$work/dir"
+# Random bytes from a fixed seed: 3,000,000 of them (above the parameter file's 1 MiB), and
+# 300,000 without NUL bytes, which reach the parsers of every kind.
+python3 - "$work" <<'PY'
+import random, sys
+r = random.Random(19)
+open(sys.argv[1] + "/binary", "wb").write(r.randbytes(3000000))
+open(sys.argv[1] + "/binary-nonul", "wb").write(r.randbytes(300000).replace(b"\0", b"\1"))
+PY
+head -c 5000 /dev/zero | tr '\0' x >"$work/long"; echo >>"$work/long"
+# The baseline, JSON, takes lines up to 1 MiB (a minified file is one line): 2 MiB of spaces.
+head -c 2097152 /dev/zero | tr '\0' ' ' >"$work/long-json"; echo '{}' >>"$work/long-json"
+
+# ---------------------------------------------------------------- each kind
+kinds=(params noise histogram baseline)
+declare -A what=([params]="parameter file" [noise]="noise file" [histogram]="histogram" [baseline]="baseline")
+run() { # kind, path, test name, expected text: the command that reads this kind of side file
+  local kind=$1 path=$2 name=$3 text=$4
+  case $kind in
+  params) expect "$kind-$name" 1 "$text" "$retime" replay "$T" --params "$path" ;;
+  noise) expect "$kind-$name" 1 "$text" "$retime" replay "$T" "${H[@]}" --os-noise "file:$path" ;;
+  histogram) expect "$kind-$name" 1 "$text" "$retime" replay "$T" "${H[@]}" --net-noise "empirical:$path" ;;
+  baseline) expect "$kind-$name" 2 "$text" "$retime" check "$T" --baseline "$path" ;;
+  esac
+}
+for k in "${kinds[@]}"; do
+  w=${what[$k]}
+  run "$k" /dev/zero dev-zero "/dev/zero: is a character device, not a $w (it must be a regular file)"
+  run "$k" "$work/fifo" fifo "fifo: is a FIFO, not a $w"
+  run "$k" "$work/dir" directory "dir: is a directory, not a $w"
+  run "$k" "$work/sparse" sparse-1g "sparse: $w of 1073741824 bytes is larger than the maximum"
+done
+run params "$work/binary" binary "binary: parameter file of 3000000 bytes is larger than the maximum 1048576 bytes"
+for k in noise histogram baseline; do
+  run "$k" "$work/binary" binary "binary:1: NUL byte in the line"
+done
+run params "$work/binary-nonul" binary-nonul "binary-nonul:1: "
+run noise "$work/binary-nonul" binary-nonul "binary-nonul:1: expected 'start duration' in ns"
+run histogram "$work/binary-nonul" binary-nonul "binary-nonul:1: not a histogram"
+run baseline "$work/binary-nonul" binary-nonul "binary-nonul:1:1: not valid JSON"
+for k in params noise histogram; do
+  run "$k" "$work/long" long-line "long:1: line longer than 4096 bytes"
+done
+run baseline "$work/long-json" long-line "long-json:1: line longer than 1048576 bytes"
+
+# ---------------------------------------------------------------- control bytes, long values
+# Quoted content: escaped as \xNN, cut to 60 characters with "...".
+printf 'format = retime-params 1\nalpha = 2\033[31mus\n' >"$work/ctl.txt"
+run params "$work/ctl.txt" control-bytes "ctl.txt:2: alpha: bad duration '2\\x1b[31mus': needs a unit"
+{ printf 'al\001pha'; head -c 300 /dev/zero | tr '\0' k; printf ' = 2us\n'; } >"$work/key.txt"
+run params "$work/key.txt" long-key "key.txt:1: al\\x01pha"
+{ head -c 500 /dev/zero | tr '\0' q; echo; } >"$work/noeq.txt"
+run params "$work/noeq.txt" no-equals "noeq.txt:1: expected 'key = value', got 'qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq...'"
+printf '100 5\n\001\002 3\n' >"$work/ctl-noise.txt"
+run noise "$work/ctl-noise.txt" control-bytes "ctl-noise.txt:2: expected 'start duration' in ns"
+# JSON strings decode \u escapes to raw bytes: a control character in a string is refused, quoted.
+baseline() { # MODEL NOISE: a baseline with these two values (JSON text) and no traces
+  cat <<J
+{
+  "format": "retime-check-baseline",
+  "version": 1,
+  "settings": {
+    "model": $1,
+    "params": {"alpha_ns": 2122, "beta_ns_per_byte": 0.7595},
+    "beta_table": null,
+    "eager_limit_bytes": 65536,
+    "compute_scale": 1,
+    "collectives": {"barrier": "auto", "bcast": "auto", "gather": "auto", "scatter": "auto", "allgather": "auto",
+                    "alltoall": "auto", "reduce": "auto", "allreduce": "auto", "scan": "auto"},
+    "noise": $2
+  },
+  "regions": [],
+  "traces": []
+}
+J
+}
+baseline '"hock\u001bney"' null >"$work/ctl.json"
+run baseline "$work/ctl.json" control-bytes-json 'ctl.json: settings.model: control character in "hock\x1bney"'
+# A noise file named in the baseline goes through the same reader.
+baseline '"hockney"' '{"seed": 1, "net": null, "os": ["file:/dev/zero"], "burst": null}' >"$work/os.json"
+run baseline "$work/os.json" noise-file-in-baseline "os.json: settings.noise.os[0]: /dev/zero: is a character device, not a noise file"
+printf '{"a": [1, 2, 3] x\001\002 }\n' >"$work/bad.json"
+run baseline "$work/bad.json" invalid-json "bad.json:1:"
+
+rm -f "$work/fifo" "$work/sparse" # a 1 GB file, even sparse, would puzzle whoever looks at the disk
+echo "sidefiles: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]
