@@ -113,6 +113,26 @@ check openmp-end same "$(rank_end "$out" 0)" 28000
 out=$("$retime" replay "$work/openmp-only" "${H[@]}" --compute-scale 0.5 --format csv 2>/dev/null)
 check openmp-end-half same "$(rank_end "$out" 0)" 14000
 
+# the same with the OmpFork/OmpJoin records of older Score-P versions
+out=$("$retime" replay "$work/openmp-only-legacy" "${H[@]}" --format csv 2>/dev/null)
+check openmp-legacy-end same "$(rank_end "$out" 0)" 28000
+
+# --- 65 ranks in a ring with persistent requests, MPI_Waitany and MPI_Testsome, then a barrier
+# on the even (33) or odd (32) ranks of a split communicator. Per iteration (t0 = 1000 + 10000 i
+# measured): the starts cost nothing, the vain MPI_Testsome keeps its 10 ns (it moves nothing),
+# the 100-byte message from the left, sent at t0 + 10 predicted, arrives alpha + 100 B x beta =
+# 1100 ns later, at t0 + 1110, and MPI_Waitany returns then instead of after 1900 ns: the
+# iteration ends at t0 + 1210 instead of t0 + 2110, 900 ns earlier. The barrier is entered at
+# 25000 - 1800 = 23200 by every rank; a dissemination barrier takes ceil(log2 P) rounds of
+# alpha: 6 x 1000 on 33 ranks, 5 x 1000 on 32, then 3000 to the end:
+# even ranks 23200 + 6000 + 3000 = 32200, odd ranks 23200 + 5000 + 3000 = 31200.
+out=$("$retime" replay "$work/requests-p65" "${H[@]}" --format csv 2>&1); rc=$?
+check requests-p65-replays [ "$rc" -eq 0 ]
+for r in 0 2 64; do check "requests-p65-even-$r" same "$(rank_end "$out" $r)" 32200; done
+for r in 1 63; do check "requests-p65-odd-$r" same "$(rank_end "$out" $r)" 31200; done
+info=$("$retime" info "$work/requests-p65" --format json)
+check requests-p65-counts has "$info" '"isend": 130, "recv": 0, "irecv": 130, "collectives": 65}'
+
 # --- the real Score-P traces beside the checkout: replay and analyze must succeed
 if [ -n "$ext" ] && [ -d "$ext" ]; then
   for d in "$ext"/*/; do

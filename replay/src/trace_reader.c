@@ -1323,6 +1323,19 @@ static OTF2_CallbackCode ev_join(EVT_ARGS, OTF2_Paradigm model)
     return team_close(ud, ts) ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
 }
 
+/* OmpFork and OmpJoin: what Score-P wrote before ThreadFork and ThreadJoin superseded them. */
+static OTF2_CallbackCode ev_omp_fork(EVT_ARGS, uint32_t nthreads)
+{
+    (void)loc; (void)pos; (void)attrs; (void)nthreads;
+    return team_open(ud, ts) ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_omp_join(EVT_ARGS)
+{
+    (void)loc; (void)pos; (void)attrs;
+    return team_close(ud, ts) ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode ev_team_begin(EVT_ARGS, OTF2_CommRef team)
 {
     (void)loc; (void)pos; (void)attrs; (void)team;
@@ -1373,6 +1386,8 @@ static void set_common_callbacks(OTF2_EvtReaderCallbacks *cb)
 {
     OTF2_EvtReaderCallbacks_SetThreadForkCallback(cb, ev_fork);
     OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cb, ev_join);
+    OTF2_EvtReaderCallbacks_SetOmpForkCallback(cb, ev_omp_fork);
+    OTF2_EvtReaderCallbacks_SetOmpJoinCallback(cb, ev_omp_join);
     OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback(cb, ev_team_begin);
     OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback(cb, ev_team_end);
 #define RMA_SET(name) OTF2_EvtReaderCallbacks_SetRma##name##Callback(cb, rma_##name)

@@ -17,6 +17,7 @@ from otf2.enums import (CollectiveOp, GroupType, LocationGroupType, LocationType
 
 OUT = sys.argv[1]
 NOROOT = 0xFFFFFFFF  # OTF2_UNDEFINED_UINT32: an unrooted collective
+LEGACY = False  # OmpFork/OmpJoin instead of ThreadFork/ThreadJoin
 
 
 def archive(name):
@@ -140,6 +141,41 @@ with ctx as trace:
         coll(w, defs, "MPI_Bcast", 1000, 6000, CollectiveOp.BCAST, defs.world, 0, sent, recv)
         w.write(otf2.events.Leave(10000, main))
 
+# --------------------------------------------------------------------------- requests on 65 ranks
+# 65 ranks in a ring, as Score-P records persistent requests and MPI_Waitany/MPI_Testsome: each of
+# 2 iterations starts a persistent receive from the left (MPI_Start: an IrecvRequest) and a
+# persistent send of 100 B to the right (MPI_Start: an Isend), tests the send once in vain
+# (MPI_Testsome: a RequestTest record only), waits for the receive (MPI_Waitany: the Irecv) and
+# completes the send (MPI_Testsome: the IsendComplete). Then a barrier on the even or odd ranks
+# (a communicator of 33 or 32 ranks from MPI_Comm_split).
+ctx, path = archive("requests-p65")
+with ctx as trace:
+    P, M = 65, 100
+    defs = Defs(trace, P)
+    d = trace.definitions
+    main = defs.region("main")
+    halves = [d.comm("split %s" % ("even", "odd")[h], group=d.group("split %d" % h, group_type=GroupType.COMM_GROUP,
+                                                                      paradigm=Paradigm.MPI,
+                                                                      members=list(range(h, P, 2))))
+              for h in (0, 1)]
+    for r in range(P):
+        w = trace.event_writer_from_location(defs.ranks[r])
+        w.write(otf2.events.Enter(0, main))
+        left, right = (r - 1) % P, (r + 1) % P
+        for i in range(2):
+            t0 = 1000 + 10000 * i
+            rq, sq = 2 * i + 1, 2 * i + 2
+            call(w, defs, "MPI_Start", t0, t0 + 10, [lambda w: w.write(otf2.events.MpiIrecvRequest(t0, rq))])
+            call(w, defs, "MPI_Start", t0 + 20, t0 + 30,
+                 [lambda w: w.write(otf2.events.MpiIsend(t0 + 20, right, defs.world, 5, M, sq))])
+            call(w, defs, "MPI_Testsome", t0 + 40, t0 + 50, [lambda w: w.write(otf2.events.MpiRequestTest(t0 + 45, sq))])
+            call(w, defs, "MPI_Waitany", t0 + 100, t0 + 2000,
+                 [lambda w: w.write(otf2.events.MpiIrecv(t0 + 2000, left, defs.world, 5, M, rq))])
+            call(w, defs, "MPI_Testsome", t0 + 2100, t0 + 2110,
+                 [lambda w: w.write(otf2.events.MpiIsendComplete(t0 + 2105, sq))])
+        coll(w, defs, "MPI_Barrier", 25000, 27000, CollectiveOp.BARRIER, halves[r % 2], NOROOT, 0, 0)
+        w.write(otf2.events.Leave(30000, main))
+
 # --------------------------------------------------------------------------- hybrid MPI + OpenMP (+ CUDA, RMA)
 # 2 processes of 3 CPU threads each (the MPI rank and 2 OpenMP threads), one thread team each,
 # then rank 0 sends 8 B to rank 1. Rank 0 also has a CUDA stream (an accelerator location of 6
@@ -149,7 +185,9 @@ def team(defs, w, lo, master, fork, begin, work_end, barrier_leave, join):
     par = defs.region("!$omp parallel @hybrid.c:10", RegionRole.PARALLEL, Paradigm.OPENMP)
     bar = defs.region("!$omp implicit barrier @hybrid.c:20", RegionRole.IMPLICIT_BARRIER, Paradigm.OPENMP)
     work = defs.region("compute", RegionRole.FUNCTION, Paradigm.USER)
-    if master:
+    if master and LEGACY:
+        w.write(otf2.events.OmpFork(fork, 3))
+    elif master:
         w.write(otf2.events.ThreadFork(fork, Paradigm.OPENMP, 3))
     w.write(otf2.events.ThreadTeamBegin(begin, lo))
     w.write(otf2.events.Enter(begin, par))
@@ -159,7 +197,9 @@ def team(defs, w, lo, master, fork, begin, work_end, barrier_leave, join):
     w.write(otf2.events.Leave(barrier_leave, bar))
     w.write(otf2.events.Leave(barrier_leave, par))
     w.write(otf2.events.ThreadTeamEnd(barrier_leave, lo))
-    if master:
+    if master and LEGACY:
+        w.write(otf2.events.OmpJoin(join))
+    elif master:
         w.write(otf2.events.ThreadJoin(join, Paradigm.OPENMP))
 
 
@@ -213,29 +253,36 @@ hybrid("hybrid-omp-cuda")
 hybrid("hybrid-mpi-on-thread", mpi_on_thread=True)
 
 # --------------------------------------------------------------------------- one process, OpenMP only
-# A one-process OpenMP trace (no MPI at all): 1 rank with 9 more threads, 2 teams.
-ctx, path = archive("openmp-only")
-with ctx as trace:
-    d = trace.definitions
-    node = d.system_tree_node("node")
-    grp = d.location_group("Process", location_group_type=LocationGroupType.PROCESS, system_tree_parent=node)
-    locs = [d.location("OMP thread %d" % t, type=LocationType.CPU_THREAD, group=grp) for t in range(10)]
-    tgrp = d.group("team", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.OPENMP, members=locs)
-    teamc = d.comm("team", group=d.group("team members", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.OPENMP,
-                                        members=list(range(10))))
-    defs = type("D", (), {})()
-    defs.regions = {}
-    defs.d = d
-    defs.region = lambda name, role=RegionRole.FUNCTION, paradigm=Paradigm.USER: Defs.region(defs, name, role, paradigm)
-    main = defs.region("main")
-    for t in range(10):
-        w = trace.event_writer_from_location(locs[t])
-        if t == 0:
-            w.write(otf2.events.Enter(0, main))
-        for k in range(2):
-            base = 1000 + 10000 * k
-            # thread t works (t + 1) * 500 ns; everyone leaves the barrier at base + 6000
-            team(defs, w, teamc, t == 0, base, base + (0 if t == 0 else 50), base + (t + 1) * 500,
-                 base + 6000, base + 6000)
-        if t == 0:
-            w.write(otf2.events.Leave(30000, main))
+# A one-process OpenMP trace (no MPI at all): 1 rank with 9 more threads, 2 teams; once with
+# ThreadFork/ThreadJoin, once with the OmpFork/OmpJoin records older Score-P versions wrote.
+def openmp_only(name):
+    ctx, path = archive(name)
+    with ctx as trace:
+        d = trace.definitions
+        node = d.system_tree_node("node")
+        grp = d.location_group("Process", location_group_type=LocationGroupType.PROCESS, system_tree_parent=node)
+        locs = [d.location("OMP thread %d" % t, type=LocationType.CPU_THREAD, group=grp) for t in range(10)]
+        tgrp = d.group("team", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.OPENMP, members=locs)
+        teamc = d.comm("team", group=d.group("team members", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.OPENMP,
+                                            members=list(range(10))))
+        defs = type("D", (), {})()
+        defs.regions = {}
+        defs.d = d
+        defs.region = lambda name, role=RegionRole.FUNCTION, paradigm=Paradigm.USER: Defs.region(defs, name, role, paradigm)
+        main = defs.region("main")
+        for t in range(10):
+            w = trace.event_writer_from_location(locs[t])
+            if t == 0:
+                w.write(otf2.events.Enter(0, main))
+            for k in range(2):
+                base = 1000 + 10000 * k
+                # thread t works (t + 1) * 500 ns; everyone leaves the barrier at base + 6000
+                team(defs, w, teamc, t == 0, base, base + (0 if t == 0 else 50), base + (t + 1) * 500,
+                     base + 6000, base + 6000)
+            if t == 0:
+                w.write(otf2.events.Leave(30000, main))
+
+
+openmp_only("openmp-only")
+LEGACY = True
+openmp_only("openmp-only-legacy")
