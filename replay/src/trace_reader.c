@@ -951,7 +951,7 @@ static RT_COLD int team_close(struct reader *r, OTF2_TimeStamp ts)
         th->spans[th->nspans++] = (struct team_span){r->team_begin, waited ? r->barrier_enter : end};
         return RT_OK;
     }
-    if (waited)
+    if (waited && r->barrier_leave < r->cur->nevents) /* not when the barrier was never left */
         r->cur->events[r->barrier_leave].flags |= RT_EVF_NOWORK;
     struct rt_event *e = push(r, ts, RT_EV_JOIN);
     if (!e)
