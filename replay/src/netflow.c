@@ -1,0 +1,945 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A flow-level network contention model: max-min fair sharing of link bandwidth among flows, as
+ * in SimGrid's flow models (P. Velho, L. Schnorr, H. Casanova, A. Legrand, "On the validity of
+ * flow-level TCP network models for grid and cloud simulations", ACM TOMACS 23(4), 2013), here
+ * without SimGrid's latency and TCP-window corrections: the caller adds latencies.
+ *
+ * Model. Link l has capacity C_l [B/ps]; flow f has a route R_f (a set of distinct links), a size
+ * of B_f bytes and its own rate limit M_f [B/ps] (e.g. its NIC's). At any time the active flows'
+ * rates r_f are the max-min fair allocation under the constraints
+ *     sum_{f : l in R_f} r_f <= C_l  for every link l,      r_f <= M_f  for every flow f,
+ * computed by progressive filling: all flows start unfrozen; each link has a remaining capacity
+ * c_l = C_l and a count n_l of unfrozen flows over it. Repeatedly take the smallest of
+ *     the links' fair shares  s_l = c_l / n_l  (links with n_l > 0)  and the unfrozen flows' M_f
+ * and freeze at that level: the flow (r_f = M_f, no bottleneck link), or every unfrozen flow over
+ * the link (r_f = s_l, that link is their bottleneck); subtract each frozen rate from c_m and 1
+ * from n_m on the flows' other links m. Mathematically a share never decreases (freezing at
+ * r <= s_m gives (c_m - r)/(n_m - 1) >= s_m); in floating point it is clamped to be >= the
+ * current level, so no rate can round to 0 or below an earlier level. A link that carries a
+ * single flow has the constant share C_l until that flow freezes, so it is folded into the flow's
+ * limit: M'_f = min(M_f, C_l over such links), its bottleneck being that link when C_l < M_f.
+ * Ties at one level change no rate, only which link is named the bottleneck; they go to the
+ * flows' limits M'_f before the links' shares, then to the lower flow or link id; within M'_f to
+ * M_f before a link, then to the lower route position.
+ *
+ * Time. Rates change only at recomputations, which happen at the time of the last start or
+ * advance when flows started or ended since the last one. A flow keeps its remaining bytes Q_f
+ * as of the time u_f of its last rate change; when its rate changes at time t,
+ *     Q_f <- max(0, Q_f - r_f * (t - u_f)),  u_f <- t,
+ * and its completion is predicted at
+ *     T_f = u_f + max(1, ceil(Q_f / r_f))  ps,
+ * where a quotient within 4 ulps above an integer counts as that integer (so that 2e6 computed
+ * as 2000000.0000000002 is not pushed to the next ps). Flows whose rate did not change are not
+ * touched: their Q_f, u_f and T_f stay as they were. A flow completes exactly at its predicted T_f
+ * (rt__flownet_advance), whatever the rounding: the model never stalls and never goes back.
+ * Flows whose T_f is the current time take no bandwidth in a recomputation at that time.
+ *
+ * Delays. Over an interval dt at rate r, flow f loses dt * (1 - r / M_f) against its own limit;
+ * that is attributed to the link that froze it (nothing when its own limit froze it). Summed
+ * over its life, sum_l delay_{f,l} = (T_f - start_f) - B_f / M_f up to the rounding of T_f, i.e.
+ * about finish - start - alone with alone = max(1, ceil(B_f / M_f)).
+ *
+ * Incremental recomputation. Rates depend only on the connected component (flows linked through
+ * shared links, transitively) of a flow. A recomputation collects the components of the flows
+ * started and of the links of the flows ended since the last one (breadth-first over per-link
+ * flow lists) and recomputes only those. Within a component the result does not depend on the
+ * order of the per-link lists: each freeze subtracts one value from each link, and the order of
+ * the freezes is that of the total order (level, kind, id), so a full recomputation gives
+ * bit-identical rates (rt__flownet_set_full, rt__flownet_check; tests/test_netflow.c).
+ *
+ * Data structures. Flows live in a slot array with a free list; each slot keeps one block for
+ * its route, its positions in the links' lists and its per-link delays (reused with the slot).
+ * Each link keeps an array of (flow, route position) with swap-remove. Completions sit in an
+ * indexed binary min-heap on (T_f, id); progressive filling uses a binary heap of (level, kind,
+ * id, version) entries with lazy deletion (a link's share only grows, so a stale entry is
+ * skipped when popped). A recomputation of a component of F flows with routes of length L costs
+ * O(F L log(F L)); nothing outside the affected components is touched.
+ */
+#include "netflow.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+
+#define NF_NONE UINT32_MAX
+#define NF_FLOWTAG UINT32_MAX /* tag of a flow's own-limit entry in the filling heap */
+#define NF_MAXDUR ((rt_time_ps)4000000000000000000LL)
+#define NF_SMALL 64 /* default of rt__flownet_set_small */
+
+struct nf_flow {
+    /* What the component search and the filling read first. */
+    rt_time_ps finish; /* T_f; INT64_MAX until its first recomputation */
+    uint32_t mark;     /* component search epoch */
+    uint32_t n;        /* route length */
+    uint32_t *links;   /* its route */
+    double max_rate;   /* M_f */
+    double eff;        /* its limit in the filling: M_f or a link that carries it alone */
+    double new_rate;   /* filling result */
+    int32_t eff_pos;   /* route position of that link, -1: M_f */
+    int32_t new_bneck;
+    uint8_t active, frozen;
+    /* The rest. */
+    int32_t bneck;     /* route position of its bottleneck link, -1: its own limit */
+    uint32_t hpos;     /* index in the completion heap, NF_NONE when not in it */
+    uint32_t rcap;     /* room in its route block */
+    double remaining;  /* Q_f: bytes left at last_update */
+    double rate;       /* r_f; 0 until its first recomputation */
+    double bytes;      /* B_f */
+    rt_time_ps start, last_update, delay_since;
+    uint64_t user;
+    double *delay;  /* route block: delay[rcap], links[rcap], lpos[rcap] */
+    uint32_t *lpos; /* its index in each route link's list */
+};
+
+/* An entry of a link's list: a flow over it and the link's position in that flow's route. */
+struct nf_ref {
+    uint32_t flow, pos;
+};
+
+struct nf_link {
+    double cap;        /* C_l */
+    double rem, share; /* c_l and its last computed fair share, during filling */
+    struct nf_ref *ref; /* the flows over it */
+    uint32_t n, lcap;
+    uint32_t cnt;   /* n_l during filling */
+    uint32_t ver;   /* version of its current filling-heap entry */
+    uint32_t mark;  /* component search epoch */
+    uint32_t touch; /* freeze batch epoch */
+    rt_time_ps busy_since;
+    uint8_t dirty; /* in dlinks */
+};
+
+struct nf_ent {
+    double v;
+    uint32_t id;
+    uint32_t tag; /* NF_FLOWTAG, or the link's version */
+};
+
+struct nf_done {
+    rt_time_ps start;
+    uint32_t id;
+};
+
+struct rt__flownet {
+    uint32_t nlinks;
+    struct nf_link *links;
+    struct rt__link_stats *stats;
+    struct nf_flow *flows;
+    uint32_t nflows, flows_cap; /* slots ever used */
+    uint32_t *free_ids, nfree, free_cap; /* free_cap >= nflows always: freeing never allocates */
+    uint32_t *heap, nheap, heap_cap;     /* completion heap of flow ids */
+    uint32_t *dflows, ndflows, dflows_cap; /* flows started since the last recomputation */
+    uint32_t *dlinks, ndlinks;             /* links of flows ended since then (nlinks room) */
+    uint32_t *cf, ncf, cf_cap;             /* the component's flows */
+    uint32_t *cl, ncl;                     /* and links (nlinks room) */
+    struct nf_ent *fh;
+    uint32_t nfh, fh_cap; /* filling heap */
+    uint32_t *touched, ntouched; /* links touched by one freeze (nlinks room) */
+    uint32_t *sl, *sf, sf_cap;   /* scan lists of the small filling (nlinks, sf_cap room) */
+    uint32_t small;              /* components of at most this many flows + links are scanned */
+    struct nf_done *done;
+    uint32_t done_cap;
+    uint64_t nentries; /* sum of the active flows' route lengths */
+    uint32_t epoch, tepoch;
+    uint32_t active, left;
+    rt_time_ps now;
+    int full, in_advance;
+};
+
+/* ---- completion heap: flow ids on (finish, id) ---- */
+
+static inline int ch_less(const struct rt__flownet *fn, uint32_t a, uint32_t b)
+{
+    rt_time_ps ta = fn->flows[a].finish, tb = fn->flows[b].finish;
+    return ta < tb || (ta == tb && a < b);
+}
+
+static inline void ch_set(struct rt__flownet *fn, uint32_t i, uint32_t id)
+{
+    fn->heap[i] = id;
+    fn->flows[id].hpos = i;
+}
+
+static void ch_up(struct rt__flownet *fn, uint32_t i)
+{
+    uint32_t id = fn->heap[i];
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (!ch_less(fn, id, fn->heap[p]))
+            break;
+        ch_set(fn, i, fn->heap[p]);
+        i = p;
+    }
+    ch_set(fn, i, id);
+}
+
+static void ch_down(struct rt__flownet *fn, uint32_t i)
+{
+    uint32_t id = fn->heap[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= fn->nheap)
+            break;
+        if (c + 1 < fn->nheap && ch_less(fn, fn->heap[c + 1], fn->heap[c]))
+            c++;
+        if (!ch_less(fn, fn->heap[c], id))
+            break;
+        ch_set(fn, i, fn->heap[c]);
+        i = c;
+    }
+    ch_set(fn, i, id);
+}
+
+/* Inserts or repositions flow @p id after its finish changed (room for all flows is kept). */
+static void ch_update(struct rt__flownet *fn, uint32_t id)
+{
+    uint32_t i = fn->flows[id].hpos;
+    if (i == NF_NONE) {
+        i = fn->nheap++;
+        ch_set(fn, i, id);
+        ch_up(fn, i);
+        return;
+    }
+    ch_up(fn, i);
+    ch_down(fn, fn->flows[id].hpos);
+}
+
+static uint32_t ch_pop(struct rt__flownet *fn)
+{
+    uint32_t id = fn->heap[0];
+    fn->flows[id].hpos = NF_NONE;
+    if (--fn->nheap > 0) {
+        ch_set(fn, 0, fn->heap[fn->nheap]);
+        ch_down(fn, 0);
+    }
+    return id;
+}
+
+/* ---- filling heap: (level, kind, id, version), own limits before links at one level ---- */
+
+static inline int fh_less(const struct nf_ent *a, const struct nf_ent *b)
+{
+    if (a->v != b->v)
+        return a->v < b->v;
+    int ka = a->tag != NF_FLOWTAG, kb = b->tag != NF_FLOWTAG;
+    if (ka != kb)
+        return ka < kb;
+    if (a->id != b->id)
+        return a->id < b->id;
+    return a->tag < b->tag;
+}
+
+static void fh_down(struct nf_ent *h, uint32_t n, uint32_t i)
+{
+    struct nf_ent e = h[i];
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && fh_less(&h[c + 1], &h[c]))
+            c++;
+        if (!fh_less(&h[c], &e))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = e;
+}
+
+static void fh_push(struct rt__flownet *fn, double v, uint32_t id, uint32_t tag)
+{
+    struct nf_ent *h = fn->fh;
+    struct nf_ent e = {v, id, tag};
+    uint32_t i = fn->nfh++;
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (!fh_less(&e, &h[p]))
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = e;
+}
+
+static struct nf_ent fh_pop(struct rt__flownet *fn)
+{
+    struct nf_ent top = fn->fh[0];
+    if (--fn->nfh > 0) {
+        fn->fh[0] = fn->fh[fn->nfh];
+        fh_down(fn->fh, fn->nfh, 0);
+    }
+    return top;
+}
+
+/* ---- helpers ---- */
+
+static uint32_t nf_epoch(struct rt__flownet *fn)
+{
+    if (++fn->epoch == 0) { /* wrapped: clear the stale marks once */
+        for (uint32_t l = 0; l < fn->nlinks; l++)
+            fn->links[l].mark = 0;
+        for (uint32_t f = 0; f < fn->nflows; f++)
+            fn->flows[f].mark = 0;
+        fn->epoch = 1;
+    }
+    return fn->epoch;
+}
+
+static uint32_t nf_tepoch(struct rt__flownet *fn)
+{
+    if (++fn->tepoch == 0) {
+        for (uint32_t l = 0; l < fn->nlinks; l++)
+            fn->links[l].touch = 0;
+        fn->tepoch = 1;
+    }
+    return fn->tepoch;
+}
+
+/* A flow due now (or earlier) is done: it takes no bandwidth in a recomputation now. */
+static inline int nf_due(const struct rt__flownet *fn, const struct nf_flow *f)
+{
+    return f->finish <= fn->now;
+}
+
+/* max(1, ceil(q)) ps for q = rem / rate, a q within 4 ulps above an integer counting as it. */
+static rt_time_ps nf_dur(double rem, double rate)
+{
+    double q = rem / rate;
+    if (!(q < (double)NF_MAXDUR))
+        return NF_MAXDUR;
+    double fl = floor(q);
+    double d = (q - fl <= q * (4 * DBL_EPSILON)) ? fl : fl + 1;
+    return d < 1 ? 1 : (rt_time_ps)d;
+}
+
+static void nf_flush_delay(struct nf_flow *f, rt_time_ps now)
+{
+    if (f->bneck >= 0 && now > f->delay_since)
+        f->delay[f->bneck] += (double)(now - f->delay_since) * (1.0 - f->rate / f->max_rate);
+    f->delay_since = now;
+}
+
+/* ---- components and progressive filling ---- */
+
+static inline void nf_discover(struct rt__flownet *fn, uint32_t id, uint32_t ep)
+{
+    struct nf_flow *f = &fn->flows[id];
+    f->mark = ep;
+    f->eff = f->max_rate;
+    f->eff_pos = -1;
+    fn->cf[fn->ncf++] = id;
+}
+
+/* Adds link @p l to the component, with the flows over it, and counts them (n_l). A link that
+ * carries one flow only is that flow's limit until the flow freezes: it is folded into the
+ * flow's effective limit (ties: its own limit first, then the lower route position), so that
+ * the filling only sees the links that are shared. */
+static void nf_visit_link(struct rt__flownet *fn, uint32_t l, uint32_t ep)
+{
+    struct nf_link *L = &fn->links[l];
+    L->mark = ep;
+    L->rem = L->cap;
+    L->cnt = 0;
+    fn->cl[fn->ncl++] = l;
+    uint32_t only = 0;
+    for (uint32_t k = 0; k < L->n; k++) {
+        uint32_t gid = L->ref[k].flow;
+        struct nf_flow *g = &fn->flows[gid];
+        if (nf_due(fn, g))
+            continue;
+        L->cnt++;
+        only = k;
+        if (g->mark != ep)
+            nf_discover(fn, gid, ep);
+    }
+    if (L->cnt == 1) {
+        struct nf_flow *g = &fn->flows[L->ref[only].flow];
+        int32_t pos = (int32_t)L->ref[only].pos;
+        if (L->cap < g->eff || (L->cap == g->eff && g->eff_pos >= 0 && pos < g->eff_pos)) {
+            g->eff = L->cap;
+            g->eff_pos = pos;
+        }
+    }
+}
+
+/* Collects into cf/cl the component of flow @p seed (or of link @p lseed when seed is NF_NONE). */
+static void nf_component(struct rt__flownet *fn, uint32_t seed, uint32_t lseed, uint32_t ep)
+{
+    fn->ncf = fn->ncl = 0;
+    if (seed != NF_NONE) {
+        nf_discover(fn, seed, ep);
+    } else {
+        nf_visit_link(fn, lseed, ep);
+    }
+    for (uint32_t i = 0; i < fn->ncf; i++) {
+        const struct nf_flow *f = &fn->flows[fn->cf[i]];
+        for (uint32_t k = 0; k < f->n; k++)
+            if (fn->links[f->links[k]].mark != ep)
+                nf_visit_link(fn, f->links[k], ep);
+    }
+}
+
+/* Freezes flow @p id at rate @p r (bottleneck route position @p b, -1: own limit), subtracting
+ * it from its links other than @p skip and remembering them as touched. */
+static void nf_freeze(struct rt__flownet *fn, uint32_t id, double r, int32_t b, uint32_t skip, uint32_t tep)
+{
+    struct nf_flow *f = &fn->flows[id];
+    f->frozen = 1;
+    f->new_rate = r;
+    f->new_bneck = b;
+    fn->left--;
+    for (uint32_t k = 0; k < f->n; k++) {
+        uint32_t m = f->links[k];
+        if (m == skip)
+            continue;
+        struct nf_link *M = &fn->links[m];
+        M->rem -= r;
+        M->cnt--;
+        if (M->touch != tep) {
+            M->touch = tep;
+            fn->touched[fn->ntouched++] = m;
+        }
+    }
+}
+
+/* Freezes every unfrozen flow over link @p l at its share @p r (the link is their bottleneck). */
+static void nf_freeze_link(struct rt__flownet *fn, uint32_t l, double r, uint32_t tep)
+{
+    struct nf_link *L = &fn->links[l];
+    for (uint32_t k = 0; k < L->n; k++) {
+        const struct nf_flow *g = &fn->flows[L->ref[k].flow];
+        if (g->frozen || nf_due(fn, g))
+            continue;
+        nf_freeze(fn, L->ref[k].flow, r, (int32_t)L->ref[k].pos, l, tep);
+    }
+    L->cnt = 0;
+}
+
+/* Computes the touched links' new shares, clamped to at least the current level @p r, and
+ * pushes them on the filling heap when @p heap. */
+static void nf_share_touched(struct rt__flownet *fn, double r, int heap)
+{
+    for (uint32_t i = 0; i < fn->ntouched; i++) {
+        uint32_t m = fn->touched[i];
+        struct nf_link *M = &fn->links[m];
+        if (M->cnt == 0)
+            continue;
+        double s = M->rem / (double)M->cnt;
+        if (!(s >= r))
+            s = r;
+        M->share = s;
+        if (heap)
+            fh_push(fn, s, m, ++M->ver);
+    }
+    fn->ntouched = 0;
+}
+
+/*
+ * Progressive filling over the collected component: sets new_rate and new_bneck of its flows.
+ * The next level is the least (level, kind, id) over the unfrozen flows' limits (kind 0) and the
+ * shares of the links that still carry unfrozen flows (kind 1). Large components keep those in a
+ * heap; small ones (at most fn->small flows and links) scan them, which is cheaper there and
+ * freezes in the very same order, so both give the same bits (checked by the tests).
+ */
+static void nf_fill(struct rt__flownet *fn)
+{
+    int heap = fn->ncf + fn->ncl > fn->small;
+    fn->nfh = 0;
+    for (uint32_t i = 0; i < fn->ncl; i++) {
+        struct nf_link *L = &fn->links[fn->cl[i]];
+        if (L->cnt < 2)
+            continue; /* folded into its flow's limit */
+        L->share = L->cap / (double)L->cnt;
+        if (heap)
+            fn->fh[fn->nfh++] = (struct nf_ent){L->share, fn->cl[i], ++L->ver};
+        else
+            fn->sl[fn->nfh++] = fn->cl[i]; /* links still to consider */
+    }
+    uint32_t nsl = fn->nfh, nsf = fn->ncf;
+    for (uint32_t i = 0; i < fn->ncf; i++) {
+        struct nf_flow *f = &fn->flows[fn->cf[i]];
+        f->frozen = 0;
+        if (heap)
+            fn->fh[fn->nfh++] = (struct nf_ent){f->eff, fn->cf[i], NF_FLOWTAG};
+        else
+            fn->sf[i] = fn->cf[i]; /* flows still unfrozen */
+    }
+    fn->left = fn->ncf;
+    if (heap) {
+        for (uint32_t i = fn->nfh / 2; i-- > 0;)
+            fh_down(fn->fh, fn->nfh, i);
+        while (fn->left > 0) {
+            struct nf_ent e = fh_pop(fn);
+            uint32_t tep = nf_tepoch(fn);
+            if (e.tag == NF_FLOWTAG) {
+                if (fn->flows[e.id].frozen)
+                    continue;
+                nf_freeze(fn, e.id, e.v, fn->flows[e.id].eff_pos, NF_NONE, tep);
+            } else {
+                if (e.tag != fn->links[e.id].ver || fn->links[e.id].cnt == 0)
+                    continue; /* stale */
+                nf_freeze_link(fn, e.id, e.v, tep);
+            }
+            nf_share_touched(fn, e.v, 1);
+        }
+        return;
+    }
+    while (fn->left > 0) {
+        /* The least unfrozen limit, dropping frozen flows from the scan list. */
+        double v = INFINITY;
+        uint32_t best = NF_NONE;
+        int link = 0;
+        for (uint32_t i = 0; i < nsf;) {
+            uint32_t id = fn->sf[i];
+            const struct nf_flow *f = &fn->flows[id];
+            if (f->frozen) {
+                fn->sf[i] = fn->sf[--nsf];
+                continue;
+            }
+            if (f->eff < v || (f->eff == v && id < best)) {
+                v = f->eff;
+                best = id;
+            }
+            i++;
+        }
+        /* A link's share wins only if strictly less, or equal with a lower id among links. */
+        uint32_t bestl = NF_NONE;
+        for (uint32_t i = 0; i < nsl;) {
+            uint32_t l = fn->sl[i];
+            const struct nf_link *L = &fn->links[l];
+            if (L->cnt == 0) {
+                fn->sl[i] = fn->sl[--nsl];
+                continue;
+            }
+            if (L->share < v || (L->share == v && link && l < bestl)) {
+                v = L->share;
+                bestl = l;
+                link = 1;
+            }
+            i++;
+        }
+        uint32_t tep = nf_tepoch(fn);
+        if (link)
+            nf_freeze_link(fn, bestl, v, tep);
+        else
+            nf_freeze(fn, best, v, fn->flows[best].eff_pos, NF_NONE, tep);
+        nf_share_touched(fn, v, 0);
+    }
+}
+
+/* Applies the filling's rates at time now to flows whose rate or bottleneck changed. */
+static void nf_apply(struct rt__flownet *fn)
+{
+    rt_time_ps now = fn->now;
+    for (uint32_t i = 0; i < fn->ncf; i++) {
+        uint32_t id = fn->cf[i];
+        struct nf_flow *f = &fn->flows[id];
+        double nr = f->new_rate;
+        if (nr == f->rate && f->new_bneck == f->bneck)
+            continue;
+        nf_flush_delay(f, now);
+        f->bneck = f->new_bneck;
+        if (nr == f->rate)
+            continue;
+        if (now > f->last_update) {
+            f->remaining -= f->rate * (double)(now - f->last_update);
+            if (f->remaining < 0)
+                f->remaining = 0;
+            f->last_update = now;
+        }
+        f->rate = nr;
+        rt_time_ps d = nf_dur(f->remaining, nr);
+        f->finish = d > INT64_MAX - 1 - now ? INT64_MAX - 1 : now + d;
+        ch_update(fn, id);
+    }
+}
+
+/* Makes room for a recomputation so that it cannot fail halfway. */
+static int nf_reserve(struct rt__flownet *fn)
+{
+    uint64_t need = (uint64_t)fn->nlinks + fn->nflows + fn->nentries;
+    if (need > UINT32_MAX)
+        return RT_ENOMEM;
+    if (rt__grow((void **)&fn->fh, &fn->fh_cap, sizeof *fn->fh, (uint32_t)need) ||
+        rt__grow((void **)&fn->cf, &fn->cf_cap, sizeof *fn->cf, fn->nflows) ||
+        rt__grow((void **)&fn->sf, &fn->sf_cap, sizeof *fn->sf, fn->nflows))
+        return RT_ENOMEM;
+    return RT_OK;
+}
+
+static int nf_dirty(const struct rt__flownet *fn)
+{
+    return fn->ndflows > 0 || fn->ndlinks > 0;
+}
+
+/* Recomputes the rates of the components of the flows started and the links freed since the
+ * last recomputation (of all flows in full mode), at time now. */
+static int nf_recompute(struct rt__flownet *fn)
+{
+    if (nf_reserve(fn))
+        return RT_ENOMEM;
+    uint32_t ep = nf_epoch(fn);
+    if (fn->full) {
+        for (uint32_t id = 0; id < fn->nflows; id++) {
+            const struct nf_flow *f = &fn->flows[id];
+            if (!f->active || f->mark == ep || nf_due(fn, f))
+                continue;
+            nf_component(fn, id, 0, ep);
+            nf_fill(fn);
+            nf_apply(fn);
+        }
+    } else {
+        for (uint32_t i = 0; i < fn->ndflows; i++) {
+            uint32_t id = fn->dflows[i];
+            const struct nf_flow *f = &fn->flows[id];
+            if (!f->active || f->mark == ep)
+                continue;
+            nf_component(fn, id, 0, ep);
+            nf_fill(fn);
+            nf_apply(fn);
+        }
+        for (uint32_t i = 0; i < fn->ndlinks; i++) {
+            uint32_t l = fn->dlinks[i];
+            if (fn->links[l].mark == ep)
+                continue;
+            nf_component(fn, NF_NONE, l, ep);
+            if (fn->ncf == 0)
+                continue;
+            nf_fill(fn);
+            nf_apply(fn);
+        }
+    }
+    for (uint32_t i = 0; i < fn->ndlinks; i++)
+        fn->links[fn->dlinks[i]].dirty = 0;
+    fn->ndflows = fn->ndlinks = 0;
+    return RT_OK;
+}
+
+/* ---- public ---- */
+
+int rt__flownet_create(uint32_t nlinks, const double *capacity, struct rt__flownet **out)
+{
+    if (!out || (nlinks > 0 && !capacity))
+        return RT_EINVAL;
+    *out = NULL;
+    for (uint32_t l = 0; l < nlinks; l++)
+        if (!(capacity[l] > 0) || !isfinite(capacity[l]))
+            return RT_EINVAL;
+    struct rt__flownet *fn = calloc(1, sizeof *fn);
+    if (!fn)
+        return RT_ENOMEM;
+    fn->nlinks = nlinks;
+    size_t nl = nlinks ? nlinks : 1;
+    fn->links = calloc(nl, sizeof *fn->links);
+    fn->stats = calloc(nl, sizeof *fn->stats);
+    fn->dlinks = malloc(nl * sizeof *fn->dlinks);
+    fn->cl = malloc(nl * sizeof *fn->cl);
+    fn->touched = malloc(nl * sizeof *fn->touched);
+    fn->sl = malloc(nl * sizeof *fn->sl);
+    fn->small = NF_SMALL;
+    if (!fn->links || !fn->stats || !fn->dlinks || !fn->cl || !fn->touched || !fn->sl) {
+        rt__flownet_destroy(fn);
+        return RT_ENOMEM;
+    }
+    for (uint32_t l = 0; l < nlinks; l++)
+        fn->links[l].cap = capacity[l];
+    *out = fn;
+    return RT_OK;
+}
+
+void rt__flownet_destroy(struct rt__flownet *fn)
+{
+    if (!fn)
+        return;
+    if (fn->links)
+        for (uint32_t l = 0; l < fn->nlinks; l++) {
+            free(fn->links[l].ref);
+        }
+    for (uint32_t f = 0; f < fn->nflows; f++)
+        free(fn->flows[f].delay);
+    free(fn->links);
+    free(fn->stats);
+    free(fn->flows);
+    free(fn->free_ids);
+    free(fn->heap);
+    free(fn->dflows);
+    free(fn->dlinks);
+    free(fn->cf);
+    free(fn->cl);
+    free(fn->fh);
+    free(fn->touched);
+    free(fn->sl);
+    free(fn->sf);
+    free(fn->done);
+    free(fn);
+}
+
+/* Makes room for one more flow on link @p L (from 4: most links carry few flows at once). */
+static int nf_link_reserve(struct nf_link *L)
+{
+    if (L->n < L->lcap)
+        return 0;
+    if (L->lcap > UINT32_MAX / 2)
+        return -1;
+    uint32_t c = L->lcap ? 2 * L->lcap : 4;
+    void *p = realloc(L->ref, (size_t)c * sizeof *L->ref);
+    if (!p)
+        return -1;
+    L->ref = p;
+    L->lcap = c;
+    return 0;
+}
+
+int rt__flownet_start(struct rt__flownet *fn, rt_time_ps now, const uint32_t *links, uint32_t n, double bytes,
+                      double max_rate, uint64_t user, uint32_t *id)
+{
+    if (!fn || (n > 0 && !links) || !(bytes > 0) || !isfinite(bytes) || !(max_rate > 0) || !isfinite(max_rate))
+        return RT_EINVAL;
+    if (now < fn->now || (fn->in_advance && now != fn->now))
+        return RT_EINVAL;
+    uint32_t ep = nf_epoch(fn);
+    for (uint32_t i = 0; i < n; i++) {
+        if (links[i] >= fn->nlinks || fn->links[links[i]].mark == ep)
+            return RT_EINVAL; /* out of range, or a link twice */
+        fn->links[links[i]].mark = ep;
+    }
+    if (now > fn->now) {
+        /* The rates of the flows started at the old time apply from then on. */
+        if (nf_dirty(fn) && nf_recompute(fn))
+            return RT_ENOMEM;
+        if (fn->nheap > 0 && fn->flows[fn->heap[0]].finish < now)
+            return RT_EINVAL; /* a completion before now was not advanced to */
+        fn->now = now;
+    }
+
+    /* Make room everywhere first, so that a failure changes nothing. */
+    if (rt__grow((void **)&fn->dflows, &fn->dflows_cap, sizeof *fn->dflows, fn->ndflows + 1) ||
+        rt__grow((void **)&fn->heap, &fn->heap_cap, sizeof *fn->heap, fn->active + 1))
+        return RT_ENOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        if (nf_link_reserve(&fn->links[links[i]]))
+            return RT_ENOMEM;
+    uint32_t fid;
+    if (fn->nfree > 0) {
+        fid = fn->free_ids[fn->nfree - 1];
+    } else {
+        if (fn->nflows == UINT32_MAX ||
+            rt__grow((void **)&fn->flows, &fn->flows_cap, sizeof *fn->flows, fn->nflows + 1) ||
+            rt__grow((void **)&fn->free_ids, &fn->free_cap, sizeof *fn->free_ids, fn->nflows + 1))
+            return RT_ENOMEM;
+        fid = fn->nflows++;
+        memset(&fn->flows[fid], 0, sizeof fn->flows[fid]);
+        fn->free_ids[fn->nfree++] = fid;
+    }
+    struct nf_flow *f = &fn->flows[fid];
+    if (n > f->rcap) {
+        /* One block: delays (8-byte aligned) first, then links and list positions. */
+        void *blk = realloc(f->delay, (size_t)n * (sizeof(double) + 2 * sizeof(uint32_t)));
+        if (!blk)
+            return RT_ENOMEM; /* the slot stays on the free list */
+        f->delay = blk;
+        f->rcap = n;
+    }
+    f->links = (uint32_t *)(f->delay + f->rcap);
+    f->lpos = f->links + f->rcap;
+    fn->nfree--;
+
+    f->remaining = bytes;
+    f->rate = 0;
+    f->max_rate = max_rate;
+    f->bytes = bytes;
+    f->start = f->last_update = f->delay_since = now;
+    f->finish = INT64_MAX;
+    f->user = user;
+    f->n = n;
+    f->hpos = NF_NONE;
+    f->bneck = -1;
+    f->active = 1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t l = links[i];
+        struct nf_link *L = &fn->links[l];
+        struct rt__link_stats *st = &fn->stats[l];
+        f->delay[i] = 0;
+        f->links[i] = l;
+        f->lpos[i] = L->n;
+        L->ref[L->n].flow = fid;
+        L->ref[L->n].pos = i;
+        if (L->n++ == 0)
+            L->busy_since = now;
+        if (L->n > st->max_flows)
+            st->max_flows = L->n;
+        st->flows++;
+    }
+    fn->dflows[fn->ndflows++] = fid;
+    fn->nentries += n;
+    fn->active++;
+    if (id)
+        *id = fid;
+    return RT_OK;
+}
+
+rt_time_ps rt__flownet_next(struct rt__flownet *fn)
+{
+    if (!fn)
+        return INT64_MAX;
+    if (nf_dirty(fn) && nf_recompute(fn))
+        return INT64_MIN;
+    return fn->nheap > 0 ? fn->flows[fn->heap[0]].finish : INT64_MAX;
+}
+
+static int done_cmp(const void *a, const void *b)
+{
+    const struct nf_done *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Takes completed flow @p id off its links at time @p t and adds it to their totals. */
+static void nf_retire(struct rt__flownet *fn, uint32_t id, rt_time_ps t)
+{
+    struct nf_flow *f = &fn->flows[id];
+    nf_flush_delay(f, t);
+    f->remaining = 0;
+    for (uint32_t i = 0; i < f->n; i++) {
+        uint32_t l = f->links[i];
+        struct nf_link *L = &fn->links[l];
+        struct rt__link_stats *st = &fn->stats[l];
+        uint32_t k = f->lpos[i], last = --L->n;
+        if (k != last) { /* swap-remove: the last entry moves into k */
+            L->ref[k] = L->ref[last];
+            fn->flows[L->ref[k].flow].lpos[L->ref[k].pos] = k;
+        }
+        if (L->n == 0)
+            st->busy_ps += t - L->busy_since;
+        st->bytes += f->bytes;
+        st->delay_ps += f->delay[i];
+        if (!L->dirty) {
+            L->dirty = 1;
+            fn->dlinks[fn->ndlinks++] = l;
+        }
+    }
+    fn->nentries -= f->n;
+    fn->active--;
+}
+
+int rt__flownet_advance(struct rt__flownet *fn, rt_time_ps t,
+                        void (*done)(void *ud, const struct rt__flow_done *f), void *ud)
+{
+    if (!fn || fn->in_advance || t < fn->now)
+        return RT_EINVAL;
+    if (nf_dirty(fn) && nf_recompute(fn))
+        return RT_ENOMEM;
+    if (fn->nheap > 0 && fn->flows[fn->heap[0]].finish < t)
+        return RT_EINVAL; /* it would skip a completion */
+    fn->now = t;
+    if (fn->nheap == 0 || fn->flows[fn->heap[0]].finish > t)
+        return RT_OK;
+    if (rt__grow((void **)&fn->done, &fn->done_cap, sizeof *fn->done, fn->nheap))
+        return RT_ENOMEM; /* nothing changed but the time, which is allowed to move */
+    uint32_t nd = 0;
+    while (fn->nheap > 0 && fn->flows[fn->heap[0]].finish <= t) {
+        uint32_t id = ch_pop(fn);
+        fn->done[nd].start = fn->flows[id].start;
+        fn->done[nd++].id = id;
+    }
+    qsort(fn->done, nd, sizeof *fn->done, done_cmp);
+    for (uint32_t i = 0; i < nd; i++)
+        nf_retire(fn, fn->done[i].id, t);
+    fn->in_advance = 1;
+    for (uint32_t i = 0; i < nd && done; i++) {
+        const struct nf_flow *f = &fn->flows[fn->done[i].id];
+        struct rt__flow_done info = {
+            .user = f->user,
+            .id = fn->done[i].id,
+            .n = f->n,
+            .start = f->start,
+            .finish = t,
+            .alone = nf_dur(f->bytes, f->max_rate),
+            .bytes = f->bytes,
+            .links = f->links,
+            .delay_ps = f->delay,
+        };
+        done(ud, &info); /* may start flows, which may move fn->flows */
+    }
+    fn->in_advance = 0;
+    for (uint32_t i = 0; i < nd; i++) {
+        fn->flows[fn->done[i].id].active = 0;
+        fn->free_ids[fn->nfree++] = fn->done[i].id;
+    }
+    return RT_OK;
+}
+
+uint32_t rt__flownet_active(const struct rt__flownet *fn)
+{
+    return fn ? fn->active : 0;
+}
+
+rt_time_ps rt__flownet_now(const struct rt__flownet *fn)
+{
+    return fn ? fn->now : 0;
+}
+
+double rt__flownet_rate(const struct rt__flownet *fn, uint32_t id)
+{
+    if (!fn || id >= fn->nflows || !fn->flows[id].active)
+        return 0;
+    return fn->flows[id].rate;
+}
+
+const struct rt__link_stats *rt__flownet_link(const struct rt__flownet *fn, uint32_t link)
+{
+    if (!fn || link >= fn->nlinks)
+        return NULL;
+    return &fn->stats[link];
+}
+
+void rt__flownet_set_full(struct rt__flownet *fn, int on)
+{
+    if (fn)
+        fn->full = on != 0;
+}
+
+void rt__flownet_set_small(struct rt__flownet *fn, uint32_t n)
+{
+    if (fn)
+        fn->small = n;
+}
+
+int rt__flownet_check(struct rt__flownet *fn)
+{
+    if (!fn || fn->in_advance)
+        return RT_EINVAL;
+    if (nf_dirty(fn) && nf_recompute(fn))
+        return RT_ENOMEM;
+    if (nf_reserve(fn))
+        return RT_ENOMEM;
+    int rc = RT_OK;
+    uint32_t ep = nf_epoch(fn);
+    for (uint32_t id = 0; id < fn->nflows && rc == RT_OK; id++) {
+        const struct nf_flow *f = &fn->flows[id];
+        if (!f->active || f->mark == ep || nf_due(fn, f))
+            continue;
+        nf_component(fn, id, 0, ep);
+        nf_fill(fn);
+        for (uint32_t i = 0; i < fn->ncf; i++) {
+            const struct nf_flow *g = &fn->flows[fn->cf[i]];
+            if (g->new_rate != g->rate || g->new_bneck != g->bneck || !(g->rate > 0) || g->rate > g->max_rate)
+                rc = RT_ERANGE;
+        }
+        for (uint32_t i = 0; i < fn->ncl; i++) {
+            const struct nf_link *L = &fn->links[fn->cl[i]];
+            double load = 0;
+            for (uint32_t k = 0; k < L->n; k++)
+                if (!nf_due(fn, &fn->flows[L->ref[k].flow]))
+                    load += fn->flows[L->ref[k].flow].rate;
+            if (load > L->cap * (1 + 1e-9))
+                rc = RT_ERANGE;
+        }
+    }
+    return rc;
+}
