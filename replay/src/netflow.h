@@ -99,6 +99,9 @@ const struct rt__link_stats *rt__flownet_link(const struct rt__flownet *fn, uint
  */
 void rt__flownet_set_full(struct rt__flownet *fn, int on);
 
+/** Number of flows whose rates recomputations have computed so far (a measure of their work). */
+uint64_t rt__flownet_filled(const struct rt__flownet *fn);
+
 /**
  * Tuning and debugging: components of at most @p n flows plus links are filled by scanning
  * instead of with a heap (default 64). Results are bit-identical for any @p n.
