@@ -40,6 +40,11 @@
 #include "retime/replay.h"
 
 #define DOMAIN_COLL 0x434f4c4cull /* "COLL": the noise keys of collectives' messages */
+#if defined(__GNUC__)
+#define RT_COLD_ENGINE __attribute__((noinline, cold))
+#else
+#define RT_COLD_ENGINE
+#endif
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -643,8 +648,91 @@ RT_HOT_INLINE rt_time_ps msg_gap(struct engine *E, const struct msg *m)
     return (rt_time_ps)llround((double)gap * (double)burst_wire(E, m->bytes) / (double)wire);
 }
 
+/* ------------------------------------------------------------------ the network (network.c) */
+
+/* The network's flows have changed at @p t: the Q_NET entry queued from now on is the one that
+ * counts. */
+static int net_kick(struct engine *E, rt_time_ps t)
+{
+    return push(E, t, Q_NET, ++E->net_gen, 0);
+}
+
+static void net_arrived(void *ud, uint64_t user, rt_time_ps at)
+{
+    struct engine *E = ud;
+    const struct msg *m = &E->msgs[(uint32_t)user];
+    push(E, at, Q_ARRIVE, (uint32_t)user, MSG_KEY(m->src, m->send_ev));
+}
+
+/* A Q_NET entry: when the network's next flow ends, the messages whose last byte left then are
+ * queued to arrive after their latency, and the entry after that is queued. */
+static int net_event(struct engine *E, struct qent q)
+{
+    if (q.id != E->net_gen)
+        return 0; /* flows started since: a later entry counts */
+    rt_time_ps nx = rt__netrun_next(E->net);
+    if (nx == INT64_MIN)
+        return rt__eng_oom(E);
+    if (nx == INT64_MAX)
+        return 0;
+    if (nx > q.t)
+        return push(E, nx, Q_NET, E->net_gen, 0);
+    if (rt__netrun_advance(E->net, q.t, net_arrived, E))
+        return rt__eng_oom(E);
+    nx = rt__netrun_next(E->net);
+    if (nx == INT64_MIN)
+        return rt__eng_oom(E);
+    return nx == INT64_MAX ? E->failed : push(E, nx, Q_NET, ++E->net_gen, 0);
+}
+
+/* A Q_BG entry: background traffic's messages due now leave, while the trace still runs. */
+static int bg_event(struct engine *E, struct qent q)
+{
+    if (E->done >= E->total)
+        return 0; /* the trace is done: the other jobs no longer matter */
+    if (rt__netrun_perturb_fire(E->net, q.t) || net_kick(E, q.t))
+        return rt__eng_oom(E);
+    rt_time_ps nx = rt__netrun_perturb_next(E->net);
+    return nx == INT64_MAX ? 0 : push(E, nx, Q_BG, 0, 0);
+}
+
+/* on_ready with a network: no port is held (the NIC links are shared instead); the message is
+ * handed to the network, which gives its arrival now or when its flow ends. */
+static RT_COLD_ENGINE int net_ready(struct engine *E, uint32_t id, rt_time_ps now)
+{
+    struct msg *m = &E->msgs[id];
+    const struct size_memo *c = times_of(E, m->bytes);
+    rt_time_ps wire = c->wire, gap = c->gap, hold = c->hold, bytes_ps = c->wire - E->wire0;
+    if (E->noisy) {
+        uint64_t key = (uint64_t)m->src << 40 | (m->send_ev & ((1ull << 40) - 1));
+        int on = net_timing(E, m->src, now, m->bytes, key, &wire, &gap, &hold);
+        if (on < 0)
+            return rt__eng_oom(E);
+        if (on) {
+            m->flags |= M_BURST;
+            bytes_ps = (rt_time_ps)llround((double)bytes_ps * (double)gap / (double)(c->gap ? c->gap : 1));
+        }
+    }
+    if (!(m->flags & M_RDV)) {
+        m->send_done = now + hold;
+        m->flags |= M_SDONE;
+        if (wake(E, m->src, m->send_done))
+            return E->failed;
+    }
+    rt_time_ps arrive;
+    int rc = rt__netrun_send(E->net, m->src, m->dst, m->bytes, now, wire, bytes_ps > 0 ? bytes_ps : 0, id, &arrive);
+    if (rc < 0)
+        return rt__eng_oom(E);
+    if (rc == 1)
+        return net_kick(E, now);
+    arrive = arrive > now ? arrive : now + 1; /* shared memory may be faster than the model's wire_min */
+    return push(E, arrive, Q_ARRIVE, id, MSG_KEY(m->src, m->send_ev));
+}
+
 RT_HOT_INLINE int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
 {
+    if (E->net)
+        return net_ready(E, id, now);
     struct msg *m = &E->msgs[id];
     struct rank *S = &E->ranks[m->src];
     rt_time_ps start = now > S->tx_free ? now : S->tx_free;
@@ -702,11 +790,14 @@ RT_HOT_INLINE int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
 {
     struct msg *m = &E->msgs[id];
     struct rank *D = &E->ranks[m->dst];
-    rt_time_ps gap = msg_gap(E, m);
-    /* The receive port takes one message at a time: a message arriving while it is busy
-     * is delivered one gap after the previous one. */
-    rt_time_ps delivered = D->rx_free == NEVER || now >= D->rx_free + gap ? now : D->rx_free + gap;
-    D->rx_free = delivered;
+    rt_time_ps delivered = now;
+    if (!E->net) { /* with a network the ejection link is what is shared */
+        rt_time_ps gap = msg_gap(E, m);
+        /* The receive port takes one message at a time: a message arriving while it is busy
+         * is delivered one gap after the previous one. */
+        delivered = D->rx_free == NEVER || now >= D->rx_free + gap ? now : D->rx_free + gap;
+        D->rx_free = delivered;
+    }
     m->recv_done = delivered; /* the receiver's o_recv is paid when it takes the message */
     m->flags |= M_RDONE;
     if (m->flags & M_HALF) { /* the sender is on another process */
@@ -978,6 +1069,12 @@ RT_HOT_INLINE void take(struct engine *E, struct qent q)
     case Q_COLL:
         coll_ports(E, q.id);
         break;
+    case Q_NET:
+        net_event(E, q);
+        break;
+    case Q_BG:
+        bg_event(E, q);
+        break;
     }
 }
 
@@ -1157,6 +1254,7 @@ void rt_replay_result_destroy(struct rt_replay_result *r)
         return;
     free(r->predicted_end_ps);
     free(r->measured_end_ns);
+    free(r->links);
     free(r);
 }
 
@@ -1298,6 +1396,28 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         rc = rt__eng_oom(&E);
         goto done;
     }
+    if (opts->network) {
+        if (E.part) {
+            rc = rt_error_set(err, RT_EUNSUPPORTED, "%s: a network topology is not replayed under mpirun yet: run it "
+                              "as one process", rt_trace_path(trace));
+            goto done;
+        }
+        const struct rt_model *mod = &opts->model;
+        E.wire0 = mod->ops->wire(&mod->params, 0);
+        /* the model's own per-byte time, over a large message (the NICs' default bandwidth) */
+        double per_byte_ns = (double)(mod->ops->wire(&mod->params, 1 << 20) - E.wire0) / (double)(1 << 20) / 1e3;
+        if ((rc = rt__netrun_create(opts->network, per_byte_ns, &E.net, err)))
+            goto done;
+        if (rt__netrun_perturb_start(E.net, opts->seed, opts->run)) {
+            rc = rt__eng_oom(&E);
+            goto done;
+        }
+        rt_time_ps bg = rt__netrun_perturb_next(E.net);
+        if (bg != INT64_MAX && push(&E, bg, Q_BG, 0, 0)) {
+            rc = E.failed;
+            goto done;
+        }
+    }
     rt__map_init(&E.coll_of);
     rt__map_init(&E.coll_seq);
     rt__map_init(&E.comm_rank);
@@ -1325,6 +1445,13 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     }
     if (E.part && (rc = rt__eng_share_results(&E)))
         goto done;
+    if (E.net) {
+        if (rt__netrun_links(E.net, &E.res->links, &E.res->nlinks, &E.res->contention_ps)) {
+            rc = rt__eng_oom(&E);
+            goto done;
+        }
+        rt__netrun_counts(E.net, &E.res->routed, &E.res->local);
+    }
     for (uint32_t r = 0; r < E.nranks; r++)
         if (E.res->predicted_end_ps[r] > E.res->predicted_ps)
             E.res->predicted_ps = E.res->predicted_end_ps[r];
@@ -1364,6 +1491,7 @@ done:
     rt__os_cursors_free(E.cursors, (size_t)E.nranks * E.nsrc);
     free(E.cursors);
     rt__burst_state_free(&E.burst);
+    rt__netrun_destroy(E.net);
     free(E.heap);
     free(E.msgs);
     free(E.chans);

@@ -17,6 +17,7 @@
 #include "collective.h"
 #include "grow.h"
 #include "map.h"
+#include "network_internal.h"
 #include "noise_internal.h"
 #include "retime/replay.h"
 
@@ -27,7 +28,9 @@
  * the receive post that makes it ready may come from a rank woken at that very time (by an
  * arrival, a collective, an eager send's return), so only then are all the readies of a time
  * known, and the order of a port's grants never depends on the order ranks were simulated. */
-enum { Q_RESUME, Q_READY, Q_ARRIVE, Q_COLL, Q_RDV };
+enum { Q_RESUME, Q_READY, Q_ARRIVE, Q_COLL, Q_RDV,
+       Q_NET, /* the network's next flow end (network.c) */
+       Q_BG   /* background traffic's next messages (--perturb) */ };
 enum { R_QUEUED, R_RUNNING, R_BLOCKED, R_DONE };
 enum {
     M_SEND = 1 << 0,  /* send side posted */
@@ -195,6 +198,9 @@ struct engine {
     struct rt__burst_state burst;        /* bursty traffic, when burst.chain is set */
     uint64_t done, next_progress, total; /* events replayed, when to report next, in all */
     struct size_memo memo[MEMO_SLOTS];   /* direct-mapped by size; zeroed = empty */
+    struct rt__netrun *net;              /* options.network's traffic, or NULL */
+    uint32_t net_gen;                    /* the Q_NET entry that counts (older ones are stale) */
+    rt_time_ps wire0;                    /* the model's zero-byte wire time */
     int failed;
     /* distributed replay (o->part) */
     const struct rt_replay_part *part;

@@ -276,6 +276,13 @@ const char cli_model_usage[] =
     "           --net-burst mmpp:sigma1=R,sigma2=R|on=T,off=T,latency=F,bandwidth=F[,scope=global|rank]\n"
     "           bursty background traffic (rates as 0.2/us): in a burst the wire latency is\n"
     "           multiplied by latency= and the bandwidth by bandwidth=\n"
+    "  network: --topology crossbar (default: each rank's single port, the model alone) | crossbar-flow |\n"
+    "           torus:AxBxC | mesh:AxB | fattree:XGFT(h;m1,..;w1,..) | fattree:N | dragonfly:g,a,p,h[,valiant]\n"
+    "           [--mapping block|round-robin|random:SEED|file:PATH] [--ranks-per-node N]\n"
+    "           [--link-bw BW] [--nic-bw BW] [--hop-latency TIME] [--shm-alpha TIME] [--shm-beta TIME/SIZE]\n"
+    "           [--perturb ratio=R,pattern=random-permutation|uniform,size=SIZE,interval=T |\n"
+    "                      ratio=R,pattern=ipp,size=SIZE,rate=R,sigma1=R,sigma2=R]  other jobs' traffic\n"
+    "           messages between nodes share links max-min fairly (docs/network.md)\n"
     "  clocks:  --fix-clocks[=L_MIN|=lmin=TIME,gamma=X]  (replay, analyze, plot timeline) restore causality\n"
     "           in the measured times first: receives at least L_MIN (default 0ns) after their sends\n";
 
@@ -285,6 +292,73 @@ void model_cli_init(struct model_cli *m)
     m->model = "hockney";
     m->compute_scale = 1.0;
     m->eager_limit = 64 * 1024;
+    rt_network_params_default(&m->net);
+}
+
+/* The network options: 1 consumed, 0 not ours, -1 error (printed). */
+static int network_option(struct args *a, struct model_cli *m)
+{
+    const char *v;
+    rt_error err = {0};
+    double *ns_per_byte = NULL, *ns = NULL;
+    const char *opt = a->argv[a->i];
+    if (cli_opt(a, "--topology", &v)) {
+        if (!v || !*v)
+            return cli_die("--topology needs a topology (e.g. torus:4x4x4)"), -1;
+        m->net.topology = strcmp(v, "crossbar") ? v : NULL; /* the default: no network layer */
+        return 1;
+    }
+    if (cli_opt(a, "--mapping", &v)) {
+        if (!v || !*v)
+            return cli_die("--mapping needs block, round-robin, random:SEED or file:PATH"), -1;
+        m->net.mapping = v;
+        return 1;
+    }
+    if (cli_opt(a, "--perturb", &v)) {
+        if (!v || !*v)
+            return cli_die("--perturb needs ratio=R,pattern=random-permutation|uniform|ipp,size=SIZE,..."), -1;
+        m->net.perturb = v;
+        return 1;
+    }
+    if (cli_opt(a, "--ranks-per-node", &v)) {
+        uint64_t n;
+        if (cli_count(v, 1, 1u << 20, &n))
+            return cli_die("bad --ranks-per-node '%s' (a whole number from 1 to 2^20)", v ? v : ""), -1;
+        m->net.ranks_per_node = (uint32_t)n;
+        return 1;
+    }
+    if (cli_opt(a, "--link-bw", &v))
+        ns_per_byte = &m->net.link_ns_per_byte;
+    else if (cli_opt(a, "--nic-bw", &v))
+        ns_per_byte = &m->net.nic_ns_per_byte;
+    else if (cli_opt(a, "--shm-beta", &v))
+        ns_per_byte = &m->net.shm_ns_per_byte;
+    else if (cli_opt(a, "--hop-latency", &v))
+        ns = &m->net.hop_latency_ns;
+    else if (cli_opt(a, "--shm-alpha", &v))
+        ns = &m->net.shm_alpha_ns;
+    else
+        return 0;
+    int rc = ns ? rt_parse_time_ns(v, ns, &err) : rt_parse_ns_per_byte(v, ns_per_byte, &err);
+    if (rc)
+        return cli_die("%.20s: %s", opt, err.msg), -1;
+    return 1;
+}
+
+int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t)
+{
+    rt_error err = {0};
+    if (!m->net.topology) {
+        if (m->net.mapping || m->net.ranks_per_node || m->net.link_ns_per_byte || m->net.nic_ns_per_byte ||
+            m->net.hop_latency_ns || m->net.shm_alpha_ns >= 0 || m->net.shm_ns_per_byte >= 0 || m->net.perturb)
+            return cli_die("--mapping, --ranks-per-node, --link-bw, --nic-bw, --hop-latency, --shm-* and --perturb "
+                           "need --topology (other than crossbar)");
+        return 0;
+    }
+    if (rt_network_create(&m->net, rt_trace_ranks(t), &m->network, &err))
+        return cli_fail(&err);
+    o->network = m->network;
+    return 0;
 }
 
 static int set_param(struct model_cli *m, int i, const char *opt, const char *v)
@@ -305,6 +379,9 @@ int model_cli_option(struct args *a, struct model_cli *m)
     rt_error err = {0};
     if (strncmp(arg, "--", 2) != 0)
         return 0;
+    int net = network_option(a, m);
+    if (net)
+        return net;
     char name[32];
     size_t n = strcspn(arg + 2, "=");
     if (n >= sizeof name)
@@ -449,6 +526,71 @@ void model_cli_free(struct model_cli *m)
     m->net_noise = NULL;
     m->os_noise = NULL;
     m->net_burst = NULL;
+    rt_network_destroy(m->network);
+    m->network = NULL;
+}
+
+void model_cli_network_text(FILE *f, const struct rt_replay_options *o, const struct rt_replay_result *res, uint64_t top)
+{
+    char a[32], name[96];
+    if (!o->network)
+        return;
+    fprintf(f, "network     %s: %" PRIu64 " messages routed, %" PRIu64 " in shared memory, contention %s "
+            "(summed over messages)\n", rt_network_describe(o->network), res->routed, res->local,
+            rt_format_time(a, sizeof a, (double)res->contention_ps / 1e3));
+    if (!top || !res->nlinks)
+        return;
+    /* the links that cost the most contention, then the busiest */
+    uint32_t n = res->nlinks, *order = malloc(n * sizeof *order);
+    if (!order)
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = i;
+    for (uint32_t i = 1; i < n; i++) { /* insertion sort: stable, few links carry traffic in practice */
+        uint32_t k = order[i], j = i;
+        const struct rt_link_use *x = &res->links[k];
+        while (j > 0) {
+            const struct rt_link_use *y = &res->links[order[j - 1]];
+            if (y->delay_ps > x->delay_ps || (y->delay_ps == x->delay_ps && y->bytes >= x->bytes))
+                break;
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = k;
+    }
+    fprintf(f, "  top %" PRIu64 " links by contention %24s %10s %14s %12s\n", top < n ? top : n, "contention",
+            "messages", "bytes", "most at once");
+    for (uint32_t i = 0; i < n && i < top; i++) {
+        const struct rt_link_use *l = &res->links[order[i]];
+        fprintf(f, "    %-40s %14s %10" PRIu64 " %14.0f %12u\n", rt_network_link_name(o->network, l->link, name, sizeof name),
+                rt_format_time(a, sizeof a, l->delay_ps / 1e3), l->flows, l->bytes, l->max_flows);
+    }
+    free(order);
+}
+
+void model_cli_network_json(FILE *f, const struct rt_replay_options *o, const struct rt_replay_result *res)
+{
+    char name[96];
+    if (!o->network) {
+        fprintf(f, "null");
+        return;
+    }
+    fprintf(f, "{\"topology\": ");
+    cli_json_string(f, rt_network_describe(o->network));
+    fprintf(f, ", \"routed\": %" PRIu64 ", \"local\": %" PRIu64 ", \"contention_ns\": ", res->routed, res->local);
+    cli_print_ps_as_ns(f, res->contention_ps);
+    fprintf(f, ", \"links\": [");
+    for (uint32_t i = 0; i < res->nlinks; i++) {
+        const struct rt_link_use *l = &res->links[i];
+        fprintf(f, "%s{\"link\": %u, \"name\": ", i ? ", " : "", l->link);
+        cli_json_string(f, rt_network_link_name(o->network, l->link, name, sizeof name));
+        fprintf(f, ", \"messages\": %" PRIu64 ", \"bytes\": %.0f, \"max_at_once\": %u, \"busy_ns\": ", l->flows,
+                l->bytes, l->max_flows);
+        cli_print_ps_as_ns(f, l->busy_ps);
+        fprintf(f, ", \"contention_ns\": %.3f, \"background_messages\": %" PRIu64 ", \"background_bytes\": %.0f}",
+                l->delay_ps / 1e3, l->bg_flows, l->bg_bytes);
+    }
+    fprintf(f, "]}");
 }
 
 void model_cli_noise_describe(FILE *f, const struct model_cli *m)

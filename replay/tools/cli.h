@@ -90,6 +90,8 @@ struct model_cli {
     const char *net_burst_spec; /* --net-burst mmpp:... */
     rt_burst *net_burst;     /* parsed by model_cli_finish */
     uint64_t seed;           /* --seed */
+    struct rt_network_params net; /* --topology ... (net.topology NULL: none) */
+    rt_network *network;     /* made by model_cli_network once the ranks are known */
 };
 
 void model_cli_init(struct model_cli *m);
@@ -100,6 +102,12 @@ int model_cli_option(struct args *a, struct model_cli *m);
 int model_cli_finish(struct model_cli *m, struct rt_replay_options *o);
 /* Frees what model_cli_finish allocated. */
 void model_cli_free(struct model_cli *m);
+/* With --topology: builds the network for trace @p t (its ranks) into @p o. Returns 0 or 1 after
+ * printing the error. */
+int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t);
+/* The network's line for the text output, its JSON object, from a replay's result. */
+void model_cli_network_text(FILE *f, const struct rt_replay_options *o, const struct rt_replay_result *res, uint64_t top);
+void model_cli_network_json(FILE *f, const struct rt_replay_options *o, const struct rt_replay_result *res);
 /* Usage lines for the model options. */
 extern const char cli_model_usage[];
 /* "hockney alpha=2.122us beta=0.7595ns/B" for the active model's parameters. */

@@ -454,6 +454,8 @@ int cmd_analyze(struct args *a)
         goto out;
     if (dist_rank() == 0)
         cli_warn_dropped(t);
+    if (model_cli_network(&c.model, &opts, t))
+        goto out_quiet;
     c.tr.fix = c.fix.on ? &c.fix : NULL;
     free_opts = rt_replay_options_noise_free(&opts);
     if (cli_replay_graph(t, c.against == AGAINST_MODEL ? &free_opts : &opts, &ga, NULL, "analyze: replay A", &err))

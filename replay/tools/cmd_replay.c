@@ -75,6 +75,8 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
                ", \"collectives\": %" PRIu64 ", \"measured_ns\": %" PRId64 ", \"predicted_ns\": ",
                res->ranks, res->events, res->messages, res->rendezvous, res->collectives, res->measured_ns);
         cli_print_ps_as_ns(stdout, res->predicted_ps);
+        printf(", \"network\": ");
+        model_cli_network_json(stdout, o, res);
         printf(", \"per_rank\": [");
         for (uint32_t r = 0; r < res->ranks; r++) {
             printf("%s{\"rank\": %u, \"measured_end_ns\": %" PRId64 ", \"predicted_end_ns\": ", r ? ", " : "", r,
@@ -131,7 +133,9 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
            " rendezvous), collectives %" PRIu64 "\n",
            res->ranks, res->events, res->messages, res->rendezvous, res->collectives);
     printf("measured    %s\n", rt_format_time(a, sizeof a, (double)res->measured_ns));
-    printf("predicted   %s\n\n", rt_format_time(b, sizeof b, (double)res->predicted_ps / 1e3));
+    printf("predicted   %s\n", rt_format_time(b, sizeof b, (double)res->predicted_ps / 1e3));
+    model_cli_network_text(stdout, o, res, 5);
+    printf("\n");
     printf("%6s %16s %16s\n", "rank", "measured_end", "predicted_end");
     for (uint32_t r = 0; r < res->ranks; r++)
         printf("%6u %16s %16s\n", r, rt_format_time(a, sizeof a, (double)res->measured_end_ns[r]),
@@ -194,6 +198,8 @@ int cmd_replay(struct args *a)
         goto out;
     if (dist_rank() == 0)
         cli_warn_dropped(t);
+    if (model_cli_network(&c.model, &opts, t))
+        goto out_quiet;
     c.tr.fix = c.fix.on ? &c.fix : NULL;
     uint32_t reg = RT_NONE;
     if (c.tr.region) {

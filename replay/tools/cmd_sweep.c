@@ -349,6 +349,8 @@ int sweep_run(struct sweep *s)
     if (rt_trace_open(s->tr.path, &s->trace, &err))
         return cli_fail(&err);
     cli_warn_dropped(s->trace);
+    if (model_cli_network(&s->model, &s->base, s->trace))
+        return 1;
     if (s->tr.region && (s->region_id = rt_trace_find_region(s->trace, s->tr.region)) == RT_NONE)
         return cli_die("%s: no region named '%s' in this trace", rt_trace_path(s->trace), s->tr.region);
     s->runs = calloc(s->combos, sizeof *s->runs);

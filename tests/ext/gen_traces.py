@@ -286,3 +286,40 @@ def openmp_only(name):
 openmp_only("openmp-only")
 LEGACY = True
 openmp_only("openmp-only-legacy")
+
+
+# --------------------------------------------------------------------------- network patterns (tests/network.sh)
+def exchange(name, P, m, sends):
+    """P ranks; at 1000 ns every rank enters one MPI_Startall that posts its receives and its
+    sends (sends: rank -> list of destinations) at once, then waits for all of them in one
+    MPI_Waitall (measured 1000 + 100 .. 5000), and ends at 6000."""
+    ctx, path = archive(name)
+    with ctx as trace:
+        defs = Defs(trace, P)
+        main = defs.region("main")
+        recvs = {r: [s for s in range(P) for d in sends.get(s, []) if d == r] for r in range(P)}
+        for r in range(P):
+            w = trace.event_writer_from_location(defs.ranks[r])
+            w.write(otf2.events.Enter(0, main))
+            req = {}
+            recs = []
+            for s in recvs[r]:
+                req[("r", s)] = len(req) + 1
+                recs.append(lambda w, q=req[("r", s)]: w.write(otf2.events.MpiIrecvRequest(1000, q)))
+            for d in sends.get(r, []):
+                req[("s", d)] = len(req) + 1
+                recs.append(lambda w, d=d, q=req[("s", d)]: w.write(otf2.events.MpiIsend(1000, d, defs.world, 3, m, q)))
+            call(w, defs, "MPI_Startall", 1000, 1100, recs)
+            done = []
+            for s in recvs[r]:
+                done.append(lambda w, s=s, q=req[("r", s)]: w.write(otf2.events.MpiIrecv(5000, s, defs.world, 3, m, q)))
+            for d in sends.get(r, []):
+                done.append(lambda w, q=req[("s", d)]: w.write(otf2.events.MpiIsendComplete(5000, q)))
+            call(w, defs, "MPI_Waitall", 1100, 5000, done)
+            w.write(otf2.events.Leave(6000, main))
+
+
+exchange("net-two-isends", 3, 1000, {0: [1, 2]})
+exchange("net-shared-link", 16, 1000, {0: [2], 1: [3]})
+exchange("net-alone", 16, 1000, {0: [2]})
+exchange("net-alltoall-16", 16, 1000, {r: [d for d in range(16) if d != r] for r in range(16)})

@@ -12,6 +12,7 @@
 #define RETIME_REPLAY_H
 
 #include "retime/model.h"
+#include "retime/network.h"
 #include "retime/noise.h"
 #include "retime/trace.h"
 
@@ -66,6 +67,10 @@ struct rt_replay_options {
      *  (NULL: none). */
     const rt_burst *net_burst;
     uint64_t seed, run;
+    /** The network (retime/network.h): NULL for the single-port crossbar of the model alone
+     *  (every earlier result, bit-identical); otherwise point-to-point messages are routed and
+     *  share links. Not with a distributed replay (part). */
+    const rt_network *network;
     /** NULL: this process replays every rank. Otherwise the distributed replay's processes. */
     const struct rt_replay_part *part;
 };
@@ -140,6 +145,12 @@ struct rt_replay_result {
     rt_time_ps os_noise_ps;       /**< CPU time lost to OS detours, summed over ranks */
     rt_time_ps burst_ps;          /**< extra wire time of messages sent in a burst, summed */
     uint64_t rounds;              /**< distributed replay: rounds of exchange (0 for one process) */
+    /* with a network (options.network) */
+    struct rt_link_use *links;    /**< the links that carried messages, by link id (owned) */
+    uint32_t nlinks;
+    rt_time_ps contention_ps;     /**< time messages lost to sharing links, summed over messages */
+    uint64_t routed;              /**< messages between nodes */
+    uint64_t local;               /**< messages between ranks of one node (shared memory) */
 };
 
 /** Fills @p o with defaults: Hockney α = β = 0, compute scale 1, eager limit 64 KiB. */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file network.h  The replay's network layer: a routed topology, a mapping of ranks to nodes,
+ * and flow-level link contention (docs/network.md).
+ *
+ * Without a network (struct rt_replay_options.network NULL, the CLI's `--topology crossbar`) a
+ * message holds its sender's and receiver's single port for the model's gap and arrives the
+ * model's wire time after it starts, as always. With one, the engine asks the network for each
+ * point-to-point message's arrival instead: ranks on one node talk through shared memory (their
+ * own α and β, no contention); between nodes a message's bytes are a flow over the links of its
+ * route (the sender's NIC injection link, the topology's links, the receiver's ejection link)
+ * that shares each link's bandwidth max-min fairly with the other flows on it (replay/src/
+ * netflow.c), and it arrives its latency (the model's zero-byte wire time plus a per-hop latency
+ * per switch or router crossed, plus any network noise) after its last byte leaves. Ports are
+ * not held: the NIC links are the shared resource. Collectives keep the model's timing.
+ */
+#ifndef RETIME_NETWORK_H
+#define RETIME_NETWORK_H
+
+#include <stdint.h>
+
+#include "retime/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What a network is built from; zeroed fields take their defaults. */
+struct rt_network_params {
+    const char *topology;       /**< rt_topology_create spec ("torus:4x4x4", "fattree:XGFT(2;4,4;1,4)",
+                                     "dragonfly:4,4,2,2"); "crossbar-flow" for the NICs alone */
+    const char *mapping;        /**< rt_mapping_create spec; NULL: "block" */
+    uint32_t ranks_per_node;    /**< slots per node; 0: 1 */
+    double link_ns_per_byte;    /**< inverse bandwidth of the topology's links; 0: the NIC's */
+    double nic_ns_per_byte;     /**< inverse bandwidth of the NIC injection and ejection links; 0: the
+                                     model's own per-byte time (Hockney β, LogGP G) */
+    double hop_latency_ns;      /**< added per switch or router a message crosses; default 0 */
+    double shm_alpha_ns;        /**< ranks on one node: latency; < 0: the model's zero-byte wire time */
+    double shm_ns_per_byte;     /**< ranks on one node: inverse bandwidth; < 0: the model's */
+    /** Background traffic of other jobs (NULL: none), `ratio=R,pattern=P,size=SIZE[,...]`:
+     *  a fraction R of the machine's nodes, drawn per run among those the trace does not use,
+     *  sends SIZE-byte messages through the same links: pattern `random-permutation` (every
+     *  interval=T, each sends to one other and receives from one, 002_*.txt §3), `uniform` (every
+     *  interval=T, each to a random other) or `ipp` (each node an interrupted Poisson process of
+     *  004_*.txt: rate=R messages per time while on, leaving on at sigma1=R, off at sigma2=R, to a
+     *  random other). Seeded by the replay's seed and run (docs/network.md). */
+    const char *perturb;
+};
+
+/** Sets every field to its default (shm_* to -1: the model's own). */
+void rt_network_params_default(struct rt_network_params *p);
+
+typedef struct rt_network rt_network;
+
+/**
+ * Builds the network for a trace of @p ranks ranks: the topology, the mapping (every rank on a
+ * node of it, at most ranks_per_node per node) and the link capacities. Immutable afterwards:
+ * one network may serve many replays at once (sweep, Monte Carlo).
+ * @return RT_OK, or RT_EINVAL with one line naming the bad spec or value (RT_ENOMEM)
+ */
+int rt_network_create(const struct rt_network_params *p, uint32_t ranks, rt_network **out, rt_error *err);
+/** NULL is a no-op. */
+void rt_network_destroy(rt_network *net);
+/** "torus:4x4x4, block mapping, 1 rank per node" style summary. */
+const char *rt_network_describe(const rt_network *net);
+/** The node rank @p rank runs on. */
+uint32_t rt_network_node(const rt_network *net, uint32_t rank);
+/** The topology's directed links, NIC links included. */
+uint32_t rt_network_links(const rt_network *net);
+/** A readable name of link @p link into @p buf (n bytes); returns buf. */
+const char *rt_network_link_name(const rt_network *net, uint32_t link, char *buf, size_t n);
+const struct rt_network_params *rt_network_params_of(const rt_network *net);
+
+/** One link's traffic in a replay (struct rt_replay_result.links). */
+struct rt_link_use {
+    uint32_t link;
+    uint32_t max_flows;  /**< most flows on it at once (background traffic included) */
+    uint64_t flows;      /**< the trace's messages that crossed it */
+    double bytes;        /**< their bytes */
+    rt_time_ps busy_ps;  /**< time with at least one flow on it (background traffic included) */
+    double delay_ps;     /**< time the trace's messages lost while it was their bottleneck (contention) */
+    uint64_t bg_flows;   /**< background messages (--perturb) that crossed it */
+    double bg_bytes;
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif

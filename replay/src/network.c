@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The replay's network layer (retime/network.h, docs/network.md): a topology and a mapping
+ * (rt_network, immutable, shared by replays), and one replay's traffic on it (struct rt__netrun:
+ * the flows in flight and their latencies).
+ *
+ * A point-to-point message of m bytes from rank a to rank b, started at t, whose model gives it
+ * the wire time W(m) (noise included) and the per-byte part B(m) = W(m) - W(0):
+ *   - a and b on one node: it arrives at t + shm_alpha + shm_beta·m (the model's W(m) when
+ *     shared memory has no parameters of its own), without contention;
+ *   - otherwise its bytes are a flow over route(node(a), node(b)) (the topology's links, the
+ *     sender's injection and the receiver's ejection link first and last) from t, limited to
+ *     its own rate m / B(m) (the model's bandwidth) and sharing every link max-min fairly
+ *     (netflow.c); when its last byte is out at f it arrives at
+ *         f + (W(m) - B(m)) + h·hop_latency,
+ *     h the switches or routers crossed (the route's links but the injection link). Alone on
+ *     its route, with links as fast as the model, f = t + B(m): the model's own W(m).
+ * Capacities: NIC links 1/nic_beta, the topology's links 1/link_beta (in B/ps).
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "netflow.h"
+#include "network_internal.h"
+#include "noise_internal.h"
+#include "retime/noise.h"
+#include "retime/topology.h"
+#include "retime/units.h"
+
+enum { PAT_PERM, PAT_UNIFORM, PAT_IPP };
+
+/* The background traffic of --perturb (network.h), parsed. */
+struct perturb {
+    int on, pattern;
+    double ratio, size, interval_ps, sigma1_per_ps, sigma2_per_ps, rate_per_ps;
+    uint32_t count;     /* perturbing nodes */
+    uint32_t *free;     /* the nodes the trace does not use, ascending */
+    uint32_t nfree;
+};
+
+struct rt_network {
+    struct rt_network_params p;
+    rt_topology *topo;
+    rt_mapping *map;
+    uint32_t ranks;
+    char *topo_spec, *map_spec, *perturb_spec; /* the params' strings, owned */
+    struct perturb bg;
+    char describe[320];
+};
+
+/* Parses --perturb's spec into @p b; the perturbers are counted from the topology's nodes. */
+static int perturb_parse(const char *spec, struct perturb *b, rt_error *err)
+{
+    static const char *const keys[] = {"ratio", "pattern", "size", "interval", "sigma1", "sigma2", "rate", NULL};
+    char what[80];
+    size_t n;
+    int rc;
+    const char *q = rt__noise_param(spec, "pattern", &n);
+    if ((rc = rt__noise_only(spec, spec, keys, err)) || (rc = rt__noise_get(spec, spec, "ratio", 0, &b->ratio, err)))
+        return rc;
+    if (!q)
+        return rt_error_set(err, RT_EINVAL, "perturb '%.60s': needs pattern=random-permutation|uniform|ipp", spec);
+    if (n == 18 && !strncmp(q, "random-permutation", n))
+        b->pattern = PAT_PERM;
+    else if (n == 7 && !strncmp(q, "uniform", n))
+        b->pattern = PAT_UNIFORM;
+    else if (n == 3 && !strncmp(q, "ipp", n))
+        b->pattern = PAT_IPP;
+    else
+        return rt_error_set(err, RT_EINVAL, "perturb '%.60s': pattern must be random-permutation, uniform or ipp", spec);
+    const char *sz = rt__noise_param(spec, "size", &n);
+    rt_bytes bytes = 0;
+    snprintf(what, sizeof what, "%.*s", (int)(n < 40 ? n : 40), sz ? sz : "");
+    if (!sz || rt_parse_bytes(what, &bytes, err) || bytes == 0)
+        return rt_error_set(err, RT_EINVAL, "perturb '%.60s': needs size=SIZE (bytes per message, > 0)", spec);
+    b->size = (double)bytes;
+    if (!(b->ratio > 0) || b->ratio > 1)
+        return rt_error_set(err, RT_ERANGE, "perturb '%.60s': ratio must be in (0, 1]", spec);
+    if (b->pattern == PAT_IPP) {
+        double r;
+        const char *k[3] = {"sigma1", "sigma2", "rate"};
+        double *dst[3] = {&b->sigma1_per_ps, &b->sigma2_per_ps, &b->rate_per_ps};
+        for (int i = 0; i < 3; i++) {
+            const char *v = rt__noise_param(spec, k[i], &n);
+            snprintf(what, sizeof what, "%.*s", (int)(n < 40 ? n : 40), v ? v : "");
+            if (!v || rt_parse_rate_per_ns(what, &r, err) || !(r > 0))
+                return rt_error_set(err, RT_EINVAL, "perturb '%.60s': ipp needs %s=RATE (> 0, e.g. 0.2/us)", spec, k[i]);
+            *dst[i] = r / 1e3;
+        }
+    } else {
+        double ns;
+        if ((rc = rt__noise_get(spec, spec, "interval", 1, &ns, err)))
+            return rc;
+        if (!(ns > 0))
+            return rt_error_set(err, RT_ERANGE, "perturb '%.60s': interval must be above 0", spec);
+        b->interval_ps = ns * 1e3;
+    }
+    b->on = 1;
+    return RT_OK;
+}
+
+/* The nodes the mapping leaves free, and how many of them perturb. */
+static int perturb_nodes(rt_network *n, rt_error *err)
+{
+    struct perturb *b = &n->bg;
+    uint32_t nodes = rt_topology_nodes(n->topo);
+    uint8_t *used = calloc(nodes ? nodes : 1, 1);
+    b->free = malloc((nodes ? nodes : 1) * sizeof *b->free);
+    if (!used || !b->free) {
+        free(used);
+        return rt_error_set(err, RT_ENOMEM, "out of memory");
+    }
+    for (uint32_t r = 0; r < n->ranks; r++)
+        used[rt_mapping_node(n->map, r)] = 1;
+    for (uint32_t i = 0; i < nodes; i++)
+        if (!used[i])
+            b->free[b->nfree++] = i;
+    free(used);
+    double want = b->ratio * nodes;
+    b->count = (uint32_t)(want + 0.5);
+    if (b->count > b->nfree)
+        return rt_error_set(err, RT_EINVAL, "perturb: ratio %g of %u nodes is %u perturbing nodes, but the trace leaves "
+                            "only %u free", b->ratio, nodes, b->count, b->nfree);
+    if (b->count < 2)
+        return rt_error_set(err, RT_EINVAL, "perturb: ratio %g of %u nodes is %u perturbing nodes: at least 2 are "
+                            "needed to send to each other", b->ratio, nodes, b->count);
+    return RT_OK;
+}
+
+void rt_network_params_default(struct rt_network_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->shm_alpha_ns = -1;
+    p->shm_ns_per_byte = -1;
+}
+
+static int finite_nonneg(double x)
+{
+    return x >= 0 && x <= 1e12;
+}
+
+int rt_network_create(const struct rt_network_params *p, uint32_t ranks, rt_network **out, rt_error *err)
+{
+    rt_network *n = NULL;
+    int rc = RT_OK;
+    *out = NULL;
+    if (!p->topology || !*p->topology)
+        return rt_error_set(err, RT_EINVAL, "network: no topology given");
+    if (!finite_nonneg(p->link_ns_per_byte) || !finite_nonneg(p->nic_ns_per_byte) ||
+        !finite_nonneg(p->hop_latency_ns) || !(p->shm_alpha_ns < 0 || finite_nonneg(p->shm_alpha_ns)) ||
+        !(p->shm_ns_per_byte < 0 || finite_nonneg(p->shm_ns_per_byte)))
+        return rt_error_set(err, RT_EINVAL, "network: a bandwidth or latency is negative or not finite");
+    n = calloc(1, sizeof *n);
+    if (!n)
+        return rt_error_set(err, RT_ENOMEM, "out of memory");
+    n->p = *p;
+    n->ranks = ranks;
+    if (!n->p.ranks_per_node)
+        n->p.ranks_per_node = 1;
+    n->topo_spec = strdup(p->topology);
+    n->map_spec = strdup(p->mapping ? p->mapping : "block");
+    if (!n->topo_spec || !n->map_spec) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto fail;
+    }
+    n->p.topology = n->topo_spec;
+    n->p.mapping = n->map_spec;
+    /* "crossbar-flow" (or "crossbar" given here) is one switch with as many nodes as the ranks
+     * need on it: only the NICs are shared */
+    char spec[64];
+    if (!strcmp(p->topology, "crossbar-flow") || !strcmp(p->topology, "crossbar")) {
+        uint32_t rpn = n->p.ranks_per_node, nodes = ranks / rpn + (ranks % rpn != 0);
+        snprintf(spec, sizeof spec, "crossbar:%u", nodes ? nodes : 1);
+    } else {
+        snprintf(spec, sizeof spec, "%s", "");
+    }
+    if ((rc = rt_topology_create(spec[0] ? spec : p->topology, &n->topo, err)))
+        goto fail;
+    if ((rc = rt_mapping_create(n->map_spec, ranks, rt_topology_nodes(n->topo), n->p.ranks_per_node, &n->map, err)))
+        goto fail;
+    size_t k = (size_t)snprintf(n->describe, sizeof n->describe, "%s, %s mapping, %u rank%s per node",
+                                rt_topology_spec(n->topo), rt_mapping_spec(n->map), n->p.ranks_per_node,
+                                n->p.ranks_per_node == 1 ? "" : "s");
+    if (p->perturb) {
+        if (!(n->perturb_spec = strdup(p->perturb))) {
+            rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+            goto fail;
+        }
+        n->p.perturb = n->perturb_spec;
+        if ((rc = perturb_parse(p->perturb, &n->bg, err)) || (rc = perturb_nodes(n, err)))
+            goto fail;
+        if (k < sizeof n->describe)
+            snprintf(n->describe + k, sizeof n->describe - k, ", background traffic from %u nodes (%.60s)",
+                     n->bg.count, p->perturb);
+    }
+    *out = n;
+    return RT_OK;
+fail:
+    rt_network_destroy(n);
+    return rc;
+}
+
+void rt_network_destroy(rt_network *n)
+{
+    if (!n)
+        return;
+    rt_mapping_destroy(n->map);
+    rt_topology_destroy(n->topo);
+    free(n->topo_spec);
+    free(n->map_spec);
+    free(n->perturb_spec);
+    free(n->bg.free);
+    free(n);
+}
+
+const char *rt_network_describe(const rt_network *n) { return n->describe; }
+uint32_t rt_network_node(const rt_network *n, uint32_t rank) { return rt_mapping_node(n->map, rank); }
+uint32_t rt_network_links(const rt_network *n) { return rt_topology_links(n->topo); }
+const struct rt_network_params *rt_network_params_of(const rt_network *n) { return &n->p; }
+
+const char *rt_network_link_name(const rt_network *n, uint32_t link, char *buf, size_t len)
+{
+    if (len)
+        buf[0] = 0;
+    rt_topology_link_name(n->topo, link, buf, len);
+    return buf;
+}
+
+/* ------------------------------------------------------------------ one replay's traffic */
+
+struct rt__netrun {
+    const rt_network *net;
+    struct rt__flownet *fn;
+    uint32_t *route;        /* room for the longest route */
+    rt_time_ps *lat;        /* per flow id: its latency after its last byte */
+    uint32_t caplat;
+    double shm_alpha_ps, shm_ps_per_byte; /* < 0: the model's wire time */
+    double hop_ps;
+    /* advance's callback, passed through netflow's */
+    void (*arrived)(void *ud, uint64_t user, rt_time_ps at);
+    void *ud;
+    uint64_t routed, local;
+    struct rt_link_use *use; /* per link: the trace's messages (and background totals) */
+    /* background traffic: this run's perturbing nodes and their sources */
+    uint32_t nbg, *bg_node;
+    uint64_t *bg_rng;        /* per source (ipp) or one stream (rounds) */
+    uint8_t *bg_on;          /* ipp: in the on state */
+    rt_time_ps *bg_switch, *bg_arrive; /* ipp: next state change, next message while on */
+    rt_time_ps bg_next;      /* the next injection time (INT64_MAX: none) */
+    uint64_t bg_round, bg_sent;
+    uint32_t *bg_perm;
+};
+
+#define BG_USER (1ull << 63) /* a flow of background traffic: no message of the trace */
+#define DOMAIN_PERTURB 0x50455254ull /* "PERT" */
+
+int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt__netrun **out, rt_error *err)
+{
+    struct rt__netrun *n = calloc(1, sizeof *n);
+    double *cap = NULL;
+    int rc = RT_OK;
+    *out = NULL;
+    if (!n)
+        return rt_error_set(err, RT_ENOMEM, "out of memory");
+    n->net = net;
+    uint32_t nl = rt_topology_links(net->topo);
+    double nic = net->p.nic_ns_per_byte > 0 ? net->p.nic_ns_per_byte : model_ns_per_byte;
+    double link = net->p.link_ns_per_byte > 0 ? net->p.link_ns_per_byte : nic;
+    if (!(nic > 0)) {
+        rc = rt_error_set(err, RT_EINVAL, "network: the model moves bytes in no time (β = 0): give --nic-bw");
+        goto fail;
+    }
+    cap = malloc((nl ? nl : 1) * sizeof *cap);
+    n->route = malloc((rt_topology_max_route(net->topo) + 1) * sizeof *n->route);
+    if (!cap || !n->route) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (uint32_t l = 0; l < nl; l++) {
+        struct rt_link_info li;
+        rt_topology_link(net->topo, l, &li);
+        cap[l] = 1.0 / ((li.kind == RT_LINK_NET ? link : nic) * 1e3); /* B/ps */
+    }
+    if (rt__flownet_create(nl, cap, &n->fn)) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto fail;
+    }
+    free(cap);
+    cap = NULL;
+    n->use = calloc(nl ? nl : 1, sizeof *n->use);
+    if (!n->use) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto fail;
+    }
+    n->bg_next = INT64_MAX;
+    n->shm_alpha_ps = net->p.shm_alpha_ns < 0 ? -1 : net->p.shm_alpha_ns * 1e3;
+    n->shm_ps_per_byte = net->p.shm_ns_per_byte < 0 ? -1 : net->p.shm_ns_per_byte * 1e3;
+    n->hop_ps = net->p.hop_latency_ns * 1e3;
+    *out = n;
+    return RT_OK;
+fail:
+    free(cap);
+    rt__netrun_destroy(n);
+    return rc;
+}
+
+void rt__netrun_destroy(struct rt__netrun *n)
+{
+    if (!n)
+        return;
+    rt__flownet_destroy(n->fn);
+    free(n->route);
+    free(n->lat);
+    free(n->use);
+    free(n->bg_node);
+    free(n->bg_rng);
+    free(n->bg_on);
+    free(n->bg_switch);
+    free(n->bg_arrive);
+    free(n->bg_perm);
+    free(n);
+}
+
+int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m, rt_time_ps t, rt_time_ps wire,
+                    rt_time_ps byte_ps, uint64_t user, rt_time_ps *arrive)
+{
+    const rt_network *net = n->net;
+    uint32_t a = rt_mapping_node(net->map, src), b = rt_mapping_node(net->map, dst);
+    if (a == b) { /* shared memory */
+        n->local++;
+        if (n->shm_alpha_ps < 0 && n->shm_ps_per_byte < 0) {
+            *arrive = t + wire;
+            return 0;
+        }
+        double lat = n->shm_alpha_ps < 0 ? (double)(wire - byte_ps) : n->shm_alpha_ps;
+        double per = n->shm_ps_per_byte < 0 ? (m ? (double)byte_ps / (double)m : 0) : n->shm_ps_per_byte;
+        *arrive = t + (rt_time_ps)llround(lat + per * (double)m);
+        return 0;
+    }
+    uint32_t len = rt_topology_route(net->topo, a, b, user, n->route);
+    rt_time_ps lat = (wire - byte_ps) + (rt_time_ps)llround(n->hop_ps * (double)(len ? len - 1 : 0));
+    n->routed++;
+    if (m == 0 || byte_ps <= 0) { /* nothing to share: latency only */
+        *arrive = t + lat;
+        return 0;
+    }
+    uint32_t id;
+    if (rt__flownet_start(n->fn, t, n->route, len, (double)m, (double)m / (double)byte_ps, user, &id))
+        return RT_ENOMEM;
+    if (id >= n->caplat && rt__grow((void **)&n->lat, &n->caplat, sizeof *n->lat, id + 1))
+        return RT_ENOMEM;
+    n->lat[id] = lat;
+    return 1;
+}
+
+rt_time_ps rt__netrun_next(struct rt__netrun *n)
+{
+    return rt__flownet_next(n->fn);
+}
+
+static void flow_done(void *ud, const struct rt__flow_done *f)
+{
+    struct rt__netrun *n = ud;
+    int bg = (f->user & BG_USER) != 0;
+    for (uint32_t i = 0; i < f->n; i++) {
+        struct rt_link_use *u = &n->use[f->links[i]];
+        if (bg) {
+            u->bg_flows++;
+            u->bg_bytes += f->bytes;
+        } else {
+            u->flows++;
+            u->bytes += f->bytes;
+            u->delay_ps += f->delay_ps[i];
+        }
+    }
+    if (!bg)
+        n->arrived(n->ud, f->user, f->finish + n->lat[f->id]);
+}
+
+int rt__netrun_advance(struct rt__netrun *n, rt_time_ps t, void (*arrived)(void *ud, uint64_t user, rt_time_ps at),
+                       void *ud)
+{
+    n->arrived = arrived;
+    n->ud = ud;
+    return rt__flownet_advance(n->fn, t, flow_done, n);
+}
+
+int rt__netrun_links(const struct rt__netrun *n, struct rt_link_use **out, uint32_t *count, rt_time_ps *delay)
+{
+    uint32_t nl = rt_topology_links(n->net->topo), k = 0;
+    double total = 0;
+    *out = NULL;
+    *count = 0;
+    for (uint32_t l = 0; l < nl; l++)
+        k += n->use[l].flows != 0;
+    struct rt_link_use *v = calloc(k ? k : 1, sizeof *v);
+    if (!v)
+        return RT_ENOMEM;
+    k = 0;
+    for (uint32_t l = 0; l < nl; l++) { /* the links the trace's messages used */
+        const struct rt__link_stats *s = rt__flownet_link(n->fn, l);
+        if (!n->use[l].flows)
+            continue;
+        v[k] = n->use[l];
+        v[k].link = l;
+        v[k].max_flows = s->max_flows;
+        v[k].busy_ps = s->busy_ps;
+        total += v[k++].delay_ps;
+    }
+    *out = v;
+    *count = k;
+    *delay = (rt_time_ps)llround(total);
+    return RT_OK;
+}
+
+void rt__netrun_counts(const struct rt__netrun *n, uint64_t *routed, uint64_t *local)
+{
+    *routed = n->routed;
+    *local = n->local;
+}
+
+/* ------------------------------------------------------------------ background traffic */
+
+/* An exponential draw of rate @p per_ps (at least 1 ps). */
+static rt_time_ps draw_exp(uint64_t *st, double per_ps)
+{
+    double u = rt_rng_uniform(st);
+    double x = -log(1.0 - u) / per_ps;
+    return x < 1 ? 1 : x > 4e18 ? (rt_time_ps)4e18 : (rt_time_ps)llround(x);
+}
+
+/* The ipp source @p i's next event: its next message while on, or its next change of state. */
+static rt_time_ps ipp_next(const struct rt__netrun *n, uint32_t i)
+{
+    return n->bg_on[i] && n->bg_arrive[i] < n->bg_switch[i] ? n->bg_arrive[i] : n->bg_switch[i];
+}
+
+static void bg_update_next(struct rt__netrun *n)
+{
+    const struct perturb *b = &n->net->bg;
+    if (b->pattern != PAT_IPP) {
+        n->bg_next = (rt_time_ps)llround((double)n->bg_round * b->interval_ps);
+        return;
+    }
+    n->bg_next = INT64_MAX;
+    for (uint32_t i = 0; i < n->nbg; i++) {
+        rt_time_ps t = ipp_next(n, i);
+        n->bg_next = t < n->bg_next ? t : n->bg_next;
+    }
+}
+
+int rt__netrun_perturb_start(struct rt__netrun *n, uint64_t seed, uint64_t run)
+{
+    const struct perturb *b = &n->net->bg;
+    if (!b->on)
+        return RT_OK;
+    uint32_t k = b->count;
+    n->nbg = k;
+    n->bg_node = malloc(k * sizeof *n->bg_node);
+    n->bg_perm = malloc(k * sizeof *n->bg_perm);
+    n->bg_rng = malloc((size_t)(k + 1) * sizeof *n->bg_rng);
+    uint32_t *pool = malloc((b->nfree ? b->nfree : 1) * sizeof *pool);
+    if (!n->bg_node || !n->bg_perm || !n->bg_rng || !pool) {
+        free(pool);
+        return RT_ENOMEM;
+    }
+    /* this run's perturbing nodes: k of the free ones (a partial Fisher-Yates shuffle), ascending */
+    uint64_t st = rt_rng_stream(seed ^ DOMAIN_PERTURB, run, 0);
+    memcpy(pool, b->free, b->nfree * sizeof *pool);
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t j = i + (uint32_t)(rt_rng_uniform(&st) * (double)(b->nfree - i));
+        j = j < b->nfree ? j : b->nfree - 1;
+        uint32_t x = pool[i];
+        pool[i] = pool[j];
+        pool[j] = x;
+    }
+    memcpy(n->bg_node, pool, k * sizeof *pool);
+    free(pool);
+    for (uint32_t i = 0; i <= k; i++)
+        n->bg_rng[i] = rt_rng_stream(seed ^ DOMAIN_PERTURB, run, 1 + (uint64_t)i);
+    if (b->pattern == PAT_IPP) {
+        n->bg_on = malloc(k);
+        n->bg_switch = malloc(k * sizeof *n->bg_switch);
+        n->bg_arrive = malloc(k * sizeof *n->bg_arrive);
+        if (!n->bg_on || !n->bg_switch || !n->bg_arrive)
+            return RT_ENOMEM;
+        double p_on = b->sigma2_per_ps / (b->sigma1_per_ps + b->sigma2_per_ps); /* the chain's stationary share */
+        for (uint32_t i = 0; i < k; i++) {
+            n->bg_on[i] = rt_rng_uniform(&n->bg_rng[i]) < p_on;
+            n->bg_switch[i] = draw_exp(&n->bg_rng[i], n->bg_on[i] ? b->sigma1_per_ps : b->sigma2_per_ps);
+            n->bg_arrive[i] = draw_exp(&n->bg_rng[i], b->rate_per_ps);
+        }
+    }
+    n->bg_round = 0;
+    bg_update_next(n);
+    return RT_OK;
+}
+
+rt_time_ps rt__netrun_perturb_next(const struct rt__netrun *n)
+{
+    return n->nbg ? n->bg_next : INT64_MAX;
+}
+
+/* A background message from perturber @p i to perturber @p j at @p t. */
+static int bg_send(struct rt__netrun *n, uint32_t i, uint32_t j, rt_time_ps t)
+{
+    uint32_t a = n->bg_node[i], b = n->bg_node[j];
+    uint64_t user = BG_USER | n->bg_sent++;
+    uint32_t len = rt_topology_route(n->net->topo, a, b, user, n->route);
+    /* no limit of its own: its NIC links, the first and last of its route, hold it to a NIC's rate */
+    return rt__flownet_start(n->fn, t, n->route, len, n->net->bg.size, 1e300, user, NULL) ? RT_ENOMEM : RT_OK;
+}
+
+int rt__netrun_perturb_fire(struct rt__netrun *n, rt_time_ps t)
+{
+    const struct perturb *b = &n->net->bg;
+    uint32_t k = n->nbg;
+    if (t != n->bg_next)
+        return RT_OK;
+    if (b->pattern == PAT_IPP) {
+        for (uint32_t i = 0; i < k; i++) {
+            while (ipp_next(n, i) == t) {
+                if (n->bg_on[i] && n->bg_arrive[i] < n->bg_switch[i]) { /* a message */
+                    uint32_t j = (uint32_t)(rt_rng_uniform(&n->bg_rng[i]) * (double)(k - 1));
+                    j = j < k - 1 ? j : k - 2;
+                    if (bg_send(n, i, j >= i ? j + 1 : j, t))
+                        return RT_ENOMEM;
+                    n->bg_arrive[i] = t + draw_exp(&n->bg_rng[i], b->rate_per_ps);
+                } else { /* the chain changes state */
+                    n->bg_on[i] = !n->bg_on[i];
+                    n->bg_switch[i] = t + draw_exp(&n->bg_rng[i], n->bg_on[i] ? b->sigma1_per_ps : b->sigma2_per_ps);
+                    if (n->bg_on[i])
+                        n->bg_arrive[i] = t + draw_exp(&n->bg_rng[i], b->rate_per_ps);
+                }
+            }
+        }
+    } else {
+        uint64_t *st = &n->bg_rng[k];
+        if (b->pattern == PAT_PERM) { /* a random cycle through all: each sends to one, receives from one */
+            for (uint32_t i = 0; i < k; i++)
+                n->bg_perm[i] = i;
+            for (uint32_t i = k - 1; i > 0; i--) {
+                uint32_t j = (uint32_t)(rt_rng_uniform(st) * (double)(i + 1));
+                j = j <= i ? j : i;
+                uint32_t x = n->bg_perm[i];
+                n->bg_perm[i] = n->bg_perm[j];
+                n->bg_perm[j] = x;
+            }
+            for (uint32_t i = 0; i < k; i++)
+                if (bg_send(n, n->bg_perm[i], n->bg_perm[(i + 1) % k], t))
+                    return RT_ENOMEM;
+        } else {
+            for (uint32_t i = 0; i < k; i++) {
+                uint32_t j = (uint32_t)(rt_rng_uniform(st) * (double)(k - 1));
+                j = j < k - 1 ? j : k - 2;
+                if (bg_send(n, i, j >= i ? j + 1 : j, t))
+                    return RT_ENOMEM;
+            }
+        }
+        n->bg_round++;
+    }
+    bg_update_next(n);
+    return RT_OK;
+}

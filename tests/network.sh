@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The network layer through the CLI (issue 20, docs/network.md): routed topologies, link sharing,
+# background traffic, with answers derived by hand on traces of tests/ext/gen_traces.py, and the
+# bad options and files of the layer. Unit tests of the topologies and of the flow model are
+# test_topology and test_netflow.
+set -u
+retime=$1; traces=$2; work=$3
+case $work in # it is cleared: only ever a directory of this test's own
+  */network) rm -rf "$work"; mkdir -p "$work" ;;
+  *) echo "FAIL refusing to clear $work (not a .../network work directory)"; exit 1 ;;
+esac
+. "$(dirname "$0")/checks.sh"
+/usr/bin/python3 "$(dirname "$0")/ext/gen_traces.py" "$work" >/dev/null || { echo "FAIL gen_traces.py"; exit 1; }
+H=(--alpha 1us --beta 1ns/B)
+rank_end() { grep "^rank,$2," <<<"$1" | cut -d, -f5; } # predicted end of rank $2 in CSV $1
+
+# The traces: at 1000 ns every rank posts its receives and sends (1000 B each) in one call, waits
+# for them all, and ends 1000 ns after its wait (measured 5000 -> 6000). Under Hockney with
+# alpha = 1 us, beta = 1 ns/B a message alone takes alpha + m beta = 2000 ns: 1000 ns of bytes,
+# then 1000 ns of latency.
+
+# --- crossbar (the default: each rank's single port) against crossbar-flow (only the NICs shared)
+# Rank 0 sends to ranks 1 and 2 at once. Single port: the first arrives at 1000 + 2000 = 3000, the
+# second starts when the port is free and arrives at 5000: ends 4000 and 6000. Flow model: both
+# share rank 0's injection link, each at half its rate: the bytes are out at 1000 + 2 m beta =
+# 3000, both arrive alpha later, at 4000: alpha + 2 m beta, ends 5000 and 5000.
+T=$work/net-two-isends
+out=$("$retime" replay "$T" "${H[@]}" --format csv)
+check crossbar-rank1 same "$(rank_end "$out" 1)" 4000
+check crossbar-rank2 same "$(rank_end "$out" 2)" 6000
+out=$("$retime" replay "$T" "${H[@]}" --topology crossbar-flow --format csv)
+check crossbar-flow-rank1 same "$(rank_end "$out" 1)" 5000
+check crossbar-flow-rank2 same "$(rank_end "$out" 2)" 5000
+# --topology crossbar is no network at all: byte-identical to giving none, on a stored trace too
+for tr in "$T" "$traces/shift1d-isend-p8-k2-m1000" "$traces/shift3d-ssend-p64-k1-m1000"; do
+  a=$("$retime" replay "$tr" "${H[@]}" --format json); b=$("$retime" replay "$tr" "${H[@]}" --topology crossbar --format json)
+  check "crossbar-identity-$(basename "$tr")" same "$a" "$b"
+done
+
+# --- a torus: 16 ranks on torus:4x4, block mapping (rank i on node i). Rank 0 sends to 2 and rank
+# 1 to 3: dimension-order routes 0 -> 1 -> 2 and 1 -> 2 -> 3 share the link 1 -> 2 (0 -> 2 is half
+# way round: the tie goes the positive way). Each gets half of it: bytes out at 1000 + 2000,
+# arrival at 4000, ends 5000. Alone (net-alone: only 0 -> 2) the message takes the model's
+# 2000 ns: end 4000, as on the crossbar. With --hop-latency 100ns a route of 4 links (injection,
+# 2 torus links, ejection) crosses 3 routers: 300 ns more. With links twice as fast as the NICs
+# (--link-bw 2GB/s) the shared link is no bottleneck: ends 4000 again.
+out=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 --format csv)
+check torus-shared-rank2 same "$(rank_end "$out" 2)" 5000
+check torus-shared-rank3 same "$(rank_end "$out" 3)" 5000
+out=$("$retime" replay "$work/net-alone" "${H[@]}" --topology torus:4x4 --format csv)
+check torus-alone same "$(rank_end "$out" 2)" 4000
+out=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 --hop-latency 100ns --format csv)
+check torus-hop-latency same "$(rank_end "$out" 2)" 5300
+out=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 --link-bw 2GB/s --format csv)
+check torus-fast-links same "$(rank_end "$out" 2)" 4000
+# the shared link is the top link by contention, each message lost 1000 ns there
+json=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 --format json)
+check torus-contention has "$json" '"routed": 2, "local": 0, "contention_ns": 2000,'
+text=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4)
+check torus-top-link has "$(grep -A1 'top 5 links by contention' <<<"$text" | tail -1)" 'r(1,0)+x                                            2us'
+# two ranks per node, block: ranks 0, 1 on node 0 and 2, 3 on node 1: both messages go from node
+# 0 to node 1 and share its injection link (and the link between): ends 5000 and 5000.
+out=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 --ranks-per-node 2 --format csv)
+check block2-shared same "$(rank_end "$out" 2),$(rank_end "$out" 3)" 5000,5000
+# 8 per node, round-robin over the 2 nodes they need: even ranks on node 0, odd on node 1, so both
+# messages stay on their node (shared memory: the model's own time, no contention): 4000 each.
+out=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 --ranks-per-node 8 --mapping round-robin --format csv)
+check rr-shm same "$(rank_end "$out" 2),$(rank_end "$out" 3)" 4000,4000
+json=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 --ranks-per-node 8 --mapping round-robin --format json)
+check rr-counts has "$json" '"routed": 0, "local": 2,'
+# shared memory with its own parameters: 100 ns + 1000 B x 0.1 ns/B = 200 ns: rank 2 ends
+# 1000 + 200 + 1000 = 2200
+out=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 --ranks-per-node 8 --mapping round-robin \
+      --shm-alpha 100ns --shm-beta 0.1ns/B --format csv)
+check shm-params same "$(rank_end "$out" 2)" 2200
+
+# --- a 2:1 oversubscribed fat tree, XGFT(2;4,4;1,2): 4 leaf switches of 4 nodes with 2 up links
+# each. An all-to-all of 1000 B on 16 ranks: each leaf's 4 nodes send 4 x 12 = 48 messages off the
+# leaf over its 2 up links, 24 000 B per link, so the bytes need at least 24 000 ns; each NIC
+# injects 15 messages, 15 000 ns. Bound: the last message arrives at >= 1000 + 24000 + alpha
+# = 26 000 (ends >= 27 000) and, max-min sharing wasting at most a quarter of the bottleneck
+# links here (docs/network.md), <= 1000 + 1.25 x 24000 + alpha = 32 000 (ends <= 33 000). The
+# full-bisection tree XGFT(2;4,4;1,4) is bounded by the NICs instead: ends >= 1000 + 15000 +
+# 1000 + 1000 = 18 000, and it is faster than the oversubscribed one.
+A=$work/net-alltoall-16
+out=$("$retime" replay "$A" "${H[@]}" --topology 'fattree:XGFT(2;4,4;1,2)' --format csv)
+thin=$(grep '^total,' <<<"$out" | cut -d, -f5)
+check alltoall-thin-bound holds '$1 >= 27000 && $1 <= 33000' "$thin"
+out=$("$retime" replay "$A" "${H[@]}" --topology 'fattree:XGFT(2;4,4;1,4)' --format csv)
+full=$(grep '^total,' <<<"$out" | cut -d, -f5)
+check alltoall-full-bound holds '$1 >= 18000 && $1 < $2' "$full" "$thin"
+echo "  all-to-all of 16 x 15 x 1000 B: 2:1 tree $thin ns, full tree $full ns"
+# a dragonfly and a mesh replay the same trace
+for top in dragonfly:5,2,2,2 dragonfly:5,2,2,2,valiant mesh:4x4; do
+  "$retime" replay "$A" "${H[@]}" --topology "$top" >/dev/null 2>&1; rc=$?
+  check "replays-on-$top" [ "$rc" -eq 0 ]
+done
+
+# --- background traffic: 16 of the 32 nodes of a torus:8x4 (ratio 0.5: all the nodes the trace
+# leaves free) exchange 64 KiB every 10 us, with the trace's ranks spread over the torus
+# (random:3). The trace's messages can only get slower, the same seed gives byte-identical output,
+# and other seeds other draws (on this mapping seeds 1 and 3 slow rank 3's or both messages).
+S=$work/net-shared-link
+P=(--topology torus:8x4 --mapping random:3 --perturb ratio=0.5,pattern=random-permutation,size=64KiB,interval=10us)
+base=$("$retime" replay "$S" "${H[@]}" --topology torus:8x4 --mapping random:3 --format csv)
+a=$("$retime" replay "$S" "${H[@]}" "${P[@]}" --seed 1 --format csv)
+b=$("$retime" replay "$S" "${H[@]}" "${P[@]}" --seed 1 --format csv)
+c=$("$retime" replay "$S" "${H[@]}" "${P[@]}" --seed 3 --format csv)
+check perturb-deterministic same "$a" "$b"
+check perturb-seed-matters differ "$a" "$c"
+for r in 2 3; do
+  check "perturb-not-faster-$r" holds '$1 >= $2 && $3 >= $2' "$(rank_end "$a" $r)" "$(rank_end "$base" $r)" "$(rank_end "$c" $r)"
+done
+check perturb-slower holds '$1 + $2 > $3 + $4' "$(rank_end "$a" 2)" "$(rank_end "$a" 3)" "$(rank_end "$base" 2)" "$(rank_end "$base" 3)"
+for pat in uniform,size=4KiB,interval=1us ipp,size=4KiB,rate=1/us,sigma1=0.2/us,sigma2=0.8/us; do
+  "$retime" replay "$A" "${H[@]}" --topology torus:8x4 --perturb "ratio=0.25,pattern=$pat" >/dev/null 2>&1; rc=$?
+  check "perturb-${pat%%,*}" [ "$rc" -eq 0 ]
+done
+out=$("$retime" replay "$S" "${H[@]}" "${P[@]}" --runs 4 --format json 2>&1); rc=$?
+check perturb-montecarlo [ "$rc" -eq 0 ]
+
+# --- bad options and files: one line each
+check bad-topology fails_with "torus:8x" "$retime" replay "$A" "${H[@]}" --topology torus:8x
+check unknown-topology fails_with "hypercube" "$retime" replay "$A" "${H[@]}" --topology hypercube:4
+check too-many-ranks fails_with "16 ranks do not fit" "$retime" replay "$A" "${H[@]}" --topology torus:2x2
+printf '0 0\n1 1\n' > "$work/map.txt"
+check map-missing-rank fails_with "rank 2 has no node" "$retime" replay "$A" "${H[@]}" --topology torus:4x4 --mapping "file:$work/map.txt"
+check map-dev-zero fails_with "/dev/zero" "$retime" replay "$A" "${H[@]}" --topology torus:4x4 --mapping file:/dev/zero
+check bad-mapping fails_with "mapping" "$retime" replay "$A" "${H[@]}" --topology torus:4x4 --mapping spiral
+check mapping-needs-topology fails_with "need --topology" "$retime" replay "$A" "${H[@]}" --mapping block
+check bad-link-bw fails_with "--link-bw" "$retime" replay "$A" "${H[@]}" --topology torus:4x4 --link-bw fast
+check perturb-too-many fails_with "perturbing nodes" "$retime" replay "$A" "${H[@]}" --topology torus:4x4 \
+  --perturb ratio=0.5,pattern=uniform,size=1KiB,interval=1us
+check perturb-bad-pattern fails_with "pattern" "$retime" replay "$A" "${H[@]}" --topology torus:8x4 \
+  --perturb ratio=0.25,pattern=storm,size=1KiB,interval=1us
+checks_done
