@@ -120,6 +120,34 @@ done
 out=$("$retime" replay "$S" "${H[@]}" "${P[@]}" --runs 4 --format json 2>&1); rc=$?
 check perturb-montecarlo [ "$rc" -eq 0 ]
 
+# --- analyze: which contention the critical path took. net-shared-4: ranks 0..3 on a row of
+# mesh:4x2 send 0 -> 2 and 1 -> 3 over the shared link r(1,0)+x. Against the model alone (A: the
+# crossbar, both arrive at 3000, ends 4000) the network (B) delays each by 1000 ns on that link:
+# end(B) - end(A) = 1000 = accumulated 1000 (the message on B's critical path) - slack 0; the
+# other message's 1000 ns are absorbed.
+json=$("$retime" analyze "$work/net-shared-4" "${H[@]}" --topology mesh:4x2 --against crossbar --format json)
+check analyze-crossbar-identity has "$json" '"delta_end_ns": 1000, "injected_ns": 2000, "accumulated_ns": 1000, "absorbed_ns": 1000,'
+check analyze-crossbar-residual has "$json" '"residual_ns": 0,'
+check analyze-congestion has "$json" '"congestion": {"total_ns": 2000.000, "accumulated_ns": 1000.000, "absorbed_ns": 1000.000, "messages": 2, "by_kind": [{"name": "mesh dim 0 +", "accumulated_ns": 1000.000, "absorbed_ns": 1000.000, "messages": 2}], "links": [{"link": 17, "name": "r(1,0)+x",'
+text=$("$retime" analyze "$work/net-shared-4" "${H[@]}" --topology mesh:4x2 --against crossbar)
+check analyze-congestion-text has "$text" 'r(1,0)+x                                          1us          1us         2'
+# against the model with background traffic: A is the same network without it, and the identity holds
+json=$("$retime" analyze "$S" "${H[@]}" "${P[@]}" --seed 1 --against model --format json); rc=$?
+check analyze-perturb [ "$rc" -eq 0 ]
+check analyze-perturb-residual has "$json" '"residual_ns": 0,'
+check analyze-crossbar-needs-topology fails_with "give --topology" "$retime" analyze "$S" "${H[@]}" --against crossbar
+
+# --- the Score-P traces beside the checkout on a torus, a fat tree and a dragonfly with other jobs
+ext=$(dirname "$traces")/../shared/ext-traces
+for d in "$ext"/*/; do
+  [ -f "$d/traces.otf2" ] || continue
+  for top in torus:4x4x4 fattree:64 dragonfly:9,4,2,2; do
+    "$retime" analyze "$d" "${H[@]}" --topology "$top" --perturb ratio=0.25,pattern=uniform,size=64KiB,interval=1ms \
+      --against crossbar >/dev/null 2>&1; rc=$?
+    check "scorep-$(basename "$d")-$top" [ "$rc" -eq 0 ]
+  done
+done
+
 # --- bad options and files: one line each
 check bad-topology fails_with "torus:8x" "$retime" replay "$A" "${H[@]}" --topology torus:8x
 check unknown-topology fails_with "hypercube" "$retime" replay "$A" "${H[@]}" --topology hypercube:4

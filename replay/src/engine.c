@@ -657,10 +657,28 @@ static int net_kick(struct engine *E, rt_time_ps t)
     return push(E, t, Q_NET, ++E->net_gen, 0);
 }
 
-static void net_arrived(void *ud, uint64_t user, rt_time_ps at)
+static void net_arrived(void *ud, uint64_t user, rt_time_ps at, uint32_t n, const uint32_t *links,
+                        const double *delay_ps)
 {
     struct engine *E = ud;
     const struct msg *m = &E->msgs[(uint32_t)user];
+    struct rt_replay_result *res = E->res;
+    for (uint32_t i = 0; E->o->record_contention && i < n; i++) {
+        if (!(delay_ps[i] >= 0.5)) /* under a ps: rounding, not contention */
+            continue;
+        if (res->ncontention == E->capcont) {
+            uint64_t ncap = E->capcont ? 2 * E->capcont : 256;
+            struct rt_msg_contention *nc = ncap < (1ull << 40) ? realloc(res->contention, ncap * sizeof *nc) : NULL;
+            if (!nc) {
+                rt__eng_oom(E);
+                return;
+            }
+            res->contention = nc;
+            E->capcont = ncap;
+        }
+        res->contention[res->ncontention++] =
+            (struct rt_msg_contention){m->origin_ev, m->origin_rank, links[i], delay_ps[i]};
+    }
     push(E, at, Q_ARRIVE, (uint32_t)user, MSG_KEY(m->src, m->send_ev));
 }
 
@@ -1255,6 +1273,7 @@ void rt_replay_result_destroy(struct rt_replay_result *r)
     free(r->predicted_end_ps);
     free(r->measured_end_ns);
     free(r->links);
+    free(r->contention);
     free(r);
 }
 

@@ -200,6 +200,7 @@ struct engine {
     struct size_memo memo[MEMO_SLOTS];   /* direct-mapped by size; zeroed = empty */
     struct rt__netrun *net;              /* options.network's traffic, or NULL */
     uint32_t net_gen;                    /* the Q_NET entry that counts (older ones are stale) */
+    uint64_t capcont;                    /* room in res->contention */
     rt_time_ps wire0;                    /* the model's zero-byte wire time */
     int failed;
     /* distributed replay (o->part) */

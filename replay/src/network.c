@@ -221,6 +221,7 @@ const char *rt_network_describe(const rt_network *n) { return n->describe; }
 uint32_t rt_network_node(const rt_network *n, uint32_t rank) { return rt_mapping_node(n->map, rank); }
 uint32_t rt_network_links(const rt_network *n) { return rt_topology_links(n->topo); }
 const struct rt_network_params *rt_network_params_of(const rt_network *n) { return &n->p; }
+const struct rt_topology *rt_network_topology(const rt_network *n) { return n->topo; }
 
 const char *rt_network_link_name(const rt_network *n, uint32_t link, char *buf, size_t len)
 {
@@ -241,7 +242,7 @@ struct rt__netrun {
     double shm_alpha_ps, shm_ps_per_byte; /* < 0: the model's wire time */
     double hop_ps;
     /* advance's callback, passed through netflow's */
-    void (*arrived)(void *ud, uint64_t user, rt_time_ps at);
+    rt__net_arrived *arrived;
     void *ud;
     uint64_t routed, local;
     struct rt_link_use *use; /* per link: the trace's messages (and background totals) */
@@ -378,11 +379,10 @@ static void flow_done(void *ud, const struct rt__flow_done *f)
         }
     }
     if (!bg)
-        n->arrived(n->ud, f->user, f->finish + n->lat[f->id]);
+        n->arrived(n->ud, f->user, f->finish + n->lat[f->id], f->n, f->links, f->delay_ps);
 }
 
-int rt__netrun_advance(struct rt__netrun *n, rt_time_ps t, void (*arrived)(void *ud, uint64_t user, rt_time_ps at),
-                       void *ud)
+int rt__netrun_advance(struct rt__netrun *n, rt_time_ps t, rt__net_arrived *arrived, void *ud)
 {
     n->arrived = arrived;
     n->ud = ud;

@@ -20,9 +20,11 @@ int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m
 /* When the next flow's last byte leaves (INT64_MAX: none; INT64_MIN: out of memory). */
 rt_time_ps rt__netrun_next(struct rt__netrun *n);
 /* Advances to @p t (<= rt__netrun_next), calling @p arrived for every message whose last byte
- * left at t, with its arrival time. RT_OK or RT_ENOMEM. */
-int rt__netrun_advance(struct rt__netrun *n, rt_time_ps t, void (*arrived)(void *ud, uint64_t user, rt_time_ps at),
-                       void *ud);
+ * left at t, with its arrival time, its route and the time it lost on each of its links.
+ * RT_OK or RT_ENOMEM. */
+typedef void rt__net_arrived(void *ud, uint64_t user, rt_time_ps at, uint32_t n, const uint32_t *links,
+                             const double *delay_ps);
+int rt__netrun_advance(struct rt__netrun *n, rt_time_ps t, rt__net_arrived *arrived, void *ud);
 /* The links that carried traffic (malloc'd, the caller's), and the contention delay summed. */
 int rt__netrun_links(const struct rt__netrun *n, struct rt_link_use **out, uint32_t *count, rt_time_ps *delay);
 /* Background traffic (--perturb): picks this run's perturbing nodes and their sources' first

@@ -358,6 +358,12 @@ int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt
     if (rt_network_create(&m->net, rt_trace_ranks(t), &m->network, &err))
         return cli_fail(&err);
     o->network = m->network;
+    if (m->net.perturb) { /* a noise-free replay has no other jobs either */
+        struct rt_network_params calm = m->net;
+        calm.perturb = NULL;
+        if (rt_network_create(&calm, rt_trace_ranks(t), &m->calm, &err))
+            return cli_fail(&err);
+    }
     return 0;
 }
 
@@ -527,7 +533,8 @@ void model_cli_free(struct model_cli *m)
     m->os_noise = NULL;
     m->net_burst = NULL;
     rt_network_destroy(m->network);
-    m->network = NULL;
+    rt_network_destroy(m->calm);
+    m->network = m->calm = NULL;
 }
 
 void model_cli_network_text(FILE *f, const struct rt_replay_options *o, const struct rt_replay_result *res, uint64_t top)
@@ -750,8 +757,13 @@ int cli_replay_graph(const rt_trace *t, const struct rt_replay_options *o, rt_de
     if (rc == RT_OK && rt_depgraph_end(*g) != res->predicted_ps)
         rc = rt_error_set(err, RT_EINVAL, "%s: dependency graph ends at %lld ps, the replay at %lld ps",
                           rt_trace_path(t), (long long)rt_depgraph_end(*g), (long long)res->predicted_ps);
-    if (rc == RT_OK && keep)
-        *keep = *res; /* the totals only: the per-rank arrays are freed below */
+    if (rc == RT_OK && keep) {
+        *keep = *res; /* the totals, the links and the contention records: the per-rank arrays are freed below */
+        res->links = NULL;
+        res->contention = NULL;
+        keep->predicted_end_ps = NULL;
+        keep->measured_end_ns = NULL;
+    }
     rt_replay_result_destroy(res);
     return rc;
 }

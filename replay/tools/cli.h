@@ -92,6 +92,7 @@ struct model_cli {
     uint64_t seed;           /* --seed */
     struct rt_network_params net; /* --topology ... (net.topology NULL: none) */
     rt_network *network;     /* made by model_cli_network once the ranks are known */
+    rt_network *calm;        /* the same without background traffic (--perturb), for noise-free replays */
 };
 
 void model_cli_init(struct model_cli *m);
@@ -132,7 +133,8 @@ int cmd_plot(struct args *a);
 
 /* Replays @p t under @p o into a new dependency graph *g (the caller destroys it), with a progress
  * line labelled @p what, and checks the graph against the replay's own timing. @p keep (optional)
- * receives the result's totals (not its per-rank arrays). RT_OK or the error, in @p err. */
+ * receives the result's totals and its links and contention records (free() them; not its
+ * per-rank arrays). RT_OK or the error, in @p err. */
 int cli_replay_graph(const rt_trace *t, const struct rt_replay_options *o, rt_depgraph **g,
                      struct rt_replay_result *keep, const char *what, rt_error *err);
 /* "function file:line (MPI_Xxx)" for call site @p cs of MPI function region @p mpi, as analyze

@@ -6,12 +6,16 @@
 #include <string.h>
 
 #include "cli.h"
+#include "congestion.h"
 #include "distributed.h"
 #include "outputs.h"
 #include "retime/depgraph.h"
 #include "retime/units.h"
 
-enum against { AGAINST_NONE, AGAINST_MODEL, AGAINST_MEASURED };
+/* A: the noise-free model (on the same network, without its background traffic), the model alone
+ * (crossbar: no network, no noise) or the model itself (measured); B: the model with everything,
+ * or the measured run. */
+enum against { AGAINST_NONE, AGAINST_MODEL, AGAINST_MEASURED, AGAINST_CROSSBAR };
 
 struct analyze_cli {
     struct trace_cli tr;
@@ -43,8 +47,10 @@ static int parse_analyze(struct args *a, struct analyze_cli *c)
                 c->against = AGAINST_MODEL;
             else if (v && !strcmp(v, "measured"))
                 c->against = AGAINST_MEASURED;
+            else if (v && !strcmp(v, "crossbar"))
+                c->against = AGAINST_CROSSBAR;
             else
-                return cli_die("bad --against '%s' (model or measured)", v ? v : "");
+                return cli_die("bad --against '%s' (model, measured or crossbar)", v ? v : "");
         } else if (cli_opt(a, "--top", &v)) {
             if (cli_count(v, 1, 1000000, &c->top))
                 return cli_die("bad --top '%s' (a whole number from 1 to 1000000)", v ? v : "");
@@ -59,7 +65,9 @@ static int parse_analyze(struct args *a, struct analyze_cli *c)
     if (trace_cli_finish(&c->tr, "analyze"))
         return 1;
     if (c->against == AGAINST_NONE)
-        return cli_die("analyze needs --against model|measured");
+        return cli_die("analyze needs --against model|measured|crossbar");
+    if (c->against == AGAINST_CROSSBAR && !c->model.net.topology)
+        return cli_die("--against crossbar compares a network with the model alone: give --topology");
     return 0;
 }
 
@@ -204,7 +212,7 @@ static void json_rows(const rt_trace *t, const struct rt_dep_share *s, uint64_t 
 static void print_json(const struct analyze_cli *c, const struct rt_replay_options *o, const rt_trace *t,
                        rt_time_ps end_a, const struct rt_critical_path *cp, const struct rt_wait_states *ws,
                        const struct rt_depgraph_diff *d, const struct rt_measured_info *mi,
-                       const struct rt_replay_result *noisy)
+                       const struct rt_replay_result *noisy, const struct congestion *cg)
 {
     printf("{\"trace\": ");
     cli_json_string(stdout, rt_trace_path(t));
@@ -214,12 +222,21 @@ static void print_json(const struct analyze_cli *c, const struct rt_replay_optio
     model_cli_noise_json(stdout, &c->model);
     printf(", \"clock_fix\": ");
     clock_fix_cli_json(stdout, c->tr.fix);
-    printf(", \"against\": \"%s\"", c->against == AGAINST_MODEL ? "model" : "measured");
-    printf(", \"a\": {\"timing\": \"%s\", \"end_ns\": ",
-           c->against == AGAINST_MODEL ? "model without noise" : "model");
+    printf(", \"network\": ");
+    if (o->network)
+        cli_json_string(stdout, rt_network_describe(o->network));
+    else
+        printf("null");
+    int noisy_b = rt_replay_options_noisy(o) || c->model.calm;
+    printf(", \"against\": \"%s\"", c->against == AGAINST_MODEL      ? "model"
+                                     : c->against == AGAINST_CROSSBAR ? "crossbar"
+                                                                      : "measured");
+    printf(", \"a\": {\"timing\": \"%s\", \"end_ns\": ", c->against == AGAINST_MODEL      ? "model without noise"
+                                                    : c->against == AGAINST_CROSSBAR ? "model alone, no network"
+                                                                                     : "model");
     cli_print_ps_as_ns(stdout, end_a);
     printf("}, \"b\": {\"timing\": \"%s\", \"end_ns\": ",
-           c->against == AGAINST_MEASURED ? "measured" : rt_replay_options_noisy(o) ? "model with noise" : "model without noise");
+           c->against == AGAINST_MEASURED ? "measured" : noisy_b ? "model with noise" : "model without noise");
     cli_print_ps_as_ns(stdout, cp->end_ps);
     printf("}, \"critical_path\": {\"end_ns\": ");
     cli_print_ps_as_ns(stdout, cp->end_ps);
@@ -296,6 +313,11 @@ static void print_json(const struct analyze_cli *c, const struct rt_replay_optio
         }
         printf("}");
     }
+    printf(", \"congestion\": ");
+    if (cg)
+        congestion_json(stdout, cg, c->top);
+    else
+        printf("null");
     printf(", \"measured\": ");
     if (!mi) {
         printf("null");
@@ -334,7 +356,7 @@ static void text_rows(const rt_trace *t, const struct rt_dep_share *s, uint64_t 
 static void print_text(const struct analyze_cli *c, const struct rt_replay_options *o, const rt_trace *t,
                        rt_time_ps end_a, const struct rt_critical_path *cp, const struct rt_wait_states *ws,
                        const struct rt_depgraph_diff *d, const struct rt_measured_info *mi,
-                       const struct rt_replay_result *noisy)
+                       const struct rt_replay_result *noisy, const struct congestion *cg)
 {
     char a[32], b[32], x[32];
     static const char *gname[] = {"rank", "call site", "region", "activity", "message size"};
@@ -344,13 +366,19 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
         printf("\nnoise       ");
         model_cli_noise_describe(stdout, &c->model);
     }
+    if (o->network)
+        printf("\nnetwork     %s", rt_network_describe(o->network));
     if (c->tr.fix) {
         printf("\nclock fix   ");
         clock_fix_cli_text(stdout, c->tr.fix);
     }
+    int noisy_b = rt_replay_options_noisy(o) || c->model.calm;
     if (c->against == AGAINST_MODEL)
-        printf("\nagainst     model: A = the model without noise, B = %s\n",
-               rt_replay_options_noisy(o) ? "with the noise above" : "the same (no noise options: nothing to compare)");
+        printf("\nagainst     model: A = the model without noise%s, B = %s\n", c->model.calm ? " or background traffic" : "",
+               noisy_b ? "with the noise above" : "the same (no noise options: nothing to compare)");
+    else if (c->against == AGAINST_CROSSBAR)
+        printf("\nagainst     crossbar: A = the model alone (each rank's single port, no network, no noise), B = the "
+               "network%s\n", noisy_b ? " with the noise above" : "");
     else
         printf("\nagainst     measured: A = the model%s, B = the measured run\n",
                rt_replay_options_noisy(o) ? " with the noise above" : "");
@@ -426,6 +454,8 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
         printf("  top %" PRIu64 " by %-40s  %12s %12s\n", c->top, gname[groups[k]], "accumulated", "absorbed");
         text_rows(t, d->share, d->nshare, 0, groups[k], c->top, 0, 2, "    ");
     }
+    if (cg)
+        congestion_text(stdout, cg, c->top);
 }
 
 /* ------------------------------------------------------------------ command */
@@ -443,8 +473,9 @@ int cmd_analyze(struct args *a)
     const struct rt_critical_path *cpa, *cpb;
     const struct rt_wait_states *ws;
     struct rt_measured_info mi;
-    struct rt_replay_result noisy = {0};
-    int rc = 1;
+    struct rt_replay_result noisy = {0}, calm = {0};
+    struct congestion cg;
+    int have_cg = 0, rc = 1;
     if (dist_active() && (outputs_wanted(&c.out) || c.fix.on)) {
         cli_die("--output-trace, --perfetto and --fix-clocks need every rank's events: run analyze with them as one "
                 "process, without mpirun");
@@ -458,12 +489,18 @@ int cmd_analyze(struct args *a)
         goto out_quiet;
     c.tr.fix = c.fix.on ? &c.fix : NULL;
     free_opts = rt_replay_options_noise_free(&opts);
-    if (cli_replay_graph(t, c.against == AGAINST_MODEL ? &free_opts : &opts, &ga, NULL, "analyze: replay A", &err))
+    if (c.model.calm) /* a noise-free replay has no background traffic either */
+        free_opts.network = c.model.calm;
+    if (c.against == AGAINST_CROSSBAR)
+        free_opts.network = NULL;
+    opts.record_contention = opts.network != NULL && c.against != AGAINST_MEASURED;
+    free_opts.record_contention = opts.record_contention;
+    if (cli_replay_graph(t, c.against == AGAINST_MEASURED ? &opts : &free_opts, &ga, &calm, "analyze: replay A", &err))
         goto out;
     if (c.against == AGAINST_MEASURED) {
         if (rt_depgraph_measured(t, ga, &gb, &mi, &err))
             goto out;
-    } else if (rt_replay_options_noisy(&opts)) {
+    } else if (rt_replay_options_noisy(&opts) || c.model.calm || c.against == AGAINST_CROSSBAR) {
         if (cli_replay_graph(t, &opts, &gb, &noisy, "analyze: replay B", &err))
             goto out;
     }
@@ -473,17 +510,32 @@ int cmd_analyze(struct args *a)
         goto out;
     if (gb && rt_depgraph_compare(ga, gb, &d, &err))
         goto out;
+    if (opts.record_contention) { /* the congestion of the explained replay, along its critical path */
+        if (congestion_compute(opts.network, gb ? &noisy : &calm, explained, t, &cg)) {
+            rt_error_set(&err, RT_ENOMEM, "out of memory");
+            goto out;
+        }
+        have_cg = 1;
+    }
     if (outputs_wanted(&c.out) && outputs_write(&c.out, t, c.against == AGAINST_MEASURED ? ga : explained, &err))
         goto out;
     if (c.tr.fmt == FMT_JSON)
-        print_json(&c, &opts, t, cpa->end_ps, cpb, ws, d, c.against == AGAINST_MEASURED ? &mi : NULL, &noisy);
+        print_json(&c, &opts, t, cpa->end_ps, cpb, ws, d, c.against == AGAINST_MEASURED ? &mi : NULL, &noisy,
+                   have_cg ? &cg : NULL);
     else
-        print_text(&c, &opts, t, cpa->end_ps, cpb, ws, d, c.against == AGAINST_MEASURED ? &mi : NULL, &noisy);
+        print_text(&c, &opts, t, cpa->end_ps, cpb, ws, d, c.against == AGAINST_MEASURED ? &mi : NULL, &noisy,
+                   have_cg ? &cg : NULL);
     rc = 0;
 out:
     if (rc)
         cli_fail(&err);
 out_quiet:
+    if (have_cg)
+        congestion_free(&cg);
+    free(noisy.links);
+    free(noisy.contention);
+    free(calm.links);
+    free(calm.contention);
     rt_depgraph_diff_destroy(d);
     rt_depgraph_destroy(gb);
     rt_depgraph_destroy(ga);

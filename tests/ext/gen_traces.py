@@ -322,4 +322,5 @@ def exchange(name, P, m, sends):
 exchange("net-two-isends", 3, 1000, {0: [1, 2]})
 exchange("net-shared-link", 16, 1000, {0: [2], 1: [3]})
 exchange("net-alone", 16, 1000, {0: [2]})
+exchange("net-shared-4", 4, 1000, {0: [2], 1: [3]})
 exchange("net-alltoall-16", 16, 1000, {r: [d for d in range(16) if d != r] for r in range(16)})

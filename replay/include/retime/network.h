@@ -70,6 +70,8 @@ uint32_t rt_network_links(const rt_network *net);
 /** A readable name of link @p link into @p buf (n bytes); returns buf. */
 const char *rt_network_link_name(const rt_network *net, uint32_t link, char *buf, size_t n);
 const struct rt_network_params *rt_network_params_of(const rt_network *net);
+/** The topology (retime/topology.h: its links' kinds and levels). */
+const struct rt_topology *rt_network_topology(const rt_network *net);
 
 /** One link's traffic in a replay (struct rt_replay_result.links). */
 struct rt_link_use {
@@ -81,6 +83,15 @@ struct rt_link_use {
     double delay_ps;     /**< time the trace's messages lost while it was their bottleneck (contention) */
     uint64_t bg_flows;   /**< background messages (--perturb) that crossed it */
     double bg_bytes;
+};
+
+/** The time one message lost on one link while it was its bottleneck (struct rt_replay_result). The
+ *  message is named as the dependency graph names a remote edge's source: its origin event. */
+struct rt_msg_contention {
+    uint64_t origin_ev;   /**< the send (or, for a rendezvous, the later post) its timing goes back to */
+    uint32_t origin_rank;
+    uint32_t link;
+    double delay_ps;
 };
 
 #ifdef __cplusplus

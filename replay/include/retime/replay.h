@@ -71,6 +71,9 @@ struct rt_replay_options {
      *  (every earlier result, bit-identical); otherwise point-to-point messages are routed and
      *  share links. Not with a distributed replay (part). */
     const rt_network *network;
+    /** With a network: record each message's contention delay per link in the result
+     *  (struct rt_replay_result.contention), for the analysis of which of it the critical path took. */
+    uint8_t record_contention;
     /** NULL: this process replays every rank. Otherwise the distributed replay's processes. */
     const struct rt_replay_part *part;
 };
@@ -151,6 +154,8 @@ struct rt_replay_result {
     rt_time_ps contention_ps;     /**< time messages lost to sharing links, summed over messages */
     uint64_t routed;              /**< messages between nodes */
     uint64_t local;               /**< messages between ranks of one node (shared memory) */
+    struct rt_msg_contention *contention; /**< options.record_contention: per message and link (owned) */
+    uint64_t ncontention;
 };
 
 /** Fills @p o with defaults: Hockney α = β = 0, compute scale 1, eager limit 64 KiB. */

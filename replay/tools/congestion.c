@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Congestion on the critical path (congestion.h). A message's contention delay on a link (the
+ * time it lost while that link was its bottleneck, netflow.c) lengthens its remote edge, from its
+ * origin event to the event that completes it. When that edge is on the critical path (the
+ * completing event is on the path and the remote edge binds, from that origin), all of the
+ * message's delay is on the path: accumulated; otherwise slack absorbed it. This splits the part
+ * of end(B) - end(A) that contention explains by link; the identity of the whole comparison is
+ * the analysis's (rt_depgraph_compare).
+ */
+#include "congestion.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "retime/topology.h"
+#include "retime/units.h"
+
+struct key {
+    uint64_t ev;
+    uint32_t rank;
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+    const struct key *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const struct congestion_row *x = a, *y = b;
+    if (x->accumulated_ps != y->accumulated_ps)
+        return x->accumulated_ps > y->accumulated_ps ? -1 : 1;
+    if (x->absorbed_ps != y->absorbed_ps)
+        return x->absorbed_ps > y->absorbed_ps ? -1 : 1;
+    return x->link < y->link ? -1 : x->link > y->link ? 1 : strcmp(x->name, y->name);
+}
+
+/* "NIC injection", "torus dim 1 +", "fat tree level 2 down", "dragonfly global": what a link is. */
+static void kind_name(const rt_topology *topo, const struct rt_link_info *li, char *buf, size_t n)
+{
+    const char *k = rt_topology_kind(topo);
+    if (li->kind == RT_LINK_INJECT)
+        snprintf(buf, n, "NIC injection");
+    else if (li->kind == RT_LINK_EJECT)
+        snprintf(buf, n, "NIC ejection");
+    else if (!strcmp(k, "torus") || !strcmp(k, "mesh"))
+        snprintf(buf, n, "%s dim %u %s", k, li->level, li->up ? "+" : "-");
+    else if (!strcmp(k, "fattree"))
+        snprintf(buf, n, "fat tree level %u %s", li->level, li->up ? "up" : "down");
+    else if (!strcmp(k, "dragonfly"))
+        snprintf(buf, n, "dragonfly %s", li->level ? "global" : "local");
+    else
+        snprintf(buf, n, "%s link", k);
+}
+
+int congestion_compute(const rt_network *net, const struct rt_replay_result *res, const rt_depgraph *g,
+                       const rt_trace *t, struct congestion *c)
+{
+    const rt_topology *topo = rt_network_topology(net);
+    struct key *on = NULL;
+    uint64_t non = 0, cap = 0;
+    memset(c, 0, sizeof *c);
+    /* the origins of the remote edges on the critical path */
+    for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
+        uint64_t n;
+        rt_trace_events(t, r, &n);
+        for (uint64_t j = 0; j < n; j++) {
+            struct rt_dep_event d;
+            if (rt_depgraph_event(g, r, j, &d, NULL) || !d.on_path || !d.remote_binds || d.src_rank == RT_NONE ||
+                d.kind != RT_DEP_MESSAGE)
+                continue;
+            if (non == cap) {
+                cap = cap ? 2 * cap : 256;
+                struct key *nk = realloc(on, cap * sizeof *nk);
+                if (!nk)
+                    goto oom;
+                on = nk;
+            }
+            on[non++] = (struct key){d.src_index, d.src_rank};
+        }
+    }
+    qsort(on, non, sizeof *on, key_cmp);
+    /* per link, then per kind of link; links are few next to messages: an index by link id */
+    uint32_t nl = rt_network_links(net);
+    int32_t *row_of = malloc((nl ? nl : 1) * sizeof *row_of);
+    if (!row_of)
+        goto oom;
+    for (uint32_t l = 0; l < nl; l++)
+        row_of[l] = -1;
+    struct congestion_row *rows = NULL;
+    uint32_t nrows = 0, caprows = 0;
+    struct key prev = {UINT64_MAX, UINT32_MAX};
+    for (uint64_t i = 0; i < res->ncontention; i++) {
+        const struct rt_msg_contention *m = &res->contention[i];
+        if (m->link >= nl)
+            continue;
+        struct key k = {m->origin_ev, m->origin_rank};
+        int path = on && bsearch(&k, on, non, sizeof *on, key_cmp) != NULL;
+        if (k.ev != prev.ev || k.rank != prev.rank) /* a message's records are consecutive */
+            c->messages++;
+        prev = k;
+        if (row_of[m->link] < 0) {
+            if (nrows == caprows) {
+                caprows = caprows ? 2 * caprows : 64;
+                struct congestion_row *nr = realloc(rows, caprows * sizeof *nr);
+                if (!nr) {
+                    free(row_of);
+                    free(rows);
+                    goto oom;
+                }
+                rows = nr;
+            }
+            row_of[m->link] = (int32_t)nrows;
+            rows[nrows] = (struct congestion_row){.link = m->link};
+            rt_network_link_name(net, m->link, rows[nrows].name, sizeof rows[nrows].name);
+            nrows++;
+        }
+        struct congestion_row *row = &rows[row_of[m->link]];
+        row->messages++;
+        if (path)
+            row->accumulated_ps += m->delay_ps, c->accumulated_ps += m->delay_ps;
+        else
+            row->absorbed_ps += m->delay_ps, c->absorbed_ps += m->delay_ps;
+        c->total_ps += m->delay_ps;
+    }
+    free(row_of);
+    free(on);
+    on = NULL;
+    c->links = rows;
+    c->nlinks = nrows;
+    /* kinds: few, a linear search each */
+    c->kinds = calloc(nrows ? nrows : 1, sizeof *c->kinds);
+    if (!c->kinds)
+        goto oom;
+    for (uint32_t i = 0; i < nrows; i++) {
+        struct rt_link_info li;
+        char name[64];
+        rt_topology_link(topo, rows[i].link, &li);
+        kind_name(topo, &li, name, sizeof name);
+        uint32_t k = 0;
+        while (k < c->nkinds && strcmp(c->kinds[k].name, name))
+            k++;
+        if (k == c->nkinds) {
+            c->kinds[c->nkinds++] = (struct congestion_row){.link = UINT32_MAX};
+            snprintf(c->kinds[k].name, sizeof c->kinds[k].name, "%s", name);
+        }
+        c->kinds[k].accumulated_ps += rows[i].accumulated_ps;
+        c->kinds[k].absorbed_ps += rows[i].absorbed_ps;
+        c->kinds[k].messages += rows[i].messages;
+    }
+    qsort(c->links, c->nlinks, sizeof *c->links, row_cmp);
+    qsort(c->kinds, c->nkinds, sizeof *c->kinds, row_cmp);
+    return 0;
+oom:
+    free(on);
+    congestion_free(c);
+    return -1;
+}
+
+void congestion_free(struct congestion *c)
+{
+    free(c->links);
+    free(c->kinds);
+    c->links = c->kinds = NULL;
+}
+
+static const char *ps(char *buf, size_t n, double v)
+{
+    return rt_format_time(buf, n, v / 1e3);
+}
+
+void congestion_text(FILE *f, const struct congestion *c, uint64_t top)
+{
+    char a[32], b[32], x[32];
+    fprintf(f, "\ncongestion of B: time its messages lost sharing links (%" PRIu64 " messages)\n", c->messages);
+    fprintf(f, "  total        %14s\n", ps(a, sizeof a, c->total_ps));
+    fprintf(f, "  accumulated  %14s  (on B's critical path)\n", ps(a, sizeof a, c->accumulated_ps));
+    fprintf(f, "  absorbed     %14s  (off it: slack)\n", ps(a, sizeof a, c->absorbed_ps));
+    fprintf(f, "  by kind of link %28s %12s %9s\n", "accumulated", "absorbed", "messages");
+    for (uint32_t i = 0; i < c->nkinds; i++)
+        fprintf(f, "    %-40s %12s %12s %9" PRIu64 "\n", c->kinds[i].name, ps(a, sizeof a, c->kinds[i].accumulated_ps),
+                ps(b, sizeof b, c->kinds[i].absorbed_ps), c->kinds[i].messages);
+    fprintf(f, "  top %" PRIu64 " links %38s %12s %9s\n", top < c->nlinks ? top : c->nlinks, "accumulated", "absorbed",
+            "messages");
+    for (uint32_t i = 0; i < c->nlinks && i < top; i++)
+        fprintf(f, "    %-40s %12s %12s %9" PRIu64 "\n", c->links[i].name, ps(a, sizeof a, c->links[i].accumulated_ps),
+                ps(x, sizeof x, c->links[i].absorbed_ps), c->links[i].messages);
+}
+
+static void rows_json(FILE *f, const struct congestion_row *r, uint32_t n, uint64_t top)
+{
+    for (uint32_t i = 0; i < n && i < top; i++) {
+        fprintf(f, "%s{", i ? ", " : "");
+        if (r[i].link != UINT32_MAX)
+            fprintf(f, "\"link\": %u, ", r[i].link);
+        fprintf(f, "\"name\": ");
+        cli_json_string(f, r[i].name);
+        fprintf(f, ", \"accumulated_ns\": %.3f, \"absorbed_ns\": %.3f, \"messages\": %" PRIu64 "}",
+                r[i].accumulated_ps / 1e3, r[i].absorbed_ps / 1e3, r[i].messages);
+    }
+}
+
+void congestion_json(FILE *f, const struct congestion *c, uint64_t top)
+{
+    fprintf(f, "{\"total_ns\": %.3f, \"accumulated_ns\": %.3f, \"absorbed_ns\": %.3f, \"messages\": %" PRIu64
+            ", \"by_kind\": [", c->total_ps / 1e3, c->accumulated_ps / 1e3, c->absorbed_ps / 1e3, c->messages);
+    rows_json(f, c->kinds, c->nkinds, UINT64_MAX);
+    fprintf(f, "], \"links\": [");
+    rows_json(f, c->links, c->nlinks, top);
+    fprintf(f, "]}");
+}
