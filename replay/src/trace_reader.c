@@ -465,7 +465,8 @@ static int classify_locations(struct reader *r)
         qsort(sorted, mpi->n, sizeof *sorted, cmp_u64);
     }
     uint32_t nmpi = mpi ? mpi->n : 0;
-    qsort(r->locv, r->nloc, sizeof *r->locv, cmp_loc); /* by group, then id */
+    if (r->nloc) /* qsort's array must not be NULL, even when empty */
+        qsort(r->locv, r->nloc, sizeof *r->locv, cmp_loc); /* by group, then id */
     t->rows = calloc(r->nloc ? r->nloc : 1, sizeof *t->rows);
     r->thr = calloc(r->nloc ? r->nloc : 1, sizeof *r->thr);
     if (!t->rows || !r->thr) {

@@ -85,7 +85,8 @@ int congestion_compute(const rt_network *net, const struct rt_replay_result *res
             on[non++] = (struct key){d.src_index, d.src_rank};
         }
     }
-    qsort(on, non, sizeof *on, key_cmp);
+    if (non)
+        qsort(on, non, sizeof *on, key_cmp);
     /* per link, then per kind of link; links are few next to messages: an index by link id */
     uint32_t nl = rt_network_links(net);
     int32_t *row_of = malloc((nl ? nl : 1) * sizeof *row_of);
@@ -154,8 +155,10 @@ int congestion_compute(const rt_network *net, const struct rt_replay_result *res
         c->kinds[k].absorbed_ps += rows[i].absorbed_ps;
         c->kinds[k].messages += rows[i].messages;
     }
-    qsort(c->links, c->nlinks, sizeof *c->links, row_cmp);
-    qsort(c->kinds, c->nkinds, sizeof *c->kinds, row_cmp);
+    if (c->nlinks)
+        qsort(c->links, c->nlinks, sizeof *c->links, row_cmp);
+    if (c->nkinds)
+        qsort(c->kinds, c->nkinds, sizeof *c->kinds, row_cmp);
     return 0;
 oom:
     free(on);
