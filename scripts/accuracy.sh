@@ -10,7 +10,8 @@
 #     Hockney (alpha, beta from MPI_Send; from MPI_Ssend with the least-squares beta; from MPI_Ssend
 #     with the beta per size, --beta-table) and LogP-lite, and compare the predicted per-iteration
 #     time with the untraced measurement.
-# Writes OUT/accuracy.md (a Markdown table) and OUT/accuracy.csv.
+# Writes OUT/accuracy.md (a Markdown table) and OUT/accuracy.csv; with RANKS >= 6 also Team Shift's
+# OUT/accuracy-team.md and OUT/accuracy-team.csv (docs/team-shift.md).
 # usage: scripts/accuracy.sh [BUILD_DIR] [OUT_DIR] [RANKS]   (defaults: build, build/accuracy, 2)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -86,3 +87,46 @@ done
   done
 } >"$out/accuracy.md"
 cat "$out/accuracy.md"
+
+# Team Shift (docs/team-shift.md), with RANKS >= 6: teams of c = 2 and 3 on RANKS/c >= 3 teams,
+# k = 1, 2, the benchmark's leaders' mean against the replay's max over ranks (a team's
+# iteration ends at its leader), under the Ssend settings, and the closed form. Below 6 ranks no
+# team of two has a ring that holds the window, and the section is skipped.
+if [ "$np" -ge 6 ]; then
+  tcsv=$out/accuracy-team.csv
+  tmodels=(hockney_ssend hockney_ssend_table)
+  echo "c,k,m1_bytes,measured_mean_ns,measured_sigma_ns,closed_form_ns,hockney_ssend_ns,hockney_ssend_error_pct,hockney_ssend_table_ns,hockney_ssend_table_error_pct" >"$tcsv"
+  read -r alpha_ss beta_ss < <(awk -F' *= *' '{ sub(/ *#.*/, "", $2) } $1 == "alpha" { a = $2 } $1 == "beta" { b = $2 }
+                                             END { print a, b }' "$out/params-ssend.txt")
+  for c in 2 3; do
+    [ $((np % c)) -eq 0 ] && [ $((np / c)) -ge 3 ] || continue
+    for k in 1 2; do
+      [ $((np / c)) -ge $((2 * k + 1)) ] || continue
+      for m in 100 1000 10000; do
+        echo "== team-shift c=$c k=$k m1=$m" >&2
+        base=$out/team-c$c-k$k-m$m
+        "$mpirun_sh" -np "$np" "$shift_bin" --algorithm team-shift --team "$c" --k "$k" --m1 "$m" \
+          --iters "$iters" --warmup "$warmup" >"$base.txt"
+        read -r mean sigma < <(awk -F'\t' -v k="$k" '$1 == k { print $2, $3 }' "$base.txt")
+        "$mpirun_sh" -np "$np" -x RETIME_TRACE_DIR="$base.trace" -x LD_PRELOAD="$lib" "$shift_bin" \
+          --algorithm team-shift --team "$c" --k "$k" --m1 "$m" --iters "$titers" --warmup "$warmup" >"$base.trace.txt"
+        cf=$("$retime" predict team-shift --dims 1 --k "$k" --team "$c" --m1 "$m" --alpha "$alpha_ss" \
+          --beta "$beta_ss" --format json | sed 's/.*"iteration_ns": \([0-9.e+]*\).*/\1/')
+        row="$c,$k,$m,$mean,$sigma,$cf"
+        for mo in "${tmodels[@]}"; do
+          declare -n mopts="opts_$mo"
+          p=$("$retime" replay "$base.trace" "${mopts[@]}" --region shift_iteration --format csv | region_mean 7)
+          row="$row,$p,$(awk -v p="$p" -v m="$mean" 'BEGIN { printf "%.1f", 100 * (p - m) / m }')"
+        done
+        echo "$row" >>"$tcsv"
+      done
+    done
+  done
+  {
+    echo "| c | k | m1 [B] | measured (leaders) mean ± σ [ns] | closed form, Ssend α β [ns] | replay, Ssend α β | err | replay, Ssend α, β per size | err |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    awk -F, 'NR > 1 { printf "| %d | %d | %d | %.0f ± %.0f | %.0f | %.0f | %+.1f%% | %.0f | %+.1f%% |\n",
+                      $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$tcsv"
+  } >"$out/accuracy-team.md"
+  cat "$out/accuracy-team.md"
+fi

@@ -18,6 +18,58 @@ out=$("$retime" predict shift --dims 3 --k 1 --m1 1KB --mode isend "${H[@]}")
 check predict-3d-isend has "$out" '(32479.0 ns)'
 check predict-bad-dims fails_with "bad --dims '2'" "$retime" predict shift --dims 2 --k 1 --m1 1000 "${H[@]}"
 
+# predict team-shift (docs/team-shift.md), by hand with T(1000) = 2881.5 ns:
+# c = 1 is the Shift's 4k*T(m1): k = 2 gives 8*2881.5 = 23052 (Table 2's 23,051)
+out=$("$retime" predict team-shift --dims 1 --k 2 --team 1 --m1 1000 "${H[@]}" --format json)
+check team-shift-c1-is-shift has "$out" '"iteration_ns": 23052,'
+# c = 2, k = 3: q = 1, M = ceil(7/2) - 0 = 4, tilt (2 does not divide 3):
+#   T(m) + 2T(m) + 6T(m) + T(4m) = 9*2881.5 + (2122 + 3038) = 31093.5; Shift 12*2881.5 = 34578
+out=$("$retime" predict team-shift --dims 1 --k 3 --team 2 --m1 1000 "${H[@]}" --format json)
+check team-shift-1d has "$out" '"q": 1, "M": 4, "iteration_ns": 31093.5,'
+check team-shift-1d-steps has "$out" '"broadcast_ns": 2881.5, "tilt_ns": 5763, "shift_ns": 17289, "reduce_ns": 5160,'
+check team-shift-beside-shift has "$out" '"shift_ns": 34578,'
+# 3D, c = 4, k = 1: q = 2, M = 1, per dimension 5T(m_d) + T(2m_d), m_d = 1000, 3000, 9000 B:
+#   18048.5 + 28681.5 + 60580.5 = 107310.5
+out=$("$retime" predict team-shift --dims 3 --k 1 --team 4 --m1 1000 "${H[@]}")
+check team-shift-3d has "$out" '(107310.5 ns)'
+check team-shift-3d-slower has "$out" 'team-shift is slower'
+check team-shift-no-team fails_with "predict team-shift needs --team C" "$retime" predict team-shift --k 1 --m1 1000 "${H[@]}"
+check team-shift-isend fails_with "Team Shift is modelled with ssend only" "$retime" predict team-shift --k 1 --team 2 --m1 1000 --mode isend "${H[@]}"
+check predict-unknown fails_with "predict knows shift, team-shift and tradeoff" "$retime" predict stencil
+
+# predict tradeoff, k = 3, m1 = 1000 B: c = 3 (M = ceil(7/3) - 1 = 2, q = 2, no tilt):
+#   2T + 4T + 2*T(2m) = 6*2881.5 + 2*3641 = 24571 < 34578, the best of c = 2, 3;
+# c = 2 is slower at k = 1 (T + 2T + 2T + T(2m) = 18048.5 > 11526) and faster from k = 2
+# (k = 2: M = 2, no tilt, T + 4T + T(2m) = 18048.5 < 23052); c = 3 from k = 3 (k = 2: 24571 > 23052);
+# speed-ups 34578/31093.5 and 34578/24571
+out=$("$retime" predict tradeoff --dims 1 --k 3 --m1 1000 --c 2,3 "${H[@]}" --format json)
+check tradeoff-best has "$out" '"best": {"algorithm": "team-shift", "c": 3, "ns": 24571}'
+check tradeoff-c2 has "$out" '{"c": 2, "teams": null, "k_valid": 100, "team_shift_ns": 31093.5, "speedup": 1.1120652226349559, "faster": true, "crossover_k": 2}'
+check tradeoff-c3 has "$out" '"team_shift_ns": 24571, "speedup": 1.407268731431362, "faster": true, "crossover_k": 3}'
+check tradeoff-first has "$out" '"first_crossover": {"c": 2, "k": 2}'
+out=$("$retime" predict tradeoff --dims 1 --k 3 --m1 1000 --c 2,3 "${H[@]}")
+check tradeoff-text has "$out" 'answer       at k=3, Team Shift with c=3: 24.57us against Shift'
+check tradeoff-text-ranges has "$out" 'k = 3..100'
+# k = 1: Shift (11526) beats every team size (c >= 2 pays a broadcast and a gather at least)
+out=$("$retime" predict tradeoff --dims 1 --k 1 --m1 1000 "${H[@]}" --format json)
+check tradeoff-k1-shift has "$out" '"best": {"algorithm": "shift", "c": 1, "ns": 11526}'
+# with P = 16 ranks: c = 2 gives 8 teams (k up to 3), c = 4 gives 4 teams (k up to 1), c = 8 two
+out=$("$retime" predict tradeoff --dims 1 --k 3 --m1 1000 --P 16 "${H[@]}" --format json)
+check tradeoff-P-c2 has "$out" '{"c": 2, "teams": 8, "k_valid": 3, "team_shift_ns": 31093.5,'
+check tradeoff-P-c4 has "$out" '{"c": 4, "teams": 4, "k_valid": 1, "team_shift_ns": null,'
+check tradeoff-P-no-c8 differ "$(grep -c '"c": 8' <<<"$out")" 1
+check tradeoff-P-c fails_with "--c 3 does not divide --P 16" "$retime" predict tradeoff --k 3 --m1 1000 --P 16 --c 3 "${H[@]}"
+check tradeoff-P-small fails_with "6 ranks do not hold the Shift's cut-off k=3" "$retime" predict tradeoff --k 3 --m1 1000 --P 6 "${H[@]}"
+# the plot (with gnuplot): Shift's line 4k*T(m1) in µs, the crossovers at (2, 18.0485) and (3, 24.571)
+if command -v gnuplot >/dev/null; then
+  out=$("$retime" predict tradeoff --dims 1 --k 3 --m1 1000 --c 2,3 "${H[@]}" --output "$work/tradeoff")
+  check tradeoff-plot-wrote has "$out" "wrote $work/tradeoff.svg $work/tradeoff.png"
+  check tradeoff-plot-files [ -s "$work/tradeoff.svg" ] && [ -s "$work/tradeoff.png" ]
+  check tradeoff-plot-shift-line same "$(grep -x '3 [0-9. ]*' "$work/tradeoff.dat" | head -1)" '3 34.578 24.571 31.0935'
+  check tradeoff-plot-crossovers same "$(sed -n '/one point per team size/{n;p;n;p}' "$work/tradeoff.dat")" $'3 24.571\n2 18.0485'
+fi
+check tradeoff-json-plot fails_with "--output goes with the text output" "$retime" predict tradeoff --k 3 --m1 1000 "${H[@]}" --format json --output "$work/t"
+
 # replay agrees with predict on the stored trace
 out=$("$retime" replay "$T1" "${H[@]}" --compute-scale 0 --region shift_iteration --format csv)
 check replay-matches-predict has "$out" 'region,,0,'

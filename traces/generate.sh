@@ -3,11 +3,14 @@
 # Regenerates the stored sample traces from real traced Shift runs: each run is traced through
 # LD_PRELOAD into traces/<name>/ (anchor traces/<name>/traces.otf2), and the benchmark's own
 # output is kept beside it as shift.txt. Existing sample directories are replaced.
-# usage: traces/generate.sh [BUILD_DIR]     (default: <repo>/build)
+# usage: traces/generate.sh [BUILD_DIR [NAME-PATTERN]]     (default: <repo>/build, every trace)
+# NAME-PATTERN (a shell pattern, e.g. 'team-shift/*') remakes only the traces whose name matches:
+# re-recording a trace changes it, and traces/baseline.json then needs --update (README.md).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 build=$(cd "${1:-$repo/build}" && pwd)
+only=${2:-*}
 shift_bin=$build/instrument/shift
 lib=$build/instrument/libretime-trace.so
 mpirun_sh=$repo/scripts/mpirun.sh
@@ -24,11 +27,21 @@ runs=(
   "shift1d-isend-p8-k2-m1000     8 --dims 1 --mode isend --k 2 --m1 1000"
   "shift3d-ssend-p64-k1-m1000   64 --dims 3 --grid 4x4x4 --mode ssend --k 1 --m1 1000"
   "shift3d-isend-p64-k1-m1000   64 --dims 3 --grid 4x4x4 --mode isend --k 1 --m1 1000"
+  # Team Shift (docs/team-shift.md), in a directory of their own: C ranks per box, P/C teams
+  "team-shift/teamshift1d-ssend-p8-c1-k2-m1000     8 --algorithm team-shift --team 1 --k 2 --m1 1000"
+  "team-shift/teamshift1d-ssend-p8-c2-k1-m1000     8 --algorithm team-shift --team 2 --k 1 --m1 1000"
+  "team-shift/teamshift1d-ssend-p8-c2-k1-m100000   8 --algorithm team-shift --team 2 --k 1 --m1 100000"
+  "team-shift/teamshift1d-ssend-p12-c3-k1-m1000   12 --algorithm team-shift --team 3 --k 1 --m1 1000"
+  "team-shift/teamshift1d-ssend-p16-c2-k3-m1000   16 --algorithm team-shift --team 2 --k 3 --m1 1000"
+  "team-shift/teamshift1d-ssend-p16-c4-k1-m1000   16 --algorithm team-shift --team 4 --k 1 --m1 1000"
 )
 
 for spec in "${runs[@]}"; do
   read -r name np opts <<<"$spec"
+  # shellcheck disable=SC2254
+  case $name in $only) ;; *) continue ;; esac
   out=$here/$name
+  mkdir -p "$(dirname "$out")"
   rm -rf "$out"
   echo "== $name ($np ranks): shift $opts --iters 10 --warmup 2"
   # 64 ranks on a laptop or CI box are heavily oversubscribed: idle ranks must yield the core.

@@ -1,14 +1,44 @@
 /* SPDX-License-Identifier: MIT */
-/* retime predict shift: the Shift paper's closed form (eq. 1-3), a cross-check for replays. */
+/* retime predict shift|team-shift|tradeoff: the Shift paper's closed form (eq. 1-3), the Team
+ * Shift closed form derived in its style (docs/team-shift.md), and where one overtakes the other. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "predict.h"
 #include "retime/shift_model.h"
 #include "retime/units.h"
 
+static const char predict_usage[] =
+    "retime predict shift      --dims 1|3 --k K --m1 SIZE --mode ssend|isend --alpha TIME --beta TIME/SIZE\n"
+    "                          [--format text|json]\n"
+    "retime predict team-shift --dims 1|3 --k K --m1 SIZE --team C --alpha TIME --beta TIME/SIZE\n"
+    "                          [--format text|json]\n"
+    "retime predict tradeoff   --dims 1|3 --k K --m1 SIZE --alpha TIME --beta TIME/SIZE [--P N]\n"
+    "                          [--c LIST] [--k-max K] [--format text|json] [--output PREFIX [--size WxH]]\n"
+    "Closed forms under Hockney T(m) = alpha + beta*m, per iteration (docs/team-shift.md).\n";
+
+static int predict_shift(struct args *a);
+
 int cmd_predict(struct args *a)
+{
+    const char *what = a->argc >= 3 ? a->argv[2] : "";
+    if (!strcmp(what, "--help") || !strcmp(what, "-h")) {
+        fputs(predict_usage, stdout);
+        return 0;
+    }
+    if (!strcmp(what, "shift"))
+        return predict_shift(a);
+    if (!strcmp(what, "team-shift"))
+        return predict_team_shift(a);
+    if (!strcmp(what, "tradeoff"))
+        return predict_tradeoff(a);
+    return cli_die("predict knows shift, team-shift and tradeoff: retime predict shift --dims 1|3 --k K --m1 SIZE "
+                   "--mode ssend|isend --alpha TIME --beta TIME/SIZE (retime predict --help)");
+}
+
+static int predict_shift(struct args *a)
 {
     struct rt_shift_config c = {.dims = 1, .k = 1, .m1 = 0, .synchronous = 1};
     double alpha = 0, beta = 0, x;
@@ -16,9 +46,6 @@ int cmd_predict(struct args *a)
     enum format fmt = FMT_TEXT;
     rt_error err = {0};
     const char *v;
-    if (a->argc < 3 || strcmp(a->argv[2], "shift") != 0)
-        return cli_die("predict knows one program: retime predict shift --dims 1|3 --k K --m1 SIZE "
-                       "--mode ssend|isend --alpha TIME --beta TIME/SIZE");
     for (a->i = 3; a->i < a->argc; a->i++) {
         if (cli_opt(a, "--dims", &v)) {
             if (!v || (strcmp(v, "1") && strcmp(v, "3")))
