@@ -1096,21 +1096,26 @@ void rt__emergency(const char *why, int wait_for_peers)
     }
     rt__buf_free(&b);
     int nloc = wrote ? rt__emergency_anchor() : -1;
-    /* mpirun kills the remaining ranks soon after the first one dies, so a rank that was
-     * signalled stays a little while and merges again as long as peers keep adding their blobs:
-     * the last merge before the deadline then holds every rank that got this far. */
-    for (int i = 0; wait_for_peers && nloc > 0 && nloc < rt__g.size && i < 100; i++) {
-        usleep(10000);
-        int n = rt__count_blobs();
-        if (n > nloc)
-            nloc = rt__emergency_anchor();
-    }
+    /* Said at once: mpirun sends SIGKILL about a second after SIGTERM (OpenMPI's
+     * odls_base_sigkill_timeout), and a loaded machine may not get through the wait below. */
     if (nloc > 0)
         rt__warn("rank %d: %s; %s/traces.otf2 now holds the %d rank(s) saved so far", rt__g.rank,
                  why, rt__g.dir, nloc);
     else
         rt__warn("rank %d: %s; could not save this rank's trace in %s", rt__g.rank, why,
                  rt__g.dir);
+    /* mpirun kills the remaining ranks soon after the first one dies, so a rank that was
+     * signalled stays a little while and merges again as long as peers keep adding their blobs:
+     * the last merge before the deadline then holds every rank that got this far. */
+    int first = nloc;
+    for (int i = 0; wait_for_peers && nloc > 0 && nloc < rt__g.size && i < 100; i++) {
+        usleep(10000);
+        int n = rt__count_blobs();
+        if (n > nloc)
+            nloc = rt__emergency_anchor();
+    }
+    if (nloc > first)
+        rt__warn("rank %d: %s/traces.otf2 now holds %d rank(s)", rt__g.rank, rt__g.dir, nloc);
     rt__g.in_tracer = 0;
 }
 
