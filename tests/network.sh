@@ -91,6 +91,31 @@ out=$("$retime" replay "$A" "${H[@]}" --topology 'fattree:XGFT(2;4,4;1,4)' --for
 full=$(grep '^total,' <<<"$out" | cut -d, -f5)
 check alltoall-full-bound holds '$1 >= 18000 && $1 < $2' "$full" "$thin"
 echo "  all-to-all of 16 x 15 x 1000 B: 2:1 tree $thin ns, full tree $full ns"
+# --- sweep over topologies and mappings (--topology and --mapping once per value; specs hold commas
+# and semicolons): every combination predicts what its single replay predicts, total and
+# contention (the 2:1 tree's 27 000 and the full tree's 18 000 above; net-shared-link: 2000 ns
+# of contention on torus:4x4 with the block mapping, as above), and crossbar is the model alone.
+for tr in "$A" "$work/net-shared-link"; do
+  sw=$("$retime" sweep "$tr" "${H[@]}" --topology 'fattree:XGFT(2;4,4;1,2)' --topology torus:4x4 --mapping block \
+       --mapping random:3 --topology crossbar --format csv --quiet)
+  check "sweep-topologies-header-$(basename "$tr")" has "$(head -1 <<<"$sw")" 'combo,alpha_ns,beta_ns_per_byte,topology,mapping,routed,local,contention_ns,predicted_ns,speedup'
+  check "sweep-topologies-rows-$(basename "$tr")" [ "$(grep -c '^[0-9]' <<<"$sw")" -eq 6 ]
+  i=1
+  for top in 'fattree:XGFT(2;4,4;1,2)' torus:4x4; do
+    for map in block random:3; do
+      i=$((i + 1)); row=$(sed -n ${i}p <<<"$sw")
+      one=$("$retime" replay "$tr" "${H[@]}" --topology "$top" --mapping "$map" --format json)
+      want=$(grep -o '"predicted_ns": [0-9.]*' <<<"$one" | head -1 | cut -d' ' -f2),$(grep -o '"contention_ns": [0-9.]*' <<<"$one" | head -1 | cut -d' ' -f2)
+      check "sweep-equals-replay-$(basename "$tr")-$top-$map" same "$(awk -F, '{print $(NF-1) "," $(NF-2)}' <<<"$row")" "$want"
+    done
+  done
+  check "sweep-crossbar-row-$(basename "$tr")" same "$(sed -n 6p <<<"$sw" | awk -F, '{print $(NF-1)}')" \
+    "$("$retime" replay "$tr" "${H[@]}" --format csv | grep '^total,' | cut -d, -f5)"
+done
+check sweep-topologies-csv-quoted has "$sw" '1,1000,1,"fattree:XGFT(2;4,4;1,2)",random:3,'
+check sweep-mapping-needs-topology fails_with "need --topology" "$retime" sweep "$A" "${H[@]}" --mapping block --mapping random:1
+check sweep-bad-topology fails_with "--topology torus:2x2: mapping: 16 ranks do not fit" "$retime" sweep "$A" "${H[@]}" \
+  --topology torus:4x4 --topology torus:2x2
 # a dragonfly and a mesh replay the same trace
 for top in dragonfly:5,2,2,2 dragonfly:5,2,2,2,valiant mesh:4x4; do
   "$retime" replay "$A" "${H[@]}" --topology "$top" >/dev/null 2>&1; rc=$?

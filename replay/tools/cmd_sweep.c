@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * retime sweep: what-if studies. Every model parameter option (and --compute-scale) takes a
- * comma-separated list; the trace is read once and replayed once per combination (the first
- * option on the command line varies slowest), spread over threads. Each combination is an
- * independent, deterministic replay, so the output does not depend on --jobs. The runner
- * (sweep.h) is shared with `retime plot sweep`.
+ * comma-separated list, --topology and --mapping one value per option (a topology spec holds
+ * commas); the trace is read once and replayed once per combination (the first option on the
+ * command line varies slowest), spread over threads. Each combination is an independent,
+ * deterministic replay, so the output does not depend on --jobs. The runner (sweep.h) is shared
+ * with `retime plot sweep`.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -17,6 +18,57 @@
 #include "retime/region_stats.h"
 #include "retime/units.h"
 #include "sweep.h"
+
+int sweep_axis_is_string(const struct sweep_axis *x)
+{
+    return x->param[0] == SWEEP_AXIS_TOPOLOGY || x->param[0] == SWEEP_AXIS_MAPPING;
+}
+
+/* The axis of string option @p kind (SWEEP_AXIS_TOPOLOGY, _MAPPING), or NULL. */
+static const struct sweep_axis *string_axis(const struct sweep *s, int kind, int *index)
+{
+    for (int i = 0; i < s->naxes; i++)
+        if (s->axes[i].param[0] == kind) {
+            if (index)
+                *index = i;
+            return &s->axes[i];
+        }
+    return NULL;
+}
+
+/* One more value of a string axis: a topology or a mapping spec, whole (it is checked when the
+ * networks are built, where the trace's ranks are known). The axis is made by its first value. */
+static int add_string_value(struct sweep *s, int kind, const char *name, const char *v)
+{
+    int i;
+    struct sweep_axis *x = (struct sweep_axis *)string_axis(s, kind, &i);
+    if (!v || !*v)
+        return cli_die("--%s needs a value (once per value: --%s A --%s B)", name, name, name);
+    if (!x) {
+        if (s->naxes == SWEEP_MAX_AXES)
+            return cli_die("sweep: at most %d varied options", SWEEP_MAX_AXES);
+        x = &s->axes[s->naxes];
+        memset(x, 0, sizeof *x);
+        snprintf(x->name, sizeof x->name, "%s", name);
+        x->param[0] = kind;
+        x->param[1] = -1;
+        x->vals = calloc(SWEEP_MAX_VALUES, sizeof *x->vals);
+        x->strs = calloc(SWEEP_MAX_VALUES, sizeof *x->strs);
+        if (!x->vals || !x->strs) {
+            free(x->vals);
+            free(x->strs);
+            x->vals = NULL;
+            x->strs = NULL;
+            return cli_die("out of memory");
+        }
+        s->naxes++;
+    }
+    if (x->n == SWEEP_MAX_VALUES)
+        return cli_die("--%s: more than %d values", name, SWEEP_MAX_VALUES);
+    x->vals[x->n] = (double)x->n;
+    x->strs[x->n++] = v;
+    return 0;
+}
 
 static int add_axis(struct sweep *s, const char *name, const char *list)
 {
@@ -103,6 +155,10 @@ int sweep_option(struct args *a, struct sweep *s)
             return add_axis(s, name, v) ? -1 : 1;
         }
     }
+    if (cli_opt(a, "--topology", &v))
+        return add_string_value(s, SWEEP_AXIS_TOPOLOGY, "topology", v) ? -1 : 1;
+    if (cli_opt(a, "--mapping", &v))
+        return add_string_value(s, SWEEP_AXIS_MAPPING, "mapping", v) ? -1 : 1;
     if (cli_opt(a, "--jobs", &v)) {
         double j;
         rt_error err = {0};
@@ -155,6 +211,15 @@ static int parse_sweep(struct args *a, struct sweep *s)
     return sweep_finish_options(s);
 }
 
+/* The index into s->nets of the topology and mapping picked in @p pick. */
+static size_t net_index(const struct sweep *s, const size_t *pick)
+{
+    int ti = -1, mi = -1;
+    const struct sweep_axis *mx = string_axis(s, SWEEP_AXIS_MAPPING, &mi);
+    string_axis(s, SWEEP_AXIS_TOPOLOGY, &ti);
+    return (ti >= 0 ? pick[ti] : 0) * (mx ? mx->n : 1) + (mi >= 0 ? pick[mi] : 0);
+}
+
 void sweep_combo(const struct sweep *s, size_t c, struct rt_replay_options *o, size_t *pick)
 {
     *o = s->base;
@@ -168,6 +233,8 @@ void sweep_combo(const struct sweep *s, size_t c, struct rt_replay_options *o, s
             else if (x->param[p] == SWEEP_AXIS_SCALE)
                 o->compute_scale = x->vals[pick[i]];
     }
+    if (s->nets)
+        o->network = s->nets[net_index(s, pick)];
 }
 
 static void run_one(struct sweep *s, size_t c)
@@ -191,6 +258,9 @@ static void run_one(struct sweep *s, size_t c)
     if ((r->rc = rt_replay_run(s->trace, &o, s->tr.region ? &obs : NULL, &res, &r->err)))
         goto out;
     r->predicted_ps = res->predicted_ps;
+    r->contention_ps = res->contention_ps;
+    r->routed = res->routed;
+    r->local = res->local;
     if (rs) {
         const struct rt_region_instance *inst;
         uint64_t n;
@@ -228,7 +298,20 @@ static void *worker(void *ud)
 void sweep_print_value(FILE *f, const struct sweep_axis *x, double v, int plain)
 {
     char buf[32];
-    if (x->param[0] == SWEEP_AXIS_SCALE || plain)
+    if (sweep_axis_is_string(x)) {
+        const char *str = v >= 0 && v < (double)x->n ? x->strs[(size_t)v] : "?";
+        if (plain && str[strcspn(str, ",\"\r\n")]) { /* CSV: quoted, quotes doubled */
+            fputc('"', f);
+            for (; *str; str++) {
+                if (*str == '"')
+                    fputc('"', f);
+                fputc(*str, f);
+            }
+            fputc('"', f);
+        } else {
+            fputs(str, f);
+        }
+    } else if (x->param[0] == SWEEP_AXIS_SCALE || plain)
         cli_print_double(f, v);
     else if (rt_model_param_table[x->param[0]].unit == RT_PU_TIME)
         fputs(rt_format_time(buf, sizeof buf, v), f);
@@ -240,6 +323,8 @@ const char *sweep_axis_field(const struct sweep_axis *x, char *buf, size_t n)
 {
     if (x->param[0] == SWEEP_AXIS_SCALE)
         snprintf(buf, n, "compute_scale");
+    else if (sweep_axis_is_string(x))
+        snprintf(buf, n, "%s", x->name);
     else
         snprintf(buf, n, "%s_%s", x->name, rt_model_param_table[x->param[0]].unit == RT_PU_TIME ? "ns" : "ns_per_byte");
     return buf;
@@ -273,7 +358,19 @@ static void print_sweep(const struct sweep *s)
             printf("%s{\"combo\": %zu", c ? ", " : "", c);
             for (int i = 0; i < s->naxes; i++) {
                 printf(", \"%s\": ", sweep_axis_field(&s->axes[i], buf, sizeof buf));
-                cli_print_double(stdout, s->axes[i].vals[pick[i]]);
+                if (sweep_axis_is_string(&s->axes[i]))
+                    cli_json_string(stdout, s->axes[i].strs[pick[i]]);
+                else
+                    cli_print_double(stdout, s->axes[i].vals[pick[i]]);
+            }
+            if (s->nets) {
+                printf(", \"network\": ");
+                if (o.network)
+                    cli_json_string(stdout, rt_network_describe(o.network));
+                else
+                    printf("null");
+                printf(", \"routed\": %" PRIu64 ", \"local\": %" PRIu64 ", \"contention_ns\": ", r->routed, r->local);
+                cli_print_ps_as_ns(stdout, r->contention_ps);
             }
             printf(", \"predicted_ns\": ");
             cli_print_ps_as_ns(stdout, r->predicted_ps);
@@ -289,7 +386,8 @@ static void print_sweep(const struct sweep *s)
         printf("combo");
         for (int i = 0; i < s->naxes; i++)
             printf(",%s", sweep_axis_field(&s->axes[i], buf, sizeof buf));
-        printf(",predicted_ns,speedup%s\n", s->tr.region ? ",region_ns,region_speedup" : "");
+        printf("%s,predicted_ns,speedup%s\n", s->nets ? ",routed,local,contention_ns" : "",
+               s->tr.region ? ",region_ns,region_speedup" : "");
         for (size_t c = 0; c < s->combos; c++) {
             const struct sweep_run *r = &s->runs[c];
             sweep_combo(s, c, &o, pick);
@@ -297,6 +395,10 @@ static void print_sweep(const struct sweep *s)
             for (int i = 0; i < s->naxes; i++) {
                 putchar(',');
                 sweep_print_value(stdout, &s->axes[i], s->axes[i].vals[pick[i]], 1);
+            }
+            if (s->nets) {
+                printf(",%" PRIu64 ",%" PRIu64 ",", r->routed, r->local);
+                cli_print_ps_as_ns(stdout, r->contention_ps);
             }
             putchar(',');
             cli_print_ps_as_ns(stdout, r->predicted_ps);
@@ -310,12 +412,30 @@ static void print_sweep(const struct sweep *s)
     printf("trace       %s\n", rt_trace_path(s->trace));
     printf("model       ");
     model_cli_describe(stdout, &s->base);
+    if (s->nets) { /* every network of the sweep, in the order of its axes' values */
+        const struct sweep_axis *tx = string_axis(s, SWEEP_AXIS_TOPOLOGY, NULL);
+        const struct sweep_axis *mx = string_axis(s, SWEEP_AXIS_MAPPING, NULL);
+        size_t nn = tx->n * (mx ? mx->n : 1);
+        int crossbar = 0;
+        for (size_t k = 0; k < nn; k++)
+            if (s->nets[k] || !crossbar++)
+                printf("\n%-12s%s", k ? "" : "network", s->nets[k] ? rt_network_describe(s->nets[k])
+                                                                  : "crossbar (the model alone: each rank's single port)");
+    }
     printf("\nmeasured    %s", rt_format_time(buf, sizeof buf, (double)s->measured_ns));
     if (s->tr.region)
         printf(" total, %s per %s", rt_format_time(buf, sizeof buf, r0->region_measured_ns), s->tr.region);
     printf("\n%zu combinations; speed-up against combination 0 (>1: faster)\n\n%6s", s->combos, "combo");
-    for (int i = 0; i < s->naxes; i++)
-        printf(" %12s", s->axes[i].name);
+    int width[SWEEP_MAX_AXES]; /* a string axis's column fits its longest value */
+    for (int i = 0; i < s->naxes; i++) {
+        width[i] = 12;
+        for (size_t k = 0; sweep_axis_is_string(&s->axes[i]) && k < s->axes[i].n; k++)
+            if ((int)strlen(s->axes[i].strs[k]) > width[i])
+                width[i] = (int)strlen(s->axes[i].strs[k]);
+        printf(" %*s", width[i], s->axes[i].name);
+    }
+    if (s->nets)
+        printf(" %14s", "contention");
     printf(" %14s %8s", "predicted", "speedup");
     if (s->tr.region)
         printf(" %16.16s %8s", s->tr.region, "speedup");
@@ -326,6 +446,10 @@ static void print_sweep(const struct sweep *s)
         printf("%6zu", c);
         for (int i = 0; i < s->naxes; i++) {
             char v[40];
+            if (sweep_axis_is_string(&s->axes[i])) {
+                printf(" %*s", width[i], s->axes[i].strs[pick[i]]);
+                continue;
+            }
             FILE *m = fmemopen(v, sizeof v, "w");
             if (m) {
                 sweep_print_value(m, &s->axes[i], s->axes[i].vals[pick[i]], 0);
@@ -335,6 +459,8 @@ static void print_sweep(const struct sweep *s)
             }
             printf(" %12s", v);
         }
+        if (s->nets)
+            printf(" %14s", o.network ? rt_format_time(buf, sizeof buf, (double)r->contention_ps / 1e3) : "-");
         printf(" %14s %8.4g", rt_format_time(buf, sizeof buf, (double)r->predicted_ps / 1e3),
                (double)r0->predicted_ps / (double)r->predicted_ps);
         if (s->tr.region)
@@ -343,13 +469,46 @@ static void print_sweep(const struct sweep *s)
     }
 }
 
+/* The networks: one per topology and mapping of their axes, for the trace's ranks, or (without a
+ * --topology axis) the fixed network options checked as a replay checks them. 0, or 1 (printed). */
+static int sweep_networks(struct sweep *s)
+{
+    rt_error err = {0};
+    const struct sweep_axis *tx = string_axis(s, SWEEP_AXIS_TOPOLOGY, NULL);
+    const struct sweep_axis *mx = string_axis(s, SWEEP_AXIS_MAPPING, NULL);
+    size_t nt = tx ? tx->n : 0, nm = mx ? mx->n : 1, routed = 0;
+    for (size_t t = 0; t < nt; t++)
+        routed += strcmp(tx->strs[t], "crossbar") != 0;
+    if (!routed) { /* none, or only crossbar: the model alone; network options are errors there */
+        if (mx)
+            s->model.net.mapping = mx->strs[0];
+        return model_cli_network(&s->model, &s->base, s->trace);
+    }
+    if (!(s->nets = calloc(nt * nm, sizeof *s->nets)))
+        return cli_die("out of memory");
+    for (size_t t = 0; t < nt; t++)
+        for (size_t m = 0; m < nm && strcmp(tx->strs[t], "crossbar"); m++) {
+            struct rt_network_params p = s->model.net;
+            p.topology = tx->strs[t];
+            if (mx)
+                p.mapping = mx->strs[m];
+            if (rt_network_create(&p, rt_trace_ranks(s->trace), &s->nets[t * nm + m], &err)) {
+                if (nt * nm == 1)
+                    return cli_fail(&err);
+                return cli_die("--topology %s%s%s: %s", tx->strs[t], mx ? " --mapping " : "", mx ? mx->strs[m] : "",
+                               err.msg);
+            }
+        }
+    return 0;
+}
+
 int sweep_run(struct sweep *s)
 {
     rt_error err = {0};
     if (rt_trace_open(s->tr.path, &s->trace, &err))
         return cli_fail(&err);
     cli_warn_dropped(s->trace);
-    if (model_cli_network(&s->model, &s->base, s->trace))
+    if (sweep_networks(s))
         return 1;
     if (s->tr.region && (s->region_id = rt_trace_find_region(s->trace, s->tr.region)) == RT_NONE)
         return cli_die("%s: no region named '%s' in this trace", rt_trace_path(s->trace), s->tr.region);
@@ -390,8 +549,15 @@ int sweep_run(struct sweep *s)
 
 void sweep_free(struct sweep *s)
 {
-    for (int i = 0; i < s->naxes; i++)
+    const struct sweep_axis *tx = string_axis(s, SWEEP_AXIS_TOPOLOGY, NULL);
+    const struct sweep_axis *mx = string_axis(s, SWEEP_AXIS_MAPPING, NULL);
+    for (size_t k = 0; s->nets && k < tx->n * (mx ? mx->n : 1); k++)
+        rt_network_destroy(s->nets[k]);
+    free(s->nets);
+    for (int i = 0; i < s->naxes; i++) {
         free(s->axes[i].vals);
+        free(s->axes[i].strs);
+    }
     free(s->runs);
     rt_trace_close(s->trace);
     model_cli_free(&s->model);

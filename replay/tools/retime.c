@@ -22,7 +22,7 @@ static void usage(FILE *f)
           "       retime replay TRACE MODEL-OPTIONS [OUTPUT-OPTIONS] [--region NAME]\n"
           "                     [--runs N [--jobs J] [--split ranks|runs]] [--format text|json|csv]\n"
           "       retime sweep TRACE --model M --PARAM LIST... [--compute-scale LIST] [--region NAME]\n"
-          "                    [--jobs N] [--format text|json|csv]\n"
+          "                    [--topology SPEC]... [--mapping SPEC]... [--jobs N] [--format text|json|csv]\n"
           "       retime predict shift --dims 1|3 --k K --m1 SIZE --mode ssend|isend --alpha TIME --beta TIME/SIZE\n"
           "       retime predict team-shift --dims 1|3 --k K --m1 SIZE --team C --alpha TIME --beta TIME/SIZE\n"
           "       retime predict tradeoff --dims 1|3 --k K --m1 SIZE --alpha TIME --beta TIME/SIZE [--P N] [--c LIST]\n"
