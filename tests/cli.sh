@@ -69,6 +69,29 @@ if command -v gnuplot >/dev/null; then
   check tradeoff-plot-crossovers same "$(sed -n '/one point per team size/{n;p;n;p}' "$work/tradeoff.dat")" $'3 24.571\n2 18.0485'
 fi
 check tradeoff-json-plot fails_with "--output goes with the text output" "$retime" predict tradeoff --k 3 --m1 1000 "${H[@]}" --format json --output "$work/t"
+# The same answer from replays (--traces): the stored runs at m1 = 1000 B replayed at compute
+# scale 0 take the closed forms above (Shift 11526, 23052, 34578 at k = 1..3; c = 2: 18048.5,
+# 18048.5, 31093.5; c = 3: 17289, 24571, 24571), so from the replays alone c = 3 is the answer at
+# k = 3, c = 2 crosses over at k = 2, c = 3 at k = 3. Skipped: the isend, the two 3D and the two
+# m1 = 100000 runs.
+ts=$traces/team-shift
+out=$("$retime" predict tradeoff --dims 1 --k 3 --m1 1000 --c 2,3 "${H[@]}" --traces "$traces" --traces "$ts" --format json)
+check tradeoff-replay-answer has "$out" '"answer": {"algorithm": "team-shift", "c": 3, "ns": 24571, "shift_ns": 34578, "closed_form_c": 3}'
+check tradeoff-replay-c2 has "$out" '{"c": 2, "k_replayed": 3, "k_min": 1, "k_max": 3, "crossover_k": 2, "closed_form_crossover_k": 2}'
+check tradeoff-replay-c3 has "$out" '{"c": 3, "k_replayed": 3, "k_min": 1, "k_max": 3, "crossover_k": 3, "closed_form_crossover_k": 3}'
+check tradeoff-replay-run has "$out" '"c": 2, "k": 3, "ranks": 16, "iterations": 10, "replayed_ns": 31093.5, "closed_form_ns": 31093.5}'
+check tradeoff-replay-skipped has "$out" '"skipped": 5,'
+out=$("$retime" predict tradeoff --dims 1 --k 2 --m1 1000 "${H[@]}" --traces "$ts/teamshift1d-ssend-p16-c2-k2-m1000" \
+      --traces "$traces/shift1d-ssend-p8-k2-m1000")
+check tradeoff-replay-text-k2 has "$out" "replayed     at k=2, Team Shift with c=2: 18.05us against Shift's 23.05us (speed-up 1.277); closed form on the same runs: the same answer"
+out=$("$retime" predict tradeoff --dims 1 --k 1 --m1 1000 "${H[@]}" --traces "$ts/teamshift1d-ssend-p16-c2-k2-m1000")
+check tradeoff-replay-no-shift has "$out" "no Shift run at k=1 among the traces"
+check tradeoff-replay-none fails_with "--traces: no 1D ssend run with m1=1000B among them (1 skipped" "$retime" predict tradeoff \
+  --k 1 --m1 1000 "${H[@]}" --traces "$traces/shift3d-ssend-p64-k1-m1000"
+check tradeoff-replay-not-runs fails_with "neither a shift benchmark run" "$retime" predict tradeoff --k 1 --m1 1000 "${H[@]}" --traces "$work"
+mkdir -p "$work/badrun" && cp -r "$traces/shift1d-ssend-p8-k1-m1000/." "$work/badrun/" && echo "shift 1000" >"$work/badrun/shift.txt"
+check tradeoff-replay-bad-header fails_with "$work/badrun/shift.txt: line 1 is not the shift benchmark's header" "$retime" \
+  predict tradeoff --k 1 --m1 1000 "${H[@]}" --traces "$work/badrun"
 
 # replay agrees with predict on the stored trace
 out=$("$retime" replay "$T1" "${H[@]}" --compute-scale 0 --region shift_iteration --format csv)

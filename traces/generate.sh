@@ -34,6 +34,11 @@ runs=(
   "team-shift/teamshift1d-ssend-p12-c3-k1-m1000   12 --algorithm team-shift --team 3 --k 1 --m1 1000"
   "team-shift/teamshift1d-ssend-p16-c2-k3-m1000   16 --algorithm team-shift --team 2 --k 3 --m1 1000"
   "team-shift/teamshift1d-ssend-p16-c4-k1-m1000   16 --algorithm team-shift --team 4 --k 1 --m1 1000"
+  # with the ones above and the Shift's k = 1..3: c = 2 and 3 at every k = 1..3, for
+  # `retime predict tradeoff --traces` (the crossover from replays)
+  "team-shift/teamshift1d-ssend-p16-c2-k2-m1000   16 --algorithm team-shift --team 2 --k 2 --m1 1000"
+  "team-shift/teamshift1d-ssend-p24-c3-k2-m1000   24 --algorithm team-shift --team 3 --k 2 --m1 1000"
+  "team-shift/teamshift1d-ssend-p24-c3-k3-m1000   24 --algorithm team-shift --team 3 --k 3 --m1 1000"
 )
 
 for spec in "${runs[@]}"; do

@@ -16,8 +16,11 @@ static const char predict_usage[] =
     "retime predict team-shift --dims 1|3 --k K --m1 SIZE --team C --alpha TIME --beta TIME/SIZE\n"
     "                          [--format text|json]\n"
     "retime predict tradeoff   --dims 1|3 --k K --m1 SIZE --alpha TIME --beta TIME/SIZE [--P N]\n"
-    "                          [--c LIST] [--k-max K] [--format text|json] [--output PREFIX [--size WxH]]\n"
-    "Closed forms under Hockney T(m) = alpha + beta*m, per iteration (docs/team-shift.md).\n";
+    "                          [--c LIST] [--k-max K] [--traces DIR]... [--format text|json]\n"
+    "                          [--output PREFIX [--size WxH]]\n"
+    "Closed forms under Hockney T(m) = alpha + beta*m, per iteration (docs/team-shift.md).\n"
+    "--traces DIR: runs of the shift benchmark (DIR holds shift.txt and traces.otf2, or is a directory\n"
+    "of such runs), replayed under the same model: the answer and crossovers from the replays too.\n";
 
 static int predict_shift(struct args *a);
 

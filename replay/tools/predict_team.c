@@ -211,12 +211,31 @@ struct tradeoff_row {
     long crossover;    /* smallest k from which Team Shift stays faster up to k_valid; 0: none */
 };
 
+#define TRADEOFF_MAX_TRACES 256  /* --traces options */
+#define TRADEOFF_MAX_POINTS 4096 /* runs replayed */
+
+/* A team size's crossover from the replays: over the k at which both it and the Shift were
+ * replayed, the smallest from which it stays faster (0: none), beside the closed form's over the
+ * same k. */
+struct replay_crossover {
+    int c, nk;
+    long k, closed_k, kmin, kmax;
+};
+
 struct tradeoff {
     struct predict_common p;
     long P, k_max, shift_k_valid;
     int nc;
     struct tradeoff_row row[TRADEOFF_MAX_C];
     double shift;
+    /* --traces: the replayed runs and what they answer */
+    const char *trace_dirs[TRADEOFF_MAX_TRACES];
+    int ntrace_dirs;
+    struct tradeoff_replays rep;
+    struct replay_crossover rx[TRADEOFF_MAX_C];
+    int nrx;
+    const struct tradeoff_point *rep_best, *rep_shift; /* at p.k: the fastest replayed run; the Shift's */
+    const struct tradeoff_point *closed_best;          /* of the same runs, the fastest by closed form */
 };
 
 /* Parses --c LIST (comma-separated team sizes, each from 2 to 1000000). */
@@ -283,6 +302,85 @@ static int tradeoff_compute(struct tradeoff *t, rt_error *err)
         t->row[n++] = r;
     }
     t->nc = n;
+    return RT_OK;
+}
+
+/* The closed form of a replayed run (c = 1: Shift). */
+static int point_closed(const struct predict_common *p, const struct tradeoff_point *q, double *ns, rt_error *err)
+{
+    return q->c == 1 ? shift_ns(p, q->k, ns, err) : team_ns(p, q->k, q->c, ns, NULL, err);
+}
+
+/* Replays every --traces run and derives the answer at p.k and each team size's crossover from
+ * the replays alone, and the closed form's over the same runs beside them. */
+static int tradeoff_replay(struct tradeoff *t, rt_error *err)
+{
+    const struct predict_common *p = &t->p;
+    for (int i = 0; i < t->ntrace_dirs; i++)
+        if (tradeoff_replays_add(&t->rep, t->trace_dirs[i], p, err))
+            return err->code;
+    if (t->rep.n > TRADEOFF_MAX_POINTS)
+        return rt_error_set(err, RT_ERANGE, "--traces: %zu runs, at most %d", t->rep.n, TRADEOFF_MAX_POINTS);
+    if (!t->rep.n)
+        return rt_error_set(err, RT_EINVAL, "--traces: no %dD ssend run with m1=%" PRIu64 "B among them (%zu skipped, "
+                            "the first: %s)", p->dims, p->m1, t->rep.skipped, t->rep.first_skip);
+    for (size_t i = 0; i < t->rep.n; i++)
+        if (point_closed(p, &t->rep.pt[i], &t->rep.pt[i].closed_ns, err))
+            return err->code;
+    /* the answer at p.k: the fastest replayed run there, and by closed form among the same runs */
+    t->rep_shift = tradeoff_replays_find(&t->rep, 1, p->k);
+    for (size_t i = 0; i < t->rep.n; i++) {
+        const struct tradeoff_point *q = &t->rep.pt[i];
+        if (q->k != p->k || tradeoff_replays_find(&t->rep, q->c, q->k) != q)
+            continue;
+        if (!t->rep_best || q->ns < t->rep_best->ns)
+            t->rep_best = q;
+        if (!t->closed_best || q->closed_ns < t->closed_best->closed_ns)
+            t->closed_best = q;
+    }
+    /* each team size's crossover over the k replayed for both it and the Shift: the Shift's k,
+     * largest first */
+    int ks[TRADEOFF_MAX_POINTS];
+    size_t nks = 0;
+    for (size_t i = 0; i < t->rep.n; i++) {
+        int k = t->rep.pt[i].k;
+        if (t->rep.pt[i].c != 1 || tradeoff_replays_find(&t->rep, 1, k) != &t->rep.pt[i])
+            continue;
+        size_t j = nks++;
+        for (; j > 0 && ks[j - 1] < k; j--)
+            ks[j] = ks[j - 1];
+        ks[j] = k;
+    }
+    t->nrx = 0;
+    for (size_t i = 0; i < t->rep.n && t->nrx < TRADEOFF_MAX_C; i++) {
+        const struct tradeoff_point *q = &t->rep.pt[i];
+        int seen = q->c == 1;
+        for (int j = 0; j < t->nrx; j++)
+            seen |= t->rx[j].c == q->c;
+        if (seen)
+            continue;
+        struct replay_crossover x = {.c = q->c};
+        int still = 1, still_closed = 1;
+        for (size_t j = 0; j < nks; j++) { /* from the largest k down, as tradeoff_compute */
+            int k = ks[j];
+            const struct tradeoff_point *a = tradeoff_replays_find(&t->rep, 1, k);
+            const struct tradeoff_point *b = tradeoff_replays_find(&t->rep, q->c, k);
+            if (!b)
+                continue;
+            x.nk++;
+            x.kmin = k;
+            if (!x.kmax)
+                x.kmax = k;
+            still &= b->ns < a->ns;
+            still_closed &= b->closed_ns < a->closed_ns;
+            if (still)
+                x.k = k;
+            if (still_closed)
+                x.closed_k = k;
+        }
+        if (x.nk)
+            t->rx[t->nrx++] = x;
+    }
     return RT_OK;
 }
 
@@ -355,9 +453,58 @@ static void tradeoff_json(const struct tradeoff *t)
     printf("}, \"first_crossover\": ");
     const struct tradeoff_row *f = tradeoff_first(t);
     if (f)
-        printf("{\"c\": %d, \"k\": %ld}}\n", f->c, f->crossover);
+        printf("{\"c\": %d, \"k\": %ld}", f->c, f->crossover);
     else
+        printf("null");
+    printf(", \"replays\": ");
+    if (!t->ntrace_dirs) {
         printf("null}\n");
+        return;
+    }
+    printf("{\"runs\": [");
+    for (size_t i = 0; i < t->rep.n; i++) {
+        const struct tradeoff_point *q = &t->rep.pt[i];
+        printf("%s{\"trace\": ", i ? ", " : "");
+        cli_json_string(stdout, q->path);
+        printf(", \"c\": %d, \"k\": %d, \"ranks\": %ld, \"iterations\": %" PRIu64 ", \"replayed_ns\": ", q->c, q->k,
+               q->ranks, q->iterations);
+        cli_print_double(stdout, q->ns);
+        printf(", \"closed_form_ns\": ");
+        cli_print_double(stdout, q->closed_ns);
+        printf("}");
+    }
+    printf("], \"skipped\": %zu, \"first_skipped\": ", t->rep.skipped);
+    if (t->rep.skipped)
+        cli_json_string(stdout, t->rep.first_skip);
+    else
+        printf("null");
+    printf(", \"answer\": ");
+    if (t->rep_shift && t->rep_best) {
+        printf("{\"algorithm\": \"%s\", \"c\": %d, \"ns\": ", t->rep_best->c == 1 ? "shift" : "team-shift",
+               t->rep_best->c);
+        cli_print_double(stdout, t->rep_best->ns);
+        printf(", \"shift_ns\": ");
+        cli_print_double(stdout, t->rep_shift->ns);
+        printf(", \"closed_form_c\": %d}", t->closed_best->c);
+    } else {
+        printf("null");
+    }
+    printf(", \"crossovers\": [");
+    for (int i = 0; i < t->nrx; i++) {
+        const struct replay_crossover *x = &t->rx[i];
+        printf("%s{\"c\": %d, \"k_replayed\": %d, \"k_min\": %ld, \"k_max\": %ld, \"crossover_k\": ", i ? ", " : "",
+               x->c, x->nk, x->kmin, x->kmax);
+        if (x->k)
+            printf("%ld", x->k);
+        else
+            printf("null");
+        printf(", \"closed_form_crossover_k\": ");
+        if (x->closed_k)
+            printf("%ld}", x->closed_k);
+        else
+            printf("null}");
+    }
+    printf("]}}\n");
 }
 
 /* The k (1 to k_valid) at which Team Shift with r->c is faster, as ranges: "2, 4..100". */
@@ -387,6 +534,55 @@ static void faster_ranges(const struct tradeoff *t, const struct tradeoff_row *r
     }
     if (!len)
         snprintf(buf, n, "no k up to %ld", r->k_valid);
+}
+
+/* The answer from the replays, beside the closed form's for the same runs. */
+static void replay_text(const struct tradeoff *t)
+{
+    const struct predict_common *p = &t->p;
+    char b1[32], b2[32];
+    printf("\nreplays      %zu runs of the shift benchmark replayed under Hockney at compute scale 0; per\n"
+           "             iteration: the slowest rank, mean over the shift_iteration instances\n",
+           t->rep.n);
+    if (t->rep.skipped)
+        printf("skipped      %zu run(s) of other dims, m1 or mode: %s%s\n", t->rep.skipped, t->rep.first_skip,
+               t->rep.skipped > 1 ? ", ..." : "");
+    printf("%6s %5s %6s %14s %14s %9s  %s\n", "c", "k", "ranks", "replayed", "closed form", "diff", "trace");
+    for (size_t i = 0; i < t->rep.n; i++) {
+        const struct tradeoff_point *q = &t->rep.pt[i];
+        printf("%6d %5d %6ld %14s %14s %8.3f%%  %s\n", q->c, q->k, q->ranks, rt_format_time(b1, sizeof b1, q->ns),
+               rt_format_time(b2, sizeof b2, q->closed_ns), 100.0 * (q->ns - q->closed_ns) / q->closed_ns, q->path);
+    }
+    if (!t->rep_shift || !t->rep_best) {
+        printf("replayed     no Shift run at k=%d among the traces: no answer from the replays at this k\n", p->k);
+    } else if (t->rep_best->c == 1) {
+        printf("replayed     at k=%d, Shift: %s, no replayed team size is faster", p->k,
+               rt_format_time(b1, sizeof b1, t->rep_shift->ns));
+    } else {
+        printf("replayed     at k=%d, Team Shift with c=%d: %s against Shift's %s (speed-up %.4g)", p->k, t->rep_best->c,
+               rt_format_time(b1, sizeof b1, t->rep_best->ns), rt_format_time(b2, sizeof b2, t->rep_shift->ns),
+               t->rep_shift->ns / t->rep_best->ns);
+    }
+    if (t->rep_shift && t->rep_best)
+        printf("; closed form on the same runs: %s\n", t->closed_best->c == t->rep_best->c ? "the same answer" : "differs");
+    for (int i = 0; i < t->nrx; i++) {
+        const struct replay_crossover *x = &t->rx[i];
+        char ks[64];
+        if (x->nk == 1)
+            snprintf(ks, sizeof ks, "k = %ld", x->kmin);
+        else
+            snprintf(ks, sizeof ks, "%d k in %ld..%ld", x->nk, x->kmin, x->kmax);
+        printf("%-12s c=%d ", i ? "" : "crossover", x->c);
+        if (x->k)
+            printf("faster for every replayed k from k=%ld on", x->k);
+        else
+            printf("not faster at the largest replayed k");
+        printf(" (%s replayed for both); closed form: ", ks);
+        if (x->closed_k)
+            printf("from k=%ld%s\n", x->closed_k, x->closed_k == x->k ? ", the same" : "");
+        else
+            printf("none%s\n", x->k ? "" : ", the same");
+    }
 }
 
 static void tradeoff_text(const struct tradeoff *t)
@@ -425,6 +621,8 @@ static void tradeoff_text(const struct tradeoff *t)
                f->k_valid);
     else
         printf("crossover    none up to k=%ld\n", t->k_max);
+    if (t->ntrace_dirs)
+        replay_text(t);
 }
 
 /* The plot: time per iteration against k for Shift and up to 6 team sizes, crossovers marked. */
@@ -521,12 +719,28 @@ static int tradeoff_plot(struct plot_out *o, const struct tradeoff *t)
     }
     if (!marks)
         fprintf(f, "NaN NaN \"\"\n");
+    if (t->ntrace_dirs) { /* the replayed runs of the Shift and of the team sizes drawn */
+        fprintf(f, "\n\n# block 3: replayed traces (--traces): k time c\n");
+        marks = 0;
+        for (size_t i = 0; i < t->rep.n; i++) {
+            const struct tradeoff_point *q = &t->rep.pt[i];
+            int drawn = q->c == 1;
+            for (int s = 0; s < ns; s++)
+                drawn |= t->row[show[s]].c == q->c;
+            if (drawn && q->k <= kmax) {
+                fprintf(f, "%d %.9g %d\n", q->k, q->ns / u.ns, q->c);
+                marks++;
+            }
+        }
+        if (!marks)
+            fprintf(f, "NaN NaN 0\n");
+    }
     FILE *g = o->gp;
     fprintf(g, "set title ");
-    plot_strf(g, "Shift or Team Shift? Time per iteration against the cut-off k (closed forms, ssend)\n"
+    plot_strf(g, "Shift or Team Shift? Time per iteration against the cut-off k (closed forms%s, ssend)\n"
                  "%dD, m1 = %" PRIu64 " B, Hockney alpha = %s, beta = %.6g ns/B%s",
-              p->dims, p->m1, rt_format_time(b1, sizeof b1, p->alpha), p->beta,
-              t->P ? "; team sizes that divide P" : "");
+              t->ntrace_dirs ? "; x: replayed traces" : "", p->dims, p->m1, rt_format_time(b1, sizeof b1, p->alpha),
+              p->beta, t->P ? "; team sizes that divide P" : "");
     fprintf(g, "\nset xlabel 'cut-off k [boxes]'\nset ylabel ");
     plot_strf(g, "time per iteration [%s]", u.name);
     fprintf(g, "\nset key top left opaque box\nset grid\nset xrange [0.5:%ld.5]\nset yrange [0:*]\n", kmax);
@@ -544,8 +758,11 @@ static int tradeoff_plot(struct plot_out *o, const struct tradeoff *t)
         plot_strf(g, "Team Shift c = %d", t->row[show[s]].c);
     }
     fprintf(g, ", \\\n  '' index 1 using 1:2 with points pt 6 ps 2.5 lw 2 lc rgb '%s' title 'crossover', \\\n"
-               "  '' index 2 using 1:2:3 with labels left offset 1,1.2 font ',9' notitle\n",
+               "  '' index 2 using 1:2:3 with labels left offset 1,1.2 font ',9' notitle",
             plot_colors[1]);
+    if (t->ntrace_dirs)
+        fprintf(g, ", \\\n  '' index 3 using 1:2 with points pt 2 ps 1.8 lw 2 lc rgb '#000000' title 'replayed traces'");
+    fprintf(g, "\n");
     return plot_render(o);
 }
 
@@ -583,6 +800,18 @@ int predict_tradeoff(struct args *a)
             if (whole(v, 1, 100000, &n))
                 return cli_die("bad --k-max '%s' (a whole number from 1 to 100000)", v ? v : "");
             t.k_max = n;
+        } else if (cli_opt(a, "--traces", &v)) {
+            if (!v || !*v)
+                return cli_die("--traces needs a directory: a shift benchmark run or a directory of them");
+            if (t.ntrace_dirs == TRADEOFF_MAX_TRACES)
+                return cli_die("--traces: at most %d", TRADEOFF_MAX_TRACES);
+            t.trace_dirs[t.ntrace_dirs++] = v;
+        } else if (cli_opt(a, "--traces", &v)) {
+            if (!v || !*v)
+                return cli_die("--traces needs a directory: a shift benchmark run or a directory of them");
+            if (t.ntrace_dirs == TRADEOFF_MAX_TRACES)
+                return cli_die("--traces: at most %d", TRADEOFF_MAX_TRACES);
+            t.trace_dirs[t.ntrace_dirs++] = v;
         } else if (cli_opt(a, "--mode", &v)) {
             if (!v || strcmp(v, "ssend"))
                 return cli_die("bad --mode '%s' (the tradeoff compares the ssend algorithms)", v ? v : "");
@@ -617,6 +846,10 @@ int predict_tradeoff(struct args *a)
         return cli_fail(&err);
     if (t.nc == 0)
         return cli_die("predict tradeoff: no team size of %ld ranks holds k=1 (a ring needs 3 teams)", t.P);
+    if (t.ntrace_dirs && tradeoff_replay(&t, &err)) {
+        tradeoff_replays_free(&t.rep);
+        return cli_fail(&err);
+    }
     if (t.p.fmt == FMT_JSON)
         tradeoff_json(&t);
     else
@@ -627,5 +860,6 @@ int predict_tradeoff(struct args *a)
         rc = tradeoff_plot(&o, &t);
         plot_out_close(&o);
     }
+    tradeoff_replays_free(&t.rep);
     return rc;
 }

@@ -26,6 +26,7 @@ static void usage(FILE *f)
           "       retime predict shift --dims 1|3 --k K --m1 SIZE --mode ssend|isend --alpha TIME --beta TIME/SIZE\n"
           "       retime predict team-shift --dims 1|3 --k K --m1 SIZE --team C --alpha TIME --beta TIME/SIZE\n"
           "       retime predict tradeoff --dims 1|3 --k K --m1 SIZE --alpha TIME --beta TIME/SIZE [--P N] [--c LIST]\n"
+          "                               [--traces DIR]... [--output PREFIX]\n"
           "       retime analyze TRACE MODEL-OPTIONS [OUTPUT-OPTIONS] --against model|measured|crossbar [--top N]\n"
           "                      [--format text|json]\n"
           "       retime check [TRACE...] --baseline FILE [--tolerance P%] [--share-tolerance Npp] [--junit FILE]\n"
