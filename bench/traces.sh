@@ -12,20 +12,23 @@ to_events() {
     awk -v s="$1" 'BEGIN { if (s !~ /^[0-9.]+([eE][0-9]+)?$/ || s + 0 < 1) exit 1; printf "%.0f", s }'
 }
 
-# trace_for EVENTS: makes (once) the trace of EVENTS events, the generator's output on stderr,
-# and prints its directory. About 11.7 B/event on disk: the room is checked first (10^8 events
-# is ~1.2 GB).
+# trace_for EVENTS [RANKS]: makes (once) the trace of EVENTS events, the generator's output on
+# stderr, and prints its directory. About 11.7 B/event on disk (plus two small files per rank):
+# the room is checked first (10^8 events is ~1.2 GB). RANKS other than the generator's 32 is in
+# the name (retime-bench-shift-EVENTS-pRANKS; bench/network.sh uses 512).
 trace_for() {
     t="$bench_tmp/retime-bench-shift-$1"
+    set -- "$1" "${2:-32}"
+    [ "$2" = 32 ] || t="$t-p$2"
     if [ ! -f "$t/.complete" ]; then
-        need_kb=$(awk -v n="$1" 'BEGIN { printf "%.0f", n * 12.5 / 1024 + 1024 }')
+        need_kb=$(awk -v n="$1" -v p="$2" 'BEGIN { printf "%.0f", n * 12.5 / 1024 + 1024 + p * 8 }')
         avail_kb=$(df -Pk "$bench_tmp" | awk 'NR == 2 { print $4 }')
         if [ "$avail_kb" -lt "$need_kb" ]; then
             echo "${0##*/}: error: $bench_tmp has $avail_kb KiB free, the trace of $1 events needs ~$need_kb KiB" >&2
             exit 1
         fi
         rm -rf "$t"
-        "$make_trace" "$t" --events "$1" >&2
+        "$make_trace" "$t" --events "$1" --ranks "$2" >&2
         touch "$t/.complete"
     fi
     echo "$t"

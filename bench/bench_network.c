@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * retime-bench-network: the replay rate with a network (replay/src/network.c, netflow.c) beside the
+ * rate without one, on one trace read once. The replays of the networks given are interleaved
+ * (round r replays every network once, in the order given), so that a machine whose speed drifts
+ * affects them alike; each network's figures are the minimum and the median over the rounds.
+ *
+ * usage: retime-bench-network TRACE [--repeat R] [--net SPEC]... [--seed S]
+ *   SPEC: "crossbar" (no network layer: the model's single port, the reference), or a topology as
+ *   `retime replay --topology` takes it (crossbar-flow, torus:8x8x8, fattree:512, ...), optionally
+ *   followed by "+" and a --perturb spec (background traffic).
+ *   Default: crossbar, crossbar-flow, torus:8x8x8, fattree:512. Hockney α = 2.122 µs,
+ *   β = 0.7595 ns/B, block mapping, one rank per node, links as fast as the NICs.
+ *
+ * Prints per network: replay seconds (min, median), events/s and point-to-point messages/s (at
+ * the median), the ratio of its rate to the first network's in the same rounds, the messages
+ * routed between nodes, the mean links per route (the links' message counts summed / routed:
+ * injection and ejection links included, so a route over h switches has h + 1 links), and the
+ * network's extra cost against the first network per routed message and per link crossed. One
+ * `BENCH {json}` line per network follows.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "retime/model.h"
+#include "retime/network.h"
+#include "retime/replay.h"
+#include "retime/trace.h"
+
+#define BENCH_ALPHA_NS 2122.0
+#define BENCH_BETA_NS_PER_B 0.7595
+#define MAX_NETS 32
+
+struct net {
+    const char *spec; /* as given */
+    char *topology, *perturb;
+    rt_network *net;  /* NULL: crossbar */
+    double *t;        /* per round */
+    /* from the first round */
+    rt_time_ps predicted_ps;
+    uint64_t messages, routed, local, hops, peak_bytes;
+    rt_time_ps contention_ps;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median of n values (the mean of the middle two for even n); sorts a copy. */
+static double median(const double *v, int n)
+{
+    double *c = malloc((size_t)n * sizeof *c);
+    if (!c)
+        return v[0];
+    memcpy(c, v, (size_t)n * sizeof *c);
+    qsort(c, (size_t)n, sizeof *c, cmp_d);
+    double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+    free(c);
+    return m;
+}
+
+static double min_of(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; i++)
+        m = v[i] < m ? v[i] : m;
+    return m;
+}
+
+static int die(const char *msg, const char *arg)
+{
+    fprintf(stderr, "retime-bench-network: error: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
+    return 1;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: retime-bench-network TRACE [--repeat R] [--net SPEC]... [--seed S]\n"
+          "SPEC: crossbar (no network, the reference) | TOPOLOGY[+PERTURB] as retime replay's --topology\n"
+          "and --perturb take them. Default: crossbar, crossbar-flow, torus:8x8x8, fattree:512; R = 3.\n"
+          "Replays are interleaved over the networks; ratios are against the first network.\n",
+          f);
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL;
+    long repeat = 3;
+    uint64_t seed = 1;
+    struct net nets[MAX_NETS];
+    int nn = 0;
+    memset(nets, 0, sizeof nets);
+    for (int i = 1; i < argc; i++) {
+        char *end;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+            errno = 0;
+            repeat = strtol(argv[++i], &end, 10);
+            if (*end || errno || repeat < 1 || repeat > 1000)
+                return die("--repeat needs an integer from 1 to 1000", argv[i]);
+        } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+            errno = 0;
+            seed = strtoull(argv[++i], &end, 10);
+            if (*end || errno || argv[i][0] == '-')
+                return die("--seed needs a whole number", argv[i]);
+        } else if (!strcmp(argv[i], "--net") && i + 1 < argc) {
+            if (nn == MAX_NETS)
+                return die("too many --net", NULL);
+            nets[nn++].spec = argv[++i];
+        } else if (argv[i][0] == '-' || path) {
+            usage(stderr);
+            return die("unexpected argument", argv[i]);
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path) {
+        usage(stderr);
+        return die("no trace given", NULL);
+    }
+    if (!nn) {
+        static const char *const def[] = {"crossbar", "crossbar-flow", "torus:8x8x8", "fattree:512"};
+        for (; nn < 4; nn++)
+            nets[nn].spec = def[nn];
+    }
+
+    rt_error err = {0};
+    rt_trace *t = NULL;
+    double t0 = now_s();
+    if (rt_trace_open(path, &t, &err))
+        return die(err.msg, NULL);
+    double read_s = now_s() - t0;
+    const struct rt_trace_stats *st = rt_trace_stats(t);
+    uint32_t ranks = rt_trace_ranks(t);
+
+    struct rt_replay_options o;
+    rt_replay_options_default(&o);
+    struct rt_model_params mp = {.alpha_ns = BENCH_ALPHA_NS, .beta_ns_per_byte = BENCH_BETA_NS_PER_B};
+    if (rt_model_init(&o.model, "hockney", &mp, &err))
+        return die(err.msg, NULL);
+    o.seed = seed;
+
+    for (int k = 0; k < nn; k++) {
+        struct net *n = &nets[k];
+        n->t = calloc((size_t)repeat, sizeof *n->t);
+        if (!n->t)
+            return die("out of memory", NULL);
+        if (!strcmp(n->spec, "crossbar"))
+            continue;
+        n->topology = strdup(n->spec);
+        if (!n->topology)
+            return die("out of memory", NULL);
+        char *plus = strchr(n->topology, '+');
+        if (plus) {
+            *plus = 0;
+            n->perturb = plus + 1;
+        }
+        struct rt_network_params np;
+        rt_network_params_default(&np);
+        np.topology = n->topology;
+        np.perturb = n->perturb;
+        if (rt_network_create(&np, ranks, &n->net, &err))
+            return die(err.msg, n->spec);
+    }
+
+    printf("# %s: %" PRIu64 " events, %u ranks, read in %.3f s; Hockney alpha = %.3f us, beta = %.4f ns/B; "
+           "%ld interleaved rounds\n",
+           path, st->events, ranks, read_s, BENCH_ALPHA_NS / 1e3, BENCH_BETA_NS_PER_B, repeat);
+    for (long r = 0; r < repeat; r++) {
+        for (int k = 0; k < nn; k++) {
+            struct net *n = &nets[k];
+            struct rt_replay_result *res = NULL;
+            o.network = n->net;
+            double a = now_s();
+            if (rt_replay_run(t, &o, NULL, &res, &err))
+                return die(err.msg, n->spec);
+            n->t[r] = now_s() - a;
+            if (r == 0) {
+                n->predicted_ps = res->predicted_ps;
+                n->messages = res->messages;
+                n->routed = res->routed;
+                n->local = res->local;
+                n->contention_ps = res->contention_ps;
+                n->peak_bytes = res->peak_bytes;
+                for (uint32_t i = 0; i < res->nlinks; i++)
+                    n->hops += res->links[i].flows;
+            }
+            rt_replay_result_destroy(res);
+        }
+    }
+
+    /* The reference: the first network; ratios are the rate over its rate (its time over ours). */
+    const struct net *ref = &nets[0];
+    double ref_med = median(ref->t, (int)repeat), ref_min = min_of(ref->t, (int)repeat);
+    printf("%-44s %8s %8s %9s %9s %6s %6s %9s %6s %8s %8s %11s\n", "network", "min_s", "med_s", "Mev/s", "Mmsg/s",
+           "ratio", "r_min", "routed", "links", "ns/msg", "ns/link", "predicted");
+    for (int k = 0; k < nn; k++) {
+        const struct net *n = &nets[k];
+        double med = median(n->t, (int)repeat), mn = min_of(n->t, (int)repeat);
+        double ratio = ref_med / med, rmin = ref_min / mn;
+        double mean_links = n->routed ? (double)n->hops / (double)n->routed : 0;
+        double per_msg = n->routed ? (med - ref_med) / (double)n->routed * 1e9 : 0;
+        double per_link = n->hops ? (med - ref_med) / (double)n->hops * 1e9 : 0;
+        char ns_msg[16] = "-", ns_link[16] = "-";
+        if (n->routed) {
+            snprintf(ns_msg, sizeof ns_msg, "%.0f", per_msg);
+            snprintf(ns_link, sizeof ns_link, "%.0f", per_link);
+        }
+        printf("%-44.44s %8.3f %8.3f %9.2f %9.3f %6.2f %6.2f %9" PRIu64 " %6.2f %8s %8s %9.3fms\n", n->spec, mn, med,
+               (double)st->events / med / 1e6, (double)n->messages / med / 1e6, ratio, rmin, n->routed, mean_links,
+               ns_msg, ns_link, (double)n->predicted_ps / 1e9);
+    }
+    for (int k = 0; k < nn; k++) {
+        const struct net *n = &nets[k];
+        double med = median(n->t, (int)repeat), mn = min_of(n->t, (int)repeat);
+        printf("BENCH {\"mode\":\"network\",\"trace\":\"%s\",\"events\":%" PRIu64 ",\"ranks\":%u,\"net\":\"%s\","
+               "\"repeat\":%ld,\"read_s\":%.6f,\"min_s\":%.6f,\"median_s\":%.6f,\"eps\":%.1f,\"msgs_per_s\":%.1f,"
+               "\"ratio\":%.4f,\"ratio_min\":%.4f,\"messages\":%" PRIu64 ",\"routed\":%" PRIu64 ",\"local\":%" PRIu64
+               ",\"link_crossings\":%" PRIu64 ",\"contention_ns\":%.3f,\"engine_bytes\":%" PRIu64
+               ",\"predicted_ps\":%" PRId64 ",\"times_s\":[",
+               path, st->events, ranks, n->spec, repeat, read_s, mn, med, (double)st->events / med,
+               (double)n->messages / med, ref_med / med, ref_min / mn, n->messages, n->routed, n->local, n->hops,
+               (double)n->contention_ps / 1e3, n->peak_bytes, (int64_t)n->predicted_ps);
+        for (long r = 0; r < repeat; r++)
+            printf("%s%.6f", r ? "," : "", n->t[r]);
+        printf("]}\n");
+    }
+    for (int k = 0; k < nn; k++) {
+        rt_network_destroy(nets[k].net);
+        free(nets[k].topology);
+        free(nets[k].t);
+    }
+    rt_trace_close(t);
+    return 0;
+}
