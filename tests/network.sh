@@ -144,6 +144,10 @@ for pat in uniform,size=4KiB,interval=1us ipp,size=4KiB,rate=1/us,sigma1=0.2/us,
 done
 out=$("$retime" replay "$S" "${H[@]}" "${P[@]}" --runs 4 --format json 2>&1); rc=$?
 check perturb-montecarlo [ "$rc" -eq 0 ]
+# its noise-free replay has no other jobs either: the network alone (6000 ns), so no run is faster
+want=$("$retime" replay "$S" "${H[@]}" --topology torus:8x4 --mapping random:3 --format json | grep -o '"predicted_ns": [0-9.]*')
+check perturb-montecarlo-calm has "$out" "\"noise_free\": {$want"
+check perturb-montecarlo-not-faster has "$out" '"slowdown": {"min": 1'
 
 # --- analyze: which contention the critical path took. net-shared-4: ranks 0..3 on a row of
 # mesh:4x2 send 0 -> 2 and 1 -> 3 over the shared link r(1,0)+x. Against the model alone (A: the

@@ -49,7 +49,7 @@ struct rt_network {
     uint32_t ranks;
     char *topo_spec, *map_spec, *perturb_spec; /* the params' strings, owned */
     struct perturb bg;
-    char describe[320];
+    char describe[512];
 };
 
 /* Parses --perturb's spec into @p b; the perturbers are counted from the topology's nodes. */
@@ -194,7 +194,7 @@ int rt_network_create(const struct rt_network_params *p, uint32_t ranks, rt_netw
         if ((rc = perturb_parse(p->perturb, &n->bg, err)) || (rc = perturb_nodes(n, err)))
             goto fail;
         if (k < sizeof n->describe)
-            snprintf(n->describe + k, sizeof n->describe - k, ", background traffic from %u nodes (%.60s)",
+            snprintf(n->describe + k, sizeof n->describe - k, ", background traffic from %u nodes (%.240s)",
                      n->bg.count, p->perturb);
     }
     *out = n;

@@ -88,6 +88,11 @@ static void print_json(const struct mc_config *cfg, const struct trace_cli *tr, 
     model_cli_noise_json(stdout, m);
     printf(", \"clock_fix\": ");
     clock_fix_cli_json(stdout, tr->fix);
+    printf(", \"network\": ");
+    if (cfg->opts.network)
+        cli_json_string(stdout, rt_network_describe(cfg->opts.network));
+    else
+        printf("null");
     printf(", \"seed\": %" PRIu64 ", \"runs\": %" PRIu64 ", \"quantiles\": \"linear\"", cfg->opts.seed, r->runs);
     printf(", \"ranks\": %u, \"events\": %" PRIu64 ", \"messages\": %" PRIu64 ", \"collectives\": %" PRIu64
            ", \"measured_ns\": %" PRId64,
@@ -178,8 +183,13 @@ static void print_text(const struct mc_config *cfg, const struct trace_cli *tr, 
     printf("\nnoise       ");
     if (noisy)
         model_cli_noise_describe(stdout, m);
+    else if (cfg->calm)
+        printf("none but other jobs' traffic (runs differ by their perturbing nodes and messages)");
     else
         printf("none: every run equals the noise-free replay");
+    if (cfg->opts.network) /* without other jobs' traffic in the noise-free replay */
+        printf("\nnetwork     %s%s", rt_network_describe(cfg->opts.network),
+               cfg->calm ? "; the noise-free replay without the background traffic" : "");
     if (tr->fix) {
         printf("\nclock fix   ");
         clock_fix_cli_text(stdout, tr->fix);

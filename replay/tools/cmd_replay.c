@@ -212,7 +212,8 @@ int cmd_replay(struct args *a)
     if (c.runs) {
         /* distributed: the processes replay each run together, one run after another
          * (--split ranks), or each its share of the runs (--split runs) */
-        struct mc_config mc = {.trace = t, .opts = opts, .runs = c.runs, .jobs = opts.part ? 1 : (long)c.jobs,
+        struct mc_config mc = {.trace = t, .opts = opts, .calm = c.model.calm, .runs = c.runs,
+                               .jobs = opts.part ? 1 : (long)c.jobs,
                                .region = reg, .nprocs = c.split_runs ? dist_size() : 1,
                                .proc = c.split_runs ? dist_rank() : 0};
         mc.ud = w.pg = progress_start("replay --runs", "replays", c.runs + 1);

@@ -81,6 +81,8 @@ static void run_item(struct mc_job *j, uint64_t item)
     int rc;
     if (item == 0) {
         struct rt_replay_options o = rt_replay_options_noise_free(&cfg->opts);
+        if (cfg->calm) /* no other jobs either */
+            o.network = cfg->calm;
         struct rt_replay_result *full = NULL;
         rc = replay_one(cfg, &o, &res->baseline, &full, &res->region_instances, &err);
         if (rc == RT_OK) {

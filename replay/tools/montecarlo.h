@@ -26,6 +26,9 @@ struct mc_run {
 struct mc_config {
     const rt_trace *trace;
     struct rt_replay_options opts; /* the noisy options; .run is set per run, .seed is kept */
+    /* The network of the noise-free replay when opts.network has background traffic (the same
+     * network without it: retime replay --perturb); NULL: opts.network. */
+    const rt_network *calm;
     uint64_t runs;                 /* 1 .. MC_MAX_RUNS */
     long jobs;                     /* threads; 0 = the online CPUs */
     uint32_t region;               /* region id for per-run region figures, RT_NONE for none */
