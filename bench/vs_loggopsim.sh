@@ -1,0 +1,428 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# retime against LogGOPSim (issue #18, item 3): the same 1D Shift pattern replayed by `retime replay
+# --model logp` from its OTF2 archive (read included) and by LogGOPSim's batch mode from the binary
+# GOAL schedule of the same messages; messages/s, peak RSS and the predicted end time of each.
+# usage: BUILD=build bench/vs_loggopsim.sh --lgs-src PATH [--iters N | --events N] [--repeat R]
+#            [--L NS] [--o NS] [--g NS] [--G NS_PER_B] [--goal coll,p2p,bare] [--net LIST|none] [--breakdown]
+# --lgs-src PATH (or LGS_SRC): a LogGOPSim source tree (LogGOPSim.cpp, Parser.hpp, Goal.hpp,
+# txt2bin.re, *.ggo, ... in PATH or PATH/src/LogGOPSim); the simulator and txt2bin are built from it
+# into a temporary folder (g++ LGS_CXXFLAGS, default -O3; gengetopt, re2c and graphviz's cgraph where
+# the tree lacks the generated files). Nothing is downloaded: without it the script says so on one
+# line and exits 0. The pattern: retime-make-trace --ranks 64 --m1 8KiB --hops 2, N iterations
+# (default 2000: 512,000 messages, 4.48 M OTF2 records). The GOAL schedule is written from that
+# archive (otf2-print, Debian otf2-tools) in up to three variants: coll = the same pattern (compute
+# as calc, the point-to-point messages, each 8-byte MPI_Allreduce as the recursive doubling retime's
+# collective model runs: log2(64) rounds of 8-byte exchanges); p2p = without the allreduces; bare =
+# the point-to-point messages alone. Each tool runs R times (default 3), interleaved, under
+# /usr/bin/time; figures are min and median wall and max peak RSS. Model parameters in ns (default
+# L 2000, o 100, g 0, G 0.76 per byte); LogGOPSim gets them in picoseconds (see bench/README.md).
+# --net LIST: retime also replays the trace on these networks (comma-separated topologies, one rank
+# per node, block mapping; default torus:4x4x4,fattree:64) in the same rounds: their rate beside the
+# others and the contention model's cost per routed message and per link crossed (issue #18 item 4).
+# --breakdown: then both tools' predicted ends after 1, 2, 3 and 4 iterations (coll schedule), to
+# show per iteration kind where their models differ.
+set -eu
+
+me=vs_loggopsim.sh
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+build=${BUILD:-build}
+case $build in /*) ;; *) build="$root/$build" ;; esac
+lgs_src=${LGS_SRC:-}
+iters=2000 events='' repeat=3
+L=2000 o=100 g=0 G=0.76
+variants=coll,p2p,bare breakdown=0
+nets=torus:4x4x4,fattree:64
+ranks=64 hops=2
+while [ $# -gt 0 ]; do
+    case $1 in
+    --lgs-src) [ $# -ge 2 ] || { echo "$me: error: --lgs-src needs a path" >&2; exit 1; }
+        lgs_src=$2; shift 2 ;;
+    --iters) [ $# -ge 2 ] && [ "$2" -ge 1 ] 2>/dev/null || { echo "$me: error: --iters needs a count >= 1" >&2; exit 1; }
+        iters=$2; events=; shift 2 ;;
+    --events) [ $# -ge 2 ] || { echo "$me: error: --events needs a count such as 1e6" >&2; exit 1; }
+        events=$2; iters=; shift 2 ;;
+    --repeat) [ $# -ge 2 ] && [ "$2" -ge 1 ] 2>/dev/null || { echo "$me: error: --repeat needs a count >= 1" >&2; exit 1; }
+        repeat=$2; shift 2 ;;
+    --L|--o|--g|--G) [ $# -ge 2 ] && awk -v v="$2" 'BEGIN { exit !(v ~ /^[0-9]*\.?[0-9]+$/) }' ||
+            { echo "$me: error: $1 needs a number (ns, or ns per byte for --G)" >&2; exit 1; }
+        eval "${1#--}=\$2"; shift 2 ;;
+    --goal) [ $# -ge 2 ] && echo "$2" | awk -F, '{ for (i = 1; i <= NF; i++) if ($i !~ /^(coll|p2p|bare)$/) exit 1 }' ||
+            { echo "$me: error: --goal needs a list of coll, p2p, bare" >&2; exit 1; }
+        variants=$2; shift 2 ;;
+    --net) [ $# -ge 2 ] && [ -n "$2" ] || { echo "$me: error: --net needs a list of topologies or none" >&2; exit 1; }
+        nets=$2; [ "$nets" != none ] || nets=; shift 2 ;;
+    --breakdown) breakdown=1; shift ;;
+    -h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "$me: error: unexpected argument '$1'" >&2; exit 1 ;;
+    esac
+done
+
+# ---- LogGOPSim's sources: skip (one line, exit 0) when there are none; nothing is fetched.
+skip() { echo "$me: skipped: $*"; exit 0; }
+[ -n "$lgs_src" ] || skip "no LogGOPSim source tree given (--lgs-src PATH or LGS_SRC); nothing is downloaded"
+[ -d "$lgs_src" ] || skip "LogGOPSim source tree '$lgs_src' does not exist"
+lgs_src=$(cd "$lgs_src" && pwd)
+# the simulator's folder: upstream's src/LogGOPSim/ or the older flat layout
+if [ -f "$lgs_src/src/LogGOPSim/LogGOPSim.cpp" ]; then lgs_dir="$lgs_src/src/LogGOPSim"
+elif [ -f "$lgs_src/LogGOPSim.cpp" ]; then lgs_dir=$lgs_src
+else skip "'$lgs_src' holds no LogGOPSim sources (LogGOPSim.cpp in it or in src/LogGOPSim)"
+fi
+# find_src FILE: where the tree has it (the simulator's folder first, then the top level).
+find_src() {
+    for d in "$lgs_dir" "$lgs_src" "$lgs_src/src/LogGOPSim"; do
+        [ -f "$d/$1" ] && { echo "$d/$1"; return 0; }
+    done
+    return 1
+}
+for f in LogGOPSim.hpp Parser.hpp Goal.hpp Network.hpp Noise.hpp TimelineVisualization.hpp MersenneTwister.h; do
+    find_src "$f" > /dev/null || skip "the LogGOPSim tree '$lgs_src' lacks $f"
+done
+find_src txt2bin.re > /dev/null || find_src txt2bin.cpp > /dev/null || skip "the LogGOPSim tree '$lgs_src' lacks txt2bin.re"
+command -v otf2-print > /dev/null 2>&1 || skip "otf2-print (Debian otf2-tools) not found; it is needed to write the GOAL schedule"
+[ -x /usr/bin/time ] || skip "/usr/bin/time (GNU time, Debian time) not found; it is needed for the peak RSS"
+cxx=${CXX:-c++}
+command -v "$cxx" > /dev/null 2>&1 || skip "no C++ compiler ($cxx) to build LogGOPSim"
+if pkg-config --exists libcgraph 2> /dev/null; then
+    gv_cflags=$(pkg-config --cflags libcgraph); gv_libs=$(pkg-config --libs libcgraph)
+elif [ -f /usr/include/graphviz/cgraph.h ]; then
+    gv_cflags=-I/usr/include/graphviz; gv_libs=-lcgraph
+else
+    skip "graphviz's cgraph (Debian libgraphviz-dev), which LogGOPSim's Network.hpp includes, not found"
+fi
+
+make_trace="$build/bench/retime-make-trace"
+retime="$build/replay/retime"
+for exe in "$make_trace" "$retime"; do
+    if [ ! -x "$exe" ]; then
+        echo "$me: error: $exe not found; build with -DRT_BUILD_BENCH=ON first" >&2
+        exit 1
+    fi
+done
+
+# ---- model parameters: retime in ns, LogGOPSim in integer picoseconds (its options are ints).
+ps() { awk -v v="$1" -v n="$2" 'BEGIN { p = v * 1000; if (p != int(p) || p > 2147483647) {
+    printf "%s: error: %s = %s is not a whole number of picoseconds below 2^31\n", "'"$me"'", n, v > "/dev/stderr"; exit 1 }
+    printf "%d", p }'; }
+L_ps=$(ps "$L" L) o_ps=$(ps "$o" o) g_ps=$(ps "$g" g) G_ps=$(ps "$G" G)
+eager=65536 # retime's default eager limit (64 KiB): eager iff bytes <= it, as LogGOPSim's -S
+retime_model="--model logp --L ${L}ns --o ${o}ns --g ${g}ns --G ${G}ns/B --eager-limit ${eager}B"
+lgs_model="-L $L_ps -o $o_ps -g $g_ps -G $G_ps -O 0 -S $eager"
+
+tmp=${TMPDIR:-/tmp}
+work=$(mktemp -d "$tmp/retime-vs-lgs.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+
+# ---- build LogGOPSim and txt2bin from the tree, into $work/lgs
+lb="$work/lgs"
+mkdir -p "$lb"
+for f in LogGOPSim.cpp LogGOPSim.hpp Parser.hpp Goal.hpp Network.hpp Noise.hpp TimelineVisualization.hpp \
+         MersenneTwister.h txt2bin.re txt2bin.cpp; do
+    s=$(find_src "$f") && cp "$s" "$lb/"
+done
+# gengetopt's parser: the .c/.h the tree ships, or made from its .ggo
+cmdline_for() { # FILE-THAT-INCLUDES-IT GGO...: makes $lb/NAME.c and .h, sets cl_name=NAME
+    cl_name=$(sed -n 's/^#include "\([A-Za-z0-9_]*cmdline[A-Za-z0-9_]*\)\.h".*/\1/p' "$lb/$1" | head -1)
+    [ -n "$cl_name" ] || return 1
+    if cs=$(find_src "$cl_name.c") && hs=$(find_src "$cl_name.h"); then
+        cp "$cs" "$hs" "$lb/"
+        return 0
+    fi
+    shift
+    for gg in "$cl_name.ggo" "$@"; do
+        if ggo=$(find_src "$gg"); then
+            command -v gengetopt > /dev/null 2>&1 ||
+                skip "gengetopt (Debian gengetopt) not found, needed for LogGOPSim's $cl_name.c"
+            (cd "$lb" && gengetopt --file-name="$cl_name" < "$ggo") || return 1
+            return 0
+        fi
+    done
+    skip "the LogGOPSim tree '$lgs_src' has neither $cl_name.c nor a .ggo to make it"
+}
+if [ -f "$lb/txt2bin.re" ]; then
+    if command -v re2c > /dev/null 2>&1; then
+        re2c -o "$lb/txt2bin.cpp" "$lb/txt2bin.re" > "$lb/build.log" 2>&1 ||
+            { echo "$me: error: re2c failed on $(find_src txt2bin.re):" >&2; tail -5 "$lb/build.log" >&2; exit 1; }
+    elif [ ! -f "$lb/txt2bin.cpp" ]; then
+        skip "re2c (Debian re2c) not found, needed for LogGOPSim's txt2bin.re"
+    fi
+fi
+cmdline_for LogGOPSim.cpp simulator.ggo || { echo "$me: error: cannot make LogGOPSim's command line parser" >&2; exit 1; }
+sim_cl=$cl_name
+cmdline_for txt2bin.cpp txt2bin.ggo || { echo "$me: error: cannot make txt2bin's command line parser" >&2; exit 1; }
+t2b_cl=$cl_name
+lgs_cxxflags=${LGS_CXXFLAGS:--O3}
+# shellcheck disable=SC2086 # flags are lists
+if ! (cd "$lb" && "$cxx" $lgs_cxxflags -w $gv_cflags -o LogGOPSim LogGOPSim.cpp "$sim_cl.c" $gv_libs &&
+      "$cxx" $lgs_cxxflags -w -o txt2bin txt2bin.cpp "$t2b_cl.c") >> "$lb/build.log" 2>&1; then
+    echo "$me: error: building LogGOPSim from $lgs_src failed:" >&2
+    tail -20 "$lb/build.log" >&2
+    exit 1
+fi
+
+# ---- the trace (made once under $TMPDIR, shared with the other bench scripts)
+. "$here/traces.sh"
+# events_of N: the records of N iterations (the generator stops after the iteration that reaches
+# the count asked for, so asking exactly this gives N iterations)
+events_of() {
+    awk -v n="$1" -v p="$ranks" -v k="$hops" 'BEGIN {
+        for (i = 0; i < n; i++) e += 8 * p + (i % 4 == 3 ? 18 * k * p : 12 * k * p); printf "%.0f", e }'
+}
+if [ -n "$iters" ]; then
+    events=$(events_of "$iters")
+else
+    events=$(to_events "$events") || { echo "$me: error: bad --events value" >&2; exit 1; }
+fi
+trace=$(trace_for "$events" "$ranks")
+
+now() { date +%s.%N; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+echo "# $(uname -n), $(nproc) CPUs, load average $(load), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "# trace: $trace (retime-make-trace --ranks $ranks --m1 8KiB --hops $hops)"
+echo "# LogGOPSim: built from $lgs_src with $cxx $lgs_cxxflags"
+echo "# retime replay TRACE $retime_model"
+[ -z "$nets" ] || echo "# and with --topology NET for each of $nets (1 rank per node, block mapping)"
+echo "# LogGOPSim -f SCHEDULE.bin -b $lgs_model   (time unit 1 ps)"
+
+# ---- the GOAL schedules, from the archive's records (otf2-print lists them in time order).
+# Per rank, in program order: the measured time between MPI calls is a calc (what retime replays as
+# compute: from the earliest rank's first record, then from each call's Leave to the next call's
+# Enter, and after the last call); MPI_Send/Ssend/Recv are blocking send/recv; MPI_Isend/Irecv start a
+# send/recv that the rest of the rank only irequires, and the op after the MPI_Waitall requires them
+# all; MPI_Allreduce (coll only) is recursive doubling, round k exchanging the 8 bytes with rank XOR
+# 2^k (both requiring the round before), with tags apart from the trace's. The requires lines go
+# after all ops of the rank, since an irecv's peer is only known from its completion record.
+cat > "$work/goal.awk" << 'EOF'
+function field(key,    i) { for (i = 4; i < NF; i++) if ($i == key) return $(i + 1) + 0; return -1 }
+function deps(l, list,    n, i, d) {
+    n = split(list, d, " ")
+    for (i = 1; i <= n; i++)
+        print l (substr(d[i], 1, 1) == "R" ? " requires " : " irequires ") substr(d[i], 2) > (dir "/deps." r)
+    nedges += n
+}
+function op(r, text,    l) {
+    l = "l" (++lab[r])
+    print l ": " text > (dir "/ops." r)
+    deps(l, dep[r]); nops++
+    return l
+}
+function calc(r, gap,    l) {
+    if (nocalc || gap <= 0) return
+    dep[r] = "R" op(r, "calc " sprintf("%.0f", gap * 1000)); ncalc++
+}
+BEGIN { first = -1 }
+NF < 3 || $3 !~ /^[0-9]+$/ { next }
+{
+    kind = $1; r = $2 + 0; t = $3 + 0
+    if (first < 0) first = t
+    if (!(r in tref)) { tref[r] = first; dep[r] = ""; depth[r] = 0; wait[r] = ""; lab[r] = 0; nr++ }
+    last[r] = t
+}
+kind == "ENTER" { if ($5 ~ /^"MPI_/ && depth[r]++ == 0) calc(r, t - tref[r]); next }
+kind == "LEAVE" {
+    if ($5 ~ /^"MPI_/ && depth[r] > 0 && --depth[r] == 0) {
+        tref[r] = t
+        if (wait[r] != "") { dep[r] = dep[r] wait[r]; wait[r] = "" }
+    }
+    next
+}
+kind == "MPI_SEND" { dep[r] = "R" op(r, "send " field("Length:") "b to " field("Receiver:") " tag " field("Tag:")); np2p++; next }
+kind == "MPI_RECV" { dep[r] = "R" op(r, "recv " field("Length:") "b from " field("Sender:") " tag " field("Tag:")); next }
+kind == "MPI_ISEND" {
+    q = field("Request:")
+    l = op(r, "send " field("Length:") "b to " field("Receiver:") " tag " field("Tag:")); np2p++
+    req[r, q] = l; dep[r] = "I" l; next
+}
+kind == "MPI_IRECV_REQUEST" {
+    q = field("Request:"); l = "l" (++lab[r])
+    req[r, q] = l; rdep[r, q] = dep[r]; dep[r] = "I" l; next
+}
+kind == "MPI_IRECV" {
+    q = field("Request:"); l = req[r, q]
+    print l ": recv " field("Length:") "b from " field("Sender:") " tag " field("Tag:") > (dir "/ops." r)
+    deps(l, rdep[r, q]); nops++
+    delete req[r, q]; delete rdep[r, q]
+    wait[r] = wait[r] " R" l; next
+}
+kind == "MPI_ISEND_COMPLETE" { q = field("Request:"); wait[r] = wait[r] " R" req[r, q]; delete req[r, q]; next }
+kind == "MPI_COLLECTIVE_BEGIN" { next }
+kind == "MPI_COLLECTIVE_END" {
+    if ($5 != "ALLREDUCE,") { print "unsupported collective " $5 > "/dev/stderr"; bad = 1; exit 2 }
+    if (!coll) next
+    m = field("Sent:"); round = 0
+    for (k = 1; k < P; k *= 2) {
+        p = int(r / k) % 2 ? r - k : r + k
+        s = op(r, "send " m "b to " p " tag " (ctag + round))
+        v = op(r, "recv " m "b from " p " tag " (ctag + round))
+        dep[r] = "R" s " R" v; ncoll++; round++
+    }
+    next
+}
+/^MPI_/ { print "unsupported record " $1 > "/dev/stderr"; bad = 1; exit 2 }
+END {
+    if (bad) exit 2
+    if (nr != P) { print "expected " P " ranks, found " nr > "/dev/stderr"; exit 2 }
+    for (r in tref) calc(r, last[r] - tref[r])
+    printf "%d %d %d %d %d\n", np2p, ncoll, ncalc, nops, nedges
+}
+EOF
+if [ $((ranks & (ranks - 1))) -ne 0 ]; then echo "$me: error: the allreduce rounds need a power-of-two rank count" >&2; exit 1; fi
+# write_goal NAME VARIANT TRACE: $work/NAME.bin, the VARIANT schedule of TRACE; a line in $work/goals
+write_goal() {
+    case $2 in coll) wg_c=1 wg_n=0 ;; p2p) wg_c=0 wg_n=0 ;; bare) wg_c=0 wg_n=1 ;; esac
+    mkdir "$work/g"
+    counts=$(otf2-print "$3/traces.otf2" | awk -v P="$ranks" -v coll="$wg_c" -v nocalc="$wg_n" -v ctag=900000 \
+             -v dir="$work/g" -f "$work/goal.awk") || { echo "$me: error: writing the GOAL schedule ($2) failed" >&2; exit 1; }
+    {
+        echo "num_ranks $ranks"
+        wg_r=0
+        while [ "$wg_r" -lt "$ranks" ]; do
+            echo "rank $wg_r {"; cat "$work/g/ops.$wg_r"; [ ! -f "$work/g/deps.$wg_r" ] || cat "$work/g/deps.$wg_r"; echo "}"
+            wg_r=$((wg_r + 1))
+        done
+    } > "$work/$1.goal"
+    rm -r "$work/g"
+    goal_mb=$(du -m "$work/$1.goal" | cut -f1)
+    wg_a=$(now)
+    "$lb/txt2bin" -i "$work/$1.goal" -o "$work/$1.bin" > "$work/txt2bin.out" 2>&1 ||
+        { echo "$me: error: txt2bin failed on the $2 schedule:" >&2; tail -5 "$work/txt2bin.out" >&2; exit 1; }
+    wg_b=$(now)
+    rm "$work/$1.goal"
+    echo "$1 $counts $goal_mb $(du -m "$work/$1.bin" | cut -f1) $(awk -v a="$wg_a" -v b="$wg_b" 'BEGIN { printf "%.2f", b - a }')" >> "$work/goals"
+}
+# predicted ends: retime's predicted_ns from its JSON, LogGOPSim's maximum finishing time (ps) in ns
+json_field() { sed 's/"per_rank".*//' "$1" | tr ',' '\n' | awk -v k="\"$2\": " 'index($0, k) { sub(/.*: /, ""); print; exit }'; }
+# net_counts JSON: "ROUTED CROSSINGS", the routed messages and the sum of the links' message counts
+net_counts() {
+    sed 's/"per_rank".*//' "$1" | awk '{
+        i = index($0, "\"routed\": "); routed = substr($0, i + 10) + 0
+        n = split(substr($0, index($0, "\"links\": [")), l, "{\"link\": ")
+        for (k = 2; k <= n; k++) { j = index(l[k], "\"messages\": "); c += substr(l[k], j + 12) + 0 }
+        printf "%.0f %.0f", routed, c }'
+}
+lgs_end() {
+    le=$(sed -n 's/^Maximum finishing time at host [0-9]*: \([0-9]*\) .*/\1/p' "$1")
+    [ -n "$le" ] || { echo "$me: error: LogGOPSim did not finish the schedule:" >&2; tail -5 "$1" >&2; exit 1; }
+    awk -v p="$le" 'BEGIN { printf "%.3f", p / 1000 }'
+}
+: > "$work/goals"
+for v in $(echo "$variants" | tr ',' ' '); do write_goal "$v" "$v" "$trace"; done
+awk '{ printf "# GOAL %-4s: %d sends (%d point-to-point, %d allreduce), %d calcs, %d ops, %d dependencies; %d MB text, %d MB binary; txt2bin %.2f s (not counted)\n",
+       $1, $2 + $3, $2, $3, $4, $5, $6, $7, $8, $9 }' "$work/goals"
+
+# ---- the runs: round r runs retime, then each LogGOPSim variant; files read once first (page cache)
+cat "$trace"/traces.otf2 "$trace"/traces.def "$trace"/traces/* "$work"/*.bin > /dev/null
+: > "$work/runs"
+: > "$work/nets"
+r=1
+while [ "$r" -le "$repeat" ]; do
+    a=$(now)
+    /usr/bin/time -f '%e %M' -o "$work/time" "$retime" replay "$trace" $retime_model --format json --quiet > "$work/out.json"
+    b=$(now)
+    pred=$(json_field "$work/out.json" predicted_ns)
+    msgs=$(json_field "$work/out.json" messages)
+    recs=$(json_field "$work/out.json" events)
+    echo "retime $r $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b - a }') $(tail -1 "$work/time") $pred $msgs $recs" >> "$work/runs"
+    for n in $(echo "$nets" | tr ',' ' '); do
+        a=$(now)
+        # shellcheck disable=SC2086
+        /usr/bin/time -f '%e %M' -o "$work/time" "$retime" replay "$trace" $retime_model --topology "$n" \
+            --format json --quiet > "$work/out.json" 2> "$work/net.err" ||
+            { echo "$me: error: retime replay --topology $n failed:" >&2; cat "$work/net.err" >&2; exit 1; }
+        b=$(now)
+        echo "net:$n $r $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b - a }') $(tail -1 "$work/time") $(json_field "$work/out.json" predicted_ns)" >> "$work/runs"
+        [ "$r" -gt 1 ] || echo "net:$n $(net_counts "$work/out.json")" >> "$work/nets"
+    done
+    for v in $(echo "$variants" | tr ',' ' '); do
+        a=$(now)
+        # shellcheck disable=SC2086
+        /usr/bin/time -f '%e %M' -o "$work/time" "$lb/LogGOPSim" -f "$work/$v.bin" -b $lgs_model > "$work/lgs.out"
+        b=$(now)
+        echo "lgs-$v $r $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b - a }') $(tail -1 "$work/time") $(lgs_end "$work/lgs.out")" >> "$work/runs"
+    done
+    r=$((r + 1))
+done
+
+# ---- the table
+echo "# load average after the runs: $(load)"
+echo
+awk -v goals="$work/goals" -v netsf="$work/nets" -v R="$repeat" '
+function med(list,    n, a, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function mn(list,    n, a, i, m) { n = split(list, a, " "); m = a[1]; for (i = 2; i <= n; i++) if (a[i] + 0 < m + 0) m = a[i]; return m }
+function verdict(ok) { return ok ? "met" : "NOT met" }
+BEGIN {
+    while ((getline line < goals) > 0) { split(line, f, " "); nv++; vn[nv] = f[1]; sends["lgs-" f[1]] = f[2] + f[3] }
+    desc["coll"] = "GOAL coll: the same pattern"; desc["p2p"] = "GOAL p2p: no allreduce"
+    desc["bare"] = "GOAL bare: no allreduce, no compute"
+    while ((getline line < netsf) > 0) { split(line, f, " "); nn++; nk[nn] = f[1]; routed[f[1]] = f[2]; cross[f[1]] = f[3] }
+}
+{
+    k = $1; wall[k] = wall[k] (wall[k] == "" ? "" : " ") $3
+    if ($5 + 0 > rss[k]) rss[k] = $5 + 0
+    pred[k] = $6
+    if (k == "retime") { msgs = $7; recs = $8 }
+}
+END {
+    if (!("retime" in wall)) exit 1
+    printf "messages = the pattern'"'"'s point-to-point messages (retime'"'"'s count); msgs/s = messages / median wall; sends = the\n"
+    printf "messages LogGOPSim simulates; wall = the whole process (read, replay, output), min and median of %d rounds;\n", R
+    printf "RSS = the largest peak of the rounds; end = predicted end time, diff = its difference from retime'"'"'s\n"
+    printf "%-10s %-36s %8s %8s %7s %7s %7s %8s %10s %8s\n", "tool", "input", "messages", "sends", "min_s", "med_s",
+           "Mmsg/s", "RSS_MiB", "end_ms", "diff"
+    rm = med(wall["retime"]); rr = rss["retime"]
+    printf "%-10s %-36s %8d %8s %7.3f %7.3f %7.3f %8.1f %10.3f %8s\n", "retime", "OTF2, " recs " records, read incl.",
+           msgs, "-", mn(wall["retime"]), rm, msgs / rm / 1e6, rr / 1024, pred["retime"] / 1e6, "-"
+    for (i = 1; i <= nn; i++) {
+        k = nk[i]; m = med(wall[k])
+        printf "%-10s %-36s %8d %8s %7.3f %7.3f %7.3f %8.1f %10.3f %+7.2f%%\n", "retime", "OTF2, on " substr(k, 5), msgs, "-",
+               mn(wall[k]), m, msgs / m / 1e6, rss[k] / 1024, pred[k] / 1e6, (pred[k] - pred["retime"]) / pred["retime"] * 100
+    }
+    for (i = 1; i <= nv; i++) {
+        k = "lgs-" vn[i]; m = med(wall[k])
+        printf "%-10s %-36s %8d %8d %7.3f %7.3f %7.3f %8.1f %10.3f %+7.2f%%\n", "LogGOPSim", desc[vn[i]], msgs,
+               sends[k], mn(wall[k]), m, msgs / m / 1e6, rss[k] / 1024, pred[k] / 1e6, (pred[k] - pred["retime"]) / pred["retime"] * 100
+    }
+    printf "\nretime / LogGOPSim, at the medians (targets: messages/s >= 2x, memory <= 0.5x):\n"
+    for (i = 1; i <= nv; i++) {
+        k = "lgs-" vn[i]; s = med(wall[k]) / rm; mr = rr / rss[k]
+        printf "  vs %-4s: messages/s %.2fx (%s), peak RSS %.2fx (%s)\n", vn[i], s, verdict(s >= 2), mr, verdict(mr <= 0.5)
+        for (j = 1; j <= nn; j++) {
+            k = nk[j]; s = med(wall["lgs-" vn[i]]) / med(wall[k]); mr = rss[k] / rss["lgs-" vn[i]]
+            printf "    on %-20s messages/s %.2fx (%s), peak RSS %.2fx (%s)\n", substr(k, 5) ":", s, verdict(s >= 2), mr, verdict(mr <= 0.5)
+        }
+    }
+    if (nn) printf "\nthe network layer'"'"'s cost: (median wall on the network - retime'"'"'s without) per routed message and per link crossed:\n"
+    for (i = 1; i <= nn; i++) {
+        k = nk[i]; d = (med(wall[k]) - rm) * 1e9
+        printf "  %-20s %8d routed, %.2f links per route: %+8.1f ns per message, %+8.1f ns per link\n", substr(k, 5) ":",
+               routed[k], routed[k] ? cross[k] / routed[k] : 0, routed[k] ? d / routed[k] : 0, cross[k] ? d / cross[k] : 0
+    }
+}' "$work/runs"
+
+# ---- per iteration: both tools' predicted ends after 1..4 iterations, one run each
+[ "$breakdown" = 1 ] || exit 0
+echo
+echo "per iteration (coll schedule; the increase of each tool's predicted end from the iteration before):"
+prev_r=0 prev_l=0 bd=1
+while [ "$bd" -le 4 ]; do
+    t=$(trace_for "$(events_of "$bd")" "$ranks")
+    write_goal bd coll "$t"
+    "$retime" replay "$t" $retime_model --format json --quiet > "$work/out.json"
+    # shellcheck disable=SC2086
+    "$lb/LogGOPSim" -f "$work/bd.bin" -b $lgs_model > "$work/lgs.out"
+    pr=$(json_field "$work/out.json" predicted_ns) pl=$(lgs_end "$work/lgs.out")
+    case $(((bd - 1) % 4)) in
+    0|1) kind="MPI_Ssend/MPI_Recv (rendezvous in retime)" ;;
+    2) kind="MPI_Send/MPI_Recv (eager)" ;;
+    *) kind="MPI_Irecv x2, MPI_Isend x2, MPI_Waitall" ;;
+    esac
+    awk -v n="$bd" -v k="$kind" -v r="$pr" -v l="$pl" -v pr="$prev_r" -v pl="$prev_l" 'BEGIN {
+        printf "  iteration %d, %-42s retime %+9.3f us, LogGOPSim %+9.3f us, retime - LogGOPSim %+8.3f us\n",
+               n - 1, k ":", (r - pr) / 1e3, (l - pl) / 1e3, ((r - pr) - (l - pl)) / 1e3 }'
+    prev_r=$pr prev_l=$pl bd=$((bd + 1))
+done
