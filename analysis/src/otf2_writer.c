@@ -655,7 +655,8 @@ int rt_otf2_write(const rt_trace *trace, const rt_depgraph *timing, const char *
     }
     created = 1;
     snprintf(descr, sizeof descr, "retime: predicted timing of %s", rt_trace_path(trace));
-    w.ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
+    /* 1 MiB definition chunks, not 4: a reader zeroes one for each location's local definitions */
+    w.ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 1024 * 1024, OTF2_SUBSTRATE_POSIX,
                              OTF2_COMPRESSION_NONE);
     if (!w.ar) {
         fail(&w, RT_EIO, "OTF2 cannot create an archive here");

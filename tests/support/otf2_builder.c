@@ -47,7 +47,8 @@ tb_builder *tb_create(const char *dir, uint32_t ranks)
     b->ranks = ranks;
     b->first = UINT64_MAX;
     b->w = calloc(ranks, sizeof *b->w);
-    b->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+    /* 1 MiB definition chunks as the tracer's: each location's local definitions cost a zeroed chunk to read */
+    b->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 1024 * 1024,
                               OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!b->w || !b->ar) {
         free(b->w);
