@@ -59,6 +59,26 @@ json=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 -
 check torus-contention has "$json" '"routed": 2, "local": 0, "contention_ns": 2000,'
 text=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4)
 check torus-top-link has "$(grep -A1 'top 5 links by contention' <<<"$text" | tail -1)" 'r(1,0)+x                                            2us'
+# Minimal adaptive routing (torus:4x4,adaptive): ranks 0, 1, 2, 3 on nodes 0 (0,0), 1 (1,0),
+# 6 (2,1), 7 (3,1), the others on the rest. In dimension order 0 -> 6 goes r(0,0)+x r(1,0)+x
+# r(2,0)+y and 1 -> 7 r(1,0)+x r(2,0)+x r(3,0)+y: they share r(1,0)+x, ends 5000 and 5000. Adaptive,
+# whichever is routed second finds r(1,0)+x busy and takes the idle y link there first (0 -> 6:
+# r(0,0)+x r(1,0)+y r(1,1)+x; 1 -> 7: r(1,0)+y r(1,1)+x r(2,1)+x): no link shared, 4000 and 4000.
+printf '0 0\n1 1\n2 6\n3 7\n' > "$work/map-adaptive.txt"
+node=2; for r in $(seq 4 15); do while [[ $node == 6 || $node == 7 ]]; do node=$((node + 1)); done
+  echo "$r $node" >> "$work/map-adaptive.txt"; node=$((node + 1)); done
+M=(--mapping "file:$work/map-adaptive.txt")
+out=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 "${M[@]}" --format csv)
+check torus-dor-shared same "$(rank_end "$out" 2),$(rank_end "$out" 3)" 5000,5000
+out=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4,adaptive "${M[@]}" --format csv)
+check torus-adaptive-apart same "$(rank_end "$out" 2),$(rank_end "$out" 3)" 4000,4000
+json=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4,adaptive "${M[@]}" --format json)
+check torus-adaptive-no-contention has "$json" '"routed": 2, "local": 0, "contention_ns": 0,'
+check torus-adaptive-spec has "$json" '"topology": "torus:4x4,adaptive, file:'
+check torus-adaptive-turned has "$json" '"name": "r(1,0)+y", "messages": 1,'
+# with the block mapping both routes have only x hops: adaptive has no other minimal link
+out=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4,adaptive --format csv)
+check torus-adaptive-no-choice same "$(rank_end "$out" 2),$(rank_end "$out" 3)" 5000,5000
 # two ranks per node, block: ranks 0, 1 on node 0 and 2, 3 on node 1: both messages go from node
 # 0 to node 1 and share its injection link (and the link between): ends 5000 and 5000.
 out=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 --ranks-per-node 2 --format csv)

@@ -299,6 +299,77 @@ static void test_torus(void)
     check_structure("mesh:5", EVERY_LINK | TIGHT);
 }
 
+/* Loads for adaptive routing: ctx points at one loaded link (load 1), or NULL for a
+ * pseudo-random load on every link. */
+static uint32_t test_load(void *ctx, uint32_t link)
+{
+    if (ctx)
+        return link == *(const uint32_t *)ctx;
+    uint32_t h = link * 2654435761u;
+    return (h >> 16) % 5;
+}
+
+static void test_torus_adaptive(void)
+{
+    rt_topology *t = make("torus:4x4,adaptive"), *dor = make("torus:4x4");
+    CHECK_EQ_STR(rt_topology_spec(t), "torus:4x4,adaptive");
+    CHECK_EQ_INT(rt_topology_adaptive(t), 1);
+    CHECK_EQ_INT(rt_topology_adaptive(dor), 0);
+    uint32_t a[64], b[64], loaded;
+    /* r(1,0)+x is the second link of dimension order's 1 -> 2 */
+    CHECK_EQ_INT(rt_topology_route(dor, 1, 2, 0, a), 3);
+    loaded = a[1];
+    /* 0 (0,0) -> 6 (2,1): x 2 hops positive (the tie), y 1 hop positive. At r(0,0) both links
+     * are idle: x (the lower dimension). At r(1,0) the x link is loaded and the y link idle: y.
+     * At r(1,1) only x is left. Dimension order would take the loaded link. */
+    char want[] = "n0>r(0,0) r(0,0)+x r(1,0)+y r(1,1)+x r(2,1)>n6";
+    uint32_t n = rt_topology_route_load(t, 0, 6, 0, test_load, &loaded, a);
+    CHECK_EQ_INT(n, 5);
+    char got[256];
+    size_t len = 0;
+    for (uint32_t i = 0; i < n && len < sizeof got; i++) {
+        char name[64];
+        rt_topology_link_name(t, a[i], name, sizeof name);
+        len += (size_t)snprintf(got + len, sizeof got - len, "%s%s", i ? " " : "", name);
+    }
+    CHECK_EQ_STR(got, want);
+    /* the same load on a topology that is not adaptive: dimension order, through the loaded link */
+    CHECK_EQ_STR(route_names(dor, 0, 6, 0), "n0>r(0,0) r(0,0)+x r(1,0)+x r(2,0)+y r(2,1)>n6");
+    CHECK_EQ_INT(rt_topology_route_load(dor, 0, 6, 0, test_load, &loaded, b), 5);
+    CHECK_EQ_INT(b[2], loaded);
+    rt_topology_destroy(t);
+    rt_topology_destroy(dor);
+
+    /* Every pair, on tori and meshes: with no load (NULL, or a link no route takes) the route is
+     * dimension order's; with any load it is minimal (as long) and its links join up. */
+    static const char *const specs[] = {"torus:4x4,adaptive", "mesh:3x4,adaptive", "torus:3x4x2,adaptive",
+                                        "torus:5x2x3,adaptive"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        t = make(specs[i]);
+        uint32_t nodes = rt_topology_nodes(t), none = rt_topology_links(t);
+        int diffs = 0;
+        for (uint32_t s = 0; s < nodes; s++)
+            for (uint32_t d = 0; d < nodes; d++) {
+                uint32_t nd = rt_topology_route(t, s, d, 0, a);
+                CHECK_EQ_INT(rt_topology_route_load(t, s, d, 0, NULL, NULL, b), nd);
+                CHECK(memcmp(a, b, nd * sizeof *a) == 0);
+                CHECK_EQ_INT(rt_topology_route_load(t, s, d, 0, test_load, &none, b), nd);
+                CHECK(memcmp(a, b, nd * sizeof *a) == 0);
+                uint32_t nl = rt_topology_route_load(t, s, d, 0, test_load, NULL, b);
+                CHECK_EQ_INT(nl, nd);
+                diffs += memcmp(a, b, nd * sizeof *a) != 0;
+                for (uint32_t k = 0; k + 1 < nl; k++) {
+                    struct rt_link_info x, y;
+                    rt_topology_link(t, b[k], &x);
+                    rt_topology_link(t, b[k + 1], &y);
+                    CHECK_EQ_INT(x.to, y.from);
+                }
+            }
+        CHECK(diffs > 0); /* the load did change some routes */
+        rt_topology_destroy(t);
+    }
+}
+
 /* ------------------------------------------------------------------ fat tree */
 
 /* The top switch (level h) a route passes, from its up link into level h; -1 when none. */
@@ -599,9 +670,9 @@ static void test_bad_specs(void)
     expect_error("torus:4096x4096x2", RT_ERANGE, "topology 'torus:4096x4096x2': more than 16777216 nodes");
     expect_error("torus:99999999999999999999999", RT_ERANGE,
                  "topology 'torus:99999999999999999999999': dimension 1 is too large (at most 16777216 nodes in all)");
-    expect_error("torus:4x4,adaptive", RT_EINVAL,
-                 "topology 'torus:4x4,adaptive': adaptive routing is not implemented yet (torus routes in dimension order)");
-    expect_error("mesh:4x4,foo", RT_EINVAL, "topology 'mesh:4x4,foo': unknown option 'foo' (mesh takes none)");
+    expect_error("torus:4x4,adaptive,x", RT_EINVAL,
+                 "topology 'torus:4x4,adaptive,x': unknown option 'adaptive,x' (torus takes only 'adaptive')");
+    expect_error("mesh:4x4,foo", RT_EINVAL, "topology 'mesh:4x4,foo': unknown option 'foo' (mesh takes only 'adaptive')");
     expect_error("torus:4\x01", RT_EINVAL, "topology 'torus:4\\x01': unexpected '\\x01' after dimension 1");
     expect_error("fattree", RT_EINVAL,
                  "topology 'fattree': expected fattree:XGFT(h;m1,...,mh;w1,...,wh), fattree:N or fattree:N,radix=K");
@@ -864,6 +935,7 @@ int main(void)
 {
     test_crossbar();
     test_torus();
+    test_torus_adaptive();
     test_fattree();
     test_dragonfly();
     test_bad_specs();

@@ -909,6 +909,11 @@ uint32_t rt__flownet_active(const struct rt__flownet *fn)
     return fn ? fn->active : 0;
 }
 
+uint32_t rt__flownet_link_load(const struct rt__flownet *fn, uint32_t link)
+{
+    return fn && link < fn->nlinks ? fn->links[link].n : 0;
+}
+
 rt_time_ps rt__flownet_now(const struct rt__flownet *fn)
 {
     return fn ? fn->now : 0;

@@ -84,6 +84,9 @@ int rt__flownet_advance(struct rt__flownet *fn, rt_time_ps t,
 /** Number of active (started, not yet completed) flows. */
 uint32_t rt__flownet_active(const struct rt__flownet *fn);
 
+/** Number of active flows over link @p link (0 when out of range): the load adaptive routing reads. */
+uint32_t rt__flownet_link_load(const struct rt__flownet *fn, uint32_t link);
+
 /** The time last advanced to or started at. */
 rt_time_ps rt__flownet_now(const struct rt__flownet *fn);
 

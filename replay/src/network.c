@@ -326,6 +326,12 @@ void rt__netrun_destroy(struct rt__netrun *n)
     free(n);
 }
 
+/* The load adaptive routing reads: the flows on a link now. */
+static uint32_t link_load(void *ctx, uint32_t link)
+{
+    return rt__flownet_link_load(ctx, link);
+}
+
 int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m, rt_time_ps t, rt_time_ps wire,
                     rt_time_ps byte_ps, uint64_t user, rt_time_ps *arrive)
 {
@@ -342,7 +348,7 @@ int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m
         *arrive = t + (rt_time_ps)llround(lat + per * (double)m);
         return 0;
     }
-    uint32_t len = rt_topology_route(net->topo, a, b, user, n->route);
+    uint32_t len = rt_topology_route_load(net->topo, a, b, user, link_load, n->fn, n->route);
     rt_time_ps lat = (wire - byte_ps) + (rt_time_ps)llround(n->hop_ps * (double)(len ? len - 1 : 0));
     n->routed++;
     if (m == 0 || byte_ps <= 0) { /* nothing to share: latency only */
@@ -510,7 +516,7 @@ static int bg_send(struct rt__netrun *n, uint32_t i, uint32_t j, rt_time_ps t)
 {
     uint32_t a = n->bg_node[i], b = n->bg_node[j];
     uint64_t user = BG_USER | n->bg_sent++;
-    uint32_t len = rt_topology_route(n->net->topo, a, b, user, n->route);
+    uint32_t len = rt_topology_route_load(n->net->topo, a, b, user, link_load, n->fn, n->route);
     /* no limit of its own: its NIC links, the first and last of its route, hold it to a NIC's rate */
     return rt__flownet_start(n->fn, t, n->route, len, n->net->bg.size, 1e300, user, NULL) ? RT_ENOMEM : RT_OK;
 }

@@ -130,3 +130,15 @@ uint32_t rt_topology_route(const rt_topology *t, uint32_t src, uint32_t dst, uin
         return 0;
     return t->ops->route(t, src, dst, salt, links);
 }
+
+int rt_topology_adaptive(const rt_topology *t) { return t->adaptive && t->ops->route_load; }
+
+uint32_t rt_topology_route_load(const rt_topology *t, uint32_t src, uint32_t dst, uint64_t salt, rt_link_load_fn load,
+                                void *ctx, uint32_t *links)
+{
+    if (src == dst || src >= t->nodes || dst >= t->nodes)
+        return 0;
+    if (!load || !rt_topology_adaptive(t))
+        return t->ops->route(t, src, dst, salt, links);
+    return t->ops->route_load(t, src, dst, load, ctx, links);
+}

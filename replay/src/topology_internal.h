@@ -20,6 +20,7 @@
 struct rt_topology {
     const struct rt__topo_ops *ops; /* set by rt_topology_create() */
     uint32_t nodes, vertices, links, max_route;
+    int adaptive;                  /* route_load picks among minimal routes by link load */
     char spec[RT__TOPO_SPEC_MAX];  /* canonical */
 };
 
@@ -35,6 +36,9 @@ struct rt__topo_ops {
     /* snprintf-like: the name's uncut length */
     size_t (*link_name)(const rt_topology *t, uint32_t link, char *buf, size_t n);
     uint32_t (*route)(const rt_topology *t, uint32_t src, uint32_t dst, uint64_t salt, uint32_t *links);
+    /* Adaptive routing by link load (NULL: the kind has none); called only when t->adaptive. */
+    uint32_t (*route_load)(const rt_topology *t, uint32_t src, uint32_t dst, rt_link_load_fn load, void *ctx,
+                           uint32_t *links);
 };
 
 extern const struct rt__topo_ops rt__topo_crossbar;

@@ -277,7 +277,7 @@ const char cli_model_usage[] =
     "           bursty background traffic (rates as 0.2/us): in a burst the wire latency is\n"
     "           multiplied by latency= and the bandwidth by bandwidth=\n"
     "  network: --topology crossbar (default: each rank's single port, the model alone) | crossbar-flow |\n"
-    "           torus:AxBxC | mesh:AxB | fattree:XGFT(h;m1,..;w1,..) | fattree:N | dragonfly:g,a,p,h[,valiant]\n"
+    "           torus:AxBxC[,adaptive] | mesh:AxB[,adaptive] | fattree:XGFT(h;m1,..;w1,..) | fattree:N | dragonfly:g,a,p,h[,valiant]\n"
     "           [--mapping block|round-robin|random:SEED|file:PATH] [--ranks-per-node N]\n"
     "           [--link-bw BW] [--nic-bw BW] [--hop-latency TIME] [--shm-alpha TIME] [--shm-beta TIME/SIZE]\n"
     "           [--perturb ratio=R,pattern=random-permutation|uniform,size=SIZE,interval=T |\n"

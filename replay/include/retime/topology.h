@@ -108,6 +108,22 @@ size_t rt_topology_link_name(const rt_topology *t, uint32_t link, char *buf, siz
  */
 uint32_t rt_topology_route(const rt_topology *t, uint32_t src, uint32_t dst, uint64_t salt, uint32_t *links);
 
+/** How loaded a link is for adaptive routing: the flows on @p link now. */
+typedef uint32_t (*rt_link_load_fn)(void *ctx, uint32_t link);
+
+/** Whether the topology routes adaptively (`torus:...,adaptive`, `mesh:...,adaptive`): then
+ *  rt_topology_route_load() picks among the minimal routes by link load. */
+int rt_topology_adaptive(const rt_topology *t);
+
+/**
+ * Routes as rt_topology_route(), and on an adaptive topology picks, at each router, among the
+ * links that still lead along a minimal route the one with the least @p load (ties: dimension
+ * order), so that with no load anywhere the route is rt_topology_route()'s. Deterministic for
+ * the same loads. @p load NULL, or a topology that is not adaptive: rt_topology_route().
+ */
+uint32_t rt_topology_route_load(const rt_topology *t, uint32_t src, uint32_t dst, uint64_t salt, rt_link_load_fn load,
+                                void *ctx, uint32_t *links);
+
 /** The kinds rt_topology_create() knows, for help texts: "crossbar, torus, mesh, fattree, dragonfly". */
 const char *rt_topology_kinds(void);
 
