@@ -118,6 +118,7 @@ void rt_depgraph_on_dep(void *ud, uint32_t rank, uint64_t index, const struct rt
 {
     rt_depgraph *g = ud;
     (void)ev;
+    g->complete_ok = 0;
     if (!held(g, rank) || index != g->seen[rank] || index >= g->n[rank]) {
         if (!g->disorder) {
             g->disorder = 1;
@@ -189,13 +190,19 @@ static int check_held(const rt_depgraph *g, rt_error *err)
 int rt_depgraph_check(const rt_depgraph *g, rt_error *err)
 {
     int rc = rt__dg_fetch((rt_depgraph *)g, NULL, err);
-    return rc ? rc : rt__dg_agree(g, check_held(g, err), err);
+    if (!rc && !(rc = rt__dg_agree(g, check_held(g, err), err)))
+        ((rt_depgraph *)g)->complete_ok = 1; /* check_held is the stricter test */
+    return rc;
 }
 
 /* What every result needs: all records there, every remote source an event (the finer
- * points of the contract are check_held's). Collective. */
+ * points of the contract are check_held's). Collective; once it passed (on every process, as
+ * rt__dg_agree makes it) the records and fetched times stand until a new record comes, so the
+ * later results skip it. */
 static int complete(rt_depgraph *g, rt_error *err)
 {
+    if (g->complete_ok)
+        return RT_OK;
     int rc = rt__dg_fetch(g, NULL, err);
     if (rc)
         return rc;
@@ -204,7 +211,9 @@ static int complete(rt_depgraph *g, rt_error *err)
         bad = g->seen[r] != g->n[r];
     for (uint64_t i = 0; i < g->total && !bad; i++)
         bad = !src_ok(g, &g->rec[i]);
-    return rt__dg_agree(g, bad ? check_held(g, err) : RT_OK, err);
+    if (!(rc = rt__dg_agree(g, bad ? check_held(g, err) : RT_OK, err)))
+        g->complete_ok = 1;
+    return rc;
 }
 
 int rt_depgraph_event(const rt_depgraph *g, uint32_t rank, uint64_t index, struct rt_dep_event *out, rt_error *err)
@@ -315,6 +324,9 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
     }
     if (info)
         *info = inf;
+    /* every record is there, with the sources of s, which passed complete(), and their times
+     * fetched: complete() would pass */
+    g->complete_ok = 1;
     *out = g;
     return RT_OK;
 fail:
@@ -1062,21 +1074,27 @@ int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff 
     for (uint32_t r = B->lo; r < B->hi && !rc; r++) {
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(B->t, r, &n);
+        rt_time_ps rank_on = 0, rank_off = 0; /* the rank's row, added once after its events */
         walker_rank(&w);
         for (uint64_t j = 0; j < n && !rc; j++) {
             const struct rt__dep_rec *a = R(A, r, j), *b = R(B, r, j);
             int on = marked(B->onpath, B->base[r] + j), brem = remote_binds(b);
             int arem = src_kind(a) != RT_DEP_NONE, hasb = src_kind(b) != RT_DEP_NONE;
             uint32_t size = RT_NONE;
+            /* The edges into the event share its rank, call site and region rows: their values
+             * are summed first and added once (integers: the order does not matter); the size
+             * rows differ (none for the local edge). on[0..1]/off[0..1]: local, remote. */
+            rt_time_ps on_v[2] = {0, 0}, off_v[2] = {0, 0};
+            int any_remote = 0;
             /* local edge */
             rt_time_ps wa = a->local_ready - t_prev(A, r, j), wb = b->local_ready - t_prev(B, r, j);
             rt_time_ps dl = wb - wa;
             d->edges++;
             if (on && !brem) {
                 len_a_cpb += wa;
-                add_groups(&m, r, &w.c, 0, RT_NONE, dl, 0);
+                on_v[0] = dl;
             } else {
-                add_groups(&m, r, &w.c, 0, RT_NONE, 0, dl);
+                off_v[0] = dl;
             }
             d->injected += dl;
             d->injected_negative += dl < 0 ? dl : 0;
@@ -1095,11 +1113,12 @@ int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff 
                 d->edges++;
                 d->injected += dr;
                 d->injected_negative += dr < 0 ? dr : 0;
+                any_remote = 1;
                 if (on && brem) {
                     len_a_cpb += war;
-                    add_groups(&m, r, &w.c, 1, size, dr, 0);
+                    on_v[1] += dr;
                 } else {
-                    add_groups(&m, r, &w.c, 1, size, 0, dr);
+                    off_v[1] += dr;
                 }
             }
             /* A's remote edge where B has another source (or none): off B's path */
@@ -1111,13 +1130,25 @@ int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff 
                 d->edges++;
                 d->injected += da;
                 d->injected_negative += da < 0 ? da : 0;
-                add_groups(&m, r, &w.c, 1, size, 0, da);
+                any_remote = 1;
+                off_v[1] += da;
             } else if (hasb && !arem) {
                 d->source_changed++;
             }
+            rt_time_ps on_all = on_v[0] + on_v[1], off_all = off_v[0] + off_v[1];
+            rank_on += on_all;
+            rank_off += off_all;
+            smap_add(&m, RT_GROUP_CALLSITE, 0, w.c.callsite, w.c.call_region, 0, on_all, off_all);
+            smap_add(&m, RT_GROUP_REGION, 0, RT_NONE, w.c.region, w.c.region == RT_NONE ? 0 : w.c.instance, on_all,
+                     off_all);
+            smap_add(&m, RT_GROUP_SIZE, 0, RT_NONE, RT_NONE, 0, on_v[0], off_v[0]);
+            if (any_remote)
+                smap_add(&m, RT_GROUP_SIZE, 0, size, RT_NONE, 0, on_v[1], off_v[1]);
             if (walker_apply(&w, ev, n, j))
                 rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         }
+        if (n)
+            smap_add(&m, RT_GROUP_RANK, 0, r, RT_NONE, 0, rank_on, rank_off);
     }
     v[0] = len_a_cpb;
     v[1] = (int64_t)d->edges;

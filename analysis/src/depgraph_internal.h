@@ -43,6 +43,7 @@ struct rt_depgraph {
     uint64_t disorder_index;
     uint8_t *onpath;           /* one bit per event held: on the critical path */
     int have_cp, have_ws;
+    int complete_ok;           /* complete() or rt_depgraph_check() passed since the last record */
     struct rt_critical_path cp;
     struct rt_cp_segment *seg;
     struct rt_dep_share *cp_share;
