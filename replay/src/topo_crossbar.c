@@ -71,4 +71,5 @@ static uint32_t xbar_route(const rt_topology *t, uint32_t src, uint32_t dst, uin
     return 2;
 }
 
-const struct rt__topo_ops rt__topo_crossbar = {"crossbar", xbar_create, xbar_link, xbar_link_name, xbar_route};
+const struct rt__topo_ops rt__topo_crossbar = {"crossbar", xbar_create, xbar_link, xbar_link_name, xbar_route,
+                                                NULL /* static routes only */};

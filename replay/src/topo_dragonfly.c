@@ -244,4 +244,4 @@ static uint32_t dragonfly_route(const rt_topology *t, uint32_t src, uint32_t dst
 }
 
 const struct rt__topo_ops rt__topo_dragonfly = {"dragonfly", dragonfly_create, dragonfly_link, dragonfly_link_name,
-                                                dragonfly_route};
+                                                dragonfly_route, NULL /* static routes only */};

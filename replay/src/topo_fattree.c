@@ -322,4 +322,4 @@ static uint32_t fattree_route(const rt_topology *t, uint32_t src, uint32_t dst, 
 }
 
 const struct rt__topo_ops rt__topo_fattree = {"fattree", fattree_create, fattree_link, fattree_link_name,
-                                              fattree_route};
+                                              fattree_route, NULL /* static routes only */};

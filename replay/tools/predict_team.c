@@ -806,12 +806,6 @@ int predict_tradeoff(struct args *a)
             if (t.ntrace_dirs == TRADEOFF_MAX_TRACES)
                 return cli_die("--traces: at most %d", TRADEOFF_MAX_TRACES);
             t.trace_dirs[t.ntrace_dirs++] = v;
-        } else if (cli_opt(a, "--traces", &v)) {
-            if (!v || !*v)
-                return cli_die("--traces needs a directory: a shift benchmark run or a directory of them");
-            if (t.ntrace_dirs == TRADEOFF_MAX_TRACES)
-                return cli_die("--traces: at most %d", TRADEOFF_MAX_TRACES);
-            t.trace_dirs[t.ntrace_dirs++] = v;
         } else if (cli_opt(a, "--mode", &v)) {
             if (!v || strcmp(v, "ssend"))
                 return cli_die("bad --mode '%s' (the tradeoff compares the ssend algorithms)", v ? v : "");

@@ -63,6 +63,24 @@ wait_exit() {
   wait "$pid"
   rc=$?
 }
+# Whether PID runs (a zombie does not: in a container nobody may reap it).
+running() {
+  local line fields
+  read -r line <"/proc/$1/stat" 2>/dev/null || return 1
+  read -ra fields <<<"${line##*) }"
+  [ "${fields[0]:-Z}" != Z ]
+}
+# Waits up to 60 s until none of the PIDs runs any more.
+wait_gone() {
+  local p live
+  for _ in $(seq 600); do
+    live=
+    for p in "$@"; do running "$p" && { live=$p; break; }; done
+    [ -z "$live" ] && return 0
+    sleep 0.1
+  done
+  fail "rank process $live still running 60 s after the signal"
+}
 # check_archive DIR NRANKS_WANTED NP: readable by otf2-print and retime info, with events; replays
 # or fails with one clear error line. NRANKS_WANTED "some" accepts 1..NP locations.
 check_archive() {
@@ -104,16 +122,19 @@ for case in mpirun-term ranks-int; do
   wait_for "$dir/traces" -d || fail "the traced run did not start"
   sleep 1
   kill -0 "$pid" 2>/dev/null || fail "the run ended before the signal"
+  ranks=$(children_of "$pid" | tr '\n' ' ')
   if [ "$case" = mpirun-term ]; then
     kill -TERM "$pid"
   else
-    ranks=$(children_of "$pid" | tr '\n' ' ')
     [ -n "$ranks" ] || fail "no rank processes under mpirun $pid"
     # shellcheck disable=SC2086
     kill -INT $ranks
   fi
   wait_exit "$pid"
   [ "$rc" -ne 0 ] || fail "mpirun exited 0 after the signal"
+  # mpirun may exit while its ranks still save their part of the archive: wait for them too
+  # shellcheck disable=SC2086
+  wait_gone $ranks
   grep -q 'retime-trace: rank [0-9]*: \(terminated by SIGTERM\|interrupted by SIGINT\); ' "$tmp/$case.err" ||
     fail "no tracer line about the signal"
   check_archive "$dir" some "$np"
