@@ -42,10 +42,12 @@
 #   size-mismatch        100 bytes sent, 200 received: "inconsistent message: rank 0 event 1"
 #   time-backwards       Leave before its Enter: "location 1 (rank 1) event 1: timestamp goes backwards (50 ns < 100 ns)"
 #   time-overflow        timestamp 2^64-1: "location 1 (rank 1) event 1: timestamp 18446744073709551615 is out of range"
-#   time-far             an event 2^62 ns after the others: "events span from 0 ns (rank 0) to
-#                        4611686018427387904 ns (rank 1), more than the ... (26 days) a trace may span"
-#   time-apart           rank 0 at 0 ns, rank 1 at 2^62 ns, each short: "events span from 0 ns (rank 0) to
-#                        4611686018427388104 ns (rank 1)" (also under mpirun, one rank per process)
+#   time-beyond          an event at 2^52 ns, the first time an event cannot hold: "location 1 (rank 1)
+#                        event 1: timestamp 4503599627370496 is out of range (more than 2^52 ns"
+#   time-far             an event 3 x 2^50 ns after the others: "events span from 0 ns (rank 0) to
+#                        3377699720527872 ns (rank 1), more than the ... (26 days) a trace may span"
+#   time-apart           rank 0 at 0 ns, rank 1 at 3 x 2^50 ns, each short: "events span from 0 ns (rank 0) to
+#                        3377699720528072 ns (rank 1)" (also under mpirun, one rank per process)
 #   time-long            a 2^50 ns (13 days) interval at --compute-scale 4: "the trace spans 1125899906842624 ns;
 #                        times compute scale 4 that is beyond the replay's clock" (at scale 1 it replays)
 #   huge-message         2^64-2 bytes sent and received: "rank 0 event 1: send of 18446744073709551614 bytes"
@@ -191,13 +193,15 @@ expect time-backwards "location 1 (rank 1) event 1: timestamp goes backwards (50
   "$retime" replay "$work/time-backwards" "${H[@]}"
 expect time-overflow "location 1 (rank 1) event 1: timestamp 18446744073709551615 is out of range" \
   "$retime" replay "$work/time-overflow" "${H[@]}"
-expect time-far "events span from 0 ns (rank 0) to 4611686018427387904 ns (rank 1), more than the" \
+expect time-beyond "location 1 (rank 1) event 1: timestamp 4503599627370496 is out of range (more than 2^52 ns" \
+  "$retime" replay "$work/time-beyond" "${H[@]}"
+expect time-far "events span from 0 ns (rank 0) to 3377699720527872 ns (rank 1), more than the" \
   "$retime" replay "$work/time-far" "${H[@]}"
-expect time-apart "events span from 0 ns (rank 0) to 4611686018427388104 ns (rank 1), more than the" \
+expect time-apart "events span from 0 ns (rank 0) to 3377699720528072 ns (rank 1), more than the" \
   "$retime" replay "$work/time-apart" "${H[@]}"
 expect time-long "the trace spans 1125899906842624 ns; times compute scale 4 that is beyond the replay's clock" \
   "$retime" replay "$work/time-long" "${H[@]}" --compute-scale 4
-expect huge-message "rank 0 event 1: send of 18446744073709551614 bytes, more than 1125899906842624 (corrupt size?)" \
+expect huge-message "rank 0 event 1: send of 18446744073709551614 bytes, more than 4398046511103 (corrupt size?)" \
   "$retime" replay "$work/huge-message" "${H[@]}"
 expect huge-collective "collective of 18446744073709551615 bytes sent, 18446744073709551615 received, more than" \
   "$retime" replay "$work/huge-collective" "${H[@]}"

@@ -230,9 +230,12 @@ static int long_compute(const char *dir, uint64_t end)
 
 /* A timestamp of 2^64 - 1 ticks. */
 static int time_overflow(const char *dir) { return long_compute(dir, UINT64_MAX); }
-/* A compute interval of 2^62 ns (146 years): a stray clock, not a run. */
-static int time_far(const char *dir) { return long_compute(dir, UINT64_C(1) << 62); }
-/* Rank 0 computes at 0-200 ns, rank 1 at 2^62 ns: each rank's own span is short, the trace's is
+/* A time of 2^52 ns, the first that an event cannot hold. */
+static int time_beyond(const char *dir) { return long_compute(dir, UINT64_C(1) << 52); }
+/* A compute interval of 3 * 2^50 ns (39 days): longer than a trace may span (2^51 ns), though each
+ * time is one an event can hold (below 2^52 ns). */
+static int time_far(const char *dir) { return long_compute(dir, UINT64_C(3) << 50); }
+/* Rank 0 computes at 0-200 ns, rank 1 at 3 * 2^50 ns: each rank's own span is short, the trace's is
  * not (a distributed open, where each process reads one rank, must still refuse it). */
 static int time_apart(const char *dir)
 {
@@ -241,8 +244,8 @@ static int time_apart(const char *dir)
         return 1;
     tb_enter(b, 0, 0, "compute");
     tb_leave(b, 0, 200, "compute");
-    tb_enter(b, 1, UINT64_C(1) << 62, "compute");
-    tb_leave(b, 1, (UINT64_C(1) << 62) + 200, "compute");
+    tb_enter(b, 1, UINT64_C(3) << 50, "compute");
+    tb_leave(b, 1, (UINT64_C(3) << 50) + 200, "compute");
     return tb_close(b);
 }
 /* A compute interval of 2^50 ns (13 days): valid, but not at --compute-scale 4 (the ps clock). */
@@ -398,6 +401,7 @@ int main(int argc, char **argv)
         {"size-mismatch", size_mismatch},
         {"time-backwards", time_backwards},
         {"time-overflow", time_overflow},
+        {"time-beyond", time_beyond},
         {"time-far", time_far},
         {"time-apart", time_apart},
         {"time-long", time_long},

@@ -833,7 +833,7 @@ static int diagnose(struct cf *c)
             return rt_error_set(c->err, RT_EUNMATCHED,
                                 "%s: clock fix: unmatched receive: rank %u event %" PRIu64 " (receive from rank %u, tag %u, "
                                 "comm '%s', %" PRIu64 " bytes): rank %u never sends it",
-                                c->path, r, R->cur, s, post->aux, comm_name(c, post->comm), post->bytes, s);
+                                c->path, r, R->cur, s, post->aux, comm_name(c, post->comm), (uint64_t)post->bytes, s);
         return rt_error_set(c->err, RT_EDEADLOCK,
                             "%s: clock fix: deadlock: rank %u event %" PRIu64 " (receive from rank %u, tag %u) waits for rank %u, "
                             "which waits at event %" PRIu64 ": no order puts every receive after its send",
@@ -937,7 +937,8 @@ int rt_trace_fix_clocks(rt_trace *t, const struct rt_clock_fix_options *o, struc
             c.lo = t->rows[r].events[0].time;
     if (c.lo == INT64_MAX)
         return RT_OK; /* no events: nothing to order */
-    c.limit = c.lo > INT64_MAX - RT_MAX_SPAN_NS ? INT64_MAX - c.lo : RT_MAX_SPAN_NS;
+    /* and every time must stay below RT_MAX_TIME_NS (c.lo > -RT_MAX_TIME_NS: no overflow) */
+    c.limit = RT_MAX_TIME_NS - 1 - c.lo < RT_MAX_SPAN_NS ? RT_MAX_TIME_NS - 1 - c.lo : RT_MAX_SPAN_NS;
     int rc = pass(&c, 1);
     if (!rc)
         rc = pass(&c, 0); /* the correction's own check: no constraint may be violated any more */

@@ -1006,8 +1006,8 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
          * work since the fork (scaled as compute is) is done. */
         t = local_time(E, R, e);
         rt_time_ps work = 0;
-        if (e->bytes && E->o->compute_scale != 0)
-            work = (rt_time_ps)((double)e->bytes * 1e3 * E->o->compute_scale + 0.5);
+        if (e->work_ns && E->o->compute_scale != 0)
+            work = (rt_time_ps)((double)e->work_ns * 1e3 * E->o->compute_scale + 0.5);
         if (R->fork_pred + work > t)
             t = cpu(E, r, R->fork_pred + work, 0);
         break;

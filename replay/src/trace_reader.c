@@ -793,8 +793,8 @@ static int to_ns(struct reader *r, OTF2_TimeStamp ts, rt_time_ns *out)
         }
         t = q + (2 * rem >= res);
     }
-    /* A stray 64-bit tick count must not wrap into a plausible time. */
-    if (t > INT64_MAX || t < INT64_MIN)
+    /* A stray 64-bit tick count must not wrap into a plausible time; an event holds 53 bits. */
+    if (t >= RT_MAX_TIME_NS || t <= -RT_MAX_TIME_NS)
         return -1;
     *out = (rt_time_ns)t;
     return 0;
@@ -832,9 +832,10 @@ static RT_COLD struct rt_event *push_slow(struct reader *r, OTF2_TimeStamp ts, u
     }
     rt_time_ns t = 0;
     if (to_ns(r, ts, &t)) {
-        fail(r, RT_ECORRUPT, "location %llu (rank %u) event %llu: timestamp %llu is out of range",
-             (unsigned long long)row->location, r->row, (unsigned long long)row->nevents,
-             (unsigned long long)ts);
+        fail(r, RT_ECORRUPT,
+             "location %llu (rank %u) event %llu: timestamp %llu is out of range (more than 2^52 ns, 52 days, "
+             "from the trace's start)",
+             (unsigned long long)row->location, r->row, (unsigned long long)row->nevents, (unsigned long long)ts);
         return NULL;
     }
     if (t < r->last_time) { /* INT64_MIN before the first event */
@@ -847,14 +848,14 @@ static RT_COLD struct rt_event *push_slow(struct reader *r, OTF2_TimeStamp ts, u
     if (r->fast_hi && t >= 0) /* a 1 ns clock: t = ts - global_offset */
         r->fast_lo = ts;
     struct rt_event *e = &row->events[row->nevents++];
-    *e = (struct rt_event){.time = t, .kind = kind, .ref = RT_NONE, .aux = RT_NONE, .comm = RT_NONE};
+    *e = (struct rt_event){.time = t, .kind = kind, .ref = RT_NONE, .aux = RT_NONE, .comm = RT_EV_NO_COMM};
     return e;
 }
 
 /* Appends an event; returns NULL (with the error set) when out of memory or time runs backwards.
  * Every OTF2 event passes here, so the common case is kept to a few instructions inline: room
  * reserved from the declared count, and ts in [fast_lo, fast_hi], which holds only with a 1 ns
- * clock (fast_hi is 0 otherwise) and then means that t = ts - global_offset is in [0, INT64_MAX]
+ * clock (fast_hi is 0 otherwise) and then means that t = ts - global_offset is in [0, RT_MAX_TIME_NS)
  * and not before the previous event (fast_lo is the previous ts, or global_offset at the start).
  * Anything else takes push_slow, which checks and reports as before. */
 static inline struct rt_event *push(struct reader *r, OTF2_TimeStamp ts, uint8_t kind)
@@ -865,7 +866,7 @@ static inline struct rt_event *push(struct reader *r, OTF2_TimeStamp ts, uint8_t
         r->last_time = t;
         r->fast_lo = ts;
         struct rt_event *e = &row->events[row->nevents++];
-        *e = (struct rt_event){.time = t, .kind = kind, .ref = RT_NONE, .aux = RT_NONE, .comm = RT_NONE};
+        *e = (struct rt_event){.time = t, .kind = kind, .ref = RT_NONE, .aux = RT_NONE, .comm = RT_EV_NO_COMM};
         return e;
     }
     return push_slow(r, ts, kind);
@@ -958,7 +959,7 @@ static RT_COLD int team_close(struct reader *r, OTF2_TimeStamp ts)
     if (!e)
         return r->failed;
     e->ref = (uint32_t)r->fork_ev;
-    e->bytes = 0; /* match_teams fills in the other threads' work */
+    e->work_ns = 0; /* match_teams fills in the other threads' work */
     r->stats.forks++;
     return RT_OK;
 }
@@ -1541,7 +1542,7 @@ static int match_teams(struct reader *r, uint32_t row)
                     w = th->spans[c].arrive - f;
             cursor[k - k0] = c;
         }
-        e->bytes = (uint64_t)w;
+        e->work_ns = (uint64_t)w;
     }
     free(cursor);
     for (uint32_t k = k0; k < k1; k++) {
@@ -2005,10 +2006,10 @@ static int open_trace(const char *path, uint32_t nparts, uint32_t part, rt_trace
     rc = resolve_definitions(&r);
     if (rc)
         goto done;
-    /* push's fast range for a 1 ns clock: ts - global_offset in [0, INT64_MAX]; 0 (none)
-     * otherwise, or when global_offset + INT64_MAX would not fit (then push_slow checks). */
-    r.fast_hi = r.timer_resolution == 1000000000u && r.global_offset <= UINT64_MAX - INT64_MAX
-                    ? r.global_offset + INT64_MAX : 0;
+    /* push's fast range for a 1 ns clock: ts - global_offset in [0, RT_MAX_TIME_NS); 0 (none)
+     * otherwise, or when global_offset + RT_MAX_TIME_NS - 1 would not fit (then push_slow checks). */
+    r.fast_hi = r.timer_resolution == 1000000000u && r.global_offset <= UINT64_MAX - (RT_MAX_TIME_NS - 1)
+                    ? r.global_offset + (RT_MAX_TIME_NS - 1) : 0;
     r.have_callsites = r.callsite_of.count != 0;
     /* This process's rows (a distributed replay's part), then split among the readers, both by
      * the rows' declared event counts (Location definitions). */

@@ -22,10 +22,14 @@ extern "C" {
 
 /** The longest span of a trace's timestamps (2^51 ns, 26 days): the replay counts in ps in 64 bits. */
 #define RT_MAX_SPAN_NS (INT64_C(1) << 51)
+/** Every event time t (ns since the global start) has |t| < RT_MAX_TIME_NS (2^52 ns, 52 days). */
+#define RT_MAX_TIME_NS (INT64_C(1) << 52)
 /** The most communicators (defined ones plus per-process instances of self ones) a trace may hold. */
 #define RT_MAX_COMMS (UINT32_C(1) << 21)
-/** The largest message or collective byte count the reader accepts (2^50 B, 1 PiB). */
-#define RT_MAX_BYTES (UINT64_C(1) << 50)
+/** struct rt_event's comm of an event without a communicator (all 22 bits set). */
+#define RT_EV_NO_COMM ((UINT32_C(1) << 22) - 1)
+/** The largest message or collective byte count the reader accepts (2^42 - 1 B, 4 TiB). */
+#define RT_MAX_BYTES ((UINT64_C(1) << 42) - 1)
 
 /** Event kinds kept by the reader; every other OTF2 record is dropped. */
 enum rt_event_kind {
@@ -40,7 +44,7 @@ enum rt_event_kind {
     RT_EV_COLL_BEGIN,      /**< ref = root rank or RT_NONE, aux = enum rt_coll_op, comm, bytes = sent */
     RT_EV_COLL_END,        /**< ref = index of its RT_EV_COLL_BEGIN, bytes = received */
     RT_EV_FORK,            /**< the process's first thread forks a thread team (OpenMP parallel region) */
-    RT_EV_JOIN             /**< the team is joined: ref = index of its RT_EV_FORK, bytes = the slowest
+    RT_EV_JOIN             /**< the team is joined: ref = index of its RT_EV_FORK, work_ns = the slowest
                                 other thread's work [ns] from the fork to its arrival at the join */
 };
 
@@ -64,20 +68,28 @@ enum rt_coll_op {
 };
 
 /**
- * The hot per-event record. Kept at 32 bytes: the trace of a long run is mostly these.
+ * The hot per-event record, 24 bytes: the trace of a long run is mostly these. Bit-fields keep
+ * the fields' names (read and assigned as plain fields; no address can be taken) within the
+ * limits above: a time of 53 bits (|time| < RT_MAX_TIME_NS), a byte count of 42 (RT_MAX_BYTES),
+ * a communicator of 22 (fewer than RT_MAX_COMMS; events without one hold RT_EV_NO_COMM), a kind of 4
+ * and flags of 7 bits. A JOIN has no communicator and holds its 64-bit work_ns there instead.
  * Times are measured nanoseconds since the trace's global start, clock offsets applied.
  */
 struct rt_event {
-    rt_time_ns time;  /**< measured time [ns] */
-    uint64_t bytes;   /**< message bytes; COLL_BEGIN: bytes sent; COLL_END: bytes received */
-    uint32_t ref;     /**< see enum rt_event_kind */
-    uint32_t aux;     /**< see enum rt_event_kind */
-    uint32_t comm;    /**< communicator index (messages, collectives) */
-    uint8_t kind;     /**< enum rt_event_kind */
-    uint8_t flags;    /**< enum rt_event_flag */
-    uint16_t reserved;
+    int64_t time : 53;  /**< measured time [ns] */
+    uint64_t kind : 4;  /**< enum rt_event_kind */
+    uint64_t flags : 7; /**< enum rt_event_flag */
+    uint32_t ref;       /**< see enum rt_event_kind */
+    uint32_t aux;       /**< see enum rt_event_kind */
+    union {
+        struct {
+            uint64_t bytes : 42; /**< message bytes; COLL_BEGIN: bytes sent; COLL_END: bytes received */
+            uint64_t comm : 22;  /**< communicator index (messages, collectives) */
+        };
+        uint64_t work_ns; /**< JOIN: the slowest other thread's work [ns] from the fork to the join */
+    };
 };
-_Static_assert(sizeof(struct rt_event) == 32, "struct rt_event must stay 32 bytes");
+_Static_assert(sizeof(struct rt_event) == 24, "struct rt_event must stay 24 bytes");
 
 /** A region (function or user phase). */
 struct rt_region {
