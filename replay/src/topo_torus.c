@@ -280,8 +280,8 @@ static uint32_t torus_route(const rt_topology *t, uint32_t src, uint32_t dst, ui
 /* Minimal adaptive routing: each dimension keeps dimension order's direction and hop count, and
  * at each router the next hop is, among the dimensions with hops left, the one whose link holds
  * the fewest flows (ties: the lowest dimension). With no load anywhere that is dimension order.
- * A minimal route has no cycle of turns only in the flow model, where no buffer is held: a real
- * network needs escape channels (Duato), which the flow model has no need of. */
+ * A real network needs escape channels to stay free of deadlock (Duato's algorithm, 004); the
+ * flow model holds no buffers, so it needs none. */
 static uint32_t torus_route_load(const rt_topology *t, uint32_t src, uint32_t dst, rt_link_load_fn load, void *ctx,
                                  uint32_t *links)
 {
