@@ -126,9 +126,7 @@ size_t rt_topology_link_name(const rt_topology *t, uint32_t link, char *buf, siz
 
 uint32_t rt_topology_route(const rt_topology *t, uint32_t src, uint32_t dst, uint64_t salt, uint32_t *links)
 {
-    if (src == dst || src >= t->nodes || dst >= t->nodes)
-        return 0;
-    return t->ops->route(t, src, dst, salt, links);
+    return rt_topology_route_load(t, src, dst, salt, NULL, NULL, links);
 }
 
 int rt_topology_adaptive(const rt_topology *t) { return t->adaptive && t->ops->route_load; }
