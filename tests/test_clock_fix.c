@@ -110,15 +110,15 @@ static uint64_t check_messages(const rt_trace *t, rt_time_ns lmin)
         for (uint64_t j = 0; j < n; j++) {
             const struct rt_event *e = &ev[j];
             if ((e->kind == RT_EV_SEND || e->kind == RT_EV_ISEND) && !(e->flags & RT_EVF_CANCELLED) && ns < MAXM)
-                sends[ns++] = (struct m){e->comm, e->aux, r, e->ref, e->time, 0};
+                sends[ns++] = (struct m){(uint32_t)rt_trace_payload(t, r, j).comm, e->aux, r, e->ref, e->time, 0};
             if (e->kind == RT_EV_RECV && nr < MAXM)
-                recvs[nr++] = (struct m){e->comm, e->aux, e->ref, r, e->time, 0};
+                recvs[nr++] = (struct m){(uint32_t)rt_trace_payload(t, r, j).comm, e->aux, e->ref, r, e->time, 0};
             if (e->kind == RT_EV_IRECV_REQUEST && !(e->flags & RT_EVF_CANCELLED) && nr < MAXM) {
                 rt_time_ns done = -1; /* posted here, in post order; completes at its IRECV */
                 for (uint64_t k = j + 1; k < n; k++)
                     if (ev[k].kind == RT_EV_IRECV && ev[k].ref == j)
                         done = ev[k].time;
-                recvs[nr++] = (struct m){e->comm, e->aux, e->ref, r, done, 0};
+                recvs[nr++] = (struct m){(uint32_t)rt_trace_payload(t, r, j).comm, e->aux, e->ref, r, done, 0};
             }
         }
     }

@@ -131,14 +131,15 @@ static void compare_traces(const rt_trace *a, const rt_trace *b, const rt_depgra
             rt_time_ps t = t_of(g, r, i, NULL);
             rt_time_ns want = (t + 500) / 1000; /* to the nearest ns, halves up; t >= 0 */
             const struct rt_event *x = &ea[i], *y = &eb[i];
-            if (x->kind != y->kind || x->ref != y->ref || x->aux != y->aux || x->comm != y->comm ||
-                x->bytes != y->bytes || x->flags != y->flags || y->time != want) {
+            const struct rt_event_payload px = rt_trace_payload(a, r, i), py = rt_trace_payload(b, r, i);
+            if (x->kind != y->kind || x->ref != y->ref || x->aux != y->aux || px.comm != py.comm ||
+                px.bytes != py.bytes || x->flags != y->flags || y->time != want) {
                 fprintf(stderr,
                         "%s rank %u event %llu: kind %u ref %u aux %u comm %u bytes %llu flags %#x, want %lld ns;"
                         " read back kind %u ref %u aux %u comm %u bytes %llu flags %#x, %lld ns\n",
-                        rt_trace_path(a), r, (unsigned long long)i, x->kind, x->ref, x->aux, x->comm,
-                        (unsigned long long)x->bytes, x->flags, (long long)want, y->kind, y->ref, y->aux, y->comm,
-                        (unsigned long long)y->bytes, y->flags, (long long)y->time);
+                        rt_trace_path(a), r, (unsigned long long)i, x->kind, x->ref, x->aux, (unsigned)px.comm,
+                        (unsigned long long)px.bytes, x->flags, (long long)want, y->kind, y->ref, y->aux, (unsigned)py.comm,
+                        (unsigned long long)py.bytes, y->flags, (long long)y->time);
                 rt_test_failures++;
                 bad++;
             }
@@ -467,7 +468,7 @@ static void test_synthetic(void)
         for (uint64_t i = 0; i < n; i++) {
             flags |= ev[i].flags;
             kinds |= 1 << ev[i].kind;
-            rooted += ev[i].kind == RT_EV_COLL_BEGIN && ev[i].comm != 0 && ev[i].ref == 0; /* sub's rank 1 */
+            rooted += ev[i].kind == RT_EV_COLL_BEGIN && rt_trace_payload(t, r, i).comm != 0 && ev[i].ref == 0; /* sub's rank 1 */
         }
     }
     CHECK_EQ_INT(flags, RT_EVF_SYNC | RT_EVF_BUFFERED | RT_EVF_MPI | RT_EVF_CANCELLED | RT_EVF_ORPHAN | RT_EVF_VECTOR);

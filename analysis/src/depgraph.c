@@ -529,6 +529,7 @@ struct frame {
 
 struct walker {
     const rt_trace *t;
+    uint32_t r;                     /* the rank walked */
     uint32_t nregions;
     uint64_t *next_inst, *cur_inst; /* per region */
     uint32_t *depth;                /* per region: open instances */
@@ -558,8 +559,9 @@ static void walker_free(struct walker *w)
     free(w->stack);
 }
 
-static void walker_rank(struct walker *w)
+static void walker_rank(struct walker *w, uint32_t r)
 {
+    w->r = r;
     memset(w->next_inst, 0, (w->nregions ? w->nregions : 1) * sizeof *w->next_inst);
     memset(w->depth, 0, (w->nregions ? w->nregions : 1) * sizeof *w->depth);
     w->nstack = 0;
@@ -631,26 +633,27 @@ static int walker_apply(struct walker *w, const struct rt_event *ev, uint64_t n,
             w->nstack = k - 1;
         }
     } else if ((e->kind == RT_EV_SEND || e->kind == RT_EV_ISEND) && w->mpi_depth > 0) {
-        w->c.call_bytes = e->bytes;
+        w->c.call_bytes = rt_trace_payload(w->t, w->r, j).bytes;
     }
     w->c.region = w->nstack ? w->stack[w->nstack - 1].region : RT_NONE;
     w->c.instance = w->nstack ? w->stack[w->nstack - 1].instance : 0;
     return RT_OK;
 }
 
-/* Bytes carried by the remote edge into event @p j. */
-static rt_bytes edge_bytes(const struct rt_event *ev, uint64_t n, uint64_t j, const struct ctx *c)
+/* Bytes carried by the remote edge into event @p j of the walker's rank. */
+static rt_bytes edge_bytes(const struct walker *w, const struct rt_event *ev, uint64_t n, uint64_t j)
 {
     const struct rt_event *e = &ev[j];
+    const struct ctx *c = &w->c;
     switch (e->kind) {
     case RT_EV_RECV:
-        return e->bytes;
+        return rt_trace_payload(w->t, w->r, j).bytes;
     case RT_EV_IRECV:
     case RT_EV_ISEND_COMPLETE:
-        return e->ref < n ? ev[e->ref].bytes : e->bytes;
+        return rt_trace_payload(w->t, w->r, e->ref < n ? e->ref : j).bytes;
     case RT_EV_COLL_END: {
-        rt_bytes s = e->ref < n ? ev[e->ref].bytes : 0;
-        return s > e->bytes ? s : e->bytes;
+        rt_bytes s = e->ref < n ? rt_trace_payload(w->t, w->r, e->ref).bytes : 0, got = rt_trace_payload(w->t, w->r, j).bytes;
+        return s > got ? s : got;
     }
     default:
         return c->call_bytes;
@@ -857,14 +860,14 @@ static int cp_compute(rt_depgraph *g, rt_error *err)
     for (r = g->lo; r < g->hi && !rc; r++) {
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(g->t, r, &n);
-        walker_rank(&w);
+        walker_rank(&w, r);
         for (j = 0; j < n && !rc; j++) {
             if (marked(g->onpath, g->base[r] + j)) {
                 struct rt__dep_rec *x = R(g, r, j);
                 int rem = remote_binds(x);
                 rt_time_ps wgt = rem ? x->remote_ready - t_of(g, src_rank(x), src_index(x)) : x->local_ready - t_prev(g, r, j);
                 cp->activity_ps[activity_of(x, rem, &w.c)] += wgt;
-                add_groups(&m, r, &w.c, rem, rem ? size_bucket(edge_bytes(ev, n, j, &w.c)) : RT_NONE, wgt, 0);
+                add_groups(&m, r, &w.c, rem, rem ? size_bucket(edge_bytes(&w, ev, n, j)) : RT_NONE, wgt, 0);
             }
             if (walker_apply(&w, ev, n, j))
                 rc = rt_error_set(err, RT_ENOMEM, "out of memory");
@@ -984,7 +987,7 @@ static int ws_compute(rt_depgraph *g, rt_error *err)
     for (uint32_t r = g->lo; r < g->hi && !rc; r++) {
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(g->t, r, &n);
-        walker_rank(&w);
+        walker_rank(&w, r);
         for (uint64_t j = 0; j < n && !rc; j++) {
             const struct rt__dep_rec *x = R(g, r, j);
             /* A remote source on the rank itself (a rendezvous side that posted last) is its own
@@ -1075,7 +1078,7 @@ int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff 
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(B->t, r, &n);
         rt_time_ps rank_on = 0, rank_off = 0; /* the rank's row, added once after its events */
-        walker_rank(&w);
+        walker_rank(&w, r);
         for (uint64_t j = 0; j < n && !rc; j++) {
             const struct rt__dep_rec *a = R(A, r, j), *b = R(B, r, j);
             int on = marked(B->onpath, B->base[r] + j), brem = remote_binds(b);
@@ -1099,7 +1102,7 @@ int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff 
             d->injected += dl;
             d->injected_negative += dl < 0 ? dl : 0;
             if (hasb || arem)
-                size = size_bucket(edge_bytes(ev, n, j, &w.c));
+                size = size_bucket(edge_bytes(&w, ev, n, j));
             /* B's remote edge */
             if (hasb) {
                 uint32_t sr = src_rank(b);

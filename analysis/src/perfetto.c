@@ -346,7 +346,7 @@ static int match_messages(struct writer *w)
                 e->ref < w->ranks) {
                 if (grow((void **)&s, &caps, sizeof *s, ns + 1))
                     goto oom;
-                s[ns++] = (struct p2p){r, e->ref, e->comm, e->aux, w->base[r] + j, NO_INDEX};
+                s[ns++] = (struct p2p){r, e->ref, (uint32_t)rt_trace_payload(w->t, r, j).comm, e->aux, w->base[r] + j, NO_INDEX};
             } else if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV) {
                 /* an Irecv's message fields are on its request, which refers to nothing else */
                 uint64_t post = e->kind == RT_EV_RECV ? j : e->ref;
@@ -356,7 +356,8 @@ static int match_messages(struct writer *w)
                 const struct rt_event *p = &ev[post];
                 if (grow((void **)&rv, &capr, sizeof *rv, nr + 1))
                     goto oom;
-                rv[nr++] = (struct p2p){p->ref, r, p->comm, p->aux, w->base[r] + post, w->base[r] + j};
+                rv[nr++] = (struct p2p){p->ref, r, (uint32_t)rt_trace_payload(w->t, r, post).comm, p->aux, w->base[r] + post,
+                                       w->base[r] + j};
             }
         }
     }
@@ -639,29 +640,29 @@ static int slice(struct writer *w, uint32_t r, int track, uint64_t j, rt_time_ns
         case RT_EV_SEND:
         case RT_EV_ISEND:
             sends++;
-            sent += x->bytes;
+            sent += rt_trace_payload(w->t, r, k).bytes;
             to = x->ref;
             break;
         case RT_EV_RECV:
         case RT_EV_IRECV_REQUEST:
             recvs++;
-            received += x->bytes;
+            received += rt_trace_payload(w->t, r, k).bytes;
             from = x->ref;
             break;
         case RT_EV_IRECV:
             if (x->ref < n && ev[x->ref].kind == RT_EV_IRECV_REQUEST && ev[x->ref].ref != RT_NONE) {
                 recvs++;
-                received += ev[x->ref].bytes;
+                received += rt_trace_payload(w->t, r, x->ref).bytes;
                 from = ev[x->ref].ref;
             }
             break;
         case RT_EV_COLL_BEGIN:
             coll = x->aux <= RT_COLL_OTHER ? (int)x->aux : RT_COLL_OTHER;
             root = x->ref;
-            sent += x->bytes;
+            sent += rt_trace_payload(w->t, r, k).bytes;
             break;
         case RT_EV_COLL_END:
-            received += x->bytes;
+            received += rt_trace_payload(w->t, r, k).bytes;
             break;
         default:
             break;

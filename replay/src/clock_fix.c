@@ -269,13 +269,20 @@ static void msg_release(struct cf *c, uint32_t id)
     c->freemsg = id;
 }
 
+/* The payload of event @p j of rank @p r, a message, collective or join event. */
+static const struct rt_event_payload *pay(const struct cf *c, uint32_t r, uint64_t j)
+{
+    return rt__row_payload_of(&c->t->rows[r], j);
+}
+
 /* Checks the peer and communicator of message event @p j of rank @p r. */
 static int msg_refs(struct cf *c, uint32_t r, uint64_t j)
 {
     const struct rt_event *e = &c->ranks[r].ev[j];
-    if (e->ref >= c->nranks || e->comm >= rt_trace_comms(c->t))
+    uint32_t comm = pay(c, r, j)->comm;
+    if (e->ref >= c->nranks || comm >= rt_trace_comms(c->t))
         return rt_error_set(c->err, RT_ECORRUPT, "%s: clock fix: rank %u event %" PRIu64 ": message with peer %u on communicator %u, "
-                            "which the trace does not have", c->path, r, j, e->ref, e->comm);
+                            "which the trace does not have", c->path, r, j, e->ref, comm);
     return RT_OK;
 }
 
@@ -287,7 +294,7 @@ static int post_recv(struct cf *c, uint32_t r, uint64_t k, uint32_t *id)
     uint32_t ch;
     int rc = msg_refs(c, r, k);
     if (!rc)
-        rc = chan_get(c, e->comm, e->aux, e->ref, r, &ch);
+        rc = chan_get(c, pay(c, r, k)->comm, e->aux, e->ref, r, &ch);
     if (!rc)
         rc = msg_get(c, ch, c->chans[ch].nrecv++, id);
     if (!rc && rt__map_put(&c->post_of, r, k, *id))
@@ -344,7 +351,7 @@ static int publish_send(struct cf *c, uint32_t r, uint64_t j, rt_time_ns lc, rt_
     uint32_t ch, id;
     int rc = msg_refs(c, r, j);
     if (!rc)
-        rc = chan_get(c, e->comm, e->aux, r, e->ref, &ch);
+        rc = chan_get(c, pay(c, r, j)->comm, e->aux, r, e->ref, &ch);
     if (!rc)
         rc = msg_get(c, ch, c->chans[ch].nsend++, &id);
     if (rc)
@@ -355,7 +362,7 @@ static int publish_send(struct cf *c, uint32_t r, uint64_t j, rt_time_ns lc, rt_
     m->send_ev = j;
     m->have_send = 1;
     /* As the replay decides it: a synchronous send, or one above the eager limit, unless buffered. */
-    m->rdv = !(e->flags & RT_EVF_BUFFERED) && ((e->flags & RT_EVF_SYNC) || e->bytes > c->eager);
+    m->rdv = !(e->flags & RT_EVF_BUFFERED) && ((e->flags & RT_EVF_SYNC) || pay(c, r, j)->bytes > c->eager);
     if (m->recv_waiter != NIL)
         wake(c, m->recv_waiter);
     m->recv_waiter = NIL;
@@ -462,12 +469,13 @@ static int comm_rank(struct cf *c, uint32_t comm, const struct rt_comm *cm, uint
 }
 
 /* The collective's communicator when it has other members; NULL for a one-member one. */
-static int coll_comm(struct cf *c, uint32_t r, uint64_t j, const struct rt_event *b, const struct rt_comm **out)
+static int coll_comm(struct cf *c, uint32_t r, uint64_t j, const struct rt_comm **out)
 {
-    const struct rt_comm *cm = b->comm < rt_trace_comms(c->t) ? rt_trace_comm(c->t, b->comm) : NULL;
+    uint32_t comm = pay(c, r, j)->comm;
+    const struct rt_comm *cm = comm < rt_trace_comms(c->t) ? rt_trace_comm(c->t, comm) : NULL;
     if (!cm)
         return rt_error_set(c->err, RT_ECORRUPT, "%s: clock fix: rank %u event %" PRIu64 ": collective on communicator %u, "
-                            "which the trace does not have", c->path, r, j, b->comm);
+                            "which the trace does not have", c->path, r, j, comm);
     *out = cm->members && cm->size > 1 ? cm : NULL;
     return RT_OK;
 }
@@ -504,21 +512,22 @@ static void scan_advance(struct cf *c, struct coll *k, const struct rt_comm *cm)
 static int publish_begin(struct cf *c, uint32_t r, uint64_t j, rt_time_ns lc, rt_time_ns orig)
 {
     const struct rt_event *b = &c->ranks[r].ev[j];
+    const uint32_t comm = pay(c, r, j)->comm;
     const struct rt_comm *cm;
     uint32_t me, id;
-    int rc = coll_comm(c, r, j, b, &cm);
+    int rc = coll_comm(c, r, j, &cm);
     if (rc || !cm)
         return rc;
-    if ((rc = comm_rank(c, b->comm, cm, r, &me)))
+    if ((rc = comm_rank(c, comm, cm, r, &me)))
         return rc;
     if (me == RT_NONE)
         return rt_error_set(c->err, RT_EMISMATCH, "%s: clock fix: rank %u event %" PRIu64 ": collective on communicator '%s', "
-                            "which rank %u is not a member of", c->path, r, j, comm_name(c, b->comm), r);
+                            "which rank %u is not a member of", c->path, r, j, comm_name(c, comm), r);
     /* The instance: this rank's n-th collective on the communicator is everyone's n-th. */
-    uint64_t *sq = rt__map_get(&c->coll_seq, r, b->comm), seq = sq ? *sq : 0;
-    if (rt__map_put(&c->coll_seq, r, b->comm, seq + 1))
+    uint64_t *sq = rt__map_get(&c->coll_seq, r, comm), seq = sq ? *sq : 0;
+    if (rt__map_put(&c->coll_seq, r, comm, seq + 1))
         return oom(c);
-    uint64_t *v = rt__map_get(&c->coll_of, b->comm, seq);
+    uint64_t *v = rt__map_get(&c->coll_of, comm, seq);
     if (v) {
         id = (uint32_t)*v;
     } else {
@@ -531,7 +540,7 @@ static int publish_begin(struct cf *c, uint32_t r, uint64_t j, rt_time_ns lc, rt
             id = c->ncolls++;
         }
         struct coll *k = &c->colls[id];
-        *k = (struct coll){.seq = seq, .first_ev = j, .comm = b->comm, .op = b->aux, .size = cm->size,
+        *k = (struct coll){.seq = seq, .first_ev = j, .comm = comm, .op = b->aux, .size = cm->size,
                            .waiters = NIL, .first_rank = r, .used = 1,
                            .lc = {NONE_T, NONE_T, NIL}, .orig = {NONE_T, NONE_T, NIL}};
         k->root = root_of(b, cm);
@@ -540,7 +549,7 @@ static int publish_begin(struct cf *c, uint32_t r, uint64_t j, rt_time_ns lc, rt
             k->pre_orig = malloc((size_t)cm->size * sizeof *k->pre_orig);
             k->mark = calloc(cm->size, 1);
         }
-        if (rt__map_put(&c->coll_of, b->comm, seq, id) ||
+        if (rt__map_put(&c->coll_of, comm, seq, id) ||
             (shape_of(b->aux) == SCAN && (!k->pre_lc || !k->pre_orig || !k->mark)))
             return oom(c); /* the pass's cleanup frees the arrays */
     }
@@ -549,7 +558,7 @@ static int publish_begin(struct cf *c, uint32_t r, uint64_t j, rt_time_ns lc, rt
     if (k->op != b->aux || k->root != root)
         return rt_error_set(c->err, RT_EMISMATCH,
                             "%s: clock fix: collective mismatch on comm '%s': rank %u event %" PRIu64 " (%s, root %d) vs "
-                            "rank %u event %" PRIu64 " (%s, root %d)", c->path, comm_name(c, b->comm), k->first_rank,
+                            "rank %u event %" PRIu64 " (%s, root %d)", c->path, comm_name(c, comm), k->first_rank,
                             k->first_ev, rt_coll_op_name((int)k->op), k->root == RT_NONE ? -1 : (int)k->root, r, j,
                             rt_coll_op_name((int)b->aux), root == RT_NONE ? -1 : (int)root);
     if (rt__map_put(&c->coll_pend, r, j, id))
@@ -588,7 +597,7 @@ static int coll_cause(struct cf *c, uint32_t r, uint64_t j, rt_time_ns *lc, rt_t
     if (e->ref >= j || ev[e->ref].kind != RT_EV_COLL_BEGIN || (ev[e->ref].flags & RT_EVF_CANCELLED))
         return rt_error_set(c->err, RT_ECORRUPT, "%s: clock fix: rank %u event %" PRIu64 ": collective end without its begin",
                             c->path, r, j);
-    int rc = coll_comm(c, r, e->ref, &ev[e->ref], &cm);
+    int rc = coll_comm(c, r, e->ref, &cm);
     if (rc)
         return rc;
     if (!cm)
@@ -811,7 +820,7 @@ static int diagnose(struct cf *c)
             return rt_error_set(c->err, RT_EDEADLOCK,
                                 "%s: clock fix: rank %u event %" PRIu64 " (end of %s on comm '%s') waits for members' "
                                 "begins that never come before it (a collective some ranks do not take part in?)",
-                                c->path, r, R->cur, rt_coll_op_name((int)b->aux), comm_name(c, b->comm));
+                                c->path, r, R->cur, rt_coll_op_name((int)b->aux), comm_name(c, pay(c, r, e->ref)->comm));
         }
         if (e->kind == RT_EV_LEAVE || e->kind == RT_EV_ISEND_COMPLETE) { /* a rendezvous send: its receive's post */
             uint32_t id = R->nwaits ? R->waits[0] : NIL;
@@ -827,13 +836,15 @@ static int diagnose(struct cf *c)
                                 c->ranks[ch->dst].state == S_DONE ? "its receive is never posted"
                                                                   : "its receive cannot be posted before");
         }
-        const struct rt_event *post = e->kind == RT_EV_IRECV ? &R->ev[e->ref] : e;
+        uint64_t post_j = e->kind == RT_EV_IRECV ? e->ref : R->cur;
+        const struct rt_event *post = &R->ev[post_j];
+        const struct rt_event_payload *post_p = pay(c, r, post_j);
         uint32_t s = post->ref;
         if (c->ranks[s].state == S_DONE)
             return rt_error_set(c->err, RT_EUNMATCHED,
                                 "%s: clock fix: unmatched receive: rank %u event %" PRIu64 " (receive from rank %u, tag %u, "
                                 "comm '%s', %" PRIu64 " bytes): rank %u never sends it",
-                                c->path, r, R->cur, s, post->aux, comm_name(c, post->comm), (uint64_t)post->bytes, s);
+                                c->path, r, R->cur, s, post->aux, comm_name(c, post_p->comm), (uint64_t)post_p->bytes, s);
         return rt_error_set(c->err, RT_EDEADLOCK,
                             "%s: clock fix: deadlock: rank %u event %" PRIu64 " (receive from rank %u, tag %u) waits for rank %u, "
                             "which waits at event %" PRIu64 ": no order puts every receive after its send",

@@ -225,25 +225,25 @@ int rt__eng_recv_side(struct engine *E, uint32_t id, uint64_t j, uint64_t post_e
  * a receiver whose sender is elsewhere keeps a receive half (rt__eng_post_remote_recv in
  * engine_dist.c). Inlined into post once per side, each copy without the other side's tests. */
 RT_HOT_INLINE int post_message(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e,
-                               rt_time_ps t, int is_send)
+                               const struct rt_event_payload *p, rt_time_ps t, int is_send)
 {
     uint32_t src = is_send ? r : e->ref, dst = is_send ? e->ref : r;
     if (!is_send && E->part && src < E->nranks && !owned(E, src)) /* (a source never known stays local) */
-        return rt__eng_post_remote_recv(E, r, j, post_ev, e, t);
-    uint32_t ci = chan_index(E, e->comm, e->aux, src, dst);
-    uint32_t id = ci == UINT32_MAX ? ci : chan_match(E, ci, is_send ? M_SEND : M_RECV, e->comm, e->aux, src, dst);
+        return rt__eng_post_remote_recv(E, r, j, post_ev, e, p, t);
+    uint32_t ci = chan_index(E, p->comm, e->aux, src, dst);
+    uint32_t id = ci == UINT32_MAX ? ci : chan_match(E, ci, is_send ? M_SEND : M_RECV, p->comm, e->aux, src, dst);
     if (id == UINT32_MAX)
         return rt__eng_oom(E);
     struct msg *m = &E->msgs[id];
     if (is_send) {
         m->send_ev = j;
-        if ((m->flags & M_RECV) && m->bytes != e->bytes)
-            return size_mismatch(E, m, e->bytes, m->bytes);
+        if ((m->flags & M_RECV) && m->bytes != p->bytes)
+            return size_mismatch(E, m, p->bytes, m->bytes);
         m->flags |= M_SEND;
-        m->bytes = e->bytes;
+        m->bytes = p->bytes;
         m->n = E->chans[ci].nsend++;
-        m->send_post = cpu(E, r, t, times_of(E, e->bytes)->o_send); /* injection not before */
-        if (!(e->flags & RT_EVF_BUFFERED) && ((e->flags & RT_EVF_SYNC) || e->bytes > E->o->eager_limit)) {
+        m->send_post = cpu(E, r, t, times_of(E, p->bytes)->o_send); /* injection not before */
+        if (!(e->flags & RT_EVF_BUFFERED) && ((e->flags & RT_EVF_SYNC) || p->bytes > E->o->eager_limit)) {
             m->flags |= M_RDV;
             E->res->rendezvous++;
             if (!(m->flags & M_RECV) && rt__eng_rdv_waiting_add(E, r, id))
@@ -252,7 +252,7 @@ RT_HOT_INLINE int post_message(struct engine *E, uint32_t r, uint64_t j, uint64_
         if (!owned(E, dst))
             m->flags |= M_VRECV;
         E->res->messages++;
-    } else if (recv_side(E, id, j, post_ev, e->bytes, t)) {
+    } else if (recv_side(E, id, j, post_ev, p->bytes, t)) {
         return E->failed;
     }
     if (pt_put(&E->ranks[r].pending, j, id))
@@ -304,7 +304,7 @@ static rt_bytes coll_received(const struct rank *R, uint64_t j)
 {
     for (uint64_t k = j + 1; k < R->nev; k++) {
         if (R->ev[k].kind == RT_EV_COLL_END)
-            return R->ev[k].ref == j ? R->ev[k].bytes : 0;
+            return R->ev[k].ref == j ? rt__row_payload_of(R->row, k)->bytes : 0;
         if (R->ev[k].kind == RT_EV_COLL_BEGIN)
             break;
     }
@@ -514,48 +514,49 @@ int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row,
     return c->arrived == c->size ? coll_ready(E, id) : 0;
 }
 
-static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struct rt_event *e, rt_time_ps t)
+static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struct rt_event *e,
+                           const struct rt_event_payload *p, rt_time_ps t)
 {
     const char *path = rt_trace_path(E->t);
-    const struct rt_comm *cm = rt_trace_comm(E->t, e->comm);
+    const struct rt_comm *cm = rt_trace_comm(E->t, p->comm);
     if (!cm)
         return E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: rank %u event %llu: collective without communicator",
                                         path, r, (unsigned long long)j);
-    uint32_t me = comm_rank_of(E, e->comm, cm, r);
+    uint32_t me = comm_rank_of(E, p->comm, cm, r);
     if (E->failed)
         return E->failed;
     if (me == RT_NONE)
         return E->failed = rt_error_set(
                    E->err, RT_EMISMATCH,
                    "%s: collective on comm '%s' by a non-member: rank %u event %llu (%s, %s) is not one of its %u ranks",
-                   path, comm_name(E, e->comm), r, (unsigned long long)j, call_name(E, r, j),
+                   path, comm_name(E, p->comm), r, (unsigned long long)j, call_name(E, r, j),
                    rt_coll_op_name((int)e->aux), cm->size);
-    uint64_t *seqp = rt__map_ref(&E->coll_seq, r, e->comm, 0);
+    uint64_t *seqp = rt__map_ref(&E->coll_seq, r, p->comm, 0);
     if (!seqp)
         return rt__eng_oom(E);
     uint64_t seq = (*seqp)++;
     uint32_t id;
-    if (rt__eng_coll_record(E, e->comm, seq, e->aux, e->ref, r, j, &id))
+    if (rt__eng_coll_record(E, p->comm, seq, e->aux, e->ref, r, j, &id))
         return E->failed;
     if (pt_put(&E->ranks[r].pending, j, COLL_BIT | (uint64_t)me << 32 | id))
         return rt__eng_oom(E);
     E->ranks[r].coll = id;
-    return rt__eng_coll_enter(E, id, me, r, j, e->aux, e->ref, t, e->bytes, coll_received(&E->ranks[r], j),
+    return rt__eng_coll_enter(E, id, me, r, j, e->aux, e->ref, t, p->bytes, coll_received(&E->ranks[r], j),
                               (e->flags & RT_EVF_VECTOR) != 0);
 }
 
 /* Posts the operation of event @p j, started at event @p post_ev (its MPI call's Enter, or itself). */
 static int post(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e, rt_time_ps t)
 {
-    switch (e->kind) {
+    switch (e->kind) { /* these kinds have a payload */
     case RT_EV_SEND:
     case RT_EV_ISEND:
-        return post_message(E, r, j, post_ev, e, t, 1);
+        return post_message(E, r, j, post_ev, e, rt__row_payload_of(E->ranks[r].row, j), t, 1);
     case RT_EV_RECV:
     case RT_EV_IRECV_REQUEST:
-        return post_message(E, r, j, post_ev, e, t, 0);
+        return post_message(E, r, j, post_ev, e, rt__row_payload_of(E->ranks[r].row, j), t, 0);
     case RT_EV_COLL_BEGIN:
-        return post_collective(E, r, j, e, t);
+        return post_collective(E, r, j, e, rt__row_payload_of(E->ranks[r].row, j), t);
     default:
         return 0;
     }
@@ -1006,8 +1007,9 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
          * work since the fork (scaled as compute is) is done. */
         t = local_time(E, R, e);
         rt_time_ps work = 0;
-        if (e->work_ns && E->o->compute_scale != 0)
-            work = (rt_time_ps)((double)e->work_ns * 1e3 * E->o->compute_scale + 0.5);
+        uint64_t work_ns = rt__row_payload_of(R->row, j)->work_ns; /* a JOIN has one */
+        if (work_ns && E->o->compute_scale != 0)
+            work = (rt_time_ps)((double)work_ns * 1e3 * E->o->compute_scale + 0.5);
         if (R->fork_pred + work > t)
             t = cpu(E, r, R->fork_pred + work, 0);
         break;
@@ -1177,13 +1179,15 @@ static int diagnose(struct engine *E)
         uint64_t j = R->cursor;
         const struct rt_event *e = &R->ev[j];
         if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV) {
-            const struct rt_event *post_ev = e->kind == RT_EV_RECV ? e : &R->ev[e->ref];
+            uint64_t post_j = e->kind == RT_EV_RECV ? j : e->ref;
+            const struct rt_event *post_ev = &R->ev[post_j];
+            const struct rt_event_payload *post_p = rt__row_payload_of(R->row, post_j);
             uint32_t s = post_ev->ref;
             if (rank_state(E, s) == R_DONE)
                 return rt_error_set(E->err, RT_EUNMATCHED,
                                     "%s: unmatched receive: rank %u event %llu (%s from rank %u, tag %u, comm '%s', %llu bytes): rank %u never sends it",
                                     path, r, (unsigned long long)j, call_name(E, r, j), s, post_ev->aux,
-                                    comm_name(E, post_ev->comm), (unsigned long long)post_ev->bytes, s);
+                                    comm_name(E, post_p->comm), (unsigned long long)post_p->bytes, s);
             rc = rt_error_set(E->err, RT_EDEADLOCK,
                                 "%s: deadlock: rank %u event %llu (%s from rank %u, tag %u) waits for rank %u, which is blocked at event %llu (%s)",
                                 path, r, (unsigned long long)j, call_name(E, r, j), s, post_ev->aux, s,
@@ -1350,8 +1354,10 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     for (uint32_t r = 0; r < E.nranks; r++) {
         struct rank *R = &E.ranks[r];
         R->coll = UINT32_MAX;
-        if (owned(&E, r))
+        if (owned(&E, r)) {
             R->ev = rt_trace_events(trace, r, &R->nev);
+            R->row = &trace->rows[r];
+        }
         if (R->nev) {
             first = R->ev[0].time < first ? R->ev[0].time : first;
             last = R->ev[R->nev - 1].time > last ? R->ev[R->nev - 1].time : last;

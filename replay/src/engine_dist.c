@@ -111,12 +111,12 @@ static uint32_t half_of(struct engine *E, uint32_t ci, uint32_t n, uint32_t comm
 
 /* Rank @p r posts a receive whose sender is replayed by another process. */
 int rt__eng_post_remote_recv(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e,
-                             rt_time_ps t)
+                             const struct rt_event_payload *p, rt_time_ps t)
 {
-    uint32_t ci = chan_index(E, e->comm, e->aux, e->ref, r);
+    uint32_t ci = chan_index(E, p->comm, e->aux, e->ref, r);
     if (ci == UINT32_MAX)
         return rt__eng_oom(E);
-    uint32_t id = half_of(E, ci, E->chans[ci].nrecv++, e->comm, e->aux, e->ref, r);
+    uint32_t id = half_of(E, ci, E->chans[ci].nrecv++, p->comm, e->aux, e->ref, r);
     if (id == UINT32_MAX)
         return rt__eng_oom(E);
     struct msg *m = &E->msgs[id];
@@ -125,10 +125,10 @@ int rt__eng_post_remote_recv(struct engine *E, uint32_t r, uint64_t j, uint64_t 
     m->post_ev = post_ev;
     m->recv_post = t;
     if (!(m->flags & M_SEND))
-        m->bytes = e->bytes;
+        m->bytes = p->bytes;
     uint32_t reg = rt__eng_call_region(E, r, j);
-    struct fx f = {.kind = FX_RPOST, .comm = e->comm, .tag = e->aux, .src = e->ref, .dst = r, .t1 = t,
-                   .ev1 = post_ev, .ev2 = j, .bytes = e->bytes, .reg = reg == RT_NONE ? 0 : reg + 1};
+    struct fx f = {.kind = FX_RPOST, .comm = p->comm, .tag = e->aux, .src = e->ref, .dst = r, .t1 = t,
+                   .ev1 = post_ev, .ev2 = j, .bytes = p->bytes, .reg = reg == RT_NONE ? 0 : reg + 1};
     if (rt__eng_fx_send(E, e->ref, &f) || pt_put(&E->ranks[r].pending, j, id))
         return rt__eng_oom(E);
     return 0;

@@ -20,6 +20,7 @@
 #include "network_internal.h"
 #include "noise_internal.h"
 #include "retime/replay.h"
+#include "trace_internal.h"
 
 #define NEVER INT64_MIN
 #define COLL_BIT (1ull << 63) /* pending value: COLL_BIT | member's comm rank << 32 | collective id */
@@ -121,6 +122,7 @@ struct size_memo {
 
 struct rank {
     const struct rt_event *ev;
+    const struct rt__row *row; /* its events' payloads (rt__row_payload_of) */
     uint64_t nev, cursor;
     rt_time_ps clock, tx_free, rx_free, queued_at;
     rt_time_ps fork_pred; /* predicted time of its open thread team's fork (RT_EV_FORK) */
@@ -258,7 +260,7 @@ int rt__eng_rdv_waiting_add(struct engine *E, uint32_t r, uint32_t id);
 void rt__eng_rdv_waiting_del(struct engine *E, uint32_t r, uint32_t id);
 void rt__eng_vrecv_release(struct engine *E, uint32_t id);
 int rt__eng_post_remote_recv(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e,
-                             rt_time_ps t);
+                             const struct rt_event_payload *p, rt_time_ps t);
 int rt__eng_run_rounds(struct engine *E);
 int rt__eng_share_states(struct engine *E);
 int rt__eng_agree(struct engine *E, int rc);

@@ -5,12 +5,56 @@
 
 #include "retime/trace.h"
 
+/* Which events of a row carry a payload, per 64 events: one bit each, and the number of payloads
+ * before the block, so that finding an event's payload is a popcount (16 bytes per 64 events). */
+struct rt__pblock {
+    uint64_t has;
+    uint64_t base;
+};
+
 struct rt__row {
     uint64_t location;        /* OTF2 location id */
     char *name;
     struct rt_event *events;
     uint64_t nevents;
+    struct rt_event_payload *pay; /* the payloads of the events that have one, in event order */
+    uint64_t npay;
+    struct rt__pblock *pblocks;   /* (nevents + 63) / 64 */
 };
+
+/* The kinds whose events carry a payload (struct rt_event_payload). */
+#define RT__PAYLOAD_KINDS                                                                                    \
+    (1u << RT_EV_SEND | 1u << RT_EV_ISEND | 1u << RT_EV_RECV | 1u << RT_EV_IRECV_REQUEST | 1u << RT_EV_IRECV | \
+     1u << RT_EV_COLL_BEGIN | 1u << RT_EV_COLL_END | 1u << RT_EV_JOIN)
+
+static inline unsigned rt__popcount64(uint64_t x)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (unsigned)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
+/* The payload of event i (< R->nevents) of a row, or NULL when it has none. */
+static inline struct rt_event_payload *rt__row_payload(const struct rt__row *R, uint64_t i)
+{
+    const struct rt__pblock *b = &R->pblocks[i >> 6];
+    uint64_t bit = 1ull << (i & 63);
+    if (!(b->has & bit))
+        return NULL;
+    return &R->pay[b->base + rt__popcount64(b->has & (bit - 1))];
+}
+
+/* The payload of an event that has one by its kind (the engine's checked traces): no bit test. */
+static inline const struct rt_event_payload *rt__row_payload_of(const struct rt__row *R, uint64_t i)
+{
+    const struct rt__pblock *b = &R->pblocks[i >> 6];
+    return &R->pay[b->base + rt__popcount64(b->has & ((1ull << (i & 63)) - 1))];
+}
 
 struct rt__comm {
     struct rt_comm pub;

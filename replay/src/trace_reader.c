@@ -2,7 +2,8 @@
 /*
  * OTF2 archive -> in-memory trace. Reads the global definitions, then each location's local
  * definitions (mapping tables) and events, keeping only what a replay needs in
- * 32-byte records. Request ids are resolved here: completions point at the event that started
+ * 16-byte records, with the fields of message, collective and join events in a side array
+ * (struct rt__row). Request ids are resolved here: completions point at the event that started
  * them and receive requests get the message fields of their completion, so the replay never
  * looks anything up by request id. Large traces are read by several threads, each with its own
  * OTF2 reader over a range of locations (read_events).
@@ -810,6 +811,49 @@ static int to_ns(struct reader *r, OTF2_TimeStamp ts, rt_time_ns *out)
 #define RT_COLD
 #endif
 
+/* Grows a row's three arrays (events, payloads, payload blocks) together to ncap events: a row
+ * never has more payloads than events, so one capacity covers all three (the untouched tail of
+ * the payload array costs address space, not memory). */
+static int grow_row(struct rt__row *row, uint64_t ncap)
+{
+    if (ncap > (uint64_t)SIZE_MAX / sizeof(struct rt_event))
+        return RT_ENOMEM;
+    struct rt_event *ne = realloc(row->events, ncap * sizeof *ne);
+    if (!ne)
+        return RT_ENOMEM;
+    row->events = ne;
+    struct rt_event_payload *np = realloc(row->pay, ncap * sizeof *np);
+    if (!np)
+        return RT_ENOMEM;
+    row->pay = np;
+    struct rt__pblock *nb = realloc(row->pblocks, (ncap + 63) / 64 * sizeof *nb);
+    if (!nb)
+        return RT_ENOMEM;
+    row->pblocks = nb;
+    return RT_OK;
+}
+
+/* Stores event number row->nevents (room reserved), with a payload when its kind has one. */
+static inline struct rt_event *append(struct rt__row *row, rt_time_ns t, uint8_t kind)
+{
+    uint64_t n = row->nevents++;
+    struct rt_event *e = &row->events[n];
+    *e = (struct rt_event){.time = t, .kind = kind, .ref = RT_NONE, .aux = RT_NONE};
+    if ((n & 63) == 0)
+        row->pblocks[n >> 6] = (struct rt__pblock){.has = 0, .base = row->npay};
+    if (RT__PAYLOAD_KINDS >> kind & 1) {
+        row->pblocks[n >> 6].has |= 1ull << (n & 63);
+        row->pay[row->npay++] = (struct rt_event_payload){.bytes = 0, .comm = RT_EV_NO_COMM};
+    }
+    return e;
+}
+
+/* The payload of the event just appended (its kind has one). */
+static inline struct rt_event_payload *last_payload(struct reader *r)
+{
+    return &r->cur->pay[r->cur->npay - 1];
+}
+
 /* Appends an event, all cases: the array full, any clock, a time out of range or going
  * backwards; returns NULL (with the error set) when out of memory or on a bad time. */
 static RT_COLD struct rt_event *push_slow(struct reader *r, OTF2_TimeStamp ts, uint8_t kind)
@@ -817,17 +861,11 @@ static RT_COLD struct rt_event *push_slow(struct reader *r, OTF2_TimeStamp ts, u
     struct rt__row *row = r->cur;
     if (row->nevents == r->cap) {
         uint64_t ncap = r->cap ? r->cap * 2 : 1024;
-        if (ncap > (uint64_t)SIZE_MAX / sizeof(struct rt_event)) {
-            fail(r, RT_ENOMEM, "location %llu: too many events", (unsigned long long)row->location);
-            return NULL;
-        }
-        struct rt_event *ne = realloc(row->events, ncap * sizeof *ne);
-        if (!ne) {
+        if (grow_row(row, ncap)) {
             fail(r, RT_ENOMEM, "location %llu: out of memory after %llu events",
                  (unsigned long long)row->location, (unsigned long long)row->nevents);
             return NULL;
         }
-        row->events = ne;
         r->cap = ncap;
     }
     rt_time_ns t = 0;
@@ -847,9 +885,7 @@ static RT_COLD struct rt_event *push_slow(struct reader *r, OTF2_TimeStamp ts, u
     r->last_time = t;
     if (r->fast_hi && t >= 0) /* a 1 ns clock: t = ts - global_offset */
         r->fast_lo = ts;
-    struct rt_event *e = &row->events[row->nevents++];
-    *e = (struct rt_event){.time = t, .kind = kind, .ref = RT_NONE, .aux = RT_NONE, .comm = RT_EV_NO_COMM};
-    return e;
+    return append(row, t, kind);
 }
 
 /* Appends an event; returns NULL (with the error set) when out of memory or time runs backwards.
@@ -865,9 +901,7 @@ static inline struct rt_event *push(struct reader *r, OTF2_TimeStamp ts, uint8_t
         rt_time_ns t = (rt_time_ns)(ts - r->global_offset);
         r->last_time = t;
         r->fast_lo = ts;
-        struct rt_event *e = &row->events[row->nevents++];
-        *e = (struct rt_event){.time = t, .kind = kind, .ref = RT_NONE, .aux = RT_NONE, .comm = RT_EV_NO_COMM};
-        return e;
+        return append(row, t, kind);
     }
     return push_slow(r, ts, kind);
 }
@@ -959,7 +993,7 @@ static RT_COLD int team_close(struct reader *r, OTF2_TimeStamp ts)
     if (!e)
         return r->failed;
     e->ref = (uint32_t)r->fork_ev;
-    e->work_ns = 0; /* match_teams fills in the other threads' work */
+    last_payload(r)->work_ns = 0; /* match_teams fills in the other threads' work */
     r->stats.forks++;
     return RT_OK;
 }
@@ -1110,8 +1144,9 @@ static inline OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uin
         return OTF2_CALLBACK_INTERRUPT;
     e->ref = row;
     e->aux = tag;
-    e->comm = ci;
-    e->bytes = len;
+    struct rt_event_payload *p = last_payload(r);
+    p->comm = ci;
+    p->bytes = len;
     *out = e;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -1216,8 +1251,7 @@ static OTF2_CallbackCode ev_irecv(EVT_ARGS, uint32_t sender, OTF2_CommRef comm, 
     struct rt_event *post = &r->cur->events[start];
     post->ref = e->ref;
     post->aux = e->aux;
-    post->comm = e->comm;
-    post->bytes = e->bytes;
+    *rt__row_payload(r->cur, start) = *last_payload(r); /* an IRECV_REQUEST has one */
     e->ref = (uint32_t)start;
     e->aux = RT_NONE;
     r->stats.irecvs++;
@@ -1302,11 +1336,12 @@ static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRe
     b->aux = coll_op(op);
     if (coll_vector(op))
         b->flags |= RT_EVF_VECTOR;
-    b->comm = ci;
-    b->bytes = sent;
+    struct rt_event_payload *bp = rt__row_payload(r->cur, r->coll_begin), *ep = last_payload(r);
+    bp->comm = ci; /* a COLL_BEGIN has one */
+    bp->bytes = sent;
     e->ref = (uint32_t)r->coll_begin;
-    e->comm = ci;
-    e->bytes = received;
+    ep->comm = ci;
+    ep->bytes = received;
     r->coll_begin = UINT64_MAX;
     r->stats.collectives++;
     return OTF2_CALLBACK_SUCCESS;
@@ -1542,7 +1577,7 @@ static int match_teams(struct reader *r, uint32_t row)
                     w = th->spans[c].arrive - f;
             cursor[k - k0] = c;
         }
-        e->work_ns = (uint64_t)w;
+        rt__row_payload(R, j)->work_ns = (uint64_t)w; /* a JOIN has one */
     }
     free(cursor);
     for (uint32_t k = k0; k < k1; k++) {
@@ -1646,14 +1681,11 @@ static int read_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     req_clear(&r->requests);
     uint64_t declared = cur->nevents;
     cur->nevents = 0;
-    cur->events = NULL;
+    cur->npay = 0;
     r->cap = 0;
-    if (declared && declared < (1ull << 40)) {
-        cur->events = malloc(declared * sizeof *cur->events);
-        if (cur->events) {
-            r->cap = declared;
-            advise_huge(cur->events, declared * sizeof *cur->events);
-        }
+    if (declared && declared < (1ull << 40) && grow_row(cur, declared) == RT_OK) {
+        r->cap = declared;
+        advise_huge(cur->events, declared * sizeof *cur->events);
     }
 
     /* Local definitions hold the mapping tables OTF2 applies to this location's events. */
@@ -1717,8 +1749,15 @@ static int read_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
         if (shrunk)
             cur->events = shrunk;
     }
+    if (cur->npay < r->cap) { /* and the payloads' room beyond those there are */
+        struct rt_event_payload *shrunk = realloc(cur->pay, (cur->npay ? cur->npay : 1) * sizeof *shrunk);
+        if (shrunk)
+            cur->pay = shrunk;
+    }
+    uint64_t nblocks = (cur->nevents + 63) / 64;
     r->stats.events += cur->nevents;
-    r->memory += cur->nevents * sizeof(struct rt_event);
+    r->memory += cur->nevents * sizeof(struct rt_event) + cur->npay * sizeof(struct rt_event_payload) +
+                 nblocks * sizeof(struct rt__pblock);
     return RT_OK;
 }
 
@@ -2150,8 +2189,11 @@ void rt_trace_close(rt_trace *t)
 {
     if (!t)
         return;
-    for (uint32_t i = 0; i < t->nrows; i++)
+    for (uint32_t i = 0; i < t->nrows; i++) {
         free(t->rows[i].events);
+        free(t->rows[i].pay);
+        free(t->rows[i].pblocks);
+    }
     free(t->rows);
     for (uint32_t i = 0; i < t->ncomms; i++)
         free(t->comms[i].members);
@@ -2177,6 +2219,13 @@ const struct rt_event *rt_trace_events(const rt_trace *t, uint32_t rank, uint64_
     }
     *n = t->rows[rank].nevents;
     return t->rows[rank].events;
+}
+
+struct rt_event_payload rt_trace_payload(const rt_trace *t, uint32_t rank, uint64_t i)
+{
+    const struct rt_event_payload *p =
+        rank < t->nrows && i < t->rows[rank].nevents ? rt__row_payload(&t->rows[rank], i) : NULL;
+    return p ? *p : (struct rt_event_payload){.bytes = 0, .comm = RT_EV_NO_COMM};
 }
 
 uint64_t rt_trace_location_id(const rt_trace *t, uint32_t rank)

@@ -49,9 +49,10 @@ static uint64_t trace_fingerprint(const rt_trace *t)
             /* As when events were 32 bytes (a JOIN's work in bytes, no communicator as RT_NONE), so
              * that baselines recorded then still match. */
             int join = ev[i].kind == RT_EV_JOIN;
-            uint32_t comm = join || ev[i].comm == RT_EV_NO_COMM ? RT_NONE : (uint32_t)ev[i].comm;
+            const struct rt_event_payload p = rt_trace_payload(t, r, i);
+            uint32_t comm = join || p.comm == RT_EV_NO_COMM ? RT_NONE : (uint32_t)p.comm;
             h = fnv_u64(h, (uint64_t)ev[i].time);
-            h = fnv_u64(h, join ? ev[i].work_ns : (uint64_t)ev[i].bytes);
+            h = fnv_u64(h, join ? p.work_ns : (uint64_t)p.bytes);
             h = fnv_u64(h, (uint64_t)ev[i].ref | (uint64_t)ev[i].aux << 32);
             const struct rt_comm *cm = rt_trace_comm(t, comm); /* a self instance counts as its origin */
             h = fnv_u64(h, (uint64_t)(cm ? cm->origin : comm) | (uint64_t)ev[i].kind << 32 | (uint64_t)ev[i].flags << 40);

@@ -105,9 +105,10 @@ static int shift_rank(const rt_trace *t, uint32_t r, uint32_t region, const uint
             continue;
         }
         struct dim_count *d = &dc[dim];
+        rt_bytes bytes = rt_trace_payload(t, r, i).bytes;
         if (d->sends + d->recvs == 0)
-            d->bytes = e->bytes;
-        else if (e->bytes != d->bytes)
+            d->bytes = bytes;
+        else if (bytes != d->bytes)
             d->mixed_sizes = 1;
         if (recv) {
             d->recvs++;

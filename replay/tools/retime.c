@@ -77,7 +77,7 @@ static int cmd_info(struct args *a)
         const struct rt_event *ev = rt_trace_events(t, r, &n);
         for (uint64_t i = 0; i < n; i++)
             if (ev[i].kind == RT_EV_RECV || ev[i].kind == RT_EV_IRECV_REQUEST)
-                bytes_recv += ev[i].flags & RT_EVF_CANCELLED ? 0 : ev[i].bytes;
+                bytes_recv += ev[i].flags & RT_EVF_CANCELLED ? 0 : rt_trace_payload(t, r, i).bytes;
     }
     char span[32], dropped[200];
     rt_format_time(span, sizeof span, (double)st->span_ns);

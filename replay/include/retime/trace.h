@@ -68,12 +68,12 @@ enum rt_coll_op {
 };
 
 /**
- * The hot per-event record, 24 bytes: the trace of a long run is mostly these. Bit-fields keep
+ * The hot per-event record, 16 bytes: the trace of a long run is mostly these. Bit-fields keep
  * the fields' names (read and assigned as plain fields; no address can be taken) within the
- * limits above: a time of 53 bits (|time| < RT_MAX_TIME_NS), a byte count of 42 (RT_MAX_BYTES),
- * a communicator of 22 (fewer than RT_MAX_COMMS; events without one hold RT_EV_NO_COMM), a kind of 4
- * and flags of 7 bits. A JOIN has no communicator and holds its 64-bit work_ns there instead.
+ * limits above: a time of 53 bits (|time| < RT_MAX_TIME_NS), a kind of 4 and flags of 7 bits.
  * Times are measured nanoseconds since the trace's global start, clock offsets applied.
+ * Message, collective and join events have more fields, kept beside the events
+ * (struct rt_event_payload, rt_trace_payload): Enter and Leave, most of a trace, need none.
  */
 struct rt_event {
     int64_t time : 53;  /**< measured time [ns] */
@@ -81,6 +81,15 @@ struct rt_event {
     uint64_t flags : 7; /**< enum rt_event_flag */
     uint32_t ref;       /**< see enum rt_event_kind */
     uint32_t aux;       /**< see enum rt_event_kind */
+};
+_Static_assert(sizeof(struct rt_event) == 16, "struct rt_event must stay 16 bytes");
+
+/**
+ * The fields of SEND, ISEND, RECV, IRECV_REQUEST, IRECV, COLL_BEGIN, COLL_END and JOIN events
+ * (8 bytes each, in a side array of their row): a byte count of 42 bits (RT_MAX_BYTES) and a
+ * communicator of 22 (fewer than RT_MAX_COMMS; RT_EV_NO_COMM: none), or a JOIN's 64-bit work_ns.
+ */
+struct rt_event_payload {
     union {
         struct {
             uint64_t bytes : 42; /**< message bytes; COLL_BEGIN: bytes sent; COLL_END: bytes received */
@@ -89,7 +98,7 @@ struct rt_event {
         uint64_t work_ns; /**< JOIN: the slowest other thread's work [ns] from the fork to the join */
     };
 };
-_Static_assert(sizeof(struct rt_event) == 24, "struct rt_event must stay 24 bytes");
+_Static_assert(sizeof(struct rt_event_payload) == 8, "struct rt_event_payload must stay 8 bytes");
 
 /** A region (function or user phase). */
 struct rt_region {
@@ -182,6 +191,11 @@ const char *rt_trace_path(const rt_trace *trace);
 uint32_t rt_trace_ranks(const rt_trace *trace);
 /** Events of row @p rank; *n receives their number. The array is owned by the trace. */
 const struct rt_event *rt_trace_events(const rt_trace *trace, uint32_t rank, uint64_t *n);
+/**
+ * The payload of event @p i of row @p rank (O(1)); an event of another kind, or one out of range,
+ * gives bytes 0 and comm RT_EV_NO_COMM.
+ */
+struct rt_event_payload rt_trace_payload(const rt_trace *trace, uint32_t rank, uint64_t i);
 /** OTF2 location id of row @p rank. */
 uint64_t rt_trace_location_id(const rt_trace *trace, uint32_t rank);
 /** Name of row @p rank ("MPI Rank 3" or the location's own name). */
