@@ -48,6 +48,40 @@ int main(int argc, char **argv)
         return 1;
     }
     CHECK_EQ_INT(rt_trace_ranks(t), p);
+
+    /* Every message carries one of the pattern's sizes on a communicator the trace defines, its
+     * completions and the calls around it none; one payload per message event and collective
+     * record, none past a row's end. */
+    const struct rt_trace_stats *st = rt_trace_stats(t);
+    uint64_t with_payload = 0, bad_sizes = 0;
+    for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
+        uint64_t ne;
+        const struct rt_event *ev = rt_trace_events(t, r, &ne);
+        for (uint64_t i = 0; i < ne; i++) {
+            struct rt_event_payload pl = rt_trace_payload(t, r, i);
+            int msg = ev[i].kind == RT_EV_SEND || ev[i].kind == RT_EV_ISEND || ev[i].kind == RT_EV_RECV ||
+                      ev[i].kind == RT_EV_IRECV_REQUEST || ev[i].kind == RT_EV_IRECV;
+            int coll = ev[i].kind == RT_EV_COLL_BEGIN || ev[i].kind == RT_EV_COLL_END;
+            if (msg || coll) {
+                with_payload++;
+                CHECK(pl.comm < rt_trace_comms(t));
+            } else {
+                CHECK_EQ_INT(pl.comm, RT_EV_NO_COMM);
+                CHECK_EQ_INT(pl.bytes, 0);
+            }
+            if (msg) {
+                unsigned long long size = m1;
+                int ok = 0;
+                for (int d = 0; d < dims; d++, size *= 2ull * (unsigned)k + 1)
+                    ok |= pl.bytes == size;
+                bad_sizes += !ok;
+            }
+        }
+        CHECK_EQ_INT(rt_trace_payload(t, r, ne).comm, RT_EV_NO_COMM);
+    }
+    CHECK_EQ_INT(bad_sizes, 0);
+    CHECK_EQ_INT(with_payload, st->sends + st->isends + st->recvs + 2 * st->irecvs + 2 * st->collectives);
+    CHECK_EQ_INT(rt_trace_payload(t, rt_trace_ranks(t), 0).bytes, 0);
     struct rt_replay_options o;
     rt_replay_options_default(&o);
     CHECK_EQ_INT(rt_model_init(&o.model, "hockney", &par, &err), RT_OK);
