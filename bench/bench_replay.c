@@ -25,6 +25,11 @@
 /* The Hockney parameters of the paper's Table 2 (the same ones the tests use). */
 #define BENCH_ALPHA_NS 2122.0
 #define BENCH_BETA_NS_PER_B 0.7595
+/* Issue #18's memory targets on a Shift trace [B/event]: the trace and engine as accounted, and the
+ * process's peak RSS growth from 10^7 events. */
+#define MEM_TARGET_ACCOUNTED 24.0
+#define MEM_TARGET_RSS 20.0
+
 /* The Monte Carlo target of issue #4: 100 runs of a 10^6-event trace within 15 s on 2 cores. */
 #define BENCH_MC_TARGET_S 15.0
 
@@ -577,7 +582,8 @@ static int bench_scale(const char *path, const char *anchor, const struct rt_rep
         snprintf(label, sizeof label, "Monte Carlo %ld runs, %ld threads (mc_run)", c->mc_runs, mr.jobs);
         printf("  %-44s %10.3f %14.4g %8.2f\n", label, mc_s, mc_eps, mc_eps / decode_eps);
     }
-    printf("  memory: accounted %.2f B/event, RSS growth %.2f B/event (target <= 32)\n", acct_bpe, rss_bpe);
+    printf("  memory: accounted %.2f B/event (target <= 24: %s), RSS growth %.2f B/event (target <= 20 from 10^7 "
+           "events)\n", acct_bpe, acct_bpe <= MEM_TARGET_ACCOUNTED ? "met" : "NOT met", rss_bpe);
     printf("BENCH {\"mode\":\"scale\",\"trace\":");
     json_string(stdout, anchor);
     printf(",\"otf2_events\":%" PRIu64 ",\"events\":%" PRIu64 ",\"ranks\":%" PRIu64 ",\"disk_bytes\":%" PRIu64
@@ -775,9 +781,15 @@ int main(int argc, char **argv)
            (double)first.trace_bytes / n);
     printf("  %-40s %12" PRIu64 " %10.2f\n", "engine (result->peak_bytes)", first.engine_bytes,
            (double)first.engine_bytes / n);
-    printf("  %-40s %12" PRIu64 " %10.2f   target <= 32\n", "accounted (trace + engine)",
-           first.trace_bytes + first.engine_bytes, acct_bpe);
-    printf("  %-40s %12" PRIu64 " %10.2f   target <= 32\n", "process peak RSS growth (ru_maxrss)", rss_delta, rss_bpe);
+    printf("  %-40s %12" PRIu64 " %10.2f   target <= %.0f: %s\n", "accounted (trace + engine)",
+           first.trace_bytes + first.engine_bytes, acct_bpe, MEM_TARGET_ACCOUNTED,
+           acct_bpe <= MEM_TARGET_ACCOUNTED ? "met" : "NOT met");
+    if (n >= 10000000) /* below, the process's fixed few MB weigh in */
+        printf("  %-40s %12" PRIu64 " %10.2f   target <= %.0f: %s\n", "process peak RSS growth (ru_maxrss)", rss_delta,
+               rss_bpe, MEM_TARGET_RSS, rss_bpe <= MEM_TARGET_RSS ? "met" : "NOT met");
+    else
+        printf("  %-40s %12" PRIu64 " %10.2f   (target <= %.0f from 10^7 events)\n", "process peak RSS growth (ru_maxrss)",
+               rss_delta, rss_bpe, MEM_TARGET_RSS);
 
     printf("BENCH {\"trace\":");
     json_string(stdout, anchor);
