@@ -284,6 +284,7 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
     for (uint32_t r = g->lo; r < g->hi; r++)
         for (uint64_t j = 0; j < g->n[r]; j++) {
             struct rt__dep_rec *x = R(g, r, j);
+            prefetch_src(g, r, j);
             rt_time_ps tp = t_prev(g, r, j);
             if (tp > x->t) /* the trace's own order is the truth on one rank */
                 tp = x->t;
@@ -990,6 +991,7 @@ static int ws_compute(rt_depgraph *g, rt_error *err)
         walker_rank(&w, r);
         for (uint64_t j = 0; j < n && !rc; j++) {
             const struct rt__dep_rec *x = R(g, r, j);
+            prefetch_src(g, r, j);
             /* A remote source on the rank itself (a rendezvous side that posted last) is its own
              * transfer, not a wait for another rank. */
             if (remote_binds(x) && src_rank(x) != r && src_ok(g, x)) {
@@ -1081,6 +1083,8 @@ int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff 
         walker_rank(&w, r);
         for (uint64_t j = 0; j < n && !rc; j++) {
             const struct rt__dep_rec *a = R(A, r, j), *b = R(B, r, j);
+            prefetch_src(A, r, j);
+            prefetch_src(B, r, j);
             int on = marked(B->onpath, B->base[r] + j), brem = remote_binds(b);
             int arem = src_kind(a) != RT_DEP_NONE, hasb = src_kind(b) != RT_DEP_NONE;
             uint32_t size = RT_NONE;
