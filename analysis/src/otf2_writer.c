@@ -307,6 +307,7 @@ static int write_event(struct writer *w, OTF2_EvtWriter *ew, uint32_t row, const
 {
     const struct rt_event *e = &ev[i];
     const struct rt_event_payload p = rt_trace_payload(w->t, row, i); /* messages and collectives */
+    const uint32_t comm = (uint32_t)p.comm;
     OTF2_AttributeList *al = w->attrs;
     uint32_t peer = 0;
     OTF2_ErrorCode ec;
@@ -331,13 +332,13 @@ static int write_event(struct writer *w, OTF2_EvtWriter *ew, uint32_t row, const
         break;
     case RT_EV_SEND:
     case RT_EV_ISEND:
-        if (peer_of(w, row, i, (uint32_t)p.comm, e->ref, 0, &peer))
+        if (peer_of(w, row, i, comm, e->ref, 0, &peer))
             return w->rc;
         if (e->kind == RT_EV_SEND) {
-            ec = OTF2_EvtWriter_MpiSend(ew, al, ts, peer, comm_ref(w, (uint32_t)p.comm), e->aux, p.bytes);
+            ec = OTF2_EvtWriter_MpiSend(ew, al, ts, peer, comm_ref(w, comm), e->aux, p.bytes);
             break;
         }
-        ec = OTF2_EvtWriter_MpiIsend(ew, al, ts, peer, comm_ref(w, (uint32_t)p.comm), e->aux, p.bytes, i);
+        ec = OTF2_EvtWriter_MpiIsend(ew, al, ts, peer, comm_ref(w, comm), e->aux, p.bytes, i);
         /* A cancelled send's request never completes; the reader knows it only from this record.
          * Its time is lost in the trace: it is written with the send's. */
         if (ec == OTF2_SUCCESS && (e->flags & RT_EVF_CANCELLED)) {
@@ -351,11 +352,11 @@ static int write_event(struct writer *w, OTF2_EvtWriter *ew, uint32_t row, const
         ec = OTF2_EvtWriter_MpiIsendComplete(ew, al, ts, e->ref);
         break;
     case RT_EV_RECV:
-        if (peer_of(w, row, i, (uint32_t)p.comm, e->ref, 0, &peer))
+        if (peer_of(w, row, i, comm, e->ref, 0, &peer))
             return w->rc;
         ec = (e->flags & RT_EVF_ORPHAN)
-                 ? OTF2_EvtWriter_MpiIrecv(ew, al, ts, peer, comm_ref(w, (uint32_t)p.comm), e->aux, p.bytes, ORPHAN_REQUEST | i)
-                 : OTF2_EvtWriter_MpiRecv(ew, al, ts, peer, comm_ref(w, (uint32_t)p.comm), e->aux, p.bytes);
+                 ? OTF2_EvtWriter_MpiIrecv(ew, al, ts, peer, comm_ref(w, comm), e->aux, p.bytes, ORPHAN_REQUEST | i)
+                 : OTF2_EvtWriter_MpiRecv(ew, al, ts, peer, comm_ref(w, comm), e->aux, p.bytes);
         break;
     case RT_EV_IRECV_REQUEST:
         /* A cancelled (never completed) request gets no record of its end: the reader flags it so. */
@@ -365,9 +366,9 @@ static int write_event(struct writer *w, OTF2_EvtWriter *ew, uint32_t row, const
         if (start_of(w, row, ev, i, RT_EV_IRECV_REQUEST))
             return w->rc;
         const struct rt_event *post = &ev[e->ref]; /* the reader keeps source and tag there */
-        if (peer_of(w, row, i, (uint32_t)p.comm, post->ref, 0, &peer))
+        if (peer_of(w, row, i, comm, post->ref, 0, &peer))
             return w->rc;
-        ec = OTF2_EvtWriter_MpiIrecv(ew, al, ts, peer, comm_ref(w, (uint32_t)p.comm), post->aux, p.bytes, e->ref);
+        ec = OTF2_EvtWriter_MpiIrecv(ew, al, ts, peer, comm_ref(w, comm), post->aux, p.bytes, e->ref);
         break;
     }
     case RT_EV_COLL_BEGIN:
@@ -377,9 +378,9 @@ static int write_event(struct writer *w, OTF2_EvtWriter *ew, uint32_t row, const
         if (start_of(w, row, ev, i, RT_EV_COLL_BEGIN))
             return w->rc;
         const struct rt_event *b = &ev[e->ref]; /* the reader keeps op, root and bytes sent there */
-        if (peer_of(w, row, i, (uint32_t)p.comm, b->ref, 1, &peer))
+        if (peer_of(w, row, i, comm, b->ref, 1, &peer))
             return w->rc;
-        ec = OTF2_EvtWriter_MpiCollectiveEnd(ew, al, ts, otf2_coll_op(b->aux, b->flags & RT_EVF_VECTOR), comm_ref(w, (uint32_t)p.comm),
+        ec = OTF2_EvtWriter_MpiCollectiveEnd(ew, al, ts, otf2_coll_op(b->aux, b->flags & RT_EVF_VECTOR), comm_ref(w, comm),
                                              peer, rt_trace_payload(w->t, row, e->ref).bytes, p.bytes);
         break;
     }

@@ -41,21 +41,23 @@ static inline unsigned rt__popcount64(uint64_t x)
 #endif
 }
 
+/* Where event i's payload is (or would be) in R->pay: the payloads before it. */
+static inline uint64_t rt__payload_index(const struct rt__row *R, uint64_t i)
+{
+    const struct rt__pblock *b = &R->pblocks[i >> 6];
+    return b->base + rt__popcount64(b->has & ((1ull << (i & 63)) - 1));
+}
+
 /* The payload of event i (< R->nevents) of a row, or NULL when it has none. */
 static inline struct rt_event_payload *rt__row_payload(const struct rt__row *R, uint64_t i)
 {
-    const struct rt__pblock *b = &R->pblocks[i >> 6];
-    uint64_t bit = 1ull << (i & 63);
-    if (!(b->has & bit))
-        return NULL;
-    return &R->pay[b->base + rt__popcount64(b->has & (bit - 1))];
+    return R->pblocks[i >> 6].has >> (i & 63) & 1 ? &R->pay[rt__payload_index(R, i)] : NULL;
 }
 
 /* The payload of an event that has one by its kind (the engine's checked traces): no bit test. */
 static inline const struct rt_event_payload *rt__row_payload_of(const struct rt__row *R, uint64_t i)
 {
-    const struct rt__pblock *b = &R->pblocks[i >> 6];
-    return &R->pay[b->base + rt__popcount64(b->has & ((1ull << (i & 63)) - 1))];
+    return &R->pay[rt__payload_index(R, i)];
 }
 
 struct rt__comm {
