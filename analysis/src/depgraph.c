@@ -160,6 +160,7 @@ static int check_held(const rt_depgraph *g, rt_error *err)
                                 (unsigned long long)g->seen[r], (unsigned long long)g->n[r]);
         for (uint64_t j = 0; j < g->n[r]; j++) {
             const struct rt__dep_rec *x = R(g, r, j);
+            prefetch_src(g, r, j);
             rt_time_ps tp = t_prev(g, r, j);
             int rem = src_kind(x) != RT_DEP_NONE;
             rt_time_ps mx = rem && x->remote_ready > x->local_ready ? x->remote_ready : x->local_ready;

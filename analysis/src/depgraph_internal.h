@@ -81,7 +81,8 @@ static inline rt_time_ps t_of(const rt_depgraph *g, uint32_t r, uint64_t j)
 
 /* The passes over a rank's events read each remote source's record at a random place in the
  * graph, a cache miss that dominated them: a pass asks for the source of the event PREFETCH_AHEAD
- * records further on while it works on this one. Only a hint: no result depends on it. */
+ * records further on while it works on this one (the contract check, the measured graph, the wait
+ * states, the comparison). Only a hint: no result depends on it. */
 #define PREFETCH_AHEAD 16
 static inline void prefetch_src(const rt_depgraph *g, uint32_t r, uint64_t j)
 {
