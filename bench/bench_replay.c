@@ -434,14 +434,14 @@ static int analyze_once(const rt_trace *t, const struct rt_replay_options *o, rt
         rc = rt_depgraph_check(ga, err);
     if (rc == RT_OK)
         rc = rt_depgraph_measured(t, ga, &gb, &mi, err);
+    if (rc == RT_OK) /* as cmd_analyze.c: every result in one walk, then the getters */
+        rc = rt_depgraph_analyze(ga, gb, &d, err);
     if (rc == RT_OK)
         rc = rt_depgraph_critical_path(ga, &cpa, err);
     if (rc == RT_OK)
         rc = rt_depgraph_critical_path(gb, &cpb, err);
     if (rc == RT_OK)
         rc = rt_depgraph_wait_states(gb, &ws, err);
-    if (rc == RT_OK)
-        rc = rt_depgraph_compare(ga, gb, &d, err);
     if (rc == RT_OK)
         *end = cpa->end_ps;
     rt_depgraph_diff_destroy(d);

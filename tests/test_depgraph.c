@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <otf2/otf2.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "otf2_builder.h"
@@ -119,6 +120,66 @@ static const struct rt_dep_share *group_top(const struct rt_dep_share *s, uint64
         if (s[i].wait == wait && s[i].group == group)
             return &s[i];
     return NULL;
+}
+
+/* Whether two results are the same to the last row (the one-walk analysis against the single calls). */
+static int same_shares(const struct rt_dep_share *x, uint64_t nx, const struct rt_dep_share *y, uint64_t ny)
+{
+    if (nx != ny)
+        return 0;
+    for (uint64_t i = 0; i < nx; i++)
+        if (x[i].group != y[i].group || x[i].wait != y[i].wait || x[i].id != y[i].id || x[i].region != y[i].region ||
+            x[i].instance != y[i].instance || x[i].value != y[i].value || x[i].value2 != y[i].value2)
+            return 0;
+    return 1;
+}
+
+static int same_cp(const struct rt_critical_path *x, const struct rt_critical_path *y)
+{
+    int same = x->end_ps == y->end_ps && x->length_ps == y->length_ps && x->end_rank == y->end_rank &&
+               x->end_index == y->end_index && x->events == y->events && x->nseg == y->nseg &&
+               memcmp(x->activity_ps, y->activity_ps, sizeof x->activity_ps) == 0 &&
+               same_shares(x->share, x->nshare, y->share, y->nshare);
+    for (uint64_t i = 0; same && i < x->nseg; i++)
+        same = x->seg[i].rank == y->seg[i].rank && x->seg[i].first == y->seg[i].first &&
+               x->seg[i].last == y->seg[i].last && x->seg[i].begin_ps == y->seg[i].begin_ps &&
+               x->seg[i].end_ps == y->seg[i].end_ps;
+    return same;
+}
+
+/* rt_depgraph_analyze on fresh graphs @p a2, @p b2 (B NULL: A alone) gives what the single calls gave
+ * on @p a, @p b (already compared, d: their comparison). */
+static void check_one_walk(rt_depgraph *a, rt_depgraph *b, const struct rt_depgraph_diff *d, rt_depgraph *a2,
+                           rt_depgraph *b2)
+{
+    rt_error err = {0};
+    struct rt_depgraph_diff *d2 = NULL;
+    const struct rt_critical_path *x, *y;
+    const struct rt_wait_states *wx, *wy;
+    rt_depgraph *wa = b ? b : a, *wa2 = b2 ? b2 : a2;
+    CHECK_EQ_INT(rt_depgraph_analyze(a2, b2, b2 ? &d2 : NULL, &err), RT_OK);
+    CHECK_EQ_INT(rt_depgraph_critical_path(a, &x, &err), RT_OK);
+    CHECK_EQ_INT(rt_depgraph_critical_path(a2, &y, &err), RT_OK);
+    CHECK(same_cp(x, y));
+    if (b) {
+        CHECK_EQ_INT(rt_depgraph_critical_path(b, &x, &err), RT_OK);
+        CHECK_EQ_INT(rt_depgraph_critical_path(b2, &y, &err), RT_OK);
+        CHECK(same_cp(x, y));
+    }
+    CHECK_EQ_INT(rt_depgraph_wait_states(wa, &wx, &err), RT_OK);
+    CHECK_EQ_INT(rt_depgraph_wait_states(wa2, &wy, &err), RT_OK);
+    CHECK(memcmp(wx->total_ps, wy->total_ps, sizeof wx->total_ps) == 0 &&
+          memcmp(wx->count, wy->count, sizeof wx->count) == 0 &&
+          same_shares(wx->share, wx->nshare, wy->share, wy->nshare));
+    if (d && d2)
+        CHECK(d->end_a == d2->end_a && d->end_b == d2->end_b && d->accumulated == d2->accumulated &&
+              d->slack == d2->slack && d->injected == d2->injected &&
+              d->injected_negative == d2->injected_negative && d->absorbed == d2->absorbed &&
+              d->residual == d2->residual && d->source_changed == d2->source_changed && d->edges == d2->edges &&
+              same_shares(d->share, d->nshare, d2->share, d2->nshare));
+    else
+        CHECK(!b2 || (d && d2));
+    rt_depgraph_diff_destroy(d2);
 }
 
 /* ------------------------------------------------------------------ hand-made records */
@@ -574,6 +635,13 @@ static void identity_on(const char *path)
                 rt_depgraph *b = replay_graph(t, &on, NULL);
                 cp_of(b);
                 struct rt_depgraph_diff *d = diff_of(a, b);
+                if (seed == 1) { /* the same results in one walk */
+                    rt_depgraph *a2 = replay_graph(t, &o, NULL), *b2 = replay_graph(t, &on, NULL);
+                    if (a2 && b2)
+                        check_one_walk(a, b, d, a2, b2);
+                    rt_depgraph_destroy(b2);
+                    rt_depgraph_destroy(a2);
+                }
                 if (rt_test_failures != before)
                     fprintf(stderr, "%s scale %d seed %llu noise %d\n", path, scale, (unsigned long long)seed, which);
                 rt_depgraph_diff_destroy(d);
@@ -588,6 +656,16 @@ static void identity_on(const char *path)
             if (cpm)
                 CHECK_EQ_INT(cpm->end_ps, (rt_time_ps)rt_trace_stats(t)->span_ns * 1000);
             struct rt_depgraph_diff *d = diff_of(a, m);
+            rt_depgraph *a2 = replay_graph(t, &o, NULL), *m2 = NULL;
+            CHECK_EQ_INT(rt_depgraph_measured(t, a2, &m2, &mi, &err), RT_OK);
+            if (m2)
+                check_one_walk(a, m, d, a2, m2);
+            rt_depgraph *a3 = replay_graph(t, &o, NULL); /* one timing alone */
+            if (a3)
+                check_one_walk(a, NULL, NULL, a3, NULL);
+            rt_depgraph_destroy(a3);
+            rt_depgraph_destroy(m2);
+            rt_depgraph_destroy(a2);
             rt_depgraph_diff_destroy(d);
         }
         rt_depgraph_destroy(m);

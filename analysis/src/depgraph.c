@@ -813,13 +813,15 @@ static int cp_segments(rt_depgraph *g, struct cp_walk *w, rt_error *err)
     return rt__dg_agree(g, rc, err);
 }
 
-static int cp_compute(rt_depgraph *g, rt_error *err)
+/* The critical path itself: its end, the walk back from it (marking g->onpath) and its segments.
+ * *breakdown = 1 when the path's breakdown is still to add (cp_visit over the events, then
+ * cp_finish); 0 when the graph has no events, and the path is complete as it is. Collective. */
+static int cp_path(rt_depgraph *g, int *breakdown, rt_error *err)
 {
     struct rt_critical_path *cp = &g->cp;
-    struct walker w = {0};
-    struct smap m = {0};
     struct cp_walk cw = {0};
     struct rt__dg_toks out = {0};
+    *breakdown = 0;
     int rc = complete(g, err);
     if (rc)
         return rc;
@@ -831,7 +833,7 @@ static int cp_compute(rt_depgraph *g, rt_error *err)
     uint32_t r;
     uint64_t j;
     find_end(g, &r, &j, &cp->end_ps);
-    int64_t v[RT_ACT_COUNT + 2] = {r == RT_NONE ? INT64_MAX : -cp->end_ps, (int64_t)g->total};
+    int64_t v[2] = {r == RT_NONE ? INT64_MAX : -cp->end_ps, (int64_t)g->total};
     if ((rc = rt__dg_reduce(g, v, 1, 0, rc, err)) || (rc = rt__dg_reduce(g, v + 1, 1, 1, rc, err)))
         goto out;
     int64_t at = r != RT_NONE && -cp->end_ps == v[0] ? (int64_t)((uint64_t)r << IDX_BITS | j) : INT64_MAX;
@@ -856,51 +858,45 @@ static int cp_compute(rt_depgraph *g, rt_error *err)
     }
     if ((rc = rt__dg_walks(g, &out, cp_step, &cw, rc, err)) || (rc = cp_segments(g, &cw, err)))
         goto out;
-    /* Breakdown: one pass per rank with the events' context. */
-    if (walker_init(&w, g->t))
-        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-    for (r = g->lo; r < g->hi && !rc; r++) {
-        uint64_t n;
-        const struct rt_event *ev = rt_trace_events(g->t, r, &n);
-        walker_rank(&w, r);
-        for (j = 0; j < n && !rc; j++) {
-            if (marked(g->onpath, g->base[r] + j)) {
-                struct rt__dep_rec *x = R(g, r, j);
-                int rem = remote_binds(x);
-                rt_time_ps wgt = rem ? x->remote_ready - t_of(g, src_rank(x), src_index(x)) : x->local_ready - t_prev(g, r, j);
-                cp->activity_ps[activity_of(x, rem, &w.c)] += wgt;
-                add_groups(&m, r, &w.c, rem, rem ? size_bucket(edge_bytes(&w, ev, n, j)) : RT_NONE, wgt, 0);
-            }
-            if (walker_apply(&w, ev, n, j))
-                rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-        }
-    }
+    *breakdown = 1;
+out:
+    free(cw.v);
+    return rc;
+}
+
+/* The breakdown of the path: the edge into event (r, j), if it is on the path, with the event's
+ * context. */
+static inline void cp_visit(rt_depgraph *g, struct smap *m, const struct walker *w, const struct rt_event *ev,
+                            uint64_t n, uint32_t r, uint64_t j)
+{
+    if (!marked(g->onpath, g->base[r] + j))
+        return;
+    struct rt__dep_rec *x = R(g, r, j);
+    int rem = remote_binds(x);
+    rt_time_ps wgt = rem ? x->remote_ready - t_of(g, src_rank(x), src_index(x)) : x->local_ready - t_prev(g, r, j);
+    g->cp.activity_ps[activity_of(x, rem, &w->c)] += wgt;
+    add_groups(m, r, &w->c, rem, rem ? size_bucket(edge_bytes(w, ev, n, j)) : RT_NONE, wgt, 0);
+}
+
+/* The path's sums and rows over every process. Collective; @p rc: this process already failed. */
+static int cp_finish(rt_depgraph *g, struct smap *m, int rc, rt_error *err)
+{
+    struct rt_critical_path *cp = &g->cp;
+    int64_t v[RT_ACT_COUNT + 2];
     v[0] = cp->length_ps;
     v[1] = (int64_t)cp->events;
     memcpy(v + 2, cp->activity_ps, sizeof cp->activity_ps);
     if ((rc = rt__dg_reduce(g, v, RT_ACT_COUNT + 2, 1, rc, err)))
-        goto out;
+        return rc;
     cp->length_ps = v[0];
     cp->events = (uint64_t)v[1];
     memcpy(cp->activity_ps, v + 2, sizeof cp->activity_ps);
     free(g->cp_share);
-    if ((rc = shares_finish(g, &m, 0, &g->cp_share, &cp->nshare, RT_OK, err)))
-        goto out;
+    if ((rc = shares_finish(g, m, 0, &g->cp_share, &cp->nshare, RT_OK, err)))
+        return rc;
     cp->share = g->cp_share;
     g->have_cp = 1;
-out:
-    free(m.v);
-    free(cw.v);
-    walker_free(&w);
-    return rc;
-}
-
-int rt_depgraph_critical_path(rt_depgraph *g, const struct rt_critical_path **cp, rt_error *err)
-{
-    int rc = g->have_cp ? RT_OK : cp_compute(g, err);
-    if (rc == RT_OK)
-        *cp = &g->cp;
-    return rc;
+    return RT_OK;
 }
 
 /* ------------------------------------------------------------------ wait states */
@@ -974,215 +970,321 @@ static uint8_t wait_kind(const rt_trace *t, const struct rt__dep_rec *x, const s
     return RT_WAIT_LATE_RECEIVER;
 }
 
-static int ws_compute(rt_depgraph *g, rt_error *err)
+
+/* What one walk over the events adds up, per result due (NULL: not this time): the breakdowns of
+ * up to two critical paths, the wait states of one graph, the comparison of two. Each result has
+ * its own rows; rt_depgraph_analyze asks for all of them in one walk, the other functions for
+ * theirs alone, so both give the same results. */
+struct walk {
+    rt_depgraph *cp[2];
+    struct smap cpm[2];
+    rt_depgraph *ws;
+    struct smap wsm;
+    struct rt__dg_toks wsout;    /* blame walks that went on to ranks held elsewhere */
+    rt_depgraph *ca, *cb;        /* the comparison of ca and cb */
+    struct rt_depgraph_diff *d;
+    struct smap cm;
+    rt_time_ps len_a_cpb;        /* len_A(B's critical path) */
+    rt_time_ps rank_on, rank_off; /* the rank's comparison row, added once after its events */
+};
+
+/* The wait, if any, at event (r, j) of k->ws, and the walk that blames it. */
+static int ws_visit(struct walk *k, const struct walker *w, const struct rt_event *ev, uint64_t n, uint32_t r,
+                    uint64_t j, rt_error *err)
+{
+    rt_depgraph *g = k->ws;
+    struct rt_wait_states *ws = &g->ws;
+    const struct rt__dep_rec *x = R(g, r, j);
+    /* A remote source on the rank itself (a rendezvous side that posted last) is its own
+     * transfer, not a wait for another rank. */
+    if (!remote_binds(x) || src_rank(x) == r || !src_ok(g, x))
+        return RT_OK;
+    uint32_t sr = src_rank(x);
+    uint64_t sj = src_index(x);
+    rt_time_ps wt = x->remote_ready - x->local_ready;
+    uint8_t kind = wait_kind(g->t, x, ev, n, j, &w->c);
+    ws->total_ps[kind] += wt;
+    ws->count[kind]++;
+    smap_add(&k->wsm, RT_GROUP_RANK, kind, r, RT_NONE, 0, wt, 1);
+    smap_add(&k->wsm, RT_GROUP_CALLSITE, kind, w->c.callsite, w->c.call_region, 0, wt, 1);
+    smap_add(&k->wsm, RT_GROUP_CAUSE, kind, sr, RT_NONE, 0, wt, 1);
+    /* the remote edge into the waiting event is the walk's first step */
+    rt_time_ps covered = overlap(t_of(g, sr, sj), x->remote_ready, x->local_ready, x->remote_ready);
+    smap_add(&k->wsm, RT_GROUP_BLAME, kind, sr, RT_NONE, 0, covered, 0);
+    struct rt__dg_tok tok = {.rank = sr, .kind = kind, .index = sj, .a = x->local_ready, .b = x->remote_ready,
+                             .covered = covered};
+    int s = held(g, sr) ? blame_step(g, &k->wsm, &tok, err) : WALK_HOP;
+    if (s == WALK_HOP && rt__dg_toks_push(&k->wsout, &tok))
+        return rt_error_set(err, RT_ENOMEM, "out of memory");
+    return RT_OK;
+}
+
+/* The walks that went on elsewhere, then the sums and rows over every process. Collective. */
+static int ws_finish(rt_depgraph *g, struct smap *m, struct rt__dg_toks *out, int rc, rt_error *err)
 {
     struct rt_wait_states *ws = &g->ws;
-    struct walker w = {0};
-    struct smap m = {0};
-    struct rt__dg_toks out = {0};
-    int rc = complete(g, err);
-    if (rc)
+    if ((rc = rt__dg_walks(g, out, blame_step, m, rc, err)))
         return rc;
-    memset(ws, 0, sizeof *ws);
-    if (walker_init(&w, g->t))
-        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-    for (uint32_t r = g->lo; r < g->hi && !rc; r++) {
-        uint64_t n;
-        const struct rt_event *ev = rt_trace_events(g->t, r, &n);
-        walker_rank(&w, r);
-        for (uint64_t j = 0; j < n && !rc; j++) {
-            const struct rt__dep_rec *x = R(g, r, j);
-            prefetch_src(g, r, j);
-            /* A remote source on the rank itself (a rendezvous side that posted last) is its own
-             * transfer, not a wait for another rank. */
-            if (remote_binds(x) && src_rank(x) != r && src_ok(g, x)) {
-                uint32_t sr = src_rank(x);
-                uint64_t sj = src_index(x);
-                rt_time_ps wt = x->remote_ready - x->local_ready;
-                uint8_t k = wait_kind(g->t, x, ev, n, j, &w.c);
-                ws->total_ps[k] += wt;
-                ws->count[k]++;
-                smap_add(&m, RT_GROUP_RANK, k, r, RT_NONE, 0, wt, 1);
-                smap_add(&m, RT_GROUP_CALLSITE, k, w.c.callsite, w.c.call_region, 0, wt, 1);
-                smap_add(&m, RT_GROUP_CAUSE, k, sr, RT_NONE, 0, wt, 1);
-                /* the remote edge into the waiting event is the walk's first step */
-                rt_time_ps covered = overlap(t_of(g, sr, sj), x->remote_ready, x->local_ready, x->remote_ready);
-                smap_add(&m, RT_GROUP_BLAME, k, sr, RT_NONE, 0, covered, 0);
-                struct rt__dg_tok tok = {.rank = sr, .kind = k, .index = sj, .a = x->local_ready,
-                                         .b = x->remote_ready, .covered = covered};
-                int s = held(g, sr) ? blame_step(g, &m, &tok, err) : WALK_HOP;
-                if (s == WALK_HOP && rt__dg_toks_push(&out, &tok))
-                    rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-            }
-            if (walker_apply(&w, ev, n, j))
-                rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-        }
-    }
-    if ((rc = rt__dg_walks(g, &out, blame_step, &m, rc, err)))
-        goto out;
     int64_t v[2 * RT_WAIT_COUNT];
     for (int k = 0; k < RT_WAIT_COUNT; k++) {
         v[k] = ws->total_ps[k];
         v[RT_WAIT_COUNT + k] = (int64_t)ws->count[k];
     }
     if ((rc = rt__dg_reduce(g, v, 2 * RT_WAIT_COUNT, 1, rc, err)))
-        goto out;
+        return rc;
     for (int k = 0; k < RT_WAIT_COUNT; k++) {
         ws->total_ps[k] = v[k];
         ws->count[k] = (uint64_t)v[RT_WAIT_COUNT + k];
     }
     free(g->ws_share);
-    if ((rc = shares_finish(g, &m, 0, &g->ws_share, &ws->nshare, RT_OK, err)))
-        goto out;
+    if ((rc = shares_finish(g, m, 0, &g->ws_share, &ws->nshare, RT_OK, err)))
+        return rc;
     ws->share = g->ws_share;
     g->have_ws = 1;
-out:
-    free(m.v);
+    return RT_OK;
+}
+
+/* ------------------------------------------------------------------ two timings */
+
+/* The edges into event (r, j) in both timings: δ = w_B - w_A per edge, on or off B's path. */
+static inline void cmp_visit(struct walk *k, const struct walker *w, const struct rt_event *ev, uint64_t n,
+                             uint32_t r, uint64_t j)
+{
+    const rt_depgraph *A = k->ca, *B = k->cb;
+    struct rt_depgraph_diff *d = k->d;
+    const struct rt__dep_rec *a = R(A, r, j), *b = R(B, r, j);
+    int on = marked(B->onpath, B->base[r] + j), brem = remote_binds(b);
+    int arem = src_kind(a) != RT_DEP_NONE, hasb = src_kind(b) != RT_DEP_NONE;
+    uint32_t size = RT_NONE;
+    /* The edges into the event share its rank, call site and region rows: their values are
+     * summed first and added once (integers: the order does not matter); the size rows differ
+     * (none for the local edge). on[0..1]/off[0..1]: local, remote. */
+    rt_time_ps on_v[2] = {0, 0}, off_v[2] = {0, 0};
+    int any_remote = 0;
+    /* local edge */
+    rt_time_ps wa = a->local_ready - t_prev(A, r, j), wb = b->local_ready - t_prev(B, r, j);
+    rt_time_ps dl = wb - wa;
+    d->edges++;
+    if (on && !brem) {
+        k->len_a_cpb += wa;
+        on_v[0] = dl;
+    } else {
+        off_v[0] = dl;
+    }
+    d->injected += dl;
+    d->injected_negative += dl < 0 ? dl : 0;
+    if (hasb || arem)
+        size = size_bucket(edge_bytes(w, ev, n, j));
+    /* B's remote edge */
+    if (hasb) {
+        uint32_t sr = src_rank(b);
+        uint64_t sj = src_index(b);
+        rt_time_ps wbr = b->remote_ready - t_of(B, sr, sj), war;
+        if (arem && src_rank(a) == sr && src_index(a) == sj)
+            war = a->remote_ready - t_of(A, sr, sj);
+        else
+            war = a->t - t_of(A, sr, sj); /* tight in A */
+        rt_time_ps dr = wbr - war;
+        d->edges++;
+        d->injected += dr;
+        d->injected_negative += dr < 0 ? dr : 0;
+        any_remote = 1;
+        if (on && brem) {
+            k->len_a_cpb += war;
+            on_v[1] += dr;
+        } else {
+            off_v[1] += dr;
+        }
+    }
+    /* A's remote edge where B has another source (or none): off B's path */
+    if (arem && !(hasb && src_rank(a) == src_rank(b) && src_index(a) == src_index(b))) {
+        uint32_t sr = src_rank(a);
+        uint64_t sj = src_index(a);
+        rt_time_ps da = (b->t - t_of(B, sr, sj)) - (a->remote_ready - t_of(A, sr, sj));
+        d->source_changed++;
+        d->edges++;
+        d->injected += da;
+        d->injected_negative += da < 0 ? da : 0;
+        any_remote = 1;
+        off_v[1] += da;
+    } else if (hasb && !arem) {
+        d->source_changed++;
+    }
+    rt_time_ps on_all = on_v[0] + on_v[1], off_all = off_v[0] + off_v[1];
+    k->rank_on += on_all;
+    k->rank_off += off_all;
+    smap_add(&k->cm, RT_GROUP_CALLSITE, 0, w->c.callsite, w->c.call_region, 0, on_all, off_all);
+    smap_add(&k->cm, RT_GROUP_REGION, 0, RT_NONE, w->c.region, w->c.region == RT_NONE ? 0 : w->c.instance, on_all,
+             off_all);
+    smap_add(&k->cm, RT_GROUP_SIZE, 0, RT_NONE, RT_NONE, 0, on_v[0], off_v[0]);
+    if (any_remote)
+        smap_add(&k->cm, RT_GROUP_SIZE, 0, size, RT_NONE, 0, on_v[1], off_v[1]);
+}
+
+/* The comparison's sums and rows over every process; both critical paths are complete. Collective. */
+static int cmp_finish(struct walk *k, int rc, rt_error *err)
+{
+    const rt_depgraph *A = k->ca, *B = k->cb;
+    struct rt_depgraph_diff *d = k->d;
+    /* len_A(B's critical path), edges, injected, source_changed, injected_negative */
+    int64_t v[5] = {0};
+    if (d) {
+        v[0] = k->len_a_cpb;
+        v[1] = (int64_t)d->edges;
+        v[2] = d->injected;
+        v[3] = (int64_t)d->source_changed;
+        v[4] = d->injected_negative;
+    }
+    if ((rc = rt__dg_reduce(A, v, 5, 1, rc, err)))
+        return rc;
+    d->injected_negative = v[4];
+    d->edges = (uint64_t)v[1];
+    d->injected = v[2];
+    d->source_changed = (uint64_t)v[3];
+    d->accumulated = B->cp.length_ps - v[0];
+    d->slack = A->cp.length_ps - v[0];
+    d->absorbed = d->injected - d->accumulated;
+    d->residual = (d->end_b - d->end_a) - (d->accumulated - d->slack);
+    return shares_finish(A, &k->cm, 1, &d->share, &d->nshare, RT_OK, err);
+}
+
+/* ------------------------------------------------------------------ the walk over the events */
+
+/* One pass over the events of the ranks held here, with their context, for every result due. */
+static int walk_events(struct walk *k, const rt_trace *t, uint32_t lo, uint32_t hi, rt_error *err)
+{
+    struct walker w;
+    int rc = walker_init(&w, t) ? rt_error_set(err, RT_ENOMEM, "out of memory") : RT_OK;
+    for (uint32_t r = lo; r < hi && !rc; r++) {
+        uint64_t n;
+        const struct rt_event *ev = rt_trace_events(t, r, &n);
+        walker_rank(&w, r);
+        k->rank_on = k->rank_off = 0;
+        for (uint64_t j = 0; j < n && !rc; j++) {
+            if (k->ca) {
+                prefetch_src(k->ca, r, j);
+                prefetch_src(k->cb, r, j);
+            } else if (k->ws) {
+                prefetch_src(k->ws, r, j);
+            }
+            for (int i = 0; i < 2; i++)
+                if (k->cp[i])
+                    cp_visit(k->cp[i], &k->cpm[i], &w, ev, n, r, j);
+            if (k->ws)
+                rc = ws_visit(k, &w, ev, n, r, j, err);
+            if (k->ca)
+                cmp_visit(k, &w, ev, n, r, j);
+            if (walker_apply(&w, ev, n, j))
+                rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        }
+        if (k->ca && n)
+            smap_add(&k->cm, RT_GROUP_RANK, 0, r, RT_NONE, 0, k->rank_on, k->rank_off);
+    }
     walker_free(&w);
+    return rc;
+}
+
+/* Completes every result the walk added to, in the same order on every process. Collective;
+ * @p rc: this process already failed. */
+static int walk_finish(struct walk *k, int rc, rt_error *err)
+{
+    for (int i = 0; i < 2; i++)
+        if (k->cp[i])
+            rc = cp_finish(k->cp[i], &k->cpm[i], rc, err);
+    if (k->ws)
+        rc = ws_finish(k->ws, &k->wsm, &k->wsout, rc, err);
+    if (k->ca)
+        rc = cmp_finish(k, rc, err);
+    for (int i = 0; i < 2; i++)
+        free(k->cpm[i].v);
+    free(k->wsm.v);
+    free(k->wsout.v);
+    free(k->cm.v);
+    return rc;
+}
+
+/* The results due of @p a and @p b (NULL: none), in one walk over the events: with @p paths, the
+ * critical paths of both; the wait states of @p ws (NULL, a or b); with @p out, the comparison of
+ * a and b. Results already there are not computed again. Collective. */
+static int analyze(rt_depgraph *a, rt_depgraph *b, int paths, rt_depgraph *ws, struct rt_depgraph_diff **out,
+                   rt_error *err)
+{
+    struct walk k = {0};
+    int rc = RT_OK, need;
+    if (out) {
+        *out = NULL;
+        if (a->nranks != b->nranks || a->lo != b->lo || a->hi != b->hi || (a->t != b->t && a->total != b->total))
+            rc = rt_error_set(err, RT_EINVAL, "the two timings are not of the same trace");
+        for (uint32_t r = a->lo; r < a->hi && !rc; r++)
+            if (a->n[r] != b->n[r])
+                rc = rt_error_set(err, RT_EINVAL, "the two timings are not of the same trace (rank %u)", r);
+        if ((rc = rt__dg_agree(a, rc, err)))
+            return rc;
+    }
+    /* one walk goes over one trace's events: a's path over its own when b has another */
+    if (b && a->t != b->t && paths && !a->have_cp && (rc = analyze(a, NULL, 1, NULL, NULL, err)))
+        return rc;
+    rt_depgraph *g[2] = {a, b != a ? b : NULL};
+    for (int i = 0; i < 2 && paths; i++) {
+        if (!g[i] || g[i]->have_cp)
+            continue;
+        if ((rc = cp_path(g[i], &need, err)))
+            return rc;
+        k.cp[i] = need ? g[i] : NULL;
+    }
+    if (ws && !ws->have_ws) {
+        if ((rc = complete(ws, err)))
+            return rc;
+        memset(&ws->ws, 0, sizeof ws->ws);
+        k.ws = ws;
+    }
+    if (out) {
+        if ((rc = rt__dg_fetch(a, b, err)) || (rc = rt__dg_fetch(b, a, err)))
+            return rc;
+        k.ca = a;
+        k.cb = b;
+        k.d = calloc(1, sizeof *k.d);
+        if (!k.d)
+            rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        else
+            k.d->end_a = a->cp.end_ps, k.d->end_b = b->cp.end_ps;
+    }
+    if (!rc && (k.cp[0] || k.cp[1] || k.ws || k.ca))
+        rc = walk_events(&k, (b ? b : a)->t, a->lo, a->hi, err);
+    if ((rc = walk_finish(&k, rc, err)) == RT_OK && out) {
+        *out = k.d;
+        k.d = NULL;
+    }
+    rt_depgraph_diff_destroy(k.d);
+    return rc;
+}
+
+int rt_depgraph_critical_path(rt_depgraph *g, const struct rt_critical_path **cp, rt_error *err)
+{
+    int rc = g->have_cp ? RT_OK : analyze(g, NULL, 1, NULL, NULL, err);
+    if (rc == RT_OK)
+        *cp = &g->cp;
     return rc;
 }
 
 int rt_depgraph_wait_states(rt_depgraph *g, const struct rt_wait_states **ws, rt_error *err)
 {
-    int rc = g->have_ws ? RT_OK : ws_compute(g, err);
+    int rc = g->have_ws ? RT_OK : analyze(g, NULL, 0, g, NULL, err);
     if (rc == RT_OK)
         *ws = &g->ws;
     return rc;
 }
 
-/* ------------------------------------------------------------------ two timings */
-
 int rt_depgraph_compare(rt_depgraph *A, rt_depgraph *B, struct rt_depgraph_diff **out, rt_error *err)
 {
-    struct rt_depgraph_diff *d = NULL;
-    struct walker w = {0};
-    struct smap m = {0};
-    const struct rt_critical_path *cpa, *cpb;
-    int rc = RT_OK;
-    if (A->nranks != B->nranks || A->lo != B->lo || A->hi != B->hi || (A->t != B->t && A->total != B->total))
-        rc = rt_error_set(err, RT_EINVAL, "the two timings are not of the same trace");
-    for (uint32_t r = A->lo; r < A->hi && !rc; r++)
-        if (A->n[r] != B->n[r])
-            rc = rt_error_set(err, RT_EINVAL, "the two timings are not of the same trace (rank %u)", r);
-    if ((rc = rt__dg_agree(A, rc, err)) || (rc = rt_depgraph_critical_path(A, &cpa, err)) ||
-        (rc = rt_depgraph_critical_path(B, &cpb, err)) || (rc = rt__dg_fetch(A, B, err)) ||
-        (rc = rt__dg_fetch(B, A, err)))
-        return rc;
-    int64_t v[5] = {0}; /* len_A(B's critical path), edges, injected, source_changed, injected_negative */
-    rt_time_ps len_a_cpb = 0;
-    d = calloc(1, sizeof *d);
-    if (!d || walker_init(&w, B->t)) {
-        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-        goto sum;
-    }
-    d->end_a = cpa->end_ps;
-    d->end_b = cpb->end_ps;
-    for (uint32_t r = B->lo; r < B->hi && !rc; r++) {
-        uint64_t n;
-        const struct rt_event *ev = rt_trace_events(B->t, r, &n);
-        rt_time_ps rank_on = 0, rank_off = 0; /* the rank's row, added once after its events */
-        walker_rank(&w, r);
-        for (uint64_t j = 0; j < n && !rc; j++) {
-            const struct rt__dep_rec *a = R(A, r, j), *b = R(B, r, j);
-            prefetch_src(A, r, j);
-            prefetch_src(B, r, j);
-            int on = marked(B->onpath, B->base[r] + j), brem = remote_binds(b);
-            int arem = src_kind(a) != RT_DEP_NONE, hasb = src_kind(b) != RT_DEP_NONE;
-            uint32_t size = RT_NONE;
-            /* The edges into the event share its rank, call site and region rows: their values
-             * are summed first and added once (integers: the order does not matter); the size
-             * rows differ (none for the local edge). on[0..1]/off[0..1]: local, remote. */
-            rt_time_ps on_v[2] = {0, 0}, off_v[2] = {0, 0};
-            int any_remote = 0;
-            /* local edge */
-            rt_time_ps wa = a->local_ready - t_prev(A, r, j), wb = b->local_ready - t_prev(B, r, j);
-            rt_time_ps dl = wb - wa;
-            d->edges++;
-            if (on && !brem) {
-                len_a_cpb += wa;
-                on_v[0] = dl;
-            } else {
-                off_v[0] = dl;
-            }
-            d->injected += dl;
-            d->injected_negative += dl < 0 ? dl : 0;
-            if (hasb || arem)
-                size = size_bucket(edge_bytes(&w, ev, n, j));
-            /* B's remote edge */
-            if (hasb) {
-                uint32_t sr = src_rank(b);
-                uint64_t sj = src_index(b);
-                rt_time_ps wbr = b->remote_ready - t_of(B, sr, sj), war;
-                if (arem && src_rank(a) == sr && src_index(a) == sj)
-                    war = a->remote_ready - t_of(A, sr, sj);
-                else
-                    war = a->t - t_of(A, sr, sj); /* tight in A */
-                rt_time_ps dr = wbr - war;
-                d->edges++;
-                d->injected += dr;
-                d->injected_negative += dr < 0 ? dr : 0;
-                any_remote = 1;
-                if (on && brem) {
-                    len_a_cpb += war;
-                    on_v[1] += dr;
-                } else {
-                    off_v[1] += dr;
-                }
-            }
-            /* A's remote edge where B has another source (or none): off B's path */
-            if (arem && !(hasb && src_rank(a) == src_rank(b) && src_index(a) == src_index(b))) {
-                uint32_t sr = src_rank(a);
-                uint64_t sj = src_index(a);
-                rt_time_ps da = (b->t - t_of(B, sr, sj)) - (a->remote_ready - t_of(A, sr, sj));
-                d->source_changed++;
-                d->edges++;
-                d->injected += da;
-                d->injected_negative += da < 0 ? da : 0;
-                any_remote = 1;
-                off_v[1] += da;
-            } else if (hasb && !arem) {
-                d->source_changed++;
-            }
-            rt_time_ps on_all = on_v[0] + on_v[1], off_all = off_v[0] + off_v[1];
-            rank_on += on_all;
-            rank_off += off_all;
-            smap_add(&m, RT_GROUP_CALLSITE, 0, w.c.callsite, w.c.call_region, 0, on_all, off_all);
-            smap_add(&m, RT_GROUP_REGION, 0, RT_NONE, w.c.region, w.c.region == RT_NONE ? 0 : w.c.instance, on_all,
-                     off_all);
-            smap_add(&m, RT_GROUP_SIZE, 0, RT_NONE, RT_NONE, 0, on_v[0], off_v[0]);
-            if (any_remote)
-                smap_add(&m, RT_GROUP_SIZE, 0, size, RT_NONE, 0, on_v[1], off_v[1]);
-            if (walker_apply(&w, ev, n, j))
-                rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-        }
-        if (n)
-            smap_add(&m, RT_GROUP_RANK, 0, r, RT_NONE, 0, rank_on, rank_off);
-    }
-    v[0] = len_a_cpb;
-    v[1] = (int64_t)d->edges;
-    v[2] = d->injected;
-    v[3] = (int64_t)d->source_changed;
-    v[4] = d->injected_negative;
-sum:
-    if ((rc = rt__dg_reduce(A, v, 5, 1, rc, err)))
-        goto out;
-    d->injected_negative = v[4];
-    d->edges = (uint64_t)v[1];
-    d->injected = v[2];
-    d->source_changed = (uint64_t)v[3];
-    d->accumulated = cpb->length_ps - v[0];
-    d->slack = cpa->length_ps - v[0];
-    d->absorbed = d->injected - d->accumulated;
-    d->residual = (d->end_b - d->end_a) - (d->accumulated - d->slack);
-    if ((rc = shares_finish(A, &m, 1, &d->share, &d->nshare, RT_OK, err)))
-        goto out;
-    *out = d;
-    d = NULL;
-out:
-    free(m.v);
-    walker_free(&w);
-    rt_depgraph_diff_destroy(d);
-    return rc;
+    return analyze(A, B, 1, NULL, out, err);
+}
+
+int rt_depgraph_analyze(rt_depgraph *a, rt_depgraph *b, struct rt_depgraph_diff **diff, rt_error *err)
+{
+    if (diff && !b)
+        return rt_error_set(err, RT_EINVAL, "dependency graph: a comparison needs two timings");
+    return analyze(a, b, 1, b ? b : a, diff, err);
 }
 
 void rt_depgraph_diff_destroy(struct rt_depgraph_diff *d)

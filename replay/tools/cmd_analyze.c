@@ -505,10 +505,10 @@ int cmd_analyze(struct args *a)
             goto out;
     }
     rt_depgraph *explained = gb ? gb : ga;
-    if (rt_depgraph_critical_path(ga, &cpa, &err) || rt_depgraph_critical_path(explained, &cpb, &err) ||
-        rt_depgraph_wait_states(explained, &ws, &err))
-        goto out;
-    if (gb && rt_depgraph_compare(ga, gb, &d, &err))
+    /* both paths, the explained timing's wait states and the comparison in one walk; the getters
+     * below return them */
+    if (rt_depgraph_analyze(ga, gb, gb ? &d : NULL, &err) || rt_depgraph_critical_path(ga, &cpa, &err) ||
+        rt_depgraph_critical_path(explained, &cpb, &err) || rt_depgraph_wait_states(explained, &ws, &err))
         goto out;
     if (opts.record_contention) { /* the congestion of the explained replay, along its critical path */
         if (congestion_compute(opts.network, gb ? &noisy : &calm, explained, t, &cg)) {

@@ -214,6 +214,16 @@ int rt_depgraph_wait_states(rt_depgraph *g, const struct rt_wait_states **ws, rt
  * @param out  receives the comparison, owned by the caller (rt_depgraph_diff_destroy)
  */
 int rt_depgraph_compare(rt_depgraph *a, rt_depgraph *b, struct rt_depgraph_diff **out, rt_error *err);
+/**
+ * What `retime analyze` asks for, in one walk over the events instead of one per result: the
+ * critical paths of @p a and @p b (rt_depgraph_critical_path), the wait states of @p b, or of
+ * @p a when @p b is NULL (rt_depgraph_wait_states), and with @p diff the comparison of @p a and
+ * @p b (rt_depgraph_compare). The results are those of the single calls, which return them
+ * afterwards without computing them again.
+ * @param b     NULL: @p a alone
+ * @param diff  NULL, or (with @p b) receives the comparison, owned by the caller
+ */
+int rt_depgraph_analyze(rt_depgraph *a, rt_depgraph *b, struct rt_depgraph_diff **diff, rt_error *err);
 /** Frees a comparison; NULL is a no-op. */
 void rt_depgraph_diff_destroy(struct rt_depgraph_diff *d);
 
