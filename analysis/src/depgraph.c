@@ -135,8 +135,20 @@ void rt_depgraph_on_dep(void *ud, uint32_t rank, uint64_t index, const struct rt
         sr = NO_RANK; /* out of range: rt_depgraph_check reports it */
         si = 0;
     }
-    *R(g, rank, index) = (struct rt__dep_rec){predicted, dep->local_ready, dep->remote_ready,
-                                              kind << 62 | sr << IDX_BITS | si};
+    struct rt__dep_rec *x = R(g, rank, index);
+    *x = (struct rt__dep_rec){NO_TIME, dep->local_ready, dep->remote_ready, kind << 62 | sr << IDX_BITS | si};
+    if (kind != RT_DEP_NONE) { /* the source's time, while its record is fresh; else fill_sources */
+        if (held(g, (uint32_t)sr) && si < g->seen[sr])
+            x->src_t = rec_t(R(g, (uint32_t)sr, si));
+        else
+            g->unfilled++;
+    }
+    if (predicted != rec_t(x) && (!g->bad_t || rank < g->bad_rank || (rank == g->bad_rank && index < g->bad_index))) {
+        g->bad_t = 1;
+        g->bad_rank = rank;
+        g->bad_index = index;
+        g->bad_time = predicted;
+    }
     g->seen[rank]++;
 }
 
@@ -145,6 +157,27 @@ void rt_depgraph_observer(rt_depgraph *g, struct rt_replay_observer *obs)
     memset(obs, 0, sizeof *obs);
     obs->ud = g;
     obs->on_dep = rt_depgraph_on_dep;
+}
+
+/* The times of the remote sources that were not recorded yet when their dependents were (the
+ * replay reports ranks in time order only loosely) or are held by another process (fetched by
+ * rt__dg_fetch, which must have run). A source that does not exist stays unfilled: the checks
+ * name it. */
+static void fill_sources(rt_depgraph *g)
+{
+    for (uint32_t r = g->lo; r < g->hi && g->unfilled; r++)
+        for (uint64_t j = 0; j < g->seen[r] && g->unfilled; j++) {
+            struct rt__dep_rec *x = R(g, r, j);
+            if (src_kind(x) == RT_DEP_NONE || x->src_t != NO_TIME || src_rank(x) >= g->nranks)
+                continue;
+            uint32_t sr = src_rank(x);
+            uint64_t si = src_index(x);
+            rt_time_ps t = held(g, sr) ? (si < g->seen[sr] ? rec_t(R(g, sr, si)) : NO_TIME) : rt__dg_ghost(g, sr, si);
+            if (t != NO_TIME) {
+                x->src_t = t;
+                g->unfilled--;
+            }
+        }
 }
 
 /* The contract on the ranks held here, once the remote sources' times are fetched. */
@@ -160,10 +193,8 @@ static int check_held(const rt_depgraph *g, rt_error *err)
                                 (unsigned long long)g->seen[r], (unsigned long long)g->n[r]);
         for (uint64_t j = 0; j < g->n[r]; j++) {
             const struct rt__dep_rec *x = R(g, r, j);
-            prefetch_src(g, r, j);
             rt_time_ps tp = t_prev(g, r, j);
             int rem = src_kind(x) != RT_DEP_NONE;
-            rt_time_ps mx = rem && x->remote_ready > x->local_ready ? x->remote_ready : x->local_ready;
             if (x->local_ready < tp)
                 return rt_error_set(err, RT_EINVAL,
                                     "%s: rank %u event %llu: local_ready %lld ps before the previous event's time %lld ps",
@@ -171,16 +202,16 @@ static int check_held(const rt_depgraph *g, rt_error *err)
             if (rem && !src_ok(g, x))
                 return rt_error_set(err, RT_EINVAL, "%s: rank %u event %llu: remote source (rank %u, event %llu) does not exist",
                                     path, r, (unsigned long long)j, src_rank(x), (unsigned long long)src_index(x));
-            if (x->t != mx)
+            if (g->bad_t && r == g->bad_rank && j == g->bad_index)
                 return rt_error_set(err, RT_EINVAL,
                                     "%s: rank %u event %llu: t %lld ps != max(local_ready %lld, remote_ready %lld) ps", path,
-                                    r, (unsigned long long)j, (long long)x->t, (long long)x->local_ready,
+                                    r, (unsigned long long)j, (long long)g->bad_time, (long long)x->local_ready,
                                     (long long)(rem ? x->remote_ready : INT64_MIN));
-            if (rem && t_of(g, src_rank(x), src_index(x)) > x->remote_ready)
+            if (rem && x->src_t > x->remote_ready)
                 return rt_error_set(err, RT_EINVAL,
                                     "%s: rank %u event %llu: remote source (rank %u, event %llu) at %lld ps after remote_ready %lld ps",
                                     path, r, (unsigned long long)j, src_rank(x), (unsigned long long)src_index(x),
-                                    (long long)t_of(g, src_rank(x), src_index(x)), (long long)x->remote_ready);
+                                    (long long)x->src_t, (long long)x->remote_ready);
         }
     }
     return RT_OK;
@@ -191,6 +222,8 @@ static int check_held(const rt_depgraph *g, rt_error *err)
 int rt_depgraph_check(const rt_depgraph *g, rt_error *err)
 {
     int rc = rt__dg_fetch((rt_depgraph *)g, NULL, err);
+    if (!rc)
+        fill_sources((rt_depgraph *)g);
     if (!rc && !(rc = rt__dg_agree(g, check_held(g, err), err)))
         ((rt_depgraph *)g)->complete_ok = 1; /* check_held is the stricter test */
     return rc;
@@ -207,6 +240,7 @@ static int complete(rt_depgraph *g, rt_error *err)
     int rc = rt__dg_fetch(g, NULL, err);
     if (rc)
         return rc;
+    fill_sources(g);
     int bad = g->disorder;
     for (uint32_t r = g->lo; r < g->hi && !bad; r++)
         bad = g->seen[r] != g->n[r];
@@ -224,7 +258,7 @@ int rt_depgraph_event(const rt_depgraph *g, uint32_t rank, uint64_t index, struc
     const struct rt__dep_rec *x = R(g, rank, index);
     int none = src_kind(x) == RT_DEP_NONE;
     *out = (struct rt_dep_event){
-        .t = x->t,
+        .t = rec_t(x),
         .local_ready = x->local_ready,
         .remote_ready = none ? INT64_MIN : x->remote_ready,
         .src_index = none ? 0 : src_index(x),
@@ -240,7 +274,7 @@ rt_time_ps rt_depgraph_end(const rt_depgraph *g)
 {
     rt_time_ps end = 0;
     for (uint64_t i = 0; i < g->total; i++)
-        end = g->rec[i].t > end ? g->rec[i].t : end;
+        end = rec_t(&g->rec[i]) > end ? rec_t(&g->rec[i]) : end;
     int64_t v = -end; /* the largest over the processes */
     rt_error err;
     return rt__dg_reduce(g, &v, 1, 0, RT_OK, &err) ? 0 : -v;
@@ -274,9 +308,9 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
     for (uint32_t r = g->lo; r < g->hi; r++) {
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(trace, r, &n);
-        for (uint64_t j = 0; j < n; j++) {
-            R(g, r, j)->t = (ev[j].time - first) * 1000;
-            R(g, r, j)->src = R(s, r, j)->src;
+        for (uint64_t j = 0; j < n; j++) { /* the time as both ready times: rec_t is the time */
+            rt_time_ps t = (ev[j].time - first) * 1000;
+            *R(g, r, j) = (struct rt__dep_rec){NO_TIME, t, t, R(s, r, j)->src};
         }
         g->seen[r] = n;
     }
@@ -284,29 +318,32 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
         goto fail;
     for (uint32_t r = g->lo; r < g->hi; r++)
         for (uint64_t j = 0; j < g->n[r]; j++) {
+            /* Each record's ready times are set so that their maximum stays the event's time:
+             * the later records read it through rec_t. */
             struct rt__dep_rec *x = R(g, r, j);
             prefetch_src(g, r, j);
-            rt_time_ps tp = t_prev(g, r, j);
-            if (tp > x->t) /* the trace's own order is the truth on one rank */
-                tp = x->t;
+            rt_time_ps t = rec_t(x), tp = t_prev(g, r, j);
+            if (tp > t) /* the trace's own order is the truth on one rank */
+                tp = t;
             if (src_kind(x) == RT_DEP_NONE) {
-                x->local_ready = x->t;
+                x->local_ready = t;
                 x->remote_ready = INT64_MIN;
                 continue;
             }
             rt_time_ps tu = t_of(g, src_rank(x), src_index(x));
             rt_time_ps base = tu > tp ? tu : tp;
-            if (x->t < tu) { /* effect before cause: the clocks disagree */
-                if (!inf.violations || tu - x->t > inf.worst_ps) {
-                    inf.worst_ps = tu - x->t;
+            x->src_t = tu;
+            if (t < tu) { /* effect before cause: the clocks disagree */
+                if (!inf.violations || tu - t > inf.worst_ps) {
+                    inf.worst_ps = tu - t;
                     inf.worst_rank = r;
                     inf.worst_index = j;
                 }
                 inf.violations++;
-                x->local_ready = x->remote_ready = x->t; /* a tie: the local edge binds */
+                x->local_ready = x->remote_ready = t; /* a tie: the local edge binds */
                 continue;
             }
-            rt_time_ps c = x->t - base;
+            rt_time_ps c = t - base;
             x->local_ready = tp + c;
             x->remote_ready = tu + c;
         }
@@ -701,7 +738,7 @@ static void find_end(const rt_depgraph *g, uint32_t *er, uint64_t *ej, rt_time_p
     *end = 0;
     for (uint32_t r = g->lo; r < g->hi; r++)
         for (uint64_t j = 0; j < g->n[r]; j++) {
-            rt_time_ps t = R(g, r, j)->t;
+            rt_time_ps t = rec_t(R(g, r, j));
             if (*er == RT_NONE || t > *end || (t == *end && r == *er)) {
                 *er = r;
                 *ej = j;
@@ -747,7 +784,7 @@ static int cp_step(rt_depgraph *g, void *ctx, struct rt__dg_tok *tok, rt_error *
                 return check_held(g, err);
             nr = src_rank(x);
             nj = src_index(x);
-            from = t_of(g, nr, nj);
+            from = x->src_t;
             cp->length_ps += x->remote_ready - from;
         } else {
             from = t_prev(g, r, j);
@@ -763,7 +800,7 @@ static int cp_step(rt_depgraph *g, void *ctx, struct rt__dg_tok *tok, rt_error *
             s.s.first = j;
             s.s.last = seg_last;
             s.s.begin_ps = stop ? 0 : from;
-            s.s.end_ps = R(g, seg_rank, seg_last)->t;
+            s.s.end_ps = rec_t(R(g, seg_rank, seg_last));
             if (rt__dg_grow((void **)&w->v, &w->cap, sizeof *w->v, w->n + 1))
                 return rt_error_set(err, RT_ENOMEM, "out of memory");
             w->v[w->n++] = s;
@@ -873,7 +910,7 @@ static inline void cp_visit(rt_depgraph *g, struct smap *m, const struct walker 
         return;
     struct rt__dep_rec *x = R(g, r, j);
     int rem = remote_binds(x);
-    rt_time_ps wgt = rem ? x->remote_ready - t_of(g, src_rank(x), src_index(x)) : x->local_ready - t_prev(g, r, j);
+    rt_time_ps wgt = rem ? x->remote_ready - x->src_t : x->local_ready - t_prev(g, r, j);
     g->cp.activity_ps[activity_of(x, rem, &w->c)] += wgt;
     add_groups(m, r, &w->c, rem, rem ? size_bucket(edge_bytes(w, ev, n, j)) : RT_NONE, wgt, 0);
 }
@@ -922,12 +959,13 @@ static int blame_step(rt_depgraph *g, void *ctx, struct rt__dg_tok *tok, rt_erro
     (void)err;
     for (; tok->steps < WALK_CAP; tok->steps++) {
         const struct rt__dep_rec *x = R(g, r, j);
-        if (x->t <= a)
+        rt_time_ps t = rec_t(x);
+        if (t <= a)
             return WALK_DONE;
         if (remote_binds(x)) {
             uint32_t sr = src_rank(x);
             uint64_t sj = src_index(x);
-            rt_time_ps o = overlap(t_of(g, sr, sj), x->t, a, b);
+            rt_time_ps o = overlap(x->src_t, t, a, b);
             smap_add(m, RT_GROUP_BLAME, kind, sr, RT_NONE, 0, o, 0);
             tok->covered += o;
             r = sr;
@@ -939,7 +977,7 @@ static int blame_step(rt_depgraph *g, void *ctx, struct rt__dg_tok *tok, rt_erro
                 return WALK_HOP;
             }
         } else {
-            rt_time_ps o = overlap(t_prev(g, r, j), x->t, a, b);
+            rt_time_ps o = overlap(t_prev(g, r, j), t, a, b);
             smap_add(m, RT_GROUP_BLAME, kind, r, RT_NONE, 0, o, 0);
             tok->covered += o;
             if (j == 0)
@@ -1009,7 +1047,7 @@ static int ws_visit(struct walk *k, const struct walker *w, const struct rt_even
     smap_add(&k->wsm, RT_GROUP_CALLSITE, kind, w->c.callsite, w->c.call_region, 0, wt, 1);
     smap_add(&k->wsm, RT_GROUP_CAUSE, kind, sr, RT_NONE, 0, wt, 1);
     /* the remote edge into the waiting event is the walk's first step */
-    rt_time_ps covered = overlap(t_of(g, sr, sj), x->remote_ready, x->local_ready, x->remote_ready);
+    rt_time_ps covered = overlap(x->src_t, x->remote_ready, x->local_ready, x->remote_ready);
     smap_add(&k->wsm, RT_GROUP_BLAME, kind, sr, RT_NONE, 0, covered, 0);
     struct rt__dg_tok tok = {.rank = sr, .kind = kind, .index = sj, .a = x->local_ready, .b = x->remote_ready,
                              .covered = covered};
@@ -1079,11 +1117,11 @@ static inline void cmp_visit(struct walk *k, const struct walker *w, const struc
     if (hasb) {
         uint32_t sr = src_rank(b);
         uint64_t sj = src_index(b);
-        rt_time_ps wbr = b->remote_ready - t_of(B, sr, sj), war;
+        rt_time_ps wbr = b->remote_ready - b->src_t, war;
         if (arem && src_rank(a) == sr && src_index(a) == sj)
-            war = a->remote_ready - t_of(A, sr, sj);
+            war = a->remote_ready - a->src_t;
         else
-            war = a->t - t_of(A, sr, sj); /* tight in A */
+            war = rec_t(a) - t_of(A, sr, sj); /* tight in A */
         rt_time_ps dr = wbr - war;
         d->edges++;
         d->injected += dr;
@@ -1100,7 +1138,7 @@ static inline void cmp_visit(struct walk *k, const struct walker *w, const struc
     if (arem && !(hasb && src_rank(a) == src_rank(b) && src_index(a) == src_index(b))) {
         uint32_t sr = src_rank(a);
         uint64_t sj = src_index(a);
-        rt_time_ps da = (b->t - t_of(B, sr, sj)) - (a->remote_ready - t_of(A, sr, sj));
+        rt_time_ps da = (rec_t(b) - t_of(B, sr, sj)) - (a->remote_ready - a->src_t);
         d->source_changed++;
         d->edges++;
         d->injected += da;
@@ -1161,12 +1199,6 @@ static int walk_events(struct walk *k, const rt_trace *t, uint32_t lo, uint32_t 
         walker_rank(&w, r);
         k->rank_on = k->rank_off = 0;
         for (uint64_t j = 0; j < n && !rc; j++) {
-            if (k->ca) {
-                prefetch_src(k->ca, r, j);
-                prefetch_src(k->cb, r, j);
-            } else if (k->ws) {
-                prefetch_src(k->ws, r, j);
-            }
             for (int i = 0; i < 2; i++)
                 if (k->cp[i])
                     cp_visit(k->cp[i], &k->cpm[i], &w, ev, n, r, j);

@@ -7,10 +7,15 @@
 
 #include "retime/depgraph.h"
 
-/* One record per event, 32 bytes: the event's time, the ready times through its two edges, and
- * its remote source packed as kind (2 bits) | rank (24 bits) | index (38 bits). The collector
- * holds only these; everything else (kinds, regions, call sites) is read from the trace when a
- * result is asked for, so the replay's hot path stays a single store. */
+/* One record per event, 32 bytes: the ready times through its two edges, its remote source
+ * packed as kind (2 bits) | rank (24 bits) | index (38 bits), and that source's time. The event's
+ * own time is not kept: it is max(local_ready, remote_ready) (rec_t), which the collector checks
+ * as it stores. The source's time is copied in when the record is stored (the replay has just
+ * written the source's record, so it is still in cache) or, for a source recorded later or held
+ * by another process, by fill_sources once all records are in: the analyses that walk the
+ * records in order then read no other event's record at a random place (what a cache and TLB
+ * miss per edge cost them before). The collector holds only these; everything else (kinds,
+ * regions, call sites) is read from the trace when a result is asked for. */
 #define IDX_BITS 38
 #define RANK_BITS 24
 #define IDX_MASK ((1ull << IDX_BITS) - 1)
@@ -19,7 +24,8 @@
 #define NO_TIME INT64_MIN /* a remote source's time that its process does not have */
 
 struct rt__dep_rec {
-    rt_time_ps t, local_ready, remote_ready;
+    rt_time_ps src_t; /* the remote source's time; NO_TIME: none, or not filled in yet */
+    rt_time_ps local_ready, remote_ready;
     uint64_t src;
 };
 _Static_assert(sizeof(struct rt__dep_rec) == 32, "a dependency record must stay 32 bytes");
@@ -41,6 +47,12 @@ struct rt_depgraph {
     int disorder;              /* a record came out of program order or out of range */
     uint32_t disorder_rank;
     uint64_t disorder_index;
+    int bad_t;                 /* a record whose time was not max(local_ready, remote_ready): the first in
+                                  rank and event order, for rt_depgraph_check */
+    uint32_t bad_rank;
+    uint64_t bad_index;
+    rt_time_ps bad_time;
+    uint64_t unfilled;         /* records with a remote source whose time is not in yet */
     uint8_t *onpath;           /* one bit per event held: on the critical path */
     int have_cp, have_ws;
     int complete_ok;           /* complete() or rt_depgraph_check() passed since the last record */
@@ -62,7 +74,12 @@ static inline int remote_binds(const struct rt__dep_rec *x)
 }
 static inline int held(const rt_depgraph *g, uint32_t r) { return r >= g->lo && r < g->hi; }
 static inline struct rt__dep_rec *R(const rt_depgraph *g, uint32_t r, uint64_t j) { return &g->rec[g->base[r] + j]; }
-static inline rt_time_ps t_prev(const rt_depgraph *g, uint32_t r, uint64_t j) { return j ? R(g, r, j - 1)->t : 0; }
+/* A record's event time: its binding edge's ready time (ties: local). */
+static inline rt_time_ps rec_t(const struct rt__dep_rec *x)
+{
+    return remote_binds(x) ? x->remote_ready : x->local_ready;
+}
+static inline rt_time_ps t_prev(const rt_depgraph *g, uint32_t r, uint64_t j) { return j ? rec_t(R(g, r, j - 1)) : 0; }
 static inline int marked(const uint8_t *bits, uint64_t i) { return bits[i >> 3] >> (i & 7) & 1; }
 
 /** Makes room for @p need elements of @p elem bytes in *@p p (capacity *@p cap, doubled from
@@ -73,16 +90,16 @@ int rt__dg_grow(void **p, uint64_t *cap, size_t elem, uint64_t need);
  *  it was not fetched or its process has no such event. */
 rt_time_ps rt__dg_ghost(const rt_depgraph *g, uint32_t r, uint64_t j);
 
-/* The time of event (r, j), held here or fetched. */
+/* The time of event (r, j), held here or fetched. A record's own source's time is its src_t:
+ * this is for other events. */
 static inline rt_time_ps t_of(const rt_depgraph *g, uint32_t r, uint64_t j)
 {
-    return held(g, r) ? R(g, r, j)->t : rt__dg_ghost(g, r, j);
+    return held(g, r) ? rec_t(R(g, r, j)) : rt__dg_ghost(g, r, j);
 }
 
-/* The passes over a rank's events read each remote source's record at a random place in the
- * graph, a cache miss that dominated them: a pass asks for the source of the event PREFETCH_AHEAD
- * records further on while it works on this one (the contract check, the measured graph, the wait
- * states, the comparison). Only a hint: no result depends on it. */
+/* Building the measured graph reads each remote source's time at a random place in the graph,
+ * a cache miss that dominated that pass: it asks for the source of the record PREFETCH_AHEAD
+ * further on while it works on this one. Only a hint: no result depends on it. */
 #define PREFETCH_AHEAD 16
 static inline void prefetch_src(const rt_depgraph *g, uint32_t r, uint64_t j)
 {

@@ -217,7 +217,7 @@ int rt__dg_fetch(rt_depgraph *g, const rt_depgraph *h, rt_error *err)
             memcpy(&key, (const char *)x.in[q] + i * sizeof key, sizeof key);
             uint32_t r = (uint32_t)((key - 1) >> IDX_BITS);
             uint64_t j = (key - 1) & IDX_MASK;
-            ans[q][i] = held(g, r) && j < g->n[r] ? R(g, r, j)->t : NO_TIME;
+            ans[q][i] = held(g, r) && j < g->n[r] ? rec_t(R(g, r, j)) : NO_TIME;
         }
         x.out[q] = ans[q];
         x.outlen[q] = k * sizeof(int64_t);
