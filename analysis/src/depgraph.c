@@ -12,13 +12,15 @@
 #define WALK_CAP 65536 /* steps of one wait's blame walk (see blame_walk) */
 
 /* A growable set of breakdown rows keyed by (group, wait, id, region, instance). Consecutive
- * edges mostly fall in the same row of a group (one rank at a time, the same call site and
- * region instance for a run of events), so the last rows of each group are tried first. */
+ * edges mostly fall in the same few rows of a group (one rank at a time, the call sites of one
+ * loop iteration in turn, the same region instance for a run of events), so the last rows found
+ * in each group are tried first. */
+#define SMAP_RECENT 4
 struct smap {
     struct rt_dep_share *v;
     uint64_t n, cap; /* cap: 0 or a power of two */
-    struct rt_dep_share *last[RT_GROUP_COUNT][2]; /* the last two rows found; NULL: none (reset when v moves) */
-    uint8_t older[RT_GROUP_COUNT];                /* which of the two to replace next */
+    struct rt_dep_share *last[RT_GROUP_COUNT][SMAP_RECENT]; /* the last rows found; NULL: none (reset when v moves) */
+    uint8_t older[RT_GROUP_COUNT];                          /* the next one to replace */
     int oom;
 };
 
@@ -429,18 +431,17 @@ static struct rt_dep_share *smap_find(struct smap *m, uint8_t group, uint8_t wai
     }
     if (group < RT_GROUP_COUNT) {
         m->last[group][m->older[group]] = e;
-        m->older[group] ^= 1;
+        m->older[group] = (uint8_t)((m->older[group] + 1) % SMAP_RECENT);
     }
     return e;
 }
 
-/* smap_find after a look at the group's last two rows, inline: most adds end there (two: an
- * event's local and remote edges fall in different size rows). */
+/* smap_find after a look at the group's last rows, inline: most adds end there. */
 static inline struct rt_dep_share *smap_get(struct smap *m, uint8_t group, uint8_t wait, uint32_t id, uint32_t region,
                                             uint64_t inst)
 {
     if (group < RT_GROUP_COUNT)
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < SMAP_RECENT; k++) {
             struct rt_dep_share *hit = m->last[group][k];
             if (hit && skey_is(hit, group, wait, id, region, inst))
                 return hit;
@@ -708,6 +709,10 @@ static uint32_t size_bucket(rt_bytes b)
     }
     return k;
 }
+
+/* The size rows a walk sums before it adds them: one per bucket (0..64), the last for RT_NONE. */
+#define SIZE_ROWS 66
+static inline uint32_t size_row(uint32_t bucket) { return bucket == RT_NONE ? SIZE_ROWS - 1 : bucket; }
 
 /* Adds @p v1, @p v2 to the rows of every group the edge into event (r, j) belongs to. */
 static void add_groups(struct smap *m, uint32_t r, const struct ctx *c, int remote, uint32_t size, rt_time_ps v1,
@@ -1023,8 +1028,39 @@ struct walk {
     struct rt_depgraph_diff *d;
     struct smap cm;
     rt_time_ps len_a_cpb;        /* len_A(B's critical path) */
-    rt_time_ps rank_on, rank_off; /* the rank's comparison row, added once after its events */
+    /* The comparison's rows are summed here first (integers: the order of the additions does
+     * not matter) and added to its map once per run of events in the same call site and region,
+     * once per rank and once per walk (the size rows), instead of a map look-up per edge. */
+    rt_time_ps rank_on, rank_off;  /* the rank's row, added after its events */
+    struct cmp_run {
+        int open;                  /* an event added to it: its rows exist */
+        uint32_t callsite, call_region, region;
+        uint64_t instance;
+        rt_time_ps on, off;
+    } run;
+    rt_time_ps size_v[SIZE_ROWS][2]; /* per size row (size_row): on, off */
+    uint8_t size_used[SIZE_ROWS];
 };
+
+/* Adds the run's values to its call-site and region rows and closes it. */
+static void cmp_run_flush(struct walk *k)
+{
+    struct cmp_run *u = &k->run;
+    if (!u->open)
+        return;
+    smap_add(&k->cm, RT_GROUP_CALLSITE, 0, u->callsite, u->call_region, 0, u->on, u->off);
+    smap_add(&k->cm, RT_GROUP_REGION, 0, RT_NONE, u->region, u->instance, u->on, u->off);
+    u->open = 0;
+}
+
+/* Adds the size rows' values to the map (once per walk). */
+static void cmp_sizes_flush(struct walk *k)
+{
+    for (uint32_t i = 0; i < SIZE_ROWS; i++)
+        if (k->size_used[i])
+            smap_add(&k->cm, RT_GROUP_SIZE, 0, i == SIZE_ROWS - 1 ? RT_NONE : i, RT_NONE, 0, k->size_v[i][0],
+                     k->size_v[i][1]);
+}
 
 /* The wait, if any, at event (r, j) of k->ws, and the walk that blames it. */
 static int ws_visit(struct walk *k, const struct walker *w, const struct rt_event *ev, uint64_t n, uint32_t r,
@@ -1151,12 +1187,25 @@ static inline void cmp_visit(struct walk *k, const struct walker *w, const struc
     rt_time_ps on_all = on_v[0] + on_v[1], off_all = off_v[0] + off_v[1];
     k->rank_on += on_all;
     k->rank_off += off_all;
-    smap_add(&k->cm, RT_GROUP_CALLSITE, 0, w->c.callsite, w->c.call_region, 0, on_all, off_all);
-    smap_add(&k->cm, RT_GROUP_REGION, 0, RT_NONE, w->c.region, w->c.region == RT_NONE ? 0 : w->c.instance, on_all,
-             off_all);
-    smap_add(&k->cm, RT_GROUP_SIZE, 0, RT_NONE, RT_NONE, 0, on_v[0], off_v[0]);
-    if (any_remote)
-        smap_add(&k->cm, RT_GROUP_SIZE, 0, size, RT_NONE, 0, on_v[1], off_v[1]);
+    struct cmp_run *u = &k->run;
+    uint64_t inst = w->c.region == RT_NONE ? 0 : w->c.instance;
+    if (u->open && (u->callsite != w->c.callsite || u->call_region != w->c.call_region || u->region != w->c.region ||
+                    u->instance != inst))
+        cmp_run_flush(k);
+    if (!u->open)
+        *u = (struct cmp_run){1, w->c.callsite, w->c.call_region, w->c.region, inst, 0, 0};
+    u->on += on_all;
+    u->off += off_all;
+    uint32_t local = size_row(RT_NONE);
+    k->size_v[local][0] += on_v[0];
+    k->size_v[local][1] += off_v[0];
+    k->size_used[local] = 1;
+    if (any_remote) {
+        uint32_t i = size_row(size);
+        k->size_v[i][0] += on_v[1];
+        k->size_v[i][1] += off_v[1];
+        k->size_used[i] = 1;
+    }
 }
 
 /* The comparison's sums and rows over every process; both critical paths are complete. Collective. */
@@ -1209,9 +1258,13 @@ static int walk_events(struct walk *k, const rt_trace *t, uint32_t lo, uint32_t 
             if (walker_apply(&w, ev, n, j))
                 rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         }
-        if (k->ca && n)
+        if (k->ca && n) {
+            cmp_run_flush(k);
             smap_add(&k->cm, RT_GROUP_RANK, 0, r, RT_NONE, 0, k->rank_on, k->rank_off);
+        }
     }
+    if (k->ca)
+        cmp_sizes_flush(k);
     walker_free(&w);
     return rc;
 }
