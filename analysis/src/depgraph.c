@@ -287,6 +287,7 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
 {
     struct rt_measured_info inf = {0};
     rt_depgraph *g = NULL;
+    const struct rt_event **evs = NULL; /* per rank held: its events */
     int rc = complete((rt_depgraph *)s, err);
     if (rc)
         return rc;
@@ -306,33 +307,48 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
     }
     if ((rc = rt__dg_reduce(g, &first, 1, 0, RT_OK, err)))
         goto fail;
-    /* Times first: a source may be on any rank. */
+    /* The measured times are the trace's. Under a split, other processes ask for the times of
+     * sources held here (rt__dg_fetch answers from the records): all records get their time
+     * first, as both ready times (rec_t is then the time). */
+    evs = calloc(g->nranks ? g->nranks : 1, sizeof *evs);
+    if ((rc = rt__dg_agree(g, evs ? RT_OK : rt_error_set(err, RT_ENOMEM, "out of memory"), err)))
+        goto fail;
     for (uint32_t r = g->lo; r < g->hi; r++) {
         uint64_t n;
-        const struct rt_event *ev = rt_trace_events(trace, r, &n);
-        for (uint64_t j = 0; j < n; j++) { /* the time as both ready times: rec_t is the time */
-            rt_time_ps t = (ev[j].time - first) * 1000;
+        evs[r] = rt_trace_events(trace, r, &n);
+        for (uint64_t j = 0; g->part && j < n; j++) {
+            rt_time_ps t = (evs[r][j].time - first) * 1000;
             *R(g, r, j) = (struct rt__dep_rec){NO_TIME, t, t, R(s, r, j)->src};
         }
         g->seen[r] = n;
     }
     if ((rc = rt__dg_fetch(g, NULL, err)))
         goto fail;
-    for (uint32_t r = g->lo; r < g->hi; r++)
+    for (uint32_t r = g->lo; r < g->hi; r++) {
+        const struct rt_event *ev = evs[r];
         for (uint64_t j = 0; j < g->n[r]; j++) {
-            /* Each record's ready times are set so that their maximum stays the event's time:
-             * the later records read it through rec_t. */
             struct rt__dep_rec *x = R(g, r, j);
-            prefetch_src(g, r, j);
-            rt_time_ps t = rec_t(x), tp = t_prev(g, r, j);
+            x->src = R(s, r, j)->src;
+#if defined(__GNUC__)
+            /* the source's event, at a random place: asked for PREFETCH_AHEAD events ahead */
+            if (j + PREFETCH_AHEAD < g->n[r]) {
+                const struct rt__dep_rec *y = R(s, r, j + PREFETCH_AHEAD);
+                if (src_kind(y) != RT_DEP_NONE && held(g, src_rank(y)) && src_index(y) < g->n[src_rank(y)])
+                    __builtin_prefetch(&evs[src_rank(y)][src_index(y)]);
+            }
+#endif
+            rt_time_ps t = (ev[j].time - first) * 1000, tp = j ? (ev[j - 1].time - first) * 1000 : 0;
             if (tp > t) /* the trace's own order is the truth on one rank */
                 tp = t;
+            x->src_t = NO_TIME;
             if (src_kind(x) == RT_DEP_NONE) {
                 x->local_ready = t;
                 x->remote_ready = INT64_MIN;
                 continue;
             }
-            rt_time_ps tu = t_of(g, src_rank(x), src_index(x));
+            uint32_t sr = src_rank(x);
+            uint64_t sj = src_index(x);
+            rt_time_ps tu = held(g, sr) ? (evs[sr][sj].time - first) * 1000 : rt__dg_ghost(g, sr, sj);
             rt_time_ps base = tu > tp ? tu : tp;
             x->src_t = tu;
             if (t < tu) { /* effect before cause: the clocks disagree */
@@ -349,6 +365,7 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
             x->local_ready = tp + c;
             x->remote_ready = tu + c;
         }
+    }
     /* The worst violation of all: the largest, and of equal ones the first in rank order. */
     int64_t v[2] = {(int64_t)inf.violations, inf.violations ? -inf.worst_ps : INT64_MAX};
     if ((rc = rt__dg_reduce(g, v, 1, 1, RT_OK, err)) || (rc = rt__dg_reduce(g, v + 1, 1, 0, RT_OK, err)))
@@ -368,9 +385,11 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
     /* every record is there, with the sources of s, which passed complete(), and their times
      * fetched: complete() would pass */
     g->complete_ok = 1;
+    free(evs);
     *out = g;
     return RT_OK;
 fail:
+    free(evs);
     rt_depgraph_destroy(g);
     return rc;
 }

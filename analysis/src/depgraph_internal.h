@@ -97,25 +97,10 @@ static inline rt_time_ps t_of(const rt_depgraph *g, uint32_t r, uint64_t j)
     return held(g, r) ? rec_t(R(g, r, j)) : rt__dg_ghost(g, r, j);
 }
 
-/* Building the measured graph reads each remote source's time at a random place in the graph,
- * a cache miss that dominated that pass: it asks for the source of the record PREFETCH_AHEAD
+/* Building the measured graph reads each remote source's time at a random place in the trace,
+ * a cache miss that dominated that pass: it asks for the source of the event PREFETCH_AHEAD
  * further on while it works on this one. Only a hint: no result depends on it. */
 #define PREFETCH_AHEAD 16
-static inline void prefetch_src(const rt_depgraph *g, uint32_t r, uint64_t j)
-{
-#if defined(__GNUC__)
-    if (j + PREFETCH_AHEAD < g->n[r]) {
-        const struct rt__dep_rec *x = R(g, r, j + PREFETCH_AHEAD);
-        uint32_t sr = src_rank(x);
-        if (src_kind(x) != RT_DEP_NONE && held(g, sr) && src_index(x) < g->n[sr])
-            __builtin_prefetch(R(g, sr, src_index(x)));
-    }
-#else
-    (void)g;
-    (void)r;
-    (void)j;
-#endif
-}
 
 /* ------------------------------------------------------------------ collective steps
  * Every process calls these in the same order; with g->part == NULL they return at once. */
