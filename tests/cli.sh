@@ -9,6 +9,12 @@ rm -rf "$work"; mkdir -p "$work"
 T1=$traces/shift1d-ssend-p8-k1-m1000
 H=(--alpha 2.122us --beta 0.7595ns/B)
 
+# COMMAND --help: the usage on stdout, status 0 (not an unknown option)
+for c in info replay analyze sweep check; do
+    out=$("$retime" $c --help); rc=$?
+    check help-$c has "rc=$rc $out" "rc=0 usage: retime info TRACE"
+done
+
 # predict: the paper's numbers (eq. 1-3) for alpha = 2.122us, beta = 0.7595ns/B
 out=$("$retime" predict shift --dims 1 --k 1 --m1 1000 --mode ssend "${H[@]}" --format json)
 check predict-1d-ssend has "$out" '"iteration_ns": 11526,'

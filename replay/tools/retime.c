@@ -173,6 +173,12 @@ static int dispatch(int argc, char **argv)
         printf("retime %s\n", RETIME_VERSION);
         return 0;
     }
+    /* `retime COMMAND --help`: the usage, not an unknown option (plot and predict have their own) */
+    for (int i = 2; i < argc && strcmp(argv[1], "plot") && strcmp(argv[1], "predict"); i++)
+        if (!strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        }
     if (!strcmp(argv[1], "info"))
         return cmd_info(&a);
     if (!strcmp(argv[1], "replay"))
