@@ -22,10 +22,11 @@ struct rt__row {
     struct rt__pblock *pblocks;   /* (nevents + 63) / 64 */
 };
 
-/* The kinds whose events carry a payload (struct rt_event_payload). */
+/* The kinds whose events carry a payload (struct rt_event_payload). An IRECV has none of its
+ * own: its fields are its IRECV_REQUEST's (ref), which the reader fills from it. */
 #define RT__PAYLOAD_KINDS                                                                                    \
-    (1u << RT_EV_SEND | 1u << RT_EV_ISEND | 1u << RT_EV_RECV | 1u << RT_EV_IRECV_REQUEST | 1u << RT_EV_IRECV | \
-     1u << RT_EV_COLL_BEGIN | 1u << RT_EV_COLL_END | 1u << RT_EV_JOIN)
+    (1u << RT_EV_SEND | 1u << RT_EV_ISEND | 1u << RT_EV_RECV | 1u << RT_EV_IRECV_REQUEST | 1u << RT_EV_COLL_BEGIN | \
+     1u << RT_EV_COLL_END | 1u << RT_EV_JOIN)
 
 /* One instruction where the target has one; otherwise bit arithmetic inline rather than
  * libgcc's __popcountdi2 call (which cost the replay 2 % more instructions). */

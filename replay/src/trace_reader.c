@@ -1129,9 +1129,11 @@ static RT_COLD int message_peer(struct reader *r, uint32_t peer, OTF2_CommRef co
 /* Appends a message event. The common case (a known communicator that is not a self one, a
  * peer inside it whose location is in the trace, a plausible size) is checked inline;
  * message_peer handles and reports everything else. */
+/* Appends a message event; its communicator and size go to the payload of event @p fields_of
+ * (UINT64_MAX: its own). */
 static inline OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uint8_t kind, uint32_t peer,
                                         OTF2_CommRef comm, uint32_t tag, uint64_t len, const char *what,
-                                        struct rt_event **out)
+                                        uint64_t fields_of, struct rt_event **out)
 {
     uint32_t ci = ref_get(&r->comms, comm), row;
     const struct rt__comm *cm = ci != RT_NONE ? &r->t->comms[ci] : NULL;
@@ -1144,7 +1146,7 @@ static inline OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uin
         return OTF2_CALLBACK_INTERRUPT;
     e->ref = row;
     e->aux = tag;
-    struct rt_event_payload *p = last_payload(r);
+    struct rt_event_payload *p = fields_of == UINT64_MAX ? last_payload(r) : rt__row_payload(r->cur, fields_of);
     p->comm = ci;
     p->bytes = len;
     *out = e;
@@ -1156,7 +1158,7 @@ static OTF2_CallbackCode ev_send(EVT_ARGS, uint32_t receiver, OTF2_CommRef comm,
     struct reader *r = ud;
     struct rt_event *e;
     (void)loc; (void)pos; (void)attrs;
-    if (message(r, ts, RT_EV_SEND, receiver, comm, tag, len, "send", &e))
+    if (message(r, ts, RT_EV_SEND, receiver, comm, tag, len, "send", UINT64_MAX, &e))
         return OTF2_CALLBACK_INTERRUPT;
     e->flags |= r->call_flags;
     r->stats.sends++;
@@ -1179,7 +1181,7 @@ static OTF2_CallbackCode ev_isend(EVT_ARGS, uint32_t receiver, OTF2_CommRef comm
     struct reader *r = ud;
     struct rt_event *e;
     (void)loc; (void)pos; (void)attrs;
-    if (message(r, ts, RT_EV_ISEND, receiver, comm, tag, len, "isend", &e))
+    if (message(r, ts, RT_EV_ISEND, receiver, comm, tag, len, "isend", UINT64_MAX, &e))
         return OTF2_CALLBACK_INTERRUPT;
     e->flags |= r->call_flags;
     r->stats.isends++;
@@ -1224,7 +1226,7 @@ static OTF2_CallbackCode ev_recv(EVT_ARGS, uint32_t sender, OTF2_CommRef comm, u
     struct reader *r = ud;
     struct rt_event *e;
     (void)loc; (void)pos; (void)attrs;
-    if (message(r, ts, RT_EV_RECV, sender, comm, tag, len, "receive", &e))
+    if (message(r, ts, RT_EV_RECV, sender, comm, tag, len, "receive", UINT64_MAX, &e))
         return OTF2_CALLBACK_INTERRUPT;
     r->stats.recvs++;
     return OTF2_CALLBACK_SUCCESS;
@@ -1239,19 +1241,19 @@ static OTF2_CallbackCode ev_irecv(EVT_ARGS, uint32_t sender, OTF2_CommRef comm, 
     uint64_t start = take_request(r, req);
     if (start == UINT64_MAX || r->cur->events[start].kind != RT_EV_IRECV_REQUEST) {
         /* No recorded post: replay it as a receive posted when the completing call began. */
-        if (message(r, ts, RT_EV_RECV, sender, comm, tag, len, "receive", &e))
+        if (message(r, ts, RT_EV_RECV, sender, comm, tag, len, "receive", UINT64_MAX, &e))
             return OTF2_CALLBACK_INTERRUPT;
         e->flags |= RT_EVF_ORPHAN;
         r->stats.orphan_completions++;
         r->stats.recvs++;
         return OTF2_CALLBACK_SUCCESS;
     }
-    if (message(r, ts, RT_EV_IRECV, sender, comm, tag, len, "receive", &e))
+    /* the message's fields go to the request, which has a payload (the completion has none) */
+    if (message(r, ts, RT_EV_IRECV, sender, comm, tag, len, "receive", start, &e))
         return OTF2_CALLBACK_INTERRUPT;
     struct rt_event *post = &r->cur->events[start];
     post->ref = e->ref;
     post->aux = e->aux;
-    *rt__row_payload(r->cur, start) = *last_payload(r); /* an IRECV_REQUEST has one */
     e->ref = (uint32_t)start;
     e->aux = RT_NONE;
     r->stats.irecvs++;
@@ -2223,8 +2225,10 @@ const struct rt_event *rt_trace_events(const rt_trace *t, uint32_t rank, uint64_
 
 struct rt_event_payload rt_trace_payload(const rt_trace *t, uint32_t rank, uint64_t i)
 {
-    const struct rt_event_payload *p =
-        rank < t->nrows && i < t->rows[rank].nevents ? rt__row_payload(&t->rows[rank], i) : NULL;
+    const struct rt__row *R = rank < t->nrows ? &t->rows[rank] : NULL;
+    if (R && i < R->nevents && R->events[i].kind == RT_EV_IRECV && R->events[i].ref < R->nevents)
+        i = R->events[i].ref; /* an IRECV's fields are its request's */
+    const struct rt_event_payload *p = R && i < R->nevents ? rt__row_payload(R, i) : NULL;
     return p ? *p : (struct rt_event_payload){.bytes = 0, .comm = RT_EV_NO_COMM};
 }
 

@@ -40,7 +40,7 @@ enum rt_event_kind {
     RT_EV_ISEND_COMPLETE,  /**< ref = index of its RT_EV_ISEND in this rank's events */
     RT_EV_RECV,            /**< blocking receive: ref = actual source rank, aux = tag, comm, bytes */
     RT_EV_IRECV_REQUEST,   /**< receive posted: message fields filled in from its completion */
-    RT_EV_IRECV,           /**< ref = index of its RT_EV_IRECV_REQUEST */
+    RT_EV_IRECV,           /**< ref = index of its RT_EV_IRECV_REQUEST, whose payload it shares */
     RT_EV_COLL_BEGIN,      /**< ref = root rank or RT_NONE, aux = enum rt_coll_op, comm, bytes = sent */
     RT_EV_COLL_END,        /**< ref = index of its RT_EV_COLL_BEGIN, bytes = received */
     RT_EV_FORK,            /**< the process's first thread forks a thread team (OpenMP parallel region) */
@@ -192,8 +192,8 @@ uint32_t rt_trace_ranks(const rt_trace *trace);
 /** Events of row @p rank; *n receives their number. The array is owned by the trace. */
 const struct rt_event *rt_trace_events(const rt_trace *trace, uint32_t rank, uint64_t *n);
 /**
- * The payload of event @p i of row @p rank (O(1)); an event of another kind, or one out of range,
- * gives bytes 0 and comm RT_EV_NO_COMM.
+ * The payload of event @p i of row @p rank (O(1)); an IRECV gives its request's; an event of
+ * another kind, or one out of range, gives bytes 0 and comm RT_EV_NO_COMM.
  */
 struct rt_event_payload rt_trace_payload(const rt_trace *trace, uint32_t rank, uint64_t i);
 /** OTF2 location id of row @p rank. */
