@@ -46,6 +46,7 @@ int rt_depgraph_create_part(const rt_trace *trace, const struct rt_replay_part *
         return rt_error_set(err, RT_ENOMEM, "out of memory");
     g->t = trace;
     g->part = part;
+    g->end_rank = RT_NONE;
     g->nranks = rt_trace_ranks(trace);
     g->hi = g->nranks;
     int rc = RT_OK;
@@ -151,6 +152,7 @@ void rt_depgraph_on_dep(void *ud, uint32_t rank, uint64_t index, const struct rt
         g->bad_index = index;
         g->bad_time = predicted;
     }
+    note_end(g, rank, index, rec_t(x));
     g->seen[rank]++;
 }
 
@@ -274,9 +276,7 @@ int rt_depgraph_event(const rt_depgraph *g, uint32_t rank, uint64_t index, struc
 
 rt_time_ps rt_depgraph_end(const rt_depgraph *g)
 {
-    rt_time_ps end = 0;
-    for (uint64_t i = 0; i < g->total; i++)
-        end = rec_t(&g->rec[i]) > end ? rec_t(&g->rec[i]) : end;
+    rt_time_ps end = g->end_rank != RT_NONE && g->end_t > 0 ? g->end_t : 0; /* records not there count 0 */
     int64_t v = -end; /* the largest over the processes */
     rt_error err;
     return rt__dg_reduce(g, &v, 1, 0, RT_OK, &err) ? 0 : -v;
@@ -338,6 +338,7 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
             }
 #endif
             rt_time_ps t = (ev[j].time - first) * 1000, tp = j ? (ev[j - 1].time - first) * 1000 : 0;
+            note_end(g, r, j, t);
             if (tp > t) /* the trace's own order is the truth on one rank */
                 tp = t;
             x->src_t = NO_TIME;
@@ -753,23 +754,6 @@ static int activity_of(const struct rt__dep_rec *x, int remote, const struct ctx
 
 /* ------------------------------------------------------------------ critical path */
 
-/* The end on the ranks held here: the largest time, of equal ones the lowest rank, and on it
- * the last such event. */
-static void find_end(const rt_depgraph *g, uint32_t *er, uint64_t *ej, rt_time_ps *end)
-{
-    *er = RT_NONE;
-    *ej = 0;
-    *end = 0;
-    for (uint32_t r = g->lo; r < g->hi; r++)
-        for (uint64_t j = 0; j < g->n[r]; j++) {
-            rt_time_ps t = rec_t(R(g, r, j));
-            if (*er == RT_NONE || t > *end || (t == *end && r == *er)) {
-                *er = r;
-                *ej = j;
-                *end = t;
-            }
-        }
-}
 
 /* A segment of the path with its place in the walk (0: the last segment in time). */
 struct seg_rec {
@@ -891,9 +875,10 @@ static int cp_path(rt_depgraph *g, int *breakdown, rt_error *err)
     g->onpath = calloc(g->total / 8 + 1, 1);
     if (!g->onpath)
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-    uint32_t r;
-    uint64_t j;
-    find_end(g, &r, &j, &cp->end_ps);
+    /* the end on the ranks held here, kept as the records came (complete: every one is there) */
+    uint32_t r = g->end_rank;
+    uint64_t j = r == RT_NONE ? 0 : g->end_index;
+    cp->end_ps = r == RT_NONE ? 0 : g->end_t;
     int64_t v[2] = {r == RT_NONE ? INT64_MAX : -cp->end_ps, (int64_t)g->total};
     if ((rc = rt__dg_reduce(g, v, 1, 0, rc, err)) || (rc = rt__dg_reduce(g, v + 1, 1, 1, rc, err)))
         goto out;

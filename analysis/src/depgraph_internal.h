@@ -53,6 +53,9 @@ struct rt_depgraph {
     uint64_t bad_index;
     rt_time_ps bad_time;
     uint64_t unfilled;         /* records with a remote source whose time is not in yet */
+    uint32_t end_rank;         /* the end of the records so far (note_end): RT_NONE before the first */
+    uint64_t end_index;
+    rt_time_ps end_t;
     uint8_t *onpath;           /* one bit per event held: on the critical path */
     int have_cp, have_ws;
     int complete_ok;           /* complete() or rt_depgraph_check() passed since the last record */
@@ -81,6 +84,16 @@ static inline rt_time_ps rec_t(const struct rt__dep_rec *x)
 }
 static inline rt_time_ps t_prev(const rt_depgraph *g, uint32_t r, uint64_t j) { return j ? rec_t(R(g, r, j - 1)) : 0; }
 static inline int marked(const uint8_t *bits, uint64_t i) { return bits[i >> 3] >> (i & 7) & 1; }
+/* Keeps the end as records come, in any order of ranks: the largest time, of equal ones the
+ * lowest rank, and on it the last such event (what a scan in rank and event order finds). */
+static inline void note_end(rt_depgraph *g, uint32_t r, uint64_t j, rt_time_ps t)
+{
+    if (g->end_rank == RT_NONE || t > g->end_t || (t == g->end_t && (r < g->end_rank || (r == g->end_rank && j > g->end_index)))) {
+        g->end_rank = r;
+        g->end_index = j;
+        g->end_t = t;
+    }
+}
 
 /** Makes room for @p need elements of @p elem bytes in *@p p (capacity *@p cap, doubled from
  *  64): 0, or -1 when out of memory (*@p p unchanged). */
