@@ -11,7 +11,7 @@
  * an edge's weight is its ready time minus its source's time. The collector is fed by the
  * replay engine's rt_replay_observer.on_dep (O(1) per event, no second pass over the trace),
  * or built from the trace's measured timestamps with the edge structure of a replay
- * (rt_depgraph_measured). Memory: 32 bytes per event (struct rt__dep_rec in depgraph.c), plus
+ * (rt_depgraph_measured). Memory: 32 bytes per event (struct rt__dep_rec in depgraph_internal.h), plus
  * one bit per event while a critical path is marked.
  *
  * Binding edge and tie rule: the remote edge binds when remote_ready > local_ready, otherwise
