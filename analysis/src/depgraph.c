@@ -11,6 +11,11 @@
 
 #define WALK_CAP 65536 /* steps of one wait's blame walk (see blame_walk) */
 
+/* Building the measured graph reads each remote source's time at a random place in the trace,
+ * a cache miss that dominated that pass: it asks for the source of the event PREFETCH_AHEAD
+ * further on while it works on this one. Only a hint: no result depends on it. */
+#define PREFETCH_AHEAD 16
+
 /* A growable set of breakdown rows keyed by (group, wait, id, region, instance). Consecutive
  * edges mostly fall in the same few rows of a group (one rank at a time, the call sites of one
  * loop iteration in turn, the same region instance for a run of events), so the last rows found
@@ -754,7 +759,6 @@ static int activity_of(const struct rt__dep_rec *x, int remote, const struct ctx
 
 /* ------------------------------------------------------------------ critical path */
 
-
 /* A segment of the path with its place in the walk (0: the last segment in time). */
 struct seg_rec {
     uint64_t seq;
@@ -1016,7 +1020,6 @@ static uint8_t wait_kind(const rt_trace *t, const struct rt__dep_rec *x, const s
         return RT_WAIT_LATE_SENDER;
     return RT_WAIT_LATE_RECEIVER;
 }
-
 
 /* What one walk over the events adds up, per result due (NULL: not this time): the breakdowns of
  * up to two critical paths, the wait states of one graph, the comparison of two. Each result has

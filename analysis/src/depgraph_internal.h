@@ -110,11 +110,6 @@ static inline rt_time_ps t_of(const rt_depgraph *g, uint32_t r, uint64_t j)
     return held(g, r) ? rec_t(R(g, r, j)) : rt__dg_ghost(g, r, j);
 }
 
-/* Building the measured graph reads each remote source's time at a random place in the trace,
- * a cache miss that dominated that pass: it asks for the source of the event PREFETCH_AHEAD
- * further on while it works on this one. Only a hint: no result depends on it. */
-#define PREFETCH_AHEAD 16
-
 /* ------------------------------------------------------------------ collective steps
  * Every process calls these in the same order; with g->part == NULL they return at once. */
 
