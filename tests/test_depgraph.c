@@ -147,8 +147,8 @@ static int same_cp(const struct rt_critical_path *x, const struct rt_critical_pa
     return same;
 }
 
-/* rt_depgraph_analyze on fresh graphs @p a2, @p b2 (B NULL: A alone) gives what the single calls gave
- * on @p a, @p b (already compared, d: their comparison). */
+/* rt_depgraph_analyze on fresh graphs @p a2, @p b2 (B NULL: A alone), on 3 threads, gives what
+ * the single calls gave on @p a, @p b on one (already compared, d: their comparison). */
 static void check_one_walk(rt_depgraph *a, rt_depgraph *b, const struct rt_depgraph_diff *d, rt_depgraph *a2,
                            rt_depgraph *b2)
 {
@@ -157,7 +157,10 @@ static void check_one_walk(rt_depgraph *a, rt_depgraph *b, const struct rt_depgr
     const struct rt_critical_path *x, *y;
     const struct rt_wait_states *wx, *wy;
     rt_depgraph *wa = b ? b : a, *wa2 = b2 ? b2 : a2;
+    /* on 3 threads (ranks split in 3 ranges), against the single calls on one */
+    setenv("RETIME_ANALYZE_THREADS", "3", 1);
     CHECK_EQ_INT(rt_depgraph_analyze(a2, b2, b2 ? &d2 : NULL, &err), RT_OK);
+    setenv("RETIME_ANALYZE_THREADS", "1", 1);
     CHECK_EQ_INT(rt_depgraph_critical_path(a, &x, &err), RT_OK);
     CHECK_EQ_INT(rt_depgraph_critical_path(a2, &y, &err), RT_OK);
     CHECK(same_cp(x, y));
@@ -717,6 +720,7 @@ static void test_stored_traces(void)
 
 int main(void)
 {
+    setenv("RETIME_ANALYZE_THREADS", "1", 1); /* check_one_walk's one walk runs on 3 */
     snprintf(tmp_root, sizeof tmp_root, "/tmp/retime-test-depgraph-XXXXXX");
     if (!mkdtemp(tmp_root)) {
         perror("mkdtemp");

@@ -3,11 +3,14 @@
  * wait states, and the absorbed/accumulated split of the deviations between two timings. With
  * a part (rt_depgraph_create_part) each process holds its own ranks and the steps that need
  * other ranks' records go through depgraph_part.c's collective steps. */
+#define _POSIX_C_SOURCE 200809L /* sysconf */
 #include "depgraph_internal.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define WALK_CAP 65536 /* steps of one wait's blame walk (see blame_walk) */
 
@@ -916,22 +919,25 @@ out:
 
 /* The breakdown of the path: the edge into event (r, j), if it is on the path, with the event's
  * context. */
-static inline void cp_visit(rt_depgraph *g, struct smap *m, const struct walker *w, const struct rt_event *ev,
-                            uint64_t n, uint32_t r, uint64_t j)
+static inline void cp_visit(const rt_depgraph *g, struct smap *m, rt_time_ps *act, const struct walker *w,
+                            const struct rt_event *ev, uint64_t n, uint32_t r, uint64_t j)
 {
     if (!marked(g->onpath, g->base[r] + j))
         return;
     struct rt__dep_rec *x = R(g, r, j);
     int rem = remote_binds(x);
     rt_time_ps wgt = rem ? x->remote_ready - x->src_t : x->local_ready - t_prev(g, r, j);
-    g->cp.activity_ps[activity_of(x, rem, &w->c)] += wgt;
+    act[activity_of(x, rem, &w->c)] += wgt;
     add_groups(m, r, &w->c, rem, rem ? size_bucket(edge_bytes(w, ev, n, j)) : RT_NONE, wgt, 0);
 }
 
-/* The path's sums and rows over every process. Collective; @p rc: this process already failed. */
-static int cp_finish(rt_depgraph *g, struct smap *m, int rc, rt_error *err)
+/* The path's sums (@p act: the walk's activities) and rows over every process. Collective;
+ * @p rc: this process already failed. */
+static int cp_finish(rt_depgraph *g, struct smap *m, const rt_time_ps *act, int rc, rt_error *err)
 {
     struct rt_critical_path *cp = &g->cp;
+    for (int a = 0; a < RT_ACT_COUNT; a++)
+        cp->activity_ps[a] += act[a];
     int64_t v[RT_ACT_COUNT + 2];
     v[0] = cp->length_ps;
     v[1] = (int64_t)cp->events;
@@ -1028,8 +1034,11 @@ static uint8_t wait_kind(const rt_trace *t, const struct rt__dep_rec *x, const s
 struct walk {
     rt_depgraph *cp[2];
     struct smap cpm[2];
+    rt_time_ps cp_act[2][RT_ACT_COUNT];
     rt_depgraph *ws;
     struct smap wsm;
+    rt_time_ps ws_total[RT_WAIT_COUNT];
+    uint64_t ws_count[RT_WAIT_COUNT];
     struct rt__dg_toks wsout;    /* blame walks that went on to ranks held elsewhere */
     rt_depgraph *ca, *cb;        /* the comparison of ca and cb */
     struct rt_depgraph_diff *d;
@@ -1074,7 +1083,6 @@ static int ws_visit(struct walk *k, const struct walker *w, const struct rt_even
                     uint64_t j, rt_error *err)
 {
     rt_depgraph *g = k->ws;
-    struct rt_wait_states *ws = &g->ws;
     const struct rt__dep_rec *x = R(g, r, j);
     /* A remote source on the rank itself (a rendezvous side that posted last) is its own
      * transfer, not a wait for another rank. */
@@ -1084,8 +1092,8 @@ static int ws_visit(struct walk *k, const struct walker *w, const struct rt_even
     uint64_t sj = src_index(x);
     rt_time_ps wt = x->remote_ready - x->local_ready;
     uint8_t kind = wait_kind(g->t, x, ev, n, j, &w->c);
-    ws->total_ps[kind] += wt;
-    ws->count[kind]++;
+    k->ws_total[kind] += wt;
+    k->ws_count[kind]++;
     smap_add(&k->wsm, RT_GROUP_RANK, kind, r, RT_NONE, 0, wt, 1);
     smap_add(&k->wsm, RT_GROUP_CALLSITE, kind, w->c.callsite, w->c.call_region, 0, wt, 1);
     smap_add(&k->wsm, RT_GROUP_CAUSE, kind, sr, RT_NONE, 0, wt, 1);
@@ -1101,21 +1109,27 @@ static int ws_visit(struct walk *k, const struct walker *w, const struct rt_even
 }
 
 /* The walks that went on elsewhere, then the sums and rows over every process. Collective. */
-static int ws_finish(rt_depgraph *g, struct smap *m, struct rt__dg_toks *out, int rc, rt_error *err)
+static int ws_finish(struct walk *k, int rc, rt_error *err)
 {
+    rt_depgraph *g = k->ws;
+    struct smap *m = &k->wsm;
     struct rt_wait_states *ws = &g->ws;
-    if ((rc = rt__dg_walks(g, out, blame_step, m, rc, err)))
+    for (int i = 0; i < RT_WAIT_COUNT; i++) {
+        ws->total_ps[i] += k->ws_total[i];
+        ws->count[i] += k->ws_count[i];
+    }
+    if ((rc = rt__dg_walks(g, &k->wsout, blame_step, m, rc, err)))
         return rc;
     int64_t v[2 * RT_WAIT_COUNT];
-    for (int k = 0; k < RT_WAIT_COUNT; k++) {
-        v[k] = ws->total_ps[k];
-        v[RT_WAIT_COUNT + k] = (int64_t)ws->count[k];
+    for (int i = 0; i < RT_WAIT_COUNT; i++) {
+        v[i] = ws->total_ps[i];
+        v[RT_WAIT_COUNT + i] = (int64_t)ws->count[i];
     }
     if ((rc = rt__dg_reduce(g, v, 2 * RT_WAIT_COUNT, 1, rc, err)))
         return rc;
-    for (int k = 0; k < RT_WAIT_COUNT; k++) {
-        ws->total_ps[k] = v[k];
-        ws->count[k] = (uint64_t)v[RT_WAIT_COUNT + k];
+    for (int i = 0; i < RT_WAIT_COUNT; i++) {
+        ws->total_ps[i] = v[i];
+        ws->count[i] = (uint64_t)v[RT_WAIT_COUNT + i];
     }
     free(g->ws_share);
     if ((rc = shares_finish(g, m, 0, &g->ws_share, &ws->nshare, RT_OK, err)))
@@ -1244,8 +1258,8 @@ static int cmp_finish(struct walk *k, int rc, rt_error *err)
 
 /* ------------------------------------------------------------------ the walk over the events */
 
-/* One pass over the events of the ranks held here, with their context, for every result due. */
-static int walk_events(struct walk *k, const rt_trace *t, uint32_t lo, uint32_t hi, rt_error *err)
+/* One pass over the events of ranks [lo, hi), with their context, for every result due. */
+static int walk_range(struct walk *k, const rt_trace *t, uint32_t lo, uint32_t hi, rt_error *err)
 {
     struct walker w;
     int rc = walker_init(&w, t) ? rt_error_set(err, RT_ENOMEM, "out of memory") : RT_OK;
@@ -1257,7 +1271,7 @@ static int walk_events(struct walk *k, const rt_trace *t, uint32_t lo, uint32_t 
         for (uint64_t j = 0; j < n && !rc; j++) {
             for (int i = 0; i < 2; i++)
                 if (k->cp[i])
-                    cp_visit(k->cp[i], &k->cpm[i], &w, ev, n, r, j);
+                    cp_visit(k->cp[i], &k->cpm[i], k->cp_act[i], &w, ev, n, r, j);
             if (k->ws)
                 rc = ws_visit(k, &w, ev, n, r, j, err);
             if (k->ca)
@@ -1276,15 +1290,149 @@ static int walk_events(struct walk *k, const rt_trace *t, uint32_t lo, uint32_t 
     return rc;
 }
 
+/* The walk on several threads: ranks split in contiguous ranges of about equal events, each
+ * walked into its own rows and sums (the graphs are only read), which are added up after, in
+ * range order. Every sum is of integers and the rows are sorted when finished, so the results do
+ * not depend on the number of threads. One thread under a split into processes (its walks may
+ * hop to other processes), for fewer than WALK_MIN_EVENTS events, or as RETIME_ANALYZE_THREADS
+ * says. */
+#define WALK_MAX_THREADS 8
+#define WALK_MIN_EVENTS (1u << 17)
+
+struct walk_thread {
+    struct walk k;
+    struct rt_depgraph_diff d; /* the comparison's sums */
+    const rt_trace *t;
+    uint32_t lo, hi;
+    int rc;
+    rt_error err;
+    pthread_t th;
+};
+
+static void *walk_thread_main(void *arg)
+{
+    struct walk_thread *w = arg;
+    w->rc = walk_range(&w->k, w->t, w->lo, w->hi, &w->err);
+    return NULL;
+}
+
+static uint32_t walk_threads(const rt_depgraph *g)
+{
+    long n = -1;
+    const char *env = getenv("RETIME_ANALYZE_THREADS");
+    if (env && *env) {
+        char *end;
+        n = strtol(env, &end, 10);
+        if (*end || n < 1)
+            n = -1;
+    }
+    if (n < 0)
+        n = g->total < WALK_MIN_EVENTS ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
+    if (g->part || n < 1)
+        n = 1;
+    if (n > WALK_MAX_THREADS)
+        n = WALK_MAX_THREADS;
+    if ((uint32_t)n > g->hi - g->lo)
+        n = (long)(g->hi - g->lo);
+    return n < 1 ? 1 : (uint32_t)n;
+}
+
+/* Adds every row of @p src to @p dst. */
+static void smap_merge(struct smap *dst, const struct smap *src)
+{
+    for (uint64_t i = 0; i < src->cap; i++) {
+        const struct rt_dep_share *e = &src->v[i];
+        if (e->group != 0xff)
+            smap_add(dst, e->group, e->wait, e->id, e->region, e->instance, e->value, e->value2);
+    }
+    dst->oom |= src->oom;
+}
+
+/* Adds what a thread's walk found to @p k's. */
+static int walk_merge(struct walk *k, const struct walk_thread *w)
+{
+    for (int i = 0; i < 2; i++) {
+        smap_merge(&k->cpm[i], &w->k.cpm[i]);
+        for (int a = 0; a < RT_ACT_COUNT; a++)
+            k->cp_act[i][a] += w->k.cp_act[i][a];
+    }
+    smap_merge(&k->wsm, &w->k.wsm);
+    for (int i = 0; i < RT_WAIT_COUNT; i++) {
+        k->ws_total[i] += w->k.ws_total[i];
+        k->ws_count[i] += w->k.ws_count[i];
+    }
+    for (uint64_t i = 0; i < w->k.wsout.n; i++)
+        if (rt__dg_toks_push(&k->wsout, &w->k.wsout.v[i]))
+            return RT_ENOMEM;
+    smap_merge(&k->cm, &w->k.cm);
+    k->len_a_cpb += w->k.len_a_cpb;
+    if (k->d) {
+        k->d->edges += w->d.edges;
+        k->d->source_changed += w->d.source_changed;
+        k->d->injected += w->d.injected;
+        k->d->injected_negative += w->d.injected_negative;
+    }
+    return RT_OK;
+}
+
+/* One pass over the events of the ranks held here (of graph @p g's split), for every result due. */
+static int walk_events(struct walk *k, const rt_trace *t, const rt_depgraph *g, rt_error *err)
+{
+    uint32_t nt = walk_threads(g);
+    if (nt <= 1)
+        return walk_range(k, t, g->lo, g->hi, err);
+    struct walk_thread *w = calloc(nt, sizeof *w);
+    if (!w)
+        return rt_error_set(err, RT_ENOMEM, "out of memory");
+    /* contiguous ranges of about total / nt events */
+    uint64_t per = g->total / nt + 1, acc = 0;
+    uint32_t r = g->lo;
+    for (uint32_t i = 0; i < nt; i++) {
+        w[i].k = (struct walk){.cp = {k->cp[0], k->cp[1]}, .ws = k->ws, .ca = k->ca, .cb = k->cb,
+                               .d = k->d ? &w[i].d : NULL};
+        w[i].t = t;
+        w[i].lo = r;
+        while (r < g->hi && (i == nt - 1 || acc + g->n[r] <= per * (i + 1) || r == w[i].lo))
+            acc += g->n[r++];
+        w[i].hi = r;
+    }
+    uint32_t started = 1;
+    for (; started < nt; started++)
+        if (pthread_create(&w[started].th, NULL, walk_thread_main, &w[started]) != 0)
+            break;
+    walk_thread_main(&w[0]);
+    for (uint32_t i = 1; i < started; i++)
+        pthread_join(w[i].th, NULL);
+    for (uint32_t i = started; i < nt; i++) /* threads that could not start: walked here */
+        walk_thread_main(&w[i]);
+    int rc = RT_OK;
+    for (uint32_t i = 0; i < nt; i++) {
+        if (!rc && w[i].rc) { /* the first range's error: what one thread would have met first */
+            rc = w[i].rc;
+            if (err)
+                *err = w[i].err;
+        }
+        if (!rc && walk_merge(k, &w[i]))
+            rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        for (int c = 0; c < 2; c++)
+            free(w[i].k.cpm[c].v);
+        free(w[i].k.wsm.v);
+        free(w[i].k.wsout.v);
+        free(w[i].k.cm.v);
+    }
+    free(w);
+    return rc;
+}
+
 /* Completes every result the walk added to, in the same order on every process. Collective;
  * @p rc: this process already failed. */
 static int walk_finish(struct walk *k, int rc, rt_error *err)
 {
     for (int i = 0; i < 2; i++)
         if (k->cp[i])
-            rc = cp_finish(k->cp[i], &k->cpm[i], rc, err);
+            rc = cp_finish(k->cp[i], &k->cpm[i], k->cp_act[i], rc, err);
     if (k->ws)
-        rc = ws_finish(k->ws, &k->wsm, &k->wsout, rc, err);
+        rc = ws_finish(k, rc, err);
     if (k->ca)
         rc = cmp_finish(k, rc, err);
     for (int i = 0; i < 2; i++)
@@ -1342,7 +1490,7 @@ static int analyze(rt_depgraph *a, rt_depgraph *b, int paths, rt_depgraph *ws, s
             k.d->end_a = a->cp.end_ps, k.d->end_b = b->cp.end_ps;
     }
     if (!rc && (k.cp[0] || k.cp[1] || k.ws || k.ca))
-        rc = walk_events(&k, (b ? b : a)->t, a->lo, a->hi, err);
+        rc = walk_events(&k, (b ? b : a)->t, a, err);
     if ((rc = walk_finish(&k, rc, err)) == RT_OK && out) {
         *out = k.d;
         k.d = NULL;
