@@ -687,9 +687,15 @@ static void identity_on(const char *path)
                 CHECK_EQ_INT(cpm->end_ps, (rt_time_ps)rt_trace_stats(t)->span_ns * 1000);
             struct rt_depgraph_diff *d = diff_of(a, m);
             rt_depgraph *a2 = replay_graph(t, &o, NULL), *m2 = NULL;
-            CHECK_EQ_INT(rt_depgraph_measured(t, a2, &m2, &mi, &err), RT_OK);
-            if (m2)
+            struct rt_measured_info mi2;
+            setenv("RETIME_ANALYZE_THREADS", "3", 1); /* the measured graph on 3 threads too */
+            CHECK_EQ_INT(rt_depgraph_measured(t, a2, &m2, &mi2, &err), RT_OK);
+            setenv("RETIME_ANALYZE_THREADS", "1", 1);
+            if (m2) {
+                CHECK(mi2.violations == mi.violations && mi2.worst_ps == mi.worst_ps &&
+                      mi2.worst_rank == mi.worst_rank && mi2.worst_index == mi.worst_index);
                 check_one_walk(a, m, d, a2, m2);
+            }
             rt_depgraph *a3 = replay_graph(t, &o, NULL); /* one timing alone */
             if (a3)
                 check_one_walk(a, NULL, NULL, a3, NULL);

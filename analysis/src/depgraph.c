@@ -19,6 +19,67 @@
  * further on while it works on this one. Only a hint: no result depends on it. */
 #define PREFETCH_AHEAD 16
 
+/* ------------------------------------------------------------------ threads */
+
+/* The passes over every event (the measured graph, the walk over the events) run on threads
+ * over contiguous ranges of ranks of about equal events, each into its own sums and rows, added
+ * up after in range order. Every sum is of integers and the rows are sorted when finished, so
+ * the results do not depend on the number of threads. One thread under a split into processes
+ * (a walk may hop to another process), for fewer than PAR_MIN_EVENTS events, or as
+ * RETIME_ANALYZE_THREADS says. */
+#define PAR_MAX_THREADS 8
+#define PAR_MIN_EVENTS (1u << 17)
+
+static uint32_t par_threads(const rt_depgraph *g)
+{
+    long n = -1;
+    const char *env = getenv("RETIME_ANALYZE_THREADS");
+    if (env && *env) {
+        char *end;
+        n = strtol(env, &end, 10);
+        if (*end || n < 1)
+            n = -1;
+    }
+    if (n < 0)
+        n = g->total < PAR_MIN_EVENTS ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
+    if (g->part || n < 1)
+        n = 1;
+    if (n > PAR_MAX_THREADS)
+        n = PAR_MAX_THREADS;
+    if ((uint32_t)n > g->hi - g->lo)
+        n = (long)(g->hi - g->lo);
+    return n < 1 ? 1 : (uint32_t)n;
+}
+
+/* Ranks [bounds[i], bounds[i + 1]) for thread i < n: about total / n events each, one rank at least. */
+static void par_split(const rt_depgraph *g, uint32_t n, uint32_t *bounds)
+{
+    uint64_t per = g->total / n + 1, acc = 0;
+    uint32_t r = g->lo;
+    for (uint32_t i = 0; i < n; i++) {
+        bounds[i] = r;
+        while (r < g->hi && (i == n - 1 || r == bounds[i] || acc + g->n[r] <= per * (i + 1)))
+            acc += g->n[r++];
+    }
+    bounds[n] = g->hi;
+}
+
+/* Runs @p fn on each of the @p n elements of @p size bytes at @p args, on n threads (this one the
+ * first; an element whose thread could not start runs here after). */
+static void par_run(void *(*fn)(void *), void *args, size_t size, uint32_t n)
+{
+    pthread_t th[PAR_MAX_THREADS];
+    uint32_t started = 1;
+    for (; started < n; started++)
+        if (pthread_create(&th[started], NULL, fn, (char *)args + started * size) != 0)
+            break;
+    fn(args);
+    for (uint32_t i = 1; i < started; i++)
+        pthread_join(th[i], NULL);
+    for (uint32_t i = started; i < n; i++)
+        fn((char *)args + i * size);
+}
+
 /* A growable set of breakdown rows keyed by (group, wait, id, region, instance). Consecutive
  * edges mostly fall in the same few rows of a group (one rank at a time, the call sites of one
  * loop iteration in turn, the same region instance for a run of events), so the last rows found
@@ -54,7 +115,7 @@ int rt_depgraph_create_part(const rt_trace *trace, const struct rt_replay_part *
         return rt_error_set(err, RT_ENOMEM, "out of memory");
     g->t = trace;
     g->part = part;
-    g->end_rank = RT_NONE;
+    g->end.rank = RT_NONE;
     g->nranks = rt_trace_ranks(trace);
     g->hi = g->nranks;
     int rc = RT_OK;
@@ -160,7 +221,7 @@ void rt_depgraph_on_dep(void *ud, uint32_t rank, uint64_t index, const struct rt
         g->bad_index = index;
         g->bad_time = predicted;
     }
-    note_end(g, rank, index, rec_t(x));
+    note_end(&g->end, rank, index, rec_t(x));
     g->seen[rank]++;
 }
 
@@ -284,10 +345,74 @@ int rt_depgraph_event(const rt_depgraph *g, uint32_t rank, uint64_t index, struc
 
 rt_time_ps rt_depgraph_end(const rt_depgraph *g)
 {
-    rt_time_ps end = g->end_rank != RT_NONE && g->end_t > 0 ? g->end_t : 0; /* records not there count 0 */
+    rt_time_ps end = g->end.rank != RT_NONE && g->end.t > 0 ? g->end.t : 0; /* records not there count 0 */
     int64_t v = -end; /* the largest over the processes */
     rt_error err;
     return rt__dg_reduce(g, &v, 1, 0, RT_OK, &err) ? 0 : -v;
+}
+
+/* One range of ranks of the measured graph's records (rt_depgraph_measured). */
+struct measured_range {
+    rt_depgraph *g;
+    const rt_depgraph *s;
+    const struct rt_event **evs; /* per rank held: its events */
+    int64_t first;               /* the earliest event of all ranks */
+    uint32_t lo, hi;
+    struct rt_measured_info inf; /* the range's violations */
+    struct rt__end end;          /* and end */
+};
+
+static void *measured_range(void *arg)
+{
+    struct measured_range *p = arg;
+    rt_depgraph *g = p->g;
+    const rt_depgraph *s = p->s;
+    const struct rt_event **evs = p->evs;
+    const int64_t first = p->first;
+    for (uint32_t r = p->lo; r < p->hi; r++) {
+        const struct rt_event *ev = evs[r];
+        for (uint64_t j = 0; j < g->n[r]; j++) {
+            struct rt__dep_rec *x = R(g, r, j);
+            x->src = R(s, r, j)->src;
+#if defined(__GNUC__)
+            /* the source's event, at a random place: asked for PREFETCH_AHEAD events ahead */
+            if (j + PREFETCH_AHEAD < g->n[r]) {
+                const struct rt__dep_rec *y = R(s, r, j + PREFETCH_AHEAD);
+                if (src_kind(y) != RT_DEP_NONE && held(g, src_rank(y)) && src_index(y) < g->n[src_rank(y)])
+                    __builtin_prefetch(&evs[src_rank(y)][src_index(y)]);
+            }
+#endif
+            rt_time_ps t = (ev[j].time - first) * 1000, tp = j ? (ev[j - 1].time - first) * 1000 : 0;
+            note_end(&p->end, r, j, t);
+            if (tp > t) /* the trace's own order is the truth on one rank */
+                tp = t;
+            x->src_t = NO_TIME;
+            if (src_kind(x) == RT_DEP_NONE) {
+                x->local_ready = t;
+                x->remote_ready = INT64_MIN;
+                continue;
+            }
+            uint32_t sr = src_rank(x);
+            uint64_t sj = src_index(x);
+            rt_time_ps tu = held(g, sr) ? (evs[sr][sj].time - first) * 1000 : rt__dg_ghost(g, sr, sj);
+            rt_time_ps base = tu > tp ? tu : tp;
+            x->src_t = tu;
+            if (t < tu) { /* effect before cause: the clocks disagree */
+                if (!p->inf.violations || tu - t > p->inf.worst_ps) {
+                    p->inf.worst_ps = tu - t;
+                    p->inf.worst_rank = r;
+                    p->inf.worst_index = j;
+                }
+                p->inf.violations++;
+                x->local_ready = x->remote_ready = t; /* a tie: the local edge binds */
+                continue;
+            }
+            rt_time_ps c = t - base;
+            x->local_ready = tp + c;
+            x->remote_ready = tu + c;
+        }
+    }
+    return NULL;
 }
 
 int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgraph **out, struct rt_measured_info *info,
@@ -332,48 +457,22 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
     }
     if ((rc = rt__dg_fetch(g, NULL, err)))
         goto fail;
-    for (uint32_t r = g->lo; r < g->hi; r++) {
-        const struct rt_event *ev = evs[r];
-        for (uint64_t j = 0; j < g->n[r]; j++) {
-            struct rt__dep_rec *x = R(g, r, j);
-            x->src = R(s, r, j)->src;
-#if defined(__GNUC__)
-            /* the source's event, at a random place: asked for PREFETCH_AHEAD events ahead */
-            if (j + PREFETCH_AHEAD < g->n[r]) {
-                const struct rt__dep_rec *y = R(s, r, j + PREFETCH_AHEAD);
-                if (src_kind(y) != RT_DEP_NONE && held(g, src_rank(y)) && src_index(y) < g->n[src_rank(y)])
-                    __builtin_prefetch(&evs[src_rank(y)][src_index(y)]);
-            }
-#endif
-            rt_time_ps t = (ev[j].time - first) * 1000, tp = j ? (ev[j - 1].time - first) * 1000 : 0;
-            note_end(g, r, j, t);
-            if (tp > t) /* the trace's own order is the truth on one rank */
-                tp = t;
-            x->src_t = NO_TIME;
-            if (src_kind(x) == RT_DEP_NONE) {
-                x->local_ready = t;
-                x->remote_ready = INT64_MIN;
-                continue;
-            }
-            uint32_t sr = src_rank(x);
-            uint64_t sj = src_index(x);
-            rt_time_ps tu = held(g, sr) ? (evs[sr][sj].time - first) * 1000 : rt__dg_ghost(g, sr, sj);
-            rt_time_ps base = tu > tp ? tu : tp;
-            x->src_t = tu;
-            if (t < tu) { /* effect before cause: the clocks disagree */
-                if (!inf.violations || tu - t > inf.worst_ps) {
-                    inf.worst_ps = tu - t;
-                    inf.worst_rank = r;
-                    inf.worst_index = j;
-                }
-                inf.violations++;
-                x->local_ready = x->remote_ready = t; /* a tie: the local edge binds */
-                continue;
-            }
-            rt_time_ps c = t - base;
-            x->local_ready = tp + c;
-            x->remote_ready = tu + c;
+    uint32_t nt = par_threads(g), bounds[PAR_MAX_THREADS + 1];
+    struct measured_range mr[PAR_MAX_THREADS];
+    par_split(g, nt, bounds);
+    for (uint32_t i = 0; i < nt; i++)
+        mr[i] = (struct measured_range){g, s, evs, first, bounds[i], bounds[i + 1], {0}, {RT_NONE, 0, 0}};
+    par_run(measured_range, mr, sizeof *mr, nt);
+    for (uint32_t i = 0; i < nt; i++) { /* in rank order: of equal worst violations the first stays */
+        const struct rt_measured_info *p = &mr[i].inf;
+        if (p->violations && (!inf.violations || p->worst_ps > inf.worst_ps)) {
+            inf.worst_ps = p->worst_ps;
+            inf.worst_rank = p->worst_rank;
+            inf.worst_index = p->worst_index;
         }
+        inf.violations += p->violations;
+        if (mr[i].end.rank != RT_NONE)
+            note_end(&g->end, mr[i].end.rank, mr[i].end.index, mr[i].end.t);
     }
     /* The worst violation of all: the largest, and of equal ones the first in rank order. */
     int64_t v[2] = {(int64_t)inf.violations, inf.violations ? -inf.worst_ps : INT64_MAX};
@@ -883,9 +982,9 @@ static int cp_path(rt_depgraph *g, int *breakdown, rt_error *err)
     if (!g->onpath)
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
     /* the end on the ranks held here, kept as the records came (complete: every one is there) */
-    uint32_t r = g->end_rank;
-    uint64_t j = r == RT_NONE ? 0 : g->end_index;
-    cp->end_ps = r == RT_NONE ? 0 : g->end_t;
+    uint32_t r = g->end.rank;
+    uint64_t j = r == RT_NONE ? 0 : g->end.index;
+    cp->end_ps = r == RT_NONE ? 0 : g->end.t;
     int64_t v[2] = {r == RT_NONE ? INT64_MAX : -cp->end_ps, (int64_t)g->total};
     if ((rc = rt__dg_reduce(g, v, 1, 0, rc, err)) || (rc = rt__dg_reduce(g, v + 1, 1, 1, rc, err)))
         goto out;
@@ -1290,15 +1389,7 @@ static int walk_range(struct walk *k, const rt_trace *t, uint32_t lo, uint32_t h
     return rc;
 }
 
-/* The walk on several threads: ranks split in contiguous ranges of about equal events, each
- * walked into its own rows and sums (the graphs are only read), which are added up after, in
- * range order. Every sum is of integers and the rows are sorted when finished, so the results do
- * not depend on the number of threads. One thread under a split into processes (its walks may
- * hop to other processes), for fewer than WALK_MIN_EVENTS events, or as RETIME_ANALYZE_THREADS
- * says. */
-#define WALK_MAX_THREADS 8
-#define WALK_MIN_EVENTS (1u << 17)
-
+/* One range of ranks of the walk on several threads (see "threads" above). */
 struct walk_thread {
     struct walk k;
     struct rt_depgraph_diff d; /* the comparison's sums */
@@ -1306,7 +1397,6 @@ struct walk_thread {
     uint32_t lo, hi;
     int rc;
     rt_error err;
-    pthread_t th;
 };
 
 static void *walk_thread_main(void *arg)
@@ -1314,27 +1404,6 @@ static void *walk_thread_main(void *arg)
     struct walk_thread *w = arg;
     w->rc = walk_range(&w->k, w->t, w->lo, w->hi, &w->err);
     return NULL;
-}
-
-static uint32_t walk_threads(const rt_depgraph *g)
-{
-    long n = -1;
-    const char *env = getenv("RETIME_ANALYZE_THREADS");
-    if (env && *env) {
-        char *end;
-        n = strtol(env, &end, 10);
-        if (*end || n < 1)
-            n = -1;
-    }
-    if (n < 0)
-        n = g->total < WALK_MIN_EVENTS ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
-    if (g->part || n < 1)
-        n = 1;
-    if (n > WALK_MAX_THREADS)
-        n = WALK_MAX_THREADS;
-    if ((uint32_t)n > g->hi - g->lo)
-        n = (long)(g->hi - g->lo);
-    return n < 1 ? 1 : (uint32_t)n;
 }
 
 /* Adds every row of @p src to @p dst. */
@@ -1378,33 +1447,21 @@ static int walk_merge(struct walk *k, const struct walk_thread *w)
 /* One pass over the events of the ranks held here (of graph @p g's split), for every result due. */
 static int walk_events(struct walk *k, const rt_trace *t, const rt_depgraph *g, rt_error *err)
 {
-    uint32_t nt = walk_threads(g);
+    uint32_t nt = par_threads(g), bounds[PAR_MAX_THREADS + 1];
     if (nt <= 1)
         return walk_range(k, t, g->lo, g->hi, err);
     struct walk_thread *w = calloc(nt, sizeof *w);
     if (!w)
         return rt_error_set(err, RT_ENOMEM, "out of memory");
-    /* contiguous ranges of about total / nt events */
-    uint64_t per = g->total / nt + 1, acc = 0;
-    uint32_t r = g->lo;
+    par_split(g, nt, bounds);
     for (uint32_t i = 0; i < nt; i++) {
         w[i].k = (struct walk){.cp = {k->cp[0], k->cp[1]}, .ws = k->ws, .ca = k->ca, .cb = k->cb,
                                .d = k->d ? &w[i].d : NULL};
         w[i].t = t;
-        w[i].lo = r;
-        while (r < g->hi && (i == nt - 1 || acc + g->n[r] <= per * (i + 1) || r == w[i].lo))
-            acc += g->n[r++];
-        w[i].hi = r;
+        w[i].lo = bounds[i];
+        w[i].hi = bounds[i + 1];
     }
-    uint32_t started = 1;
-    for (; started < nt; started++)
-        if (pthread_create(&w[started].th, NULL, walk_thread_main, &w[started]) != 0)
-            break;
-    walk_thread_main(&w[0]);
-    for (uint32_t i = 1; i < started; i++)
-        pthread_join(w[i].th, NULL);
-    for (uint32_t i = started; i < nt; i++) /* threads that could not start: walked here */
-        walk_thread_main(&w[i]);
+    par_run(walk_thread_main, w, sizeof *w, nt);
     int rc = RT_OK;
     for (uint32_t i = 0; i < nt; i++) {
         if (!rc && w[i].rc) { /* the first range's error: what one thread would have met first */

@@ -32,6 +32,14 @@ _Static_assert(sizeof(struct rt__dep_rec) == 32, "a dependency record must stay 
 
 /* The times of remote sources held by other processes: open addressing, key = packed source + 1
  * (0: empty slot). */
+/* The end of a set of records: the largest time, of equal ones the lowest rank, and on it the
+ * last such event (what a scan in rank and event order finds); rank RT_NONE: no record yet. */
+struct rt__end {
+    uint32_t rank;
+    uint64_t index;
+    rt_time_ps t;
+};
+
 struct rt__ghost {
     uint64_t key;
     rt_time_ps t;
@@ -53,9 +61,7 @@ struct rt_depgraph {
     uint64_t bad_index;
     rt_time_ps bad_time;
     uint64_t unfilled;         /* records with a remote source whose time is not in yet */
-    uint32_t end_rank;         /* the end of the records so far (note_end): RT_NONE before the first */
-    uint64_t end_index;
-    rt_time_ps end_t;
+    struct rt__end end;        /* of the records so far (note_end) */
     uint8_t *onpath;           /* one bit per event held: on the critical path */
     int have_cp, have_ws;
     int complete_ok;           /* complete() or rt_depgraph_check() passed since the last record */
@@ -84,15 +90,11 @@ static inline rt_time_ps rec_t(const struct rt__dep_rec *x)
 }
 static inline rt_time_ps t_prev(const rt_depgraph *g, uint32_t r, uint64_t j) { return j ? rec_t(R(g, r, j - 1)) : 0; }
 static inline int marked(const uint8_t *bits, uint64_t i) { return bits[i >> 3] >> (i & 7) & 1; }
-/* Keeps the end as records come, in any order of ranks: the largest time, of equal ones the
- * lowest rank, and on it the last such event (what a scan in rank and event order finds). */
-static inline void note_end(rt_depgraph *g, uint32_t r, uint64_t j, rt_time_ps t)
+/* Keeps the end as records come, in any order of ranks. */
+static inline void note_end(struct rt__end *e, uint32_t r, uint64_t j, rt_time_ps t)
 {
-    if (g->end_rank == RT_NONE || t > g->end_t || (t == g->end_t && (r < g->end_rank || (r == g->end_rank && j > g->end_index)))) {
-        g->end_rank = r;
-        g->end_index = j;
-        g->end_t = t;
-    }
+    if (e->rank == RT_NONE || t > e->t || (t == e->t && (r < e->rank || (r == e->rank && j > e->index))))
+        *e = (struct rt__end){r, j, t};
 }
 
 /** Makes room for @p need elements of @p elem bytes in *@p p (capacity *@p cap, doubled from
