@@ -7,6 +7,8 @@
 
 #include "retime/depgraph.h"
 
+#include <pthread.h>
+
 /* One record per event, 32 bytes: the ready times through its two edges, its remote source
  * packed as kind (2 bits) | rank (24 bits) | index (38 bits), and that source's time. The event's
  * own time is not kept: it is max(local_ready, remote_ready) (rec_t), which the collector checks
@@ -71,6 +73,9 @@ struct rt_depgraph {
     struct rt_wait_states ws;
     struct rt_dep_share *ws_share;
     struct rt__ghost *gh;
+    pthread_t prefault;        /* maps the records' pages while the replay fills them (prefault_main) */
+    int prefaulting;           /* the thread runs: joined by rt_depgraph_destroy */
+    _Atomic int prefault_stop;
     uint64_t ngh, capgh;       /* capgh: 0 or a power of two */
 };
 
