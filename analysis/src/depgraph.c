@@ -1176,28 +1176,42 @@ struct walk {
     struct smap cm;
     rt_time_ps len_a_cpb;        /* len_A(B's critical path) */
     /* The comparison's rows are summed here first (integers: the order of the additions does
-     * not matter) and added to its map once per run of events in the same call site and region,
-     * once per rank and once per walk (the size rows), instead of a map look-up per edge. */
+     * not matter) and added to its map once per run of events in the same call site, once per
+     * run in the same region instance, once per rank and once per walk (the size rows), instead
+     * of a map look-up per edge. */
     rt_time_ps rank_on, rank_off;  /* the rank's row, added after its events */
     struct cmp_run {
-        int open;                  /* an event added to it: its rows exist */
-        uint32_t callsite, call_region, region;
+        int open;                  /* an event added to it: its row exists */
+        uint32_t id, region;
         uint64_t instance;
         rt_time_ps on, off;
-    } run;
+    } run[2];                      /* the call-site row, the region row */
     rt_time_ps size_v[SIZE_ROWS][2]; /* per size row (size_row): on, off */
     uint8_t size_used[SIZE_ROWS];
 };
 
-/* Adds the run's values to its call-site and region rows and closes it. */
-static void cmp_run_flush(struct walk *k)
+/* Adds run @p i's values to its row and closes it. */
+static void cmp_run_flush(struct walk *k, int i)
 {
-    struct cmp_run *u = &k->run;
+    static const uint8_t group[2] = {RT_GROUP_CALLSITE, RT_GROUP_REGION};
+    struct cmp_run *u = &k->run[i];
     if (!u->open)
         return;
-    smap_add(&k->cm, RT_GROUP_CALLSITE, 0, u->callsite, u->call_region, 0, u->on, u->off);
-    smap_add(&k->cm, RT_GROUP_REGION, 0, RT_NONE, u->region, u->instance, u->on, u->off);
+    smap_add(&k->cm, group[i], 0, u->id, u->region, u->instance, u->on, u->off);
     u->open = 0;
+}
+
+/* Adds an event's values to run @p i, for row (id, region, instance). */
+static inline void cmp_run_add(struct walk *k, int i, uint32_t id, uint32_t region, uint64_t inst, rt_time_ps on,
+                               rt_time_ps off)
+{
+    struct cmp_run *u = &k->run[i];
+    if (u->open && (u->id != id || u->region != region || u->instance != inst))
+        cmp_run_flush(k, i);
+    if (!u->open)
+        *u = (struct cmp_run){1, id, region, inst, 0, 0};
+    u->on += on;
+    u->off += off;
 }
 
 /* Adds the size rows' values to the map (once per walk). */
@@ -1339,15 +1353,8 @@ static inline void cmp_visit(struct walk *k, const struct walker *w, const struc
     rt_time_ps on_all = on_v[0] + on_v[1], off_all = off_v[0] + off_v[1];
     k->rank_on += on_all;
     k->rank_off += off_all;
-    struct cmp_run *u = &k->run;
-    uint64_t inst = w->c.region == RT_NONE ? 0 : w->c.instance;
-    if (u->open && (u->callsite != w->c.callsite || u->call_region != w->c.call_region || u->region != w->c.region ||
-                    u->instance != inst))
-        cmp_run_flush(k);
-    if (!u->open)
-        *u = (struct cmp_run){1, w->c.callsite, w->c.call_region, w->c.region, inst, 0, 0};
-    u->on += on_all;
-    u->off += off_all;
+    cmp_run_add(k, 0, w->c.callsite, w->c.call_region, 0, on_all, off_all);
+    cmp_run_add(k, 1, RT_NONE, w->c.region, w->c.region == RT_NONE ? 0 : w->c.instance, on_all, off_all);
     uint32_t local = size_row(RT_NONE);
     k->size_v[local][0] += on_v[0];
     k->size_v[local][1] += off_v[0];
@@ -1411,7 +1418,8 @@ static int walk_range(struct walk *k, const rt_trace *t, uint32_t lo, uint32_t h
                 rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         }
         if (k->ca && n) {
-            cmp_run_flush(k);
+            cmp_run_flush(k, 0);
+            cmp_run_flush(k, 1);
             smap_add(&k->cm, RT_GROUP_RANK, 0, r, RT_NONE, 0, k->rank_on, k->rank_off);
         }
     }
