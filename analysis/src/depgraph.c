@@ -5,6 +5,7 @@
  * other ranks' records go through depgraph_part.c's collective steps. */
 #define _DEFAULT_SOURCE /* sysconf, madvise, MADV_POPULATE_WRITE */
 #include "depgraph_internal.h"
+#include "threads_env.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -33,23 +34,7 @@
 
 static uint32_t par_threads(const rt_depgraph *g)
 {
-    long n = -1;
-    const char *env = getenv("RETIME_ANALYZE_THREADS");
-    if (env && *env) {
-        char *end;
-        n = strtol(env, &end, 10);
-        if (*end || n < 1)
-            n = -1;
-    }
-    if (n < 0)
-        n = g->total < PAR_MIN_EVENTS ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
-    if (g->part || n < 1)
-        n = 1;
-    if (n > PAR_MAX_THREADS)
-        n = PAR_MAX_THREADS;
-    if ((uint32_t)n > g->hi - g->lo)
-        n = (long)(g->hi - g->lo);
-    return n < 1 ? 1 : (uint32_t)n;
+    return g->part ? 1 : rt__threads_for("RETIME_ANALYZE_THREADS", g->total, PAR_MIN_EVENTS, PAR_MAX_THREADS, g->hi - g->lo);
 }
 
 /* Ranks [bounds[i], bounds[i + 1]) for thread i < n: about total / n events each, one rank at least. */

@@ -23,6 +23,7 @@
 #include <otf2/otf2.h>
 
 #include "map.h"
+#include "threads_env.h"
 #include "trace_internal.h"
 
 /* Raw definitions kept until the tables can be resolved (they may arrive in any order). */
@@ -1845,23 +1846,7 @@ static uint32_t read_threads(const rt_trace *t)
     uint64_t declared = 0;
     for (uint32_t i = 0; i < t->nrows; i++)
         declared += t->rows[i].nevents;
-    long n = -1;
-    const char *env = getenv("RETIME_READ_THREADS");
-    if (env && *env) {
-        char *end;
-        n = strtol(env, &end, 10);
-        if (*end || n < 1)
-            n = -1;
-    }
-    if (n < 0)
-        n = declared < READ_MIN_EVENTS ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
-    if (n < 1)
-        n = 1;
-    if (n > READ_MAX_THREADS)
-        n = READ_MAX_THREADS;
-    if ((uint32_t)n > t->nrows)
-        n = (long)t->nrows;
-    return (uint32_t)n;
+    return rt__threads_for("RETIME_READ_THREADS", declared, READ_MIN_EVENTS, READ_MAX_THREADS, t->nrows);
 }
 
 /* Reads every row's events: rows are split into contiguous ranges of about equal declared event
