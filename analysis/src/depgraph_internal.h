@@ -32,8 +32,6 @@ struct rt__dep_rec {
 };
 _Static_assert(sizeof(struct rt__dep_rec) == 32, "a dependency record must stay 32 bytes");
 
-/* The times of remote sources held by other processes: open addressing, key = packed source + 1
- * (0: empty slot). */
 /* The end of a set of records: the largest time, of equal ones the lowest rank, and on it the
  * last such event (what a scan in rank and event order finds); rank RT_NONE: no record yet. */
 struct rt__end {
@@ -42,6 +40,8 @@ struct rt__end {
     rt_time_ps t;
 };
 
+/* The times of remote sources held by other processes: open addressing, key = packed source + 1
+ * (0: empty slot). */
 struct rt__ghost {
     uint64_t key;
     rt_time_ps t;

@@ -1127,11 +1127,10 @@ static RT_COLD int message_peer(struct reader *r, uint32_t peer, OTF2_CommRef co
     return RT_OK;
 }
 
-/* Appends a message event. The common case (a known communicator that is not a self one, a
- * peer inside it whose location is in the trace, a plausible size) is checked inline;
- * message_peer handles and reports everything else. */
 /* Appends a message event; its communicator and size go to the payload of event @p fields_of
- * (UINT64_MAX: its own). */
+ * (UINT64_MAX: its own). The common case (a known communicator that is not a self one, a peer
+ * inside it whose location is in the trace, a plausible size) is checked inline; message_peer
+ * handles and reports everything else. */
 static inline OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uint8_t kind, uint32_t peer,
                                         OTF2_CommRef comm, uint32_t tag, uint64_t len, const char *what,
                                         uint64_t fields_of, struct rt_event **out)

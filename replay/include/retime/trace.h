@@ -85,9 +85,10 @@ struct rt_event {
 _Static_assert(sizeof(struct rt_event) == 16, "struct rt_event must stay 16 bytes");
 
 /**
- * The fields of SEND, ISEND, RECV, IRECV_REQUEST, IRECV, COLL_BEGIN, COLL_END and JOIN events
- * (8 bytes each, in a side array of their row): a byte count of 42 bits (RT_MAX_BYTES) and a
- * communicator of 22 (fewer than RT_MAX_COMMS; RT_EV_NO_COMM: none), or a JOIN's 64-bit work_ns.
+ * The fields of SEND, ISEND, RECV, IRECV_REQUEST, COLL_BEGIN, COLL_END and JOIN events (8 bytes
+ * each, in a side array of their row; an IRECV shares its request's): a byte count of 42 bits
+ * (RT_MAX_BYTES) and a communicator of 22 (fewer than RT_MAX_COMMS; RT_EV_NO_COMM: none), or a
+ * JOIN's 64-bit work_ns.
  */
 struct rt_event_payload {
     union {
