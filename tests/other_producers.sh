@@ -87,6 +87,23 @@ check hybrid-s1-rank1 same "$(rank_end "$out" 1)" 7708
 out=$("$retime" replay "$T" "${H[@]}" --compute-scale 0.5 --format csv 2>/dev/null)
 check hybrid-s05-rank0 same "$(rank_end "$out" 0)" 4408
 check hybrid-s05-rank1 same "$(rank_end "$out" 1)" 4358
+# hybrid-zero-byte: a barrier on MPI_COMM_SELF costs nothing (100 ns less than measured, on both
+# ranks) and 0 bytes after the joins take alpha alone on the wire (8 ns less than above): ends
+# 7808 - 108 = 7700 and 7708 - 108 = 7600, whatever work the joins carry (a message sharing a
+# join's payload would carry the join's work as its bytes)
+out=$("$retime" replay "$work/hybrid-zero-byte" "${H[@]}" --format csv 2>/dev/null)
+check hybrid-zero-byte-rank0 same "$(rank_end "$out" 0)" 7700
+check hybrid-zero-byte-rank1 same "$(rank_end "$out" 1)" 7600
+# --- two communicators (two-comms): rank 0's eager sends of 8 B stay in their calls for
+# alpha + 8 B x beta = 1008 ns: 1000-2008, then 900 of work, 2908-3916, then 900: end 4816.
+# Rank 1's receive on MPI_COMM_WORLD matches the second send (arrives 3916), 1000 of work, then
+# the receive on "reversed" finds the first one there (arrived 2008): 4916, then 900: end 5816.
+# A reader giving the second send the first's communicator leaves the world receive unmatched.
+out=$("$retime" replay "$work/two-comms" "${H[@]}" --format csv 2>&1); rc=$?
+check two-comms-replays [ "$rc" -eq 0 ]
+check two-comms-rank0 same "$(rank_end "$out" 0)" 4816
+check two-comms-rank1 same "$(rank_end "$out" 1)" 5816
+
 # against the measured run, a negative absorbed total says why
 out=$("$retime" analyze "$T" "${H[@]}" --against measured 2>/dev/null); rc=$?
 check hybrid-analyze [ "$rc" -eq 0 ]

@@ -5,8 +5,11 @@
 
 #include "retime/trace.h"
 
-/* Which events of a row carry a payload, per 64 events: one bit each, and the number of payloads
- * before the block, so that finding an event's payload is a popcount (16 bytes per 64 events). */
+/* Which events of a row store a payload, per 64 events: one bit each, and the number of payloads
+ * before the block, so that finding an event's payload is a popcount (16 bytes per 64 events).
+ * An event of a payload kind whose bit is clear shares the last payload stored before it: the
+ * reader stores a payload only when it differs from the one before (a run of messages of one
+ * size on one communicator keeps one). */
 struct rt__pblock {
     uint64_t has;
     uint64_t base;
@@ -17,7 +20,7 @@ struct rt__row {
     char *name;
     struct rt_event *events;
     uint64_t nevents;
-    struct rt_event_payload *pay; /* the payloads of the events that have one, in event order */
+    struct rt_event_payload *pay; /* the payloads stored, in event order (see rt__pblock) */
     uint64_t npay;
     struct rt__pblock *pblocks;   /* (nevents + 63) / 64 */
 };
@@ -42,21 +45,22 @@ static inline unsigned rt__popcount64(uint64_t x)
 #endif
 }
 
-/* Where event i's payload is (or would be) in R->pay: the payloads before it. */
+/* Where the payload of event i (of a payload kind) is in R->pay: the last one stored at or
+ * before it, its own or the one it shares. (2 << 63 is 0 in 64 bits: then the mask is all ones.) */
 static inline uint64_t rt__payload_index(const struct rt__row *R, uint64_t i)
 {
     const struct rt__pblock *b = &R->pblocks[i >> 6];
-    return b->base + rt__popcount64(b->has & ((1ull << (i & 63)) - 1));
+    return b->base + rt__popcount64(b->has & ((2ull << (i & 63)) - 1)) - 1;
 }
 
-/* The payload of event i (< R->nevents) of a row, or NULL when it has none. */
+/* The payload of event i (< R->nevents) of a row, or NULL when its kind has none. */
 static inline struct rt_event_payload *rt__row_payload(const struct rt__row *R, uint64_t i)
 {
-    return R->pblocks[i >> 6].has >> (i & 63) & 1 ? &R->pay[rt__payload_index(R, i)] : NULL;
+    return RT__PAYLOAD_KINDS >> R->events[i].kind & 1 ? &R->pay[rt__payload_index(R, i)] : NULL;
 }
 
-/* The payload of an event that has one by its kind (the engine's checked traces): no bit test. */
-static inline const struct rt_event_payload *rt__row_payload_of(const struct rt__row *R, uint64_t i)
+/* The payload of an event that has one by its kind (the engine's checked traces): no kind test. */
+static inline struct rt_event_payload *rt__row_payload_of(const struct rt__row *R, uint64_t i)
 {
     return &R->pay[rt__payload_index(R, i)];
 }

@@ -178,7 +178,7 @@ with ctx as trace:
 
 # --------------------------------------------------------------------------- hybrid MPI + OpenMP (+ CUDA, RMA)
 # 2 processes of 3 CPU threads each (the MPI rank and 2 OpenMP threads), one thread team each,
-# then rank 0 sends 8 B to rank 1. Rank 0 also has a CUDA stream (an accelerator location of 6
+# then rank 0 sends 8 B to rank 1 (0 B in hybrid-zero-byte). Rank 0 also has a CUDA stream (an accelerator location of 6
 # records: 3 kernels) and an RMA window (2 records); a metric location holds 4 records.
 def team(defs, w, lo, master, fork, begin, work_end, barrier_leave, join):
     """One thread team as Score-P records it on one thread."""
@@ -203,7 +203,7 @@ def team(defs, w, lo, master, fork, begin, work_end, barrier_leave, join):
         w.write(otf2.events.ThreadJoin(join, Paradigm.OPENMP))
 
 
-def hybrid(name, mpi_on_thread=False):
+def hybrid(name, mpi_on_thread=False, msg_bytes=8):
     ctx, path = archive(name)
     with ctx as trace:
         d = trace.definitions
@@ -219,8 +219,11 @@ def hybrid(name, mpi_on_thread=False):
         w = trace.event_writer_from_location(defs.ranks[0])
         w.write(otf2.events.Enter(0, main))
         w.write(otf2.events.RmaWinCreate(500, d.rma_win("window", comm=defs.world)))
+        if msg_bytes == 0:
+            coll(w, defs, "MPI_Barrier", 600, 700, CollectiveOp.BARRIER, defs.self, NOROOT, 0, 0)
         team(defs, w, teams[0], True, 1000, 1000, 3000, 5000, 5000)
-        call(w, defs, "MPI_Send", 6000, 6100, [lambda w: w.write(otf2.events.MpiSend(6000, 1, defs.world, 7, 8))])
+        call(w, defs, "MPI_Send", 6000, 6100,
+             [lambda w: w.write(otf2.events.MpiSend(6000, 1, defs.world, 7, msg_bytes))])
         w.write(otf2.events.RmaWinDestroy(6500, d.rma_win("window", comm=defs.world)))
         w.write(otf2.events.Leave(7000, main))
         for t, end in ((0, 2000), (1, 4900)):
@@ -232,8 +235,11 @@ def hybrid(name, mpi_on_thread=False):
         # rank 1: fork 1000, its own work to 1500, threads arrive at 1900 and 1200, all leave 2000
         w = trace.event_writer_from_location(defs.ranks[1])
         w.write(otf2.events.Enter(0, main))
+        if msg_bytes == 0:
+            coll(w, defs, "MPI_Barrier", 600, 700, CollectiveOp.BARRIER, defs.self, NOROOT, 0, 0)
         team(defs, w, teams[1], True, 1000, 1000, 1500, 2000, 2000)
-        call(w, defs, "MPI_Recv", 2500, 6200, [lambda w: w.write(otf2.events.MpiRecv(6200, 0, defs.world, 7, 8))])
+        call(w, defs, "MPI_Recv", 2500, 6200,
+             [lambda w: w.write(otf2.events.MpiRecv(6200, 0, defs.world, 7, msg_bytes))])
         w.write(otf2.events.Leave(7000, main))
         for t, end in ((0, 1900), (1, 1200)):
             w = trace.event_writer_from_location(defs.threads[1][t])
@@ -251,6 +257,38 @@ def hybrid(name, mpi_on_thread=False):
 
 hybrid("hybrid-omp-cuda")
 hybrid("hybrid-mpi-on-thread", mpi_on_thread=True)
+# the same with a message of 0 bytes on MPI_COMM_WORLD right after each join, and a barrier on
+# MPI_COMM_SELF (600-700) before each fork: the message's fields equal those of the join's payload
+# before the reader fills in the join's work, and the payload before the join's is final, so a
+# reader that let a payload share a join's would give the message the join's work as its bytes
+hybrid("hybrid-zero-byte", msg_bytes=0)
+
+# --------------------------------------------------------------------------- two communicators
+# Rank 0 sends 8 B with tag 0 on "reversed" (world's ranks in the other order), then 8 B with tag 0
+# on MPI_COMM_WORLD; rank 1 receives the world one first. Same size, same tag: only the
+# communicator tells the messages apart (the reader must not let the second send share the
+# first's fields).
+ctx, path = archive("two-comms")
+with ctx as trace:
+    defs = Defs(trace, 2)
+    d = trace.definitions
+    rev = d.comm("reversed", group=d.group("reversed", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI,
+                                           members=[1, 0]))
+    main = defs.region("main")
+    w = trace.event_writer_from_location(defs.ranks[0])
+    w.write(otf2.events.Enter(0, main))
+    call(w, defs, "MPI_Send", 1000, 1100, [lambda w: w.write(otf2.events.MpiSend(1000, 0, rev, 0, 8))],
+         RegionRole.POINT2POINT)
+    call(w, defs, "MPI_Send", 2000, 2100, [lambda w: w.write(otf2.events.MpiSend(2000, 1, defs.world, 0, 8))],
+         RegionRole.POINT2POINT)
+    w.write(otf2.events.Leave(3000, main))
+    w = trace.event_writer_from_location(defs.ranks[1])
+    w.write(otf2.events.Enter(0, main))
+    call(w, defs, "MPI_Recv", 1000, 3000, [lambda w: w.write(otf2.events.MpiRecv(3000, 0, defs.world, 0, 8))],
+         RegionRole.POINT2POINT)
+    call(w, defs, "MPI_Recv", 4000, 4100, [lambda w: w.write(otf2.events.MpiRecv(4100, 1, rev, 0, 8))],
+         RegionRole.POINT2POINT)
+    w.write(otf2.events.Leave(5000, main))
 
 # --------------------------------------------------------------------------- one process, OpenMP only
 # A one-process OpenMP trace (no MPI at all): 1 rank with 9 more threads, 2 teams; once with

@@ -86,7 +86,8 @@ _Static_assert(sizeof(struct rt_event) == 16, "struct rt_event must stay 16 byte
 
 /**
  * The fields of SEND, ISEND, RECV, IRECV_REQUEST, COLL_BEGIN, COLL_END and JOIN events (8 bytes
- * each, in a side array of their row; an IRECV shares its request's): a byte count of 42 bits
+ * each, in a side array of their row, stored once for a run of events with equal fields; an
+ * IRECV shares its request's): a byte count of 42 bits
  * (RT_MAX_BYTES) and a communicator of 22 (fewer than RT_MAX_COMMS; RT_EV_NO_COMM: none), or a
  * JOIN's 64-bit work_ns.
  */
