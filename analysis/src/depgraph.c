@@ -118,8 +118,10 @@ static void *prefault_main(void *arg)
     return NULL;
 }
 
-int rt_depgraph_create_part(const rt_trace *trace, const struct rt_replay_part *part, rt_depgraph **out,
-                            rt_error *err)
+/* A graph of @p trace's ranks held here, with room for a record per event when @p records (the
+ * collector's), or without (a measured graph). */
+static int create(const rt_trace *trace, const struct rt_replay_part *part, int records, rt_depgraph **out,
+                  rt_error *err)
 {
     rt_depgraph *g = calloc(1, sizeof *g);
     if (!g)
@@ -162,6 +164,10 @@ int rt_depgraph_create_part(const rt_trace *trace, const struct rt_replay_part *
         rt_depgraph_destroy(g);
         return rc;
     }
+    if (!records) {
+        *out = g;
+        return RT_OK;
+    }
     if (g->total > SIZE_MAX / sizeof *g->rec)
         goto oom;
     g->rec = calloc(g->total ? g->total : 1, sizeof *g->rec);
@@ -177,9 +183,15 @@ oom:
                         sizeof(struct rt__dep_rec));
 }
 
+int rt_depgraph_create_part(const rt_trace *trace, const struct rt_replay_part *part, rt_depgraph **out,
+                            rt_error *err)
+{
+    return create(trace, part, 1, out, err);
+}
+
 int rt_depgraph_create(const rt_trace *trace, rt_depgraph **out, rt_error *err)
 {
-    return rt_depgraph_create_part(trace, NULL, out, err);
+    return create(trace, NULL, 1, out, err);
 }
 
 void rt_depgraph_destroy(rt_depgraph *g)
@@ -194,6 +206,8 @@ void rt_depgraph_destroy(rt_depgraph *g)
     free(g->n);
     free(g->seen);
     free(g->rec);
+    free(g->tu);
+    free(g->evs);
     free(g->onpath);
     free(g->seg);
     free(g->cp_share);
@@ -208,7 +222,7 @@ void rt_depgraph_on_dep(void *ud, uint32_t rank, uint64_t index, const struct rt
     rt_depgraph *g = ud;
     (void)ev;
     g->complete_ok = 0;
-    if (!held(g, rank) || index != g->seen[rank] || index >= g->n[rank]) {
+    if (!g->rec || !held(g, rank) || index != g->seen[rank] || index >= g->n[rank]) { /* !rec: measured */
         if (!g->disorder) {
             g->disorder = 1;
             g->disorder_rank = rank;
@@ -282,7 +296,7 @@ static int check_held(const rt_depgraph *g, rt_error *err)
             return rt_error_set(err, RT_EINVAL, "%s: rank %u: %llu dependency records for %llu events", path, r,
                                 (unsigned long long)g->seen[r], (unsigned long long)g->n[r]);
         for (uint64_t j = 0; j < g->n[r]; j++) {
-            const struct rt__dep_rec *x = R(g, r, j);
+            const struct rt__dep_rec xv = rec_at(g, r, j), *x = &xv;
             rt_time_ps tp = t_prev(g, r, j);
             int rem = src_kind(x) != RT_DEP_NONE;
             if (x->local_ready < tp)
@@ -334,7 +348,7 @@ static int complete(rt_depgraph *g, rt_error *err)
     int bad = g->disorder;
     for (uint32_t r = g->lo; r < g->hi && !bad; r++)
         bad = g->seen[r] != g->n[r];
-    for (uint64_t i = 0; i < g->total && !bad; i++)
+    for (uint64_t i = 0; i < g->total && !bad && g->rec; i++) /* a measured graph's sources are s's */
         bad = !src_ok(g, &g->rec[i]);
     if (!(rc = rt__dg_agree(g, bad ? check_held(g, err) : RT_OK, err)))
         g->complete_ok = 1;
@@ -345,7 +359,7 @@ int rt_depgraph_event(const rt_depgraph *g, uint32_t rank, uint64_t index, struc
 {
     if (!held(g, rank) || index >= g->n[rank])
         return rt_error_set(err, RT_ERANGE, "dependency graph: no event %" PRIu64 " on rank %u", index, rank);
-    const struct rt__dep_rec *x = R(g, rank, index);
+    const struct rt__dep_rec xv = rec_at(g, rank, index), *x = &xv;
     int none = src_kind(x) == RT_DEP_NONE;
     *out = (struct rt_dep_event){
         .t = rec_t(x),
@@ -368,65 +382,51 @@ rt_time_ps rt_depgraph_end(const rt_depgraph *g)
     return rt__dg_reduce(g, &v, 1, 0, RT_OK, &err) ? 0 : -v;
 }
 
-/* One range of ranks of the measured graph's records (rt_depgraph_measured). */
+/* One range of ranks of the measured graph (rt_depgraph_measured). */
 struct measured_range {
     rt_depgraph *g;
-    const rt_depgraph *s;
-    const struct rt_event **evs; /* per rank held: its events */
-    int64_t first;               /* the earliest event of all ranks */
     uint32_t lo, hi;
     struct rt_measured_info inf; /* the range's violations */
     struct rt__end end;          /* and end */
 };
 
+/* The remote sources' times of a range of ranks (g->tu), its causality violations and its end. */
 static void *measured_range(void *arg)
 {
     struct measured_range *p = arg;
     rt_depgraph *g = p->g;
-    const rt_depgraph *s = p->s;
-    const struct rt_event **evs = p->evs;
-    const int64_t first = p->first;
+    const rt_depgraph *s = g->shape;
+    const struct rt_event **evs = g->evs;
     for (uint32_t r = p->lo; r < p->hi; r++) {
-        const struct rt_event *ev = evs[r];
+        rt_time_ps *tu = &g->tu[g->base[r]];
+        const struct rt__dep_rec *sr_rec = R(s, r, 0);
         for (uint64_t j = 0; j < g->n[r]; j++) {
-            struct rt__dep_rec *x = R(g, r, j);
-            x->src = R(s, r, j)->src;
+            const struct rt__dep_rec *x = &sr_rec[j];
 #if defined(__GNUC__)
             /* the source's event, at a random place: asked for PREFETCH_AHEAD events ahead */
             if (j + PREFETCH_AHEAD < g->n[r]) {
-                const struct rt__dep_rec *y = R(s, r, j + PREFETCH_AHEAD);
+                const struct rt__dep_rec *y = &sr_rec[j + PREFETCH_AHEAD];
                 if (src_kind(y) != RT_DEP_NONE && held(g, src_rank(y)) && src_index(y) < g->n[src_rank(y)])
                     __builtin_prefetch(&evs[src_rank(y)][src_index(y)]);
             }
 #endif
-            rt_time_ps t = (ev[j].time - first) * 1000, tp = j ? (ev[j - 1].time - first) * 1000 : 0;
+            rt_time_ps t = ev_ps(g, r, j);
             note_end(&p->end, r, j, t);
-            if (tp > t) /* the trace's own order is the truth on one rank */
-                tp = t;
-            x->src_t = NO_TIME;
             if (src_kind(x) == RT_DEP_NONE) {
-                x->local_ready = t;
-                x->remote_ready = INT64_MIN;
+                tu[j] = NO_TIME;
                 continue;
             }
             uint32_t sr = src_rank(x);
             uint64_t sj = src_index(x);
-            rt_time_ps tu = held(g, sr) ? (evs[sr][sj].time - first) * 1000 : rt__dg_ghost(g, sr, sj);
-            rt_time_ps base = tu > tp ? tu : tp;
-            x->src_t = tu;
-            if (t < tu) { /* effect before cause: the clocks disagree */
-                if (!p->inf.violations || tu - t > p->inf.worst_ps) {
-                    p->inf.worst_ps = tu - t;
+            tu[j] = held(g, sr) ? ev_ps(g, sr, sj) : rt__dg_ghost(g, sr, sj);
+            if (t < tu[j]) { /* effect before cause: the clocks disagree */
+                if (!p->inf.violations || tu[j] - t > p->inf.worst_ps) {
+                    p->inf.worst_ps = tu[j] - t;
                     p->inf.worst_rank = r;
                     p->inf.worst_index = j;
                 }
                 p->inf.violations++;
-                x->local_ready = x->remote_ready = t; /* a tie: the local edge binds */
-                continue;
             }
-            rt_time_ps c = t - base;
-            x->local_ready = tp + c;
-            x->remote_ready = tu + c;
         }
     }
     return NULL;
@@ -437,11 +437,12 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
 {
     struct rt_measured_info inf = {0};
     rt_depgraph *g = NULL;
-    const struct rt_event **evs = NULL; /* per rank held: its events */
     int rc = complete((rt_depgraph *)s, err);
     if (rc)
         return rc;
-    rc = rt_depgraph_create_part(trace, s->part, &g, err);
+    if (!s->rec) /* a measured graph's sources are another graph's: no measured graph of it */
+        return rt_error_set(err, RT_EINVAL, "%s: the structure graph must be a replay's", rt_trace_path(trace));
+    rc = create(trace, s->part, 0, &g, err);
     if (!rc && (g->total != s->total || g->nranks != s->nranks || g->lo != s->lo || g->hi != s->hi))
         rc = rt_error_set(err, RT_EINVAL, "%s: the structure graph belongs to another trace", rt_trace_path(trace));
     if ((rc = rt__dg_agree(s, rc, err))) {
@@ -457,19 +458,17 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
     }
     if ((rc = rt__dg_reduce(g, &first, 1, 0, RT_OK, err)))
         goto fail;
-    /* The measured times are the trace's. Under a split, other processes ask for the times of
-     * sources held here (rt__dg_fetch answers from the records): all records get their time
-     * first, as both ready times (rec_t is then the time). */
-    evs = calloc(g->nranks ? g->nranks : 1, sizeof *evs);
-    if ((rc = rt__dg_agree(g, evs ? RT_OK : rt_error_set(err, RT_ENOMEM, "out of memory"), err)))
+    /* The measured times are the trace's (ev_ps; under a split, rt__dg_fetch answers other
+     * processes' questions from them). */
+    g->shape = s;
+    g->first = first;
+    g->evs = calloc(g->nranks ? g->nranks : 1, sizeof *g->evs);
+    g->tu = g->total <= SIZE_MAX / sizeof *g->tu ? malloc((g->total ? g->total : 1) * sizeof *g->tu) : NULL;
+    if ((rc = rt__dg_agree(g, g->evs && g->tu ? RT_OK : rt_error_set(err, RT_ENOMEM, "out of memory"), err)))
         goto fail;
     for (uint32_t r = g->lo; r < g->hi; r++) {
         uint64_t n;
-        evs[r] = rt_trace_events(trace, r, &n);
-        for (uint64_t j = 0; g->part && j < n; j++) {
-            rt_time_ps t = (evs[r][j].time - first) * 1000;
-            *R(g, r, j) = (struct rt__dep_rec){NO_TIME, t, t, R(s, r, j)->src};
-        }
+        g->evs[r] = rt_trace_events(trace, r, &n);
         g->seen[r] = n;
     }
     if ((rc = rt__dg_fetch(g, NULL, err)))
@@ -478,7 +477,7 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
     struct measured_range mr[PAR_MAX_THREADS];
     par_split(g, nt, bounds);
     for (uint32_t i = 0; i < nt; i++)
-        mr[i] = (struct measured_range){g, s, evs, first, bounds[i], bounds[i + 1], {0}, {RT_NONE, 0, 0}};
+        mr[i] = (struct measured_range){g, bounds[i], bounds[i + 1], {0}, {RT_NONE, 0, 0}};
     par_run(measured_range, mr, sizeof *mr, nt);
     for (uint32_t i = 0; i < nt; i++) { /* in rank order: of equal worst violations the first stays */
         const struct rt_measured_info *p = &mr[i].inf;
@@ -510,11 +509,9 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
     /* every record is there, with the sources of s, which passed complete(), and their times
      * fetched: complete() would pass */
     g->complete_ok = 1;
-    free(evs);
     *out = g;
     return RT_OK;
 fail:
-    free(evs);
     rt_depgraph_destroy(g);
     return rc;
 }
@@ -902,7 +899,7 @@ static int cp_step(rt_depgraph *g, void *ctx, struct rt__dg_tok *tok, rt_error *
         if (tok->steps > w->limit)
             return rt_error_set(err, RT_EINVAL, "%s: the dependency graph has a cycle through rank %u event %llu",
                                 rt_trace_path(g->t), r, (unsigned long long)j);
-        struct rt__dep_rec *x = R(g, r, j);
+        const struct rt__dep_rec xv = rec_at(g, r, j), *x = &xv;
         uint64_t gi = g->base[r] + j;
         g->onpath[gi >> 3] |= (uint8_t)(1u << (gi & 7));
         cp->events++;
@@ -931,7 +928,7 @@ static int cp_step(rt_depgraph *g, void *ctx, struct rt__dg_tok *tok, rt_error *
             s.s.first = j;
             s.s.last = seg_last;
             s.s.begin_ps = stop ? 0 : from;
-            s.s.end_ps = rec_t(R(g, seg_rank, seg_last));
+            s.s.end_ps = time_at(g, seg_rank, seg_last);
             if (rt__dg_grow((void **)&w->v, &w->cap, sizeof *w->v, w->n + 1))
                 return rt_error_set(err, RT_ENOMEM, "out of memory");
             w->v[w->n++] = s;
@@ -1040,7 +1037,7 @@ static inline void cp_visit(const rt_depgraph *g, struct smap *m, rt_time_ps *ac
 {
     if (!marked(g->onpath, g->base[r] + j))
         return;
-    struct rt__dep_rec *x = R(g, r, j);
+    const struct rt__dep_rec xv = rec_at(g, r, j), *x = &xv;
     int rem = remote_binds(x);
     rt_time_ps wgt = rem ? x->remote_ready - x->src_t : x->local_ready - t_prev(g, r, j);
     act[activity_of(x, rem, &w->c)] += wgt;
@@ -1093,7 +1090,7 @@ static int blame_step(rt_depgraph *g, void *ctx, struct rt__dg_tok *tok, rt_erro
     rt_time_ps a = tok->a, b = tok->b;
     (void)err;
     for (; tok->steps < WALK_CAP; tok->steps++) {
-        const struct rt__dep_rec *x = R(g, r, j);
+        const struct rt__dep_rec xv = rec_at(g, r, j), *x = &xv;
         rt_time_ps t = rec_t(x);
         if (t <= a)
             return WALK_DONE;
@@ -1213,7 +1210,7 @@ static int ws_visit(struct walk *k, const struct walker *w, const struct rt_even
                     uint64_t j, rt_error *err)
 {
     rt_depgraph *g = k->ws;
-    const struct rt__dep_rec *x = R(g, r, j);
+    const struct rt__dep_rec xv = rec_at(g, r, j), *x = &xv;
     /* A remote source on the rank itself (a rendezvous side that posted last) is its own
      * transfer, not a wait for another rank. */
     if (!remote_binds(x) || src_rank(x) == r || !src_ok(g, x))
@@ -1277,7 +1274,7 @@ static inline void cmp_visit(struct walk *k, const struct walker *w, const struc
 {
     const rt_depgraph *A = k->ca, *B = k->cb;
     struct rt_depgraph_diff *d = k->d;
-    const struct rt__dep_rec *a = R(A, r, j), *b = R(B, r, j);
+    const struct rt__dep_rec av = rec_at(A, r, j), bv = rec_at(B, r, j), *a = &av, *b = &bv;
     int on = marked(B->onpath, B->base[r] + j), brem = remote_binds(b);
     int arem = src_kind(a) != RT_DEP_NONE, hasb = src_kind(b) != RT_DEP_NONE;
     uint32_t size = RT_NONE;

@@ -53,7 +53,14 @@ struct rt_depgraph {
     uint32_t nranks, lo, hi;   /* the ranks held: [lo, hi) */
     uint64_t total;            /* events held */
     uint64_t *base, *n, *seen; /* per rank: first record, events (0 if not held), records received */
-    struct rt__dep_rec *rec;
+    struct rt__dep_rec *rec;   /* NULL in a measured graph: see measured_rec */
+    /* a measured graph (rt_depgraph_measured) keeps per event only its remote source's time (tu,
+     * 8 bytes, NO_TIME: none); its records are worked out from the trace's times and the
+     * sources of the structure graph it was made with (shape), which must outlive it */
+    const rt_depgraph *shape;
+    const struct rt_event **evs; /* per rank held: its events */
+    int64_t first;             /* the earliest event of all ranks [ns]: time 0 */
+    rt_time_ps *tu;
     int disorder;              /* a record came out of program order or out of range */
     uint32_t disorder_rank;
     uint64_t disorder_index;
@@ -87,13 +94,50 @@ static inline int remote_binds(const struct rt__dep_rec *x)
     return src_kind(x) != RT_DEP_NONE && x->remote_ready > x->local_ready; /* ties: local */
 }
 static inline int held(const rt_depgraph *g, uint32_t r) { return r >= g->lo && r < g->hi; }
+/* The stored record of event (r, j) of a graph that stores them (not a measured one). */
 static inline struct rt__dep_rec *R(const rt_depgraph *g, uint32_t r, uint64_t j) { return &g->rec[g->base[r] + j]; }
 /* A record's event time: its binding edge's ready time (ties: local). */
 static inline rt_time_ps rec_t(const struct rt__dep_rec *x)
 {
     return remote_binds(x) ? x->remote_ready : x->local_ready;
 }
-static inline rt_time_ps t_prev(const rt_depgraph *g, uint32_t r, uint64_t j) { return j ? rec_t(R(g, r, j - 1)) : 0; }
+/* The measured time of event (r, j) held here [ps since the earliest event]. */
+static inline rt_time_ps ev_ps(const rt_depgraph *g, uint32_t r, uint64_t j)
+{
+    return (g->evs[r][j].time - g->first) * 1000;
+}
+/* A measured graph's record of event (r, j): with p the previous event and u the remote source,
+ * both edges get the event's own gap c = t - max(t(u), t(p)) (local_ready = t(p) + c,
+ * remote_ready = t(u) + c), or with t < t(u) (the clocks disagree) both are t. Its time (rec_t)
+ * is always the measured t. */
+static inline struct rt__dep_rec measured_rec(const rt_depgraph *g, uint32_t r, uint64_t j)
+{
+    rt_time_ps t = ev_ps(g, r, j), tp = j ? ev_ps(g, r, j - 1) : 0, tu = g->tu[g->base[r] + j];
+    if (tp > t) /* the trace's own order is the truth on one rank */
+        tp = t;
+    struct rt__dep_rec x = {tu, t, INT64_MIN, R(g->shape, r, j)->src};
+    if (src_kind(&x) == RT_DEP_NONE)
+        return x;
+    if (t < tu) {
+        x.remote_ready = t; /* a tie: the local edge binds */
+        return x;
+    }
+    rt_time_ps c = t - (tu > tp ? tu : tp);
+    x.local_ready = tp + c;
+    x.remote_ready = tu + c;
+    return x;
+}
+/* The record of event (r, j) held here, stored or measured. */
+static inline struct rt__dep_rec rec_at(const rt_depgraph *g, uint32_t r, uint64_t j)
+{
+    return g->rec ? *R(g, r, j) : measured_rec(g, r, j);
+}
+/* The time of event (r, j) held here. */
+static inline rt_time_ps time_at(const rt_depgraph *g, uint32_t r, uint64_t j)
+{
+    return g->rec ? rec_t(R(g, r, j)) : ev_ps(g, r, j);
+}
+static inline rt_time_ps t_prev(const rt_depgraph *g, uint32_t r, uint64_t j) { return j ? time_at(g, r, j - 1) : 0; }
 static inline int marked(const uint8_t *bits, uint64_t i) { return bits[i >> 3] >> (i & 7) & 1; }
 /* Keeps the end as records come, in any order of ranks. */
 static inline void note_end(struct rt__end *e, uint32_t r, uint64_t j, rt_time_ps t)
@@ -114,7 +158,7 @@ rt_time_ps rt__dg_ghost(const rt_depgraph *g, uint32_t r, uint64_t j);
  * this is for other events. */
 static inline rt_time_ps t_of(const rt_depgraph *g, uint32_t r, uint64_t j)
 {
-    return held(g, r) ? rec_t(R(g, r, j)) : rt__dg_ghost(g, r, j);
+    return held(g, r) ? time_at(g, r, j) : rt__dg_ghost(g, r, j);
 }
 
 /* ------------------------------------------------------------------ collective steps

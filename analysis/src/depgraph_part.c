@@ -192,10 +192,10 @@ int rt__dg_fetch(rt_depgraph *g, const rt_depgraph *h, rt_error *err)
     struct xchg x;
     int64_t **ans = calloc(np, sizeof *ans);
     int rc = xchg_init(&x, np) == RT_OK && ask && ans ? RT_OK : RT_ENOMEM;
-    for (uint64_t i = 0; !rc && i < g->total; i++)
-        rc = want(g, &g->rec[i], ask);
+    for (uint64_t i = 0; !rc && i < g->total; i++) /* a measured graph's sources are its shape's */
+        rc = want(g, g->rec ? &g->rec[i] : &g->shape->rec[i], ask);
     for (uint64_t i = 0; !rc && h && i < h->total; i++)
-        rc = want(g, &h->rec[i], ask);
+        rc = want(g, h->rec ? &h->rec[i] : &h->shape->rec[i], ask);
     if (rc)
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
     if ((rc = rt__dg_agree(g, rc, err)))
@@ -217,7 +217,7 @@ int rt__dg_fetch(rt_depgraph *g, const rt_depgraph *h, rt_error *err)
             memcpy(&key, (const char *)x.in[q] + i * sizeof key, sizeof key);
             uint32_t r = (uint32_t)((key - 1) >> IDX_BITS);
             uint64_t j = (key - 1) & IDX_MASK;
-            ans[q][i] = held(g, r) && j < g->n[r] ? rec_t(R(g, r, j)) : NO_TIME;
+            ans[q][i] = held(g, r) && j < g->n[r] ? time_at(g, r, j) : NO_TIME;
         }
         x.out[q] = ans[q];
         x.outlen[q] = k * sizeof(int64_t);

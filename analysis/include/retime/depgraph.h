@@ -11,7 +11,8 @@
  * an edge's weight is its ready time minus its source's time. The collector is fed by the
  * replay engine's rt_replay_observer.on_dep (O(1) per event, no second pass over the trace),
  * or built from the trace's measured timestamps with the edge structure of a replay
- * (rt_depgraph_measured). Memory: 32 bytes per event (struct rt__dep_rec in depgraph_internal.h), plus
+ * (rt_depgraph_measured). Memory: 32 bytes per event (struct rt__dep_rec in depgraph_internal.h), 8
+ * for a measured timing (its records are worked out from the trace and its structure graph), plus
  * one bit per event while a critical path is marked.
  *
  * Binding edge and tie rule: the remote edge binds when remote_ready > local_ready, otherwise
@@ -176,7 +177,9 @@ int rt_depgraph_check(const rt_depgraph *g, rt_error *err);
  * edges (local_ready = t(p) + c, remote_ready = t(u) + c), so the later of u and p binds and a
  * receive waits t(u) - t(p) when its sender was late; an event without one gets its local gap.
  * A remote edge with t(v) < t(u) (clock skew) is a causality violation: counted in @p info, and
- * the local edge binds.
+ * the local edge binds. The result keeps 8 bytes per event (its remote sources' times) and reads
+ * the rest from @p trace and @p structure when asked: both must outlive it, and @p structure
+ * must get no more records. RT_EINVAL when @p structure is itself a measured timing.
  */
 int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *structure, rt_depgraph **out,
                          struct rt_measured_info *info, rt_error *err);
