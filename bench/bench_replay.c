@@ -538,7 +538,7 @@ static int bench_scale(const char *path, const char *anchor, const struct rt_rep
     /* The rest work on one trace held open. */
     if (rt_trace_open(path, &t, &err))
         goto fail;
-    double logp_s, held_s, analyze_s = 1e300;
+    double logp_s, held_s, analyze_s = 1e300, analyze_first_s = 0;
     rt_time_ps logp_ps, held_ps, analyze_ps = 0;
     if (time_single(t, hockney, c->repeat, &held_s, &held_ps, &err) ||
         time_single(t, &logp, c->repeat, &logp_s, &logp_ps, &err))
@@ -548,7 +548,10 @@ static int bench_scale(const char *path, const char *anchor, const struct rt_rep
         double t0 = now_s();
         if (analyze_once(t, hockney, &analyze_ps, &err))
             goto fail;
-        analyze_s = min_d(analyze_s, now_s() - t0);
+        double dt = now_s() - t0;
+        if (k == 0) /* the graphs' pages new to the process, as in one `retime analyze` */
+            analyze_first_s = dt;
+        analyze_s = min_d(analyze_s, dt);
     }
     double mc_s = 0;
     if (c->mc_runs > 0) {
@@ -589,6 +592,8 @@ static int bench_scale(const char *path, const char *anchor, const struct rt_rep
     printf("  %-44s %10.3f %14.4g %8.2f   %.2fx the replay, target >= 0.50: %s\n",
            "analyze --against measured (after the read)", analyze_s, analyze_eps, analyze_eps / decode_eps,
            analyze_eps / hock_eps, analyze_eps >= 0.5 * hock_eps ? "met" : "NOT met");
+    printf("  %-44s %10.3f %14.4g %8.2f   %.2fx the replay\n", "  its first run (the graphs' pages new)",
+           analyze_first_s, n / analyze_first_s, n / analyze_first_s / decode_eps, n / analyze_first_s / hock_eps);
     if (c->mc_runs > 0) {
         char label[64];
         snprintf(label, sizeof label, "Monte Carlo %ld runs, %ld threads (mc_run)", c->mc_runs, mr.jobs);
@@ -600,13 +605,13 @@ static int bench_scale(const char *path, const char *anchor, const struct rt_rep
     json_string(stdout, anchor);
     printf(",\"otf2_events\":%" PRIu64 ",\"events\":%" PRIu64 ",\"ranks\":%" PRIu64 ",\"disk_bytes\":%" PRIu64
            ",\"repeat\":%ld,\"cpus\":%ld,\"decode_s\":%.6f,\"read_s\":%.6f,\"hockney_s\":%.6f,\"logp_s\":%.6f"
-           ",\"total_s\":%.6f,\"analyze_s\":%.6f,\"mc_runs\":%ld,\"mc_jobs\":%ld,\"mc_s\":%.6f"
+           ",\"total_s\":%.6f,\"analyze_s\":%.6f,\"analyze_first_s\":%.6f,\"mc_runs\":%ld,\"mc_jobs\":%ld,\"mc_s\":%.6f"
            ",\"decode_eps\":%.0f,\"read_eps\":%.0f,\"hockney_eps\":%.0f,\"logp_eps\":%.0f,\"total_eps\":%.0f"
            ",\"analyze_eps\":%.0f,\"mc_eps\":%.0f,\"ratio\":%.4f,\"serial_read_s\":%.6f,\"serial_read_eps\":%.0f,\"serial_ratio\":%.4f,\"trace_bytes\":%" PRIu64 ",\"engine_bytes\":%" PRIu64
            ",\"rss_before_bytes\":%" PRIu64 ",\"rss_peak_bytes\":%" PRIu64 ",\"bpe_accounted\":%.3f,\"bpe_rss\":%.3f"
            ",\"predicted_ps\":%" PRId64 ",\"logp_ps\":%" PRId64 ",\"analyze_end_ps\":%" PRId64 "}\n",
            first.otf2_events, first.events, first.ranks, disk_bytes, c->repeat, cores, decode_s, read_s, hock_s, logp_s,
-           total_s, analyze_s, c->mc_runs, c->mc_runs > 0 ? mr.jobs : 0, mc_s, decode_eps, read_eps, hock_eps, logp_eps,
+           total_s, analyze_s, analyze_first_s, c->mc_runs, c->mc_runs > 0 ? mr.jobs : 0, mc_s, decode_eps, read_eps, hock_eps, logp_eps,
            total_eps, analyze_eps, mc_eps, total_eps / decode_eps, serial_s, serial_eps, serial_total_eps / decode_eps,
            first.trace_bytes, first.engine_bytes,
            first.rss_before, first.rss_peak, acct_bpe, rss_bpe, (int64_t)first.predicted_ps, (int64_t)logp_ps,
