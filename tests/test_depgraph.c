@@ -679,9 +679,12 @@ static void identity_on(const char *path)
             }
         /* model against measured: the identity holds too; clock skew is counted, not fatal */
         rt_depgraph *m = NULL;
-        struct rt_measured_info mi;
+        struct rt_measured_info mi, mi_refused;
         CHECK_EQ_INT(rt_depgraph_measured(t, a, &m, &mi, &err), RT_OK);
         if (m) {
+            rt_depgraph *mm = NULL; /* a measured timing has no stored edges to build another on */
+            CHECK_EQ_INT(rt_depgraph_measured(t, m, &mm, &mi_refused, &err), RT_EINVAL);
+            CHECK(mm == NULL);
             const struct rt_critical_path *cpm = cp_of(m);
             if (cpm)
                 CHECK_EQ_INT(cpm->end_ps, (rt_time_ps)rt_trace_stats(t)->span_ns * 1000);
