@@ -40,11 +40,6 @@
 #include "retime/replay.h"
 
 #define DOMAIN_COLL 0x434f4c4cull /* "COLL": the noise keys of collectives' messages */
-#if defined(__GNUC__)
-#define RT_COLD_ENGINE __attribute__((noinline, cold))
-#else
-#define RT_COLD_ENGINE
-#endif
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -717,7 +712,7 @@ static int bg_event(struct engine *E, struct qent q)
 
 /* on_ready with a network: no port is held (the NIC links are shared instead); the message is
  * handed to the network, which gives its arrival now or when its flow ends. */
-static RT_COLD_ENGINE int net_ready(struct engine *E, uint32_t id, rt_time_ps now)
+static RT_COLD int net_ready(struct engine *E, uint32_t id, rt_time_ps now)
 {
     struct msg *m = &E->msgs[id];
     const struct size_memo *c = times_of(E, m->bytes);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "collective.h"
+#include "compiler.h"
 #include "grow.h"
 #include "map.h"
 #include "network_internal.h"
@@ -234,11 +235,6 @@ struct engine {
                                      * the rank it waits for + 1 (RS values) */
 };
 
-#if defined(__GNUC__)
-#define RT_HOT_INLINE static inline __attribute__((always_inline))
-#else
-#define RT_HOT_INLINE static inline
-#endif
 
 /* engine.c: the serial replay, the diagnosis and the driver */
 int rt__eng_oom(struct engine *E); /* sets the out-of-memory error once; returns E->failed */

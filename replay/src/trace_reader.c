@@ -22,6 +22,7 @@
 
 #include <otf2/otf2.h>
 
+#include "compiler.h"
 #include "map.h"
 #include "threads_env.h"
 #include "trace_internal.h"
@@ -803,17 +804,6 @@ static int to_ns(struct reader *r, OTF2_TimeStamp ts, rt_time_ns *out)
     return 0;
 }
 
-#if defined(__GNUC__)
-#define RT_LIKELY(x) __builtin_expect(!!(x), 1)
-#define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define RT_COLD __attribute__((noinline, cold))
-#define RT_INLINE_ALWAYS __attribute__((always_inline))
-#else
-#define RT_LIKELY(x) (x)
-#define RT_UNLIKELY(x) (x)
-#define RT_COLD
-#define RT_INLINE_ALWAYS
-#endif
 
 /* Grows a row's three arrays (events, payloads, payload blocks) together to ncap events: a row
  * never has more payloads than events, so one capacity covers all three (the untouched tail of
@@ -1153,9 +1143,9 @@ static RT_COLD int message_peer(struct reader *r, uint32_t peer, OTF2_CommRef co
  * inside it whose location is in the trace, a plausible size) is checked inline; message_peer
  * handles and reports everything else. Inlined always: at each caller but one, fields_of is
  * UINT64_MAX and the request's branch folds away (not inlined, it cost 2 % more instructions). */
-static inline RT_INLINE_ALWAYS OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uint8_t kind,
-                                                         uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t len,
-                                                         const char *what, uint64_t fields_of, struct rt_event **out)
+RT_HOT_INLINE OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uint8_t kind, uint32_t peer,
+                                        OTF2_CommRef comm, uint32_t tag, uint64_t len, const char *what,
+                                        uint64_t fields_of, struct rt_event **out)
 {
     uint32_t ci = ref_get(&r->comms, comm), row;
     const struct rt__comm *cm = ci != RT_NONE ? &r->t->comms[ci] : NULL;
