@@ -348,8 +348,8 @@ static int complete(rt_depgraph *g, rt_error *err)
     int bad = g->disorder;
     for (uint32_t r = g->lo; r < g->hi && !bad; r++)
         bad = g->seen[r] != g->n[r];
-    for (uint64_t i = 0; i < g->total && !bad && g->rec; i++) /* a measured graph's sources are s's */
-        bad = !src_ok(g, &g->rec[i]);
+    for (uint64_t i = 0; i < g->total && !bad; i++)
+        bad = !src_ok(g, &edges_of(g)[i]);
     if (!(rc = rt__dg_agree(g, bad ? check_held(g, err) : RT_OK, err)))
         g->complete_ok = 1;
     return rc;

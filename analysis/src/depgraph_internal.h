@@ -94,6 +94,9 @@ static inline int remote_binds(const struct rt__dep_rec *x)
     return src_kind(x) != RT_DEP_NONE && x->remote_ready > x->local_ready; /* ties: local */
 }
 static inline int held(const rt_depgraph *g, uint32_t r) { return r >= g->lo && r < g->hi; }
+/* The records whose sources are @p g's edges, in event order: its own, or a measured graph's
+ * structure graph's (their times are not @p g's). */
+static inline const struct rt__dep_rec *edges_of(const rt_depgraph *g) { return g->rec ? g->rec : g->shape->rec; }
 /* The stored record of event (r, j) of a graph that stores them (not a measured one). */
 static inline struct rt__dep_rec *R(const rt_depgraph *g, uint32_t r, uint64_t j) { return &g->rec[g->base[r] + j]; }
 /* A record's event time: its binding edge's ready time (ties: local). */

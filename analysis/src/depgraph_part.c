@@ -192,10 +192,10 @@ int rt__dg_fetch(rt_depgraph *g, const rt_depgraph *h, rt_error *err)
     struct xchg x;
     int64_t **ans = calloc(np, sizeof *ans);
     int rc = xchg_init(&x, np) == RT_OK && ask && ans ? RT_OK : RT_ENOMEM;
-    for (uint64_t i = 0; !rc && i < g->total; i++) /* a measured graph's sources are its shape's */
-        rc = want(g, g->rec ? &g->rec[i] : &g->shape->rec[i], ask);
+    for (uint64_t i = 0; !rc && i < g->total; i++)
+        rc = want(g, &edges_of(g)[i], ask);
     for (uint64_t i = 0; !rc && h && i < h->total; i++)
-        rc = want(g, h->rec ? &h->rec[i] : &h->shape->rec[i], ask);
+        rc = want(g, &edges_of(h)[i], ask);
     if (rc)
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
     if ((rc = rt__dg_agree(g, rc, err)))
