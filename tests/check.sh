@@ -220,6 +220,30 @@ check update-subset-same-settings has "$(sq "$out")" "(0 added, 0 updated, 1 unc
 check update-bad-trace-not-written exits 1 "$retime" check "$work/none-here" --baseline "$W/subset.json" --update
 check update-bad-trace-untouched cmp -s "$W/subset.json" "$B"
 
+# 8b. Two updates at once take turns on the baseline's lock: while another process holds it
+#     neither writes, and after it each keeps what the other recorded (issue #28).
+C=$W/turns.json
+K1=shift1d-ssend-p8-k1-m1000
+exec 9>"$C.lock"
+flock 9
+turns=()
+for k in $K1 $K2; do
+  "$retime" check "$W/$k" --baseline "$C" --update --alpha 2.122us --beta 0.7595ns/B --compute-scale 0 \
+    >"$work/turns-$k.out" 2>&1 &
+  turns+=($!)
+done
+sleep 1
+check update-waits-for-lock [ ! -e "$C" ]
+check update-waits-running kill -0 "${turns[@]}"
+flock -u 9
+exec 9>&-
+wait "${turns[0]}"; rc1=$?
+wait "${turns[1]}"; rc2=$?
+check update-turns-exit-0 [ "$rc1$rc2" = 00 ]
+check update-turns-keep-both [ "$(grep -c '"path": "\('$K1'\|'$K2'\)"' "$C")" -eq 2 ]
+check update-turns-clean [ -z "$(ls "$W" | grep '^turns\.json\.')" ]
+check update-turns-pass exits 0 "$retime" check "$W/$K1" "$W/$K2" --baseline "$C"
+
 # 9. Bad baselines: exit 2 and one line naming the file and what is wrong.
 head -c 300 "$B" > "$work/truncated.json"
 check bad-json usage_fails "$work/truncated.json:" "$retime" check "$W" --baseline "$work/truncated.json"

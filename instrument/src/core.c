@@ -243,6 +243,8 @@ static void rt__release_reservation(void)
 /* --- OTF2 buffer management --------------------------------------------------------------- */
 
 static uint64_t rt__mem_used, rt__mem_budget;
+/* RETIME_TRACE_TEST_MERGE_DELAY's wait for this rank before the merge lock, in ms (0: none). */
+static unsigned rt__merge_delay_ms;
 
 static OTF2_FlushType rt__pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc,
                                     void *caller, bool final)
@@ -609,6 +611,13 @@ static void rt__read_env(void)
     rt__mem_budget = (uint64_t)(v > 0 && v <= 1L << 20 ? v : 16) << 20;
     if (rt__mem_budget < 2u * RT_EVT_CHUNK) /* at least two event chunks */
         rt__mem_budget = 2u * RT_EVT_CHUNK;
+    /* For tests only: RANK:MS makes that rank wait before it takes the merge lock, so that the
+     * other ranks' saves come first in a chosen order (tests/mpi/save_order.sh). */
+    const char *delay = getenv("RETIME_TRACE_TEST_MERGE_DELAY");
+    char *end = NULL;
+    long who = delay ? strtol(delay, &end, 10) : -1;
+    long ms = end && *end == ':' ? strtol(end + 1, NULL, 10) : 0;
+    rt__merge_delay_ms = who == rt__g.rank && ms > 0 && ms <= 60000 ? (unsigned)ms : 0;
 }
 
 void rt__init(uint64_t t_enter, int region, void *ret)
@@ -969,22 +978,49 @@ static void rt__remove_stale_scratch(void)
     closedir(d);
 }
 
-/* Merges the blobs of all ranks (NULL: none) into fresh global and local definitions and an
- * anchor, written into a scratch archive and renamed into place, under an flock so that
- * concurrently dying ranks take turns; each turn yields a readable archive, and the last one
- * includes every rank that managed to save. Used by dying ranks, and at MPI_Finalize when
- * rank 0's own archive failed. Returns the number of locations, or -1. */
-static int rt__merge_blobs(const unsigned char *const *blobs, const size_t *lens)
+/* Reads every rank's emergency blob found in DIR/traces/ into BLOBS (NULL where a rank saved
+ * none, or where it cannot be read). */
+static void rt__read_blobs(const unsigned char **blobs, size_t *lens)
+{
+    char path[4400];
+    for (int r = 0; r < rt__g.size; r++) {
+        snprintf(path, sizeof path, "%s/traces/%d.rtdefs", rt__g.dir, r);
+        lens[r] = 0;
+        blobs[r] = rt__read_file(path, &lens[r]);
+    }
+}
+
+/* Merges the ranks' blobs into fresh global and local definitions and an anchor, written into a
+ * scratch archive and renamed into place, under an flock so that concurrently dying ranks take
+ * turns. GIVEN holds the blobs (MPI_Finalize gathered them), or is NULL: then the blobs saved in
+ * DIR/traces/ are read under the lock, never before it. Blobs are only ever added (each renamed
+ * into place before its rank merges), so every turn merges at least the ranks of the turn
+ * before: each yields a readable archive that never holds fewer ranks than the one it replaces,
+ * and the last one includes every rank that managed to save. Used by dying ranks, and at
+ * MPI_Finalize when rank 0's own archive failed. Returns the number of locations, or -1. */
+static int rt__merge_blobs(const unsigned char *const *given, const size_t *given_lens)
 {
     char lock[4300], scratch[4300], path[4400], dst[4400];
+    int P = rt__g.size, nloc = -1;
+    const unsigned char **read = NULL;
+    size_t *read_lens = NULL;
+    const unsigned char *const *blobs = given;
+    const size_t *lens = given_lens;
+    if (rt__merge_delay_ms)
+        usleep(rt__merge_delay_ms * 1000u);
     snprintf(lock, sizeof lock, "%s/.retime.lock", rt__g.dir);
     int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
+    if (fd < 0 || flock(fd, LOCK_EX) != 0)
+        goto out;
+    if (!given) {
+        read = calloc((size_t)P, sizeof *read);
+        read_lens = calloc((size_t)P, sizeof *read_lens);
+        if (!read || !read_lens)
+            goto out;
+        rt__read_blobs(read, read_lens);
+        blobs = read;
+        lens = read_lens;
     }
-    int P = rt__g.size, nloc = -1;
     rt__remove_stale_scratch();
     snprintf(scratch, sizeof scratch, "%s/.retime-tmp-%d", rt__g.dir, rt__g.rank);
     if (rt__room_statvfs(rt__defs_estimate(lens, P)) == 0) {
@@ -1021,30 +1057,22 @@ static int rt__merge_blobs(const unsigned char *const *blobs, const size_t *lens
             nloc = -1;
     }
     rt__remove_scratch(scratch);
-    flock(fd, LOCK_UN);
-    close(fd);
+out:
+    if (fd >= 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
+    for (int r = 0; read && r < P; r++)
+        free((void *)read[r]);
+    free(read);
+    free(read_lens);
     return nloc;
 }
 
-/* Merges every rank's emergency blob found in DIR/traces/. */
+/* Merges every rank's emergency blob found in DIR/traces/ (read under the merge lock). */
 static int rt__emergency_anchor(void)
 {
-    char path[4400];
-    int P = rt__g.size, nloc = -1;
-    const unsigned char **blobs = calloc((size_t)P, sizeof *blobs);
-    size_t *lens = calloc((size_t)P, sizeof *lens);
-    if (blobs && lens) {
-        for (int r = 0; r < P; r++) {
-            snprintf(path, sizeof path, "%s/traces/%d.rtdefs", rt__g.dir, r);
-            blobs[r] = rt__read_file(path, &lens[r]);
-        }
-        nloc = rt__merge_blobs(blobs, lens);
-        for (int r = 0; r < P; r++)
-            free((void *)blobs[r]);
-    }
-    free(blobs);
-    free(lens);
-    return nloc;
+    return rt__merge_blobs(NULL, NULL);
 }
 
 /* Number of emergency blobs present in the archive directory. */

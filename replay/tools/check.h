@@ -67,8 +67,16 @@ struct check_baseline {
  * with one line in @p err naming the file and what is wrong (line and column of a JSON syntax
  * error, or the path of the bad field such as traces[2].predicted_ns). @p b is empty then. */
 int check_baseline_load(const char *file, struct check_baseline *b, rt_error *err);
-/* Writes @p b to @p file (through FILE.tmp and a rename, so a failed write leaves the old one). */
+/* Writes @p b to @p file (through FILE.tmp.PID and a rename, so a failed write leaves the old
+ * one and a reader never sees half a file). */
 int check_baseline_write(const char *file, const struct check_baseline *b, rt_error *err);
+/* Takes the exclusive lock on @p file's updates (an flock on FILE.lock, waiting for another
+ * holder), to be held from reading the baseline to replacing it: concurrent `check --update`s
+ * then take turns, and none writes over entries another recorded after it read. Returns the
+ * lock's descriptor, or -1 with one line in @p err. */
+int check_baseline_lock(const char *file, rt_error *err);
+/* Removes FILE.lock and releases the lock @p fd (-1: none). */
+void check_baseline_unlock(const char *file, int fd);
 void check_baseline_free(struct check_baseline *b);
 void check_trace_free(struct check_trace *t);
 void check_settings_free(struct check_settings *s);

@@ -5,12 +5,15 @@
 #include "check.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -889,11 +892,11 @@ static void write_trace(FILE *f, const struct check_trace *t, const struct check
 
 int check_baseline_write(const char *file, const struct check_baseline *b, rt_error *err)
 {
-    size_t n = strlen(file) + 5;
+    size_t n = strlen(file) + 32;
     char *tmp = malloc(n);
     if (!tmp)
         return rt_error_set(err, RT_ENOMEM, "out of memory");
-    snprintf(tmp, n, "%s.tmp", file);
+    snprintf(tmp, n, "%s.tmp.%ld", file, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) {
         rt_error_set(err, RT_EIO, "%s: cannot write: %s", tmp, strerror(errno));
@@ -928,4 +931,48 @@ int check_baseline_write(const char *file, const struct check_baseline *b, rt_er
     }
     free(tmp);
     return RT_OK;
+}
+
+/* The lock file is removed on release, so that none is left beside the baseline. A waiter may
+ * then hold the lock of a file already removed (or replaced by a newer one): it checks, once it
+ * has the lock, that the path still names the file it locked, and tries again if not. */
+int check_baseline_lock(const char *file, rt_error *err)
+{
+    size_t n = strlen(file) + 6;
+    char *path = malloc(n);
+    if (!path)
+        return rt_error_set(err, RT_ENOMEM, "out of memory"), -1;
+    snprintf(path, n, "%s.lock", file);
+    int fd;
+    for (;;) {
+        struct stat held, named;
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+            rt_error_set(err, RT_EIO, "%s: cannot lock: %s", path, strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            fd = -1;
+            break;
+        }
+        if (fstat(fd, &held) == 0 && stat(path, &named) == 0 && held.st_dev == named.st_dev &&
+            held.st_ino == named.st_ino)
+            break;
+        close(fd);
+    }
+    free(path);
+    return fd;
+}
+
+void check_baseline_unlock(const char *file, int fd)
+{
+    if (fd < 0)
+        return;
+    size_t n = strlen(file) + 6;
+    char *path = malloc(n);
+    if (path) {
+        snprintf(path, n, "%s.lock", file);
+        unlink(path); /* while locked: a waiter then sees its file is gone and tries again */
+        free(path);
+    }
+    close(fd);
 }

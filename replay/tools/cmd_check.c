@@ -1163,7 +1163,7 @@ int cmd_check(struct args *a)
     char coll[256], *base_disp = NULL, *base_abs = NULL, *model_text = NULL, *note = NULL;
     size_t note_len = 0;
     rt_error err = {0};
-    int have_base = 0;
+    int have_base = 0, lock_fd = -1;
     memset(&base, 0, sizeof base);
     memset(&set, 0, sizeof set);
     model_cli_init(&bm);
@@ -1171,6 +1171,11 @@ int cmd_check(struct args *a)
     if (rc)
         goto out;
     rc = 2;
+    /* An update holds the baseline's lock from reading it to replacing it. */
+    if (c.update && (lock_fd = check_baseline_lock(c.baseline, &err)) < 0) {
+        cli_fail(&err);
+        goto out;
+    }
     int lrc = check_baseline_load(c.baseline, &base, &err);
     if (lrc == RT_OK) {
         have_base = 1;
@@ -1264,6 +1269,7 @@ int cmd_check(struct args *a)
         rc = 2;
     }
 out:
+    check_baseline_unlock(c.baseline, lock_fd);
     tl_free(&l);
     free(base_disp);
     free(base_abs);

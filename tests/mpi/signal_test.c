@@ -2,7 +2,8 @@
 /* Test program for the tracer's signal handling: sets the dispositions of SIGTERM and SIGINT the
  * options ask for before MPI_Init (a handler that reports and then dies by the signal, one that
  * reports and lets the program go on, or SIG_IGN), then passes a token around a ring inside a
- * user region until the time is up. */
+ * user region until the time is up. With --pids, every rank prints its rank and process id first
+ * (tests/mpi/save_order.sh signals the ranks one by one). */
 #define _POSIX_C_SOURCE 200809L
 #include "retime/region.h"
 
@@ -52,27 +53,38 @@ static double now_s(void)
 int main(int argc, char **argv)
 {
     double seconds = 30;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--handler"))
-            signal(parse_sig(argv[i + 1]), on_signal);
-        else if (!strcmp(argv[i], "--handler-go-on"))
-            sigaction(parse_sig(argv[i + 1]),
+    int pids = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "--pids")) {
+            pids = 1;
+            continue;
+        }
+        if (val && !strcmp(argv[i], "--handler"))
+            signal(parse_sig(val), on_signal);
+        else if (val && !strcmp(argv[i], "--handler-go-on"))
+            sigaction(parse_sig(val),
                       &(struct sigaction){.sa_handler = on_signal_go_on, .sa_flags = SA_RESTART},
                       NULL);
-        else if (!strcmp(argv[i], "--ignore"))
-            signal(parse_sig(argv[i + 1]), SIG_IGN);
-        else if (!strcmp(argv[i], "--seconds"))
-            seconds = atof(argv[i + 1]);
+        else if (val && !strcmp(argv[i], "--ignore"))
+            signal(parse_sig(val), SIG_IGN);
+        else if (val && !strcmp(argv[i], "--seconds"))
+            seconds = atof(val);
         else {
             fprintf(stderr, "usage: signal_test [--handler term|int] [--handler-go-on term|int] "
-                            "[--ignore term|int] [--seconds S]\n");
+                            "[--ignore term|int] [--seconds S] [--pids]\n");
             return 2;
         }
+        i++;
     }
     MPI_Init(&argc, &argv);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (pids) {
+        printf("signal_test: rank %d pid %ld\n", rank, (long)getpid());
+        fflush(stdout);
+    }
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     long steps = 0;
     double t_end = now_s() + seconds;
