@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Benchmark of the flow-level contention model (replay/src/netflow.c): a closed loop that keeps
+ * Benchmark of the flow-level contention model (replay/src/network/netflow.c): a closed loop that keeps
  * C flows in flight (each completion starts the next flow at its time) until N flows have
  * completed, over one of two networks:
  *   fattree  a 3-level k-ary fat tree (k^3/4 hosts; 6-link routes between pods: injection,
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../replay/src/netflow.h"
+#include "../replay/src/network/netflow.h"
 
 static uint64_t rng = 88172645463325252ULL;
 static uint32_t rnd(uint32_t n)

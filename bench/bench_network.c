@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * retime-bench-network: the replay rate with a network (replay/src/network.c, netflow.c) beside the
+ * retime-bench-network: the replay rate with a network (replay/src/network/network.c, netflow.c) beside the
  * rate without one, on one trace read once. The replays of the networks given are interleaved
  * (round r replays every network once, in the order given), so that a machine whose speed drifts
  * affects them alike; each network's figures are the minimum and the median over the rounds.

@@ -16,7 +16,7 @@
 #include <otf2/otf2.h>
 
 #include "empty_callbacks.h" /* generated: rt_bench_register_empty_callbacks() */
-#include "montecarlo.h"      /* replay/tools: the Monte Carlo run loop of `retime replay --runs` */
+#include "montecarlo.h"      /* cli/studies: the Monte Carlo run loop of `retime replay --runs` */
 #include "retime/depgraph.h"
 #include "retime/model.h"
 #include "retime/replay.h"

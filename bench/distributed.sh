@@ -50,7 +50,7 @@ done
 case ${repeat:-1} in '' | *[!0-9]* | 0) echo "distributed.sh: error: bad --repeat '$repeat'" >&2; exit 1 ;; esac
 
 make_trace="$build/bench/retime-make-trace"
-retime="$build/replay/retime"
+retime="$build/cli/retime"
 . "$here/traces.sh"
 mpirun_sh="$root/scripts/mpirun.sh"
 for exe in "$make_trace" "$retime"; do

@@ -44,7 +44,7 @@ done
 
 make_trace="$build/bench/retime-make-trace"
 bench="$build/bench/retime-bench-network"
-retime="$build/replay/retime"
+retime="$build/cli/retime"
 for exe in "$make_trace" "$bench" "$retime"; do
     if [ ! -x "$exe" ]; then
         echo "network.sh: error: $exe not found; build with -DRT_BUILD_BENCH=ON first" >&2

@@ -93,7 +93,7 @@ else
 fi
 
 make_trace="$build/bench/retime-make-trace"
-retime="$build/replay/retime"
+retime="$build/cli/retime"
 for exe in "$make_trace" "$retime"; do
     if [ ! -x "$exe" ]; then
         echo "$me: error: $exe not found; build with -DRT_BUILD_BENCH=ON first" >&2

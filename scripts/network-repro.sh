@@ -21,7 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 build=${BUILD:-build}
 case $build in /*) ;; *) build="$root/$build" ;; esac
-retime=${RETIME:-$build/replay/retime}
+retime=${RETIME:-$build/cli/retime}
 gen="$here/network_traces.py"
 py=/usr/bin/python3
 

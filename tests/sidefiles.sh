@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Bad side files (issue 19): every file retime reads besides the trace goes through one reader
-# (replay/src/sidefile.c). For each kind (parameter file --params, noise file --os-noise
+# (replay/src/util/sidefile.c). For each kind (parameter file --params, noise file --os-noise
 # file:PATH, empirical histogram --net-noise empirical:PATH, retime check's --baseline, the
 # network's --mapping file:PATH) and each
 # bad input (/dev/zero, a FIFO without a writer, a 1 GB sparse file, random bytes, an overlong

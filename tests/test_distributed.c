@@ -98,7 +98,7 @@ static void on_alarm(int sig)
 
 enum against { AGAINST_MODEL, AGAINST_MEASURED };
 
-/* What `retime analyze` computes (replay/tools/cmd_analyze.c), by one process of a distributed
+/* What `retime analyze` computes (cli/cmd_analyze.c), by one process of a distributed
  * analysis or, without a part, by one process holding every rank. */
 struct analysis {
     rt_depgraph *a, *b;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the flow-level contention model (replay/src/netflow.c) on small networks whose
+ * Unit tests of the flow-level contention model (replay/src/network/netflow.c) on small networks whose
  * finish times, rates and delays are derived by hand below, and on random workloads: the same
  * workload twice, and the incremental recomputation against a full one, must give bit-identical
  * results. Rates and sizes are mostly powers of two (or sums of them) so that the expected times
@@ -8,7 +8,7 @@
  */
 #include <stdint.h>
 
-#include "../replay/src/netflow.h"
+#include "../replay/src/network/netflow.h"
 #include "test_util.h"
 
 #define MAXR 8

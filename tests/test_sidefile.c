@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the side-file reader (replay/src/sidefile.c): rt__quote, the line reader and what
+/* Unit tests of the side-file reader (replay/src/util/sidefile.c): rt__quote, the line reader and what
  * rt__sidefile_open refuses. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../replay/src/sidefile.h"
+#include "../replay/src/util/sidefile.h"
 #include "test_util.h"
 
 #define CHECK_EQ_STR(a, b)                                                                              \

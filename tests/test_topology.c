@@ -2,7 +2,7 @@
 /*
  * Unit tests of the topologies and the rank-to-node mappings (retime/topology.h,
  * docs/topology.md). The expected routes, link ids and D-mod-k choices below are derived by
- * hand from the numbering rules at the top of each replay/src/topo_*.c file; the derivations
+ * hand from the numbering rules at the top of each replay/src/network/topo_*.c file; the derivations
  * are in the comments. Structural properties (links connect, no link twice, NIC links first and
  * last) are checked on every route of every small topology.
  */

@@ -24,9 +24,13 @@ san=${RT_FUZZ_SANITIZE:-address,undefined}
 flags=(-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,$san
        -fno-sanitize-recover=undefined -Wall -Wextra -Wno-unused-parameter)
 objs=()
-for f in "$src"/replay/src/*.c "$src"/tests/support/otf2_builder.c; do
+# The whole replay library, one folder per layer (docs/architecture.md); every layer's folder on
+# the include path, as the engine, the top layer, sees them.
+layer_inc=()
+for d in "$src"/replay/src/*/; do layer_inc+=(-I"$d"); done
+for f in "$src"/replay/src/*/*.c "$src"/tests/support/otf2_builder.c; do
   o="$out/$(basename "$f" .c).o"
-  "$CC" "${flags[@]}" $otf2_cflags -I"$src/replay/include" -I"$src/replay/src" -c "$f" -o "$o"
+  "$CC" "${flags[@]}" $otf2_cflags -I"$src/replay/include" "${layer_inc[@]}" -c "$f" -o "$o"
   objs+=("$o")
 done
 "$CC" "${flags[@]}" $otf2_cflags -D_POSIX_C_SOURCE=200809L -I"$src/replay/include" -I"$src/tests/support" \

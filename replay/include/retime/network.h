@@ -9,10 +9,10 @@
  * point-to-point message's arrival instead: ranks on one node talk through shared memory (their
  * own α and β, no contention); between nodes a message's bytes are a flow over the links of its
  * route (the sender's NIC injection link, the topology's links, the receiver's ejection link)
- * that shares each link's bandwidth max-min fairly with the other flows on it (replay/src/
- * netflow.c), and it arrives its latency (the model's zero-byte wire time plus a per-hop latency
- * per switch or router crossed, plus any network noise) after its last byte leaves. Ports are
- * not held: the NIC links are the shared resource. Collectives keep the model's timing.
+ * that shares each link's bandwidth max-min fairly with the other flows on it
+ * (replay/src/network/netflow.c), and it arrives its latency (the model's zero-byte wire time
+ * plus a per-hop latency per switch or router crossed, plus any network noise) after its last
+ * byte leaves. Ports are not held: the NIC links are the shared resource. Collectives keep the model's timing.
  */
 #ifndef RETIME_NETWORK_H
 #define RETIME_NETWORK_H

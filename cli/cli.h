@@ -17,8 +17,12 @@ struct args {
     char **argv;
 };
 
-/* Prints "retime: error: ..." and one newline to stderr; returns 1 (the exit status). */
+/* Prints "retime: error: ..." and one newline to stderr; returns 1 (the exit status). Says
+ * nothing after cli_quiet_errors(1). */
 int cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Under mpirun every process finds the same errors, and process 0 says them: the others call
+ * this with 1 before any command runs. */
+void cli_quiet_errors(int quiet);
 /* Prints an rt_error the same way; returns 1. */
 int cli_fail(const rt_error *err);
 /** One warning line on stderr naming what the trace holds that the replay drops (nothing if none). */

@@ -204,6 +204,7 @@ static int dispatch(int argc, char **argv)
 int main(int argc, char **argv)
 {
     dist_init(&argc, &argv); /* under mpirun: one process of a distributed replay */
+    cli_quiet_errors(dist_active() && dist_rank() != 0);
     int rc = dispatch(argc, argv);
     dist_finalize(rc);
     return rc;

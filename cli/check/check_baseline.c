@@ -20,7 +20,7 @@
 #include "retime/depgraph.h"
 #include "retime/units.h"
 
-#include "../src/sidefile.h"
+#include "sidefile.h"
 
 /* A baseline holds a few kB per trace; 16 MiB is thousands of traces and bounds what a wrong
  * file costs (Jansson's tree takes several times the text). Lines: retime writes one key per

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * retime predict team-shift and retime predict tradeoff: the Team Shift closed form
- * (analysis/src/shift_model.c, derived in docs/team-shift.md) beside the Shift's (eq. 1-3 of
+ * (analysis/src/closed_form/shift_model.c, derived in docs/team-shift.md) beside the Shift's (eq. 1-3 of
  * 000_7e9d5dd1e6b01527), and the team sizes c and cut-offs k at which Team Shift is faster.
  *
  * Both algorithms run with MPI_Ssend (the paper's §4.1), so Shift costs Σ_d 4k·T(m_d) and Team

@@ -2,7 +2,7 @@
 /*
  * retime plot shift: the Shift paper's Tables 2-6 as pictures. For a set of Shift traces, the
  * time per iteration measured (mean ± σ over ranks × iterations), as the replay predicts it
- * (mean) and as the paper's closed form gives it (eq. 1-3, analysis/src/shift_model.c), against
+ * (mean) and as the paper's closed form gives it (eq. 1-3, analysis/src/closed_form/shift_model.c), against
  * m1 (one series per k) and against k (one series per m1).
  *
  * The Shift configuration is read from the trace, never from its file name: inside the first
