@@ -200,8 +200,9 @@ done
 # --- the reproductions' cheap parts (scripts/network-repro.sh, docs/network-repro.md): 002's Figure 7
 # tree on its 16-node fat tree with its mapping is congestion free (the script fails otherwise) and
 # slowed by the other 8 nodes; the 3D Shift trace on a matching 4x4x4 torus with block mapping has
-# no contention and equals the crossbar, a random mapping and a 4:1 fat tree have contention and
-# are slower.
+# no contention between its point-to-point messages (only its routed collectives have a little)
+# and nearly equals the crossbar, a random mapping and a 4:1 fat tree have contention and are
+# slower.
 R=$work/repro/network
 RETIME=$retime "$(dirname "$0")/../scripts/network-repro.sh" "$R" --quick --runs 20 --part fig7 --part sweep >/dev/null 2>&1; rc=$?
 check repro-fig7-and-sweep [ "$rc" -eq 0 ]
@@ -211,8 +212,11 @@ check repro-fig7-perturbed holds '$1 > 1' "$(awk -F, '$1 == "mean" { print $4 }'
 # Combos: 0 crossbar block, 1 crossbar random:1, 2 torus block, 3 torus random:1, 4 fat tree block, 5 fat tree random:1
 sw() { awk -F, -v c="$1" -v k="$2" '$1 == c { print $(NF - k) }' "$R/sweep.csv" 2>&1; }
 check repro-sweep-combos has "$(cut -d, -f5-6 "$R/sweep.csv" 2>&1)" 'torus:4x4x4,block'
-check repro-sweep-torus-block same "$(sw 2 2)" 0
-check repro-sweep-torus-is-crossbar same "$(sw 2 1)" "$(sw 0 1)"
+# the point-to-point messages share no link on the block-mapped torus: what contention there is
+# comes from the routed collectives (issue #30; the trace's end-of-run reductions), a thousandth
+# of the random mapping's, and the prediction stays within 2 % of the crossbar's
+check repro-sweep-torus-block holds '$1 > 0 && $1 < $2 / 1000' "$(sw 2 2)" "$(sw 3 2)"
+check repro-sweep-torus-near-crossbar holds '$1 > 0.98 * $2 && $1 < 1.02 * $2' "$(sw 2 1)" "$(sw 0 1)"
 check repro-sweep-torus-random holds '$1 > 0 && $2 > $3' "$(sw 3 2)" "$(sw 3 1)" "$(sw 2 1)"
 check repro-sweep-fattree holds '$1 > 0 && $2 > $3 && $4 > $3' "$(sw 4 2)" "$(sw 4 1)" "$(sw 3 1)" "$(sw 5 1)"
 

@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <otf2/otf2.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "otf2_builder.h"
@@ -29,6 +30,10 @@ static const struct rt_model_params logp = {.L_ns = 1000, .o_s_ns = 100, .o_r_ns
 
 static char tmp_root[256];
 static int ntraces;
+/* The network every replay runs on unless its setup names one: NULL (the model's crossbar, where
+ * a collective is timed in one go) or "crossbar" (crossbar:P, where its messages run one by one
+ * on the routed network, engine/coll_exec.c). */
+static const char *g_topology;
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -37,6 +42,7 @@ struct setup {
     const char *algos;               /* rt_coll_algo_parse spec or NULL */
     double scale;                    /* compute scale (0 unless lateness matters) */
     rt_bytes eager;                  /* eager limit, 0: 64 KiB */
+    const char *topology;            /* a network (retime/network.h), "crossbar": crossbar:P; NULL: none */
 };
 
 /* Score-P's byte counts of one rank (instrument/src/wrap_coll.c) for per-rank block b. */
@@ -102,9 +108,24 @@ static int replay(const char *dir, const struct setup *su, rt_time_ps *end, uint
     o.eager_limit = su && su->eager ? su->eager : 65536;
     if (su && su->algos && (rc = rt_coll_algo_parse(su->algos, o.coll_algo, err)))
         return rc;
+    rt_network *net = NULL;
+    const char *topo = su && su->topology ? su->topology : g_topology;
+    if (topo) {
+        char spec[64];
+        struct rt_network_params np;
+        rt_network_params_default(&np);
+        snprintf(spec, sizeof spec, "%s", topo);
+        if (!strcmp(topo, "crossbar")) /* (n = 0: a trace the test expects to be refused) */
+            snprintf(spec, sizeof spec, "crossbar:%u", n ? n : MAXP);
+        np.topology = spec;
+        if ((rc = rt_network_create(&np, n, &net, err)))
+            return rc;
+        o.network = net;
+    }
     rc = rt_trace_open(dir, &t, err);
     if (rc == RT_OK)
         rc = rt_replay_run(t, &o, NULL, &res, err);
+    rt_network_destroy(net);
     if (rc == RT_OK) {
         CHECK_EQ_INT(res->ranks, n);
         for (uint32_t r = 0; r < n && r < res->ranks; r++)
@@ -544,6 +565,125 @@ static void test_errors(void)
                  "ranks");
 }
 
+/* ------------------------------------------------------------------ limits and causes */
+
+/* Binomial scatter on P = 5, root 0, b = 100 B: subtrees clipped at P. Round mask 4: 0 -> 4 with
+ * rel 4's subtree [4, 8) ∩ [0, 5) = 1 block (T(b) = 2100 ns); mask 2: 0 -> 2 with [2, 4) = 2
+ * blocks, sent at 2100, done at 2100 + T(2b) = 4300; mask 1: 0 -> 1 and 2 -> 3 (1 block each)
+ * at 4300, done at 6400. Rank 4 ends at 2100, all others at 6400. Root 3 on P = 6: rel 4's
+ * subtree is [4, 6) = 2 blocks (4300 ns; mask 1 then sends rel 4 -> 5 at 4300: 6400). */
+static void test_scatter_clipped(void)
+{
+    rt_time_ps want5[5] = {6400 * NS, 6400 * NS, 6400 * NS, 6400 * NS, T(100)};
+    check_coll("scatter P=5 root=0", NULL, 5, OTF2_COLLECTIVE_OP_SCATTER, "MPI_Scatter", 0, 100, NULL, want5);
+    /* P = 6, root 3: mask 4: rel 0 -> 4 (2 blocks, 4300 - 2100 = T(2b) = 2200 ns from 0: 2200);
+     * mask 2: rel 0 -> 2 (2 blocks, sent at 2200, done 4400); mask 1: rel 0 -> 1 (4400 +
+     * T(b) = 6500), rel 2 -> 3 (6500), rel 4 -> 5 (2200 + 2100 = 4300). */
+    rt_time_ps by_rel[6] = {6500 * NS, 6500 * NS, 6500 * NS, 6500 * NS, 4300 * NS, 4300 * NS};
+    rt_time_ps want6[6];
+    for (uint32_t rel = 0; rel < 6; rel++)
+        want6[(rel + 3) % 6] = by_rel[rel];
+    check_coll("scatter P=6 root=3", NULL, 6, OTF2_COLLECTIVE_OP_SCATTER, "MPI_Scatter", 3, 100, NULL, want6);
+}
+
+/* A bcast of 1000 B on P = 2 whose receiver enters 10 µs late (compute scale 1). With an eager
+ * limit of exactly 1000 B it is eager: the root is done after its send's hold, T(1000) = 3 µs,
+ * the receiver at its entry, 10 µs. With a limit of 999 B it is a rendezvous: the data leaves
+ * when the receiver is there (Hockney has no handshake), both are done at 10 µs + T(1000). */
+static void test_eager_limit(void)
+{
+    uint64_t late[2] = {0, 10000};
+    struct setup at = {.scale = 1, .eager = 1000}, below = {.scale = 1, .eager = 999};
+    rt_time_ps want_eager[2] = {T(1000), 10000 * NS}, want_rdv[2] = {10000 * NS + T(1000), 10000 * NS + T(1000)};
+    check_coll("bcast at the eager limit", &at, 2, OTF2_COLLECTIVE_OP_BCAST, "MPI_Bcast", 0, 1000, late, want_eager);
+    check_coll("bcast above the eager limit", &below, 2, OTF2_COLLECTIVE_OP_BCAST, "MPI_Bcast", 0, 1000, late,
+               want_rdv);
+}
+
+struct coll_end_dep {
+    uint32_t rank;   /* whose COLL_END is watched */
+    struct rt_dep dep;
+    int seen;
+};
+
+static void on_dep(void *ud, uint32_t rank, uint64_t index, const struct rt_event *ev, rt_time_ps predicted,
+                   const struct rt_dep *dep)
+{
+    struct coll_end_dep *w = ud;
+    (void)index;
+    (void)predicted;
+    if (rank == w->rank && ev->kind == RT_EV_COLL_END) {
+        w->dep = *dep;
+        w->seen++;
+    }
+}
+
+/* The rendezvous bcast above: the root's wait is the late receiver's doing, so the root's
+ * COLL_END goes back to rank 1's COLL_BEGIN (event 3: Enter and Leave of its work, then the
+ * call's Enter); with the eager limit at 1000 B the root goes back to its own entry. */
+static void test_late_receiver_cause(void)
+{
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 2);
+    add_call(b, 0, 0, "MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST, 0, 2000, 1000);
+    add_call(b, 1, 10000, "MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST, 0, 0, 1000);
+    CHECK_EQ_INT(tb_close(b), 0);
+    for (int eager = 0; eager < 2; eager++) {
+        rt_trace *t = NULL;
+        struct rt_replay_options o;
+        struct rt_replay_result *res = NULL;
+        rt_network *net = NULL;
+        rt_error err = {0};
+        rt_replay_options_default(&o);
+        CHECK_EQ_INT(rt_model_init(&o.model, "hockney", &hockney, &err), RT_OK);
+        o.compute_scale = 1;
+        o.eager_limit = eager ? 1000 : 999;
+        if (g_topology) {
+            struct rt_network_params np;
+            rt_network_params_default(&np);
+            np.topology = "crossbar:2";
+            CHECK_EQ_INT(rt_network_create(&np, 2, &net, &err), RT_OK);
+            o.network = net;
+        }
+        struct coll_end_dep w = {.rank = 0};
+        struct rt_replay_observer obs = {.ud = &w, .on_dep = on_dep};
+        CHECK_EQ_INT(rt_trace_open(dir, &t, &err), RT_OK);
+        CHECK_EQ_INT(rt_replay_run(t, &o, &obs, &res, &err), RT_OK);
+        CHECK_EQ_INT(w.seen, 1);
+        CHECK_EQ_INT(w.dep.kind, RT_DEP_COLLECTIVE);
+        CHECK_EQ_INT(w.dep.src_rank, eager ? 0 : 1);
+        CHECK_EQ_INT(w.dep.src_index, eager ? 1 : 3);
+        rt_replay_result_destroy(res);
+        rt_trace_close(t);
+        rt_network_destroy(net);
+    }
+}
+
+/* ------------------------------------------------------------------ on a routed network */
+
+/* Collectives on a crossbar network share the NIC links as flows instead of queueing at ports
+ * (Hockney α = 2000 ns, β = 1 ns/B, the NICs at β: an uncontended message still takes T(m)).
+ * Reduce of 1000 B on P = 6, root 0: round 0 as before (1->0, 3->2, 5->4 done at T = 3 µs);
+ * then 2->0 (round 1) and 4->0 (round 2, rank 4 has no round-1 message) both leave at 3 µs and
+ * share the root's ejection link: each moves its 1000 B in 2 µs at half the bandwidth and
+ * arrives α later, at 7 µs, where the port model delivered one after the other (9 µs). Ranks 2
+ * and 4 are done after their eager sends' hold, 3 + 3 = 6 µs. */
+static void test_network_shared_links(void)
+{
+    struct setup net = {.topology = "crossbar"};
+    rt_time_ps want[6] = {7000 * NS, T(1000), 6000 * NS, T(1000), 6000 * NS, T(1000)};
+    check_coll("network reduce P=6", &net, 6, OTF2_COLLECTIVE_OP_REDUCE, "MPI_Reduce", 0, 1000, NULL, want);
+    /* Recursive doubling on P = 6: 1->0, 3->2 (T); 0<->2 at 3 µs while 4<->5 (from 0, done at
+     * 3 µs) are followed by 4->0 and 5->2 at 3 µs, which share 0's and 2's ejection links with
+     * 2->0 and 0->2: both arrive at 3 + 2 + 2 = 7 µs. 0 and 2 then send to 4 and 5 at 7 µs
+     * (arriving at 10 µs: ranks 4 and 5 end), their sends held until 10 µs; 0->1, 2->3 at 10 µs
+     * arrive at 13 µs. */
+    struct setup rd = {.topology = "crossbar", .algos = "allreduce=recdbl"};
+    rt_time_ps want6[6] = {13000 * NS, 13000 * NS, 13000 * NS, 13000 * NS, 10000 * NS, 10000 * NS};
+    check_coll("network allreduce recdbl P=6", &rd, 6, OTF2_COLLECTIVE_OP_ALLREDUCE, "MPI_Allreduce", NO_ROOT, 1000,
+               NULL, want6);
+}
+
 /* ------------------------------------------------------------------ options, determinism */
 
 static void test_algo_parse(void)
@@ -669,6 +809,33 @@ int main(void)
     test_errors();
     test_algo_parse();
     test_determinism();
+    test_scatter_clipped();
+    test_eager_limit();
+    test_late_receiver_cause();
+    /* The same closed forms with the collectives run message by message on a crossbar network,
+     * where none of their messages share a NIC link at once (coll_exec.c). */
+    g_topology = "crossbar";
+    test_bcast_pow2();
+    test_bcast_p3();
+    test_barrier();
+    test_reduce_p8();
+    test_gather_p8();
+    test_scatter_p8();
+    test_scatter_clipped();
+    test_allreduce_rabenseifner();
+    test_allgather();
+    test_alltoall();
+    test_scan();
+    test_other();
+    test_late();
+    test_gatherv();
+    test_allgatherv_ring();
+    test_subcomm();
+    test_errors();
+    test_eager_limit();
+    test_late_receiver_cause();
+    g_topology = NULL;
+    test_network_shared_links();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
     if (system(cmd) != 0)

@@ -343,6 +343,7 @@ struct times {
 };
 
 struct sim {
+    struct rt__coll_sched *emit; /* set: the algorithm's messages are recorded, not timed */
     struct rt__coll_member *m; /* m[i].done is rank i's clock during the run */
     rt_time_ps *next;          /* clocks at the end of the current round */
     uint32_t *next_origin;     /* and the members whose entries bound them (m[i].origin: now) */
@@ -374,6 +375,8 @@ static rt_bytes span(const struct sim *s, uint64_t lo, uint64_t n)
 
 static void round_begin(struct sim *s)
 {
+    if (s->emit)
+        return;
     for (uint64_t i = 0; i < s->P; i++) {
         s->next[i] = s->m[i].done;
         s->next_origin[i] = s->m[i].origin;
@@ -402,6 +405,10 @@ static const struct times *times_of(struct sim *s, rt_bytes m)
 
 static void round_end(struct sim *s)
 {
+    if (s->emit) {
+        s->emit->rounds++;
+        return;
+    }
     receive_side(s);
     for (uint64_t i = 0; i < s->P; i++) {
         s->m[i].done = s->next[i];
@@ -426,6 +433,21 @@ static rt_time_ps cpu(const struct sim *s, uint32_t i, rt_time_ps t, rt_time_ps 
  * OS noise's detours are walked forward in time. */
 static void message(struct sim *s, uint32_t a, uint32_t b, rt_bytes m)
 {
+    if (s->emit) {
+        struct rt__coll_sched *e = s->emit;
+        if (e->n == e->cap) {
+            size_t cap = e->cap ? 2 * e->cap : 64;
+            struct rt__coll_msg *v = realloc(e->v, cap * sizeof *v);
+            if (!v) {
+                s->failed = RT_ENOMEM;
+                return;
+            }
+            e->v = v;
+            e->cap = cap;
+        }
+        e->v[e->n++] = (struct rt__coll_msg){.round = e->rounds, .a = a, .b = b, .m = m};
+        return;
+    }
     struct rt__coll_member *A = &s->m[a], *B = &s->m[b];
     if (s->npend == s->P) /* no algorithm sends more than P messages a round; stay in bounds */
         receive_side(s);
@@ -613,10 +635,83 @@ static void scan(struct sim *s)
     }
 }
 
+/* Sets up @p s for @p P members' blocks and runs @p op's algorithm over it: timed, or with
+ * s->emit set, recorded. */
+static int run(struct sim *s, int op, int algo, uint32_t P)
+{
+    int rc = RT_OK;
+    if (!s->emit) {
+        s->next = malloc((size_t)P * sizeof *s->next);
+        s->next_origin = malloc((size_t)P * sizeof *s->next_origin);
+        s->pend = malloc((size_t)P * sizeof *s->pend);
+    }
+    s->pre = malloc(((size_t)P + 1) * sizeof *s->pre);
+    if ((!s->emit && (!s->next || !s->next_origin || !s->pend)) || !s->pre) {
+        rc = RT_ENOMEM;
+        goto done;
+    }
+    s->pre[0] = 0;
+    for (uint64_t rel = 0; rel < P; rel++) {
+        rt_bytes b = s->m[phys(s, rel)].block;
+        s->pre[rel + 1] = s->pre[rel] + b;
+        s->mmax = b > s->mmax ? b : s->mmax;
+    }
+    if (algo == RT_ALGO_AUTO) {
+        if (op == RT_COLL_ALLREDUCE)
+            algo = s->mmax <= 2048 ? RT_ALGO_RECDBL : RT_ALGO_RABENSEIFNER;
+        else if (op == RT_COLL_ALLGATHER)
+            algo = s->pre[P] < 512 * 1024 ? RT_ALGO_RECDBL : RT_ALGO_RING;
+    }
+    switch (op) {
+    case RT_COLL_BARRIER:
+        dissemination(s, 0);
+        break;
+    case RT_COLL_BCAST:
+        tree_down(s, 0);
+        break;
+    case RT_COLL_SCATTER:
+        tree_down(s, 1);
+        break;
+    case RT_COLL_REDUCE:
+        tree_up(s, 0);
+        break;
+    case RT_COLL_GATHER:
+        tree_up(s, 1);
+        break;
+    case RT_COLL_ALLREDUCE:
+        if (algo == RT_ALGO_RING)
+            ring(s, 2 * ((uint64_t)P - 1), ceil_div(s->mmax, P));
+        else
+            allreduce_pof2(s, algo == RT_ALGO_RABENSEIFNER);
+        break;
+    case RT_COLL_ALLGATHER:
+        if (algo == RT_ALGO_RING)
+            ring(s, (uint64_t)P - 1, UINT64_MAX);
+        else
+            bruck(s);
+        break;
+    case RT_COLL_ALLTOALL:
+        pairwise(s);
+        break;
+    case RT_COLL_SCAN:
+        scan(s);
+        break;
+    default:
+        dissemination(s, 1);
+        break;
+    }
+    rc = s->failed;
+done:
+    free(s->next);
+    free(s->next_origin);
+    free(s->pend);
+    free(s->pre);
+    return rc;
+}
+
 int rt__coll_run(int op, int algo, uint32_t P, uint32_t root, struct rt__coll_member *mem,
                  const struct rt_model *model, rt_bytes eager_limit, const struct rt__coll_noise *noise)
 {
-    int rc = RT_OK;
     struct sim s = {.m = mem, .P = P, .root = P ? root % P : 0, .model = model, .eager_limit = eager_limit,
                     .noise = noise};
     for (uint32_t i = 0; i < P; i++) {
@@ -625,69 +720,24 @@ int rt__coll_run(int op, int algo, uint32_t P, uint32_t root, struct rt__coll_me
     }
     if (P <= 1)
         return RT_OK;
-    s.next = malloc((size_t)P * sizeof *s.next);
-    s.next_origin = malloc((size_t)P * sizeof *s.next_origin);
-    s.pend = malloc((size_t)P * sizeof *s.pend);
-    s.pre = malloc(((size_t)P + 1) * sizeof *s.pre);
-    if (!s.next || !s.next_origin || !s.pend || !s.pre) {
-        rc = RT_ENOMEM;
-        goto done;
-    }
-    s.pre[0] = 0;
-    for (uint64_t rel = 0; rel < P; rel++) {
-        rt_bytes b = mem[phys(&s, rel)].block;
-        s.pre[rel + 1] = s.pre[rel] + b;
-        s.mmax = b > s.mmax ? b : s.mmax;
-    }
-    if (algo == RT_ALGO_AUTO) {
-        if (op == RT_COLL_ALLREDUCE)
-            algo = s.mmax <= 2048 ? RT_ALGO_RECDBL : RT_ALGO_RABENSEIFNER;
-        else if (op == RT_COLL_ALLGATHER)
-            algo = s.pre[P] < 512 * 1024 ? RT_ALGO_RECDBL : RT_ALGO_RING;
-    }
-    switch (op) {
-    case RT_COLL_BARRIER:
-        dissemination(&s, 0);
-        break;
-    case RT_COLL_BCAST:
-        tree_down(&s, 0);
-        break;
-    case RT_COLL_SCATTER:
-        tree_down(&s, 1);
-        break;
-    case RT_COLL_REDUCE:
-        tree_up(&s, 0);
-        break;
-    case RT_COLL_GATHER:
-        tree_up(&s, 1);
-        break;
-    case RT_COLL_ALLREDUCE:
-        if (algo == RT_ALGO_RING)
-            ring(&s, 2 * ((uint64_t)P - 1), ceil_div(s.mmax, P));
-        else
-            allreduce_pof2(&s, algo == RT_ALGO_RABENSEIFNER);
-        break;
-    case RT_COLL_ALLGATHER:
-        if (algo == RT_ALGO_RING)
-            ring(&s, (uint64_t)P - 1, UINT64_MAX);
-        else
-            bruck(&s);
-        break;
-    case RT_COLL_ALLTOALL:
-        pairwise(&s);
-        break;
-    case RT_COLL_SCAN:
-        scan(&s);
-        break;
-    default:
-        dissemination(&s, 1);
-        break;
-    }
-    rc = s.failed;
-done:
-    free(s.next);
-    free(s.next_origin);
-    free(s.pend);
-    free(s.pre);
+    return run(&s, op, algo, P);
+}
+
+int rt__coll_schedule(int op, int algo, uint32_t P, uint32_t root, struct rt__coll_member *mem,
+                      struct rt__coll_sched *out)
+{
+    memset(out, 0, sizeof *out);
+    if (P <= 1)
+        return RT_OK;
+    struct sim s = {.emit = out, .m = mem, .P = P, .root = root % P};
+    int rc = run(&s, op, algo, P);
+    if (rc)
+        rt__coll_sched_free(out);
     return rc;
+}
+
+void rt__coll_sched_free(struct rt__coll_sched *s)
+{
+    free(s->v);
+    memset(s, 0, sizeof *s);
 }

@@ -52,6 +52,32 @@ struct rt__coll_noise {
 int rt__coll_run(int op, int algo, uint32_t P, uint32_t root, struct rt__coll_member *mem,
                  const struct rt_model *model, rt_bytes eager_limit, const struct rt__coll_noise *noise);
 
+/** One message of a collective's schedule: in round @p round member @p a sends @p m bytes to
+ *  member @p b (communicator ranks). Its place in the schedule is its noise key, as in
+ *  rt__coll_run. */
+struct rt__coll_msg {
+    uint32_t round, a, b;
+    rt_bytes m;
+};
+
+/** The messages of one collective instance, in the algorithm's order (rounds ascending). */
+struct rt__coll_sched {
+    struct rt__coll_msg *v;
+    size_t n, cap;
+    uint32_t rounds;
+};
+
+/**
+ * The schedule rt__coll_run times, recorded instead: the same algorithm (@p algo, RT_ALGO_AUTO
+ * chosen the same way) over the members' blocks (mem[i].block, set by rt__coll_blocks), its
+ * messages in the same order. The engine runs it message by message on a routed network
+ * (engine/coll_exec.c). Empty for P <= 1.
+ * @return RT_OK or RT_ENOMEM (*@p out empty then)
+ */
+int rt__coll_schedule(int op, int algo, uint32_t P, uint32_t root, struct rt__coll_member *mem,
+                      struct rt__coll_sched *out);
+void rt__coll_sched_free(struct rt__coll_sched *s);
+
 /** Whether algorithm @p algo may be chosen for operation @p op (RT_ALGO_AUTO always may). */
 int rt__coll_algo_applies(int op, int algo);
 

@@ -176,6 +176,17 @@ RT_HOT_INLINE int schedule_if_ready(struct engine *E, uint32_t id)
     return push(E, m->send_post, Q_READY, id, MSG_KEY(m->src, m->send_ev));
 }
 
+/* cpu and times_of for coll_exec.c: the serial replay's callers keep them inlined. */
+rt_time_ps rt__eng_cpu(struct engine *E, uint32_t r, rt_time_ps t, rt_time_ps work)
+{
+    return cpu(E, r, t, work);
+}
+
+const struct size_memo *rt__eng_times(struct engine *E, rt_bytes m)
+{
+    return times_of(E, m);
+}
+
 /* schedule_if_ready for engine_dist.c: the serial replay's callers keep it inlined. */
 int rt__eng_schedule_if_ready(struct engine *E, uint32_t id)
 {
@@ -295,7 +306,7 @@ static uint32_t comm_rank_of(struct engine *E, uint32_t c, const struct rt_comm 
 
 /* Bytes received by the collective that begins at event @p j: its COLL_END, the rank's next
  * collective record (the reader never nests them), refers back to it. */
-static rt_bytes coll_received(const struct rank *R, uint64_t j)
+rt_bytes rt__eng_coll_received(const struct rank *R, uint64_t j)
 {
     for (uint64_t k = j + 1; k < R->nev; k++) {
         if (R->ev[k].kind == RT_EV_COLL_END)
@@ -314,13 +325,15 @@ static void coll_release(struct engine *E, uint32_t id)
     free(c->ev);
     c->mem = NULL;
     c->ev = NULL;
+    rt__cx_free(c->cx);
+    c->cx = NULL;
     c->refs = E->freecoll;
     E->freecoll = id;
 }
 
-/* The ports of the members replayed here, the results of the algorithm: every member's done time
- * and ports. Members here are woken; the others' processes are sent theirs. */
-int rt__eng_coll_finish(struct engine *E, uint32_t id)
+/* Every member's block from the members' counts (rt__coll_blocks); on a mismatch the error names
+ * two members that disagree. */
+int rt__eng_coll_blocks(struct engine *E, uint32_t id)
 {
     struct coll *c = &E->colls[id];
     uint32_t a = 0, b = 0;
@@ -339,6 +352,16 @@ int rt__eng_coll_finish(struct engine *E, uint32_t id)
                    (unsigned long long)A->recv, block, rb, (unsigned long long)c->ev[b], call_name(E, rb, c->ev[b]),
                    (unsigned long long)B->sent, (unsigned long long)B->recv);
     }
+    return 0;
+}
+
+/* The ports of the members replayed here, the results of the algorithm: every member's done time
+ * and ports. Members here are woken; the others' processes are sent theirs. */
+int rt__eng_coll_finish(struct engine *E, uint32_t id)
+{
+    struct coll *c = &E->colls[id];
+    if (rt__eng_coll_blocks(E, id))
+        return E->failed;
     uint32_t op = c->op <= RT_COLL_OTHER ? c->op : RT_COLL_OTHER;
     struct coll_noise cn = {E, c};
     struct rt__coll_noise hooks = {&cn, coll_cpu, coll_net};
@@ -499,6 +522,8 @@ int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row,
         c->vector = 1;
     c->max_begin = begin > c->max_begin ? begin : c->max_begin;
     c->arrived++;
+    if (E->net) /* its own part starts now, message by message on the network */
+        return rt__cx_enter(E, id, me);
     if (!coordinates(E, c)) { /* the coordinator counts and times it */
         uint32_t reg = rt__eng_call_region(E, row, ev);
         struct fx f = {.kind = FX_CPOST, .comm = c->comm, .n = c->seq, .i = me, .src = row, .t1 = begin,
@@ -536,7 +561,7 @@ static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struc
     if (pt_put(&E->ranks[r].pending, j, COLL_BIT | (uint64_t)me << 32 | id))
         return rt__eng_oom(E);
     E->ranks[r].coll = id;
-    return rt__eng_coll_enter(E, id, me, r, j, e->aux, e->ref, t, p->bytes, coll_received(&E->ranks[r], j),
+    return rt__eng_coll_enter(E, id, me, r, j, e->aux, e->ref, t, p->bytes, rt__eng_coll_received(&E->ranks[r], j),
                               (e->flags & RT_EVF_VECTOR) != 0);
 }
 
@@ -718,7 +743,8 @@ static RT_COLD int net_ready(struct engine *E, uint32_t id, rt_time_ps now)
     const struct size_memo *c = times_of(E, m->bytes);
     rt_time_ps wire = c->wire, gap = c->gap, hold = c->hold, bytes_ps = c->wire - E->wire0;
     if (E->noisy) {
-        uint64_t key = (uint64_t)m->src << 40 | (m->send_ev & ((1ull << 40) - 1));
+        uint64_t key = m->flags & M_COLL ? rt__cx_noise_key(E, m)
+                                         : (uint64_t)m->src << 40 | (m->send_ev & ((1ull << 40) - 1));
         int on = net_timing(E, m->src, now, m->bytes, key, &wire, &gap, &hold);
         if (on < 0)
             return rt__eng_oom(E);
@@ -727,20 +753,23 @@ static RT_COLD int net_ready(struct engine *E, uint32_t id, rt_time_ps now)
             bytes_ps = (rt_time_ps)llround((double)bytes_ps * (double)gap / (double)(c->gap ? c->gap : 1));
         }
     }
+    uint32_t src = m->src, dst = m->dst;
+    rt_bytes bytes = m->bytes;
     if (!(m->flags & M_RDV)) {
         m->send_done = now + hold;
         m->flags |= M_SDONE;
-        if (wake(E, m->src, m->send_done))
+        if ((m->flags & M_COLL) ? rt__cx_sent(E, id, m->send_done) : wake(E, m->src, m->send_done))
             return E->failed;
+        m = NULL; /* a collective's next round may have grown the messages */
     }
     rt_time_ps arrive;
-    int rc = rt__netrun_send(E->net, m->src, m->dst, m->bytes, now, wire, bytes_ps > 0 ? bytes_ps : 0, id, &arrive);
+    int rc = rt__netrun_send(E->net, src, dst, bytes, now, wire, bytes_ps > 0 ? bytes_ps : 0, id, &arrive);
     if (rc < 0)
         return rt__eng_oom(E);
     if (rc == 1)
         return net_kick(E, now);
     arrive = arrive > now ? arrive : now + 1; /* shared memory may be faster than the model's wire_min */
-    return push(E, arrive, Q_ARRIVE, id, MSG_KEY(m->src, m->send_ev));
+    return push(E, arrive, Q_ARRIVE, id, MSG_KEY(src, E->msgs[id].send_ev));
 }
 
 RT_HOT_INLINE int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
@@ -812,6 +841,8 @@ RT_HOT_INLINE int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
         delivered = D->rx_free == NEVER || now >= D->rx_free + gap ? now : D->rx_free + gap;
         D->rx_free = delivered;
     }
+    if (m->flags & M_COLL)
+        return rt__cx_arrived(E, id, delivered);
     m->recv_done = delivered; /* the receiver's o_recv is paid when it takes the message */
     m->flags |= M_RDONE;
     if (m->flags & M_HALF) { /* the sender is on another process */
@@ -976,9 +1007,10 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
         p = *pv;
         {
             struct coll *c = &E->colls[(uint32_t)p];
-            if (!c->complete)
+            uint32_t mi = (uint32_t)((p & ~COLL_BIT) >> 32);
+            if (!c->complete && !(c->cx && rt__cx_member_done(c->cx, mi))) /* on a network: its own part */
                 return STEP_BLOCK;
-            const struct rt__coll_member *me = &c->mem[(p & ~COLL_BIT) >> 32];
+            const struct rt__coll_member *me = &c->mem[mi];
             rt_time_ps done = me->done; /* this member's own end */
             t = cpu(E, r, done > R->clock ? done : R->clock, 0);
             if (deps) {
@@ -1442,6 +1474,7 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     rt__map_init(&E.coll_seq);
     rt__map_init(&E.comm_rank);
     rt__map_init(&E.halves);
+    rt__map_init(&E.cx_pos);
     if (E.part) {
         rc = rt__eng_run_rounds(&E);
     } else {
@@ -1518,7 +1551,9 @@ done:
     for (uint32_t i = 0; i < E.ncolls; i++) {
         free(E.colls[i].mem);
         free(E.colls[i].ev);
+        rt__cx_free(E.colls[i].cx);
     }
+    rt__map_free(&E.cx_pos);
     free(E.colls);
     free(E.chan_slot);
     rt__map_free(&E.coll_of);

@@ -46,7 +46,9 @@ enum {
     M_VRECV = 1 << 7, /* at the sender's process: the receiver is on another process */
     M_HALF = 1 << 8,  /* at the receiver's process: the receive half of a message sent from elsewhere */
     M_FWD = 1 << 9,   /* its arrival has been sent to the receiver's process */
-    M_VDONE = 1 << 10 /* the far receiver's hold on it has been released */
+    M_VDONE = 1 << 10, /* the far receiver's hold on it has been released */
+    M_COLL = 1 << 11   /* a message of a collective's schedule (coll_exec.c): comm is the engine's
+                        * collective, n its place in the schedule */
 };
 
 /* Queue entries are ordered by (t, type, key): a total order that does not depend on when an
@@ -92,6 +94,7 @@ struct coll {
     uint8_t complete, vector;
     /* distributed replay: members on several processes; the coordinator (the process of
      * member 0) collects the entries and ports, runs the algorithm and sends each its part */
+    struct coll_exec *cx;     /* on a network: its schedule running (coll_exec.c), or NULL */
     rt_time_ps tc, max_begin; /* the last entry (when known), the latest entry seen here */
     uint32_t own, ports_in, dones; /* members replayed here; ports and results received */
     uint32_t coord;                /* the coordinator's process */
@@ -193,6 +196,8 @@ struct engine {
     uint32_t ncolls, capcolls, freecoll;
     struct rt__map comm_rank; /* (comm, row) -> comm rank; (comm, UINT64_MAX): comm's entries are in */
     uint32_t comm_checked;    /* the last communicator found in comm_rank, + 1 (0: none) */
+    struct rt__map cx_pos;    /* on a network: (row, comm) -> where coll_exec.c reads ahead next;
+                               * (row, comm | 2^40) -> the collectives on comm it passed */
     uint64_t coll_bytes, coll_bytes_peak; /* per-member arrays of the collectives in flight */
     struct rt_replay_result *res;
     struct rt__os_ctx os;                /* OS noise, when nsrc > 0 */
@@ -261,6 +266,20 @@ int rt__eng_run_rounds(struct engine *E);
 int rt__eng_share_states(struct engine *E);
 int rt__eng_agree(struct engine *E, int rc);
 int rt__eng_share_results(struct engine *E);
+/* engine.c for coll_exec.c: the CPU with its OS noise, the model's times of a size, the bytes a
+ * collective's member receives, its members' blocks (an error naming two members that disagree) */
+rt_time_ps rt__eng_cpu(struct engine *E, uint32_t r, rt_time_ps t, rt_time_ps work);
+const struct size_memo *rt__eng_times(struct engine *E, rt_bytes m);
+rt_bytes rt__eng_coll_received(const struct rank *R, uint64_t j);
+int rt__eng_coll_blocks(struct engine *E, uint32_t id);
+/* coll_exec.c: a collective's schedule run message by message on the network */
+struct coll_exec;
+int rt__cx_enter(struct engine *E, uint32_t id, uint32_t me); /* member me has entered */
+int rt__cx_sent(struct engine *E, uint32_t msg, rt_time_ps t); /* an eager message's sender is done */
+int rt__cx_arrived(struct engine *E, uint32_t msg, rt_time_ps t); /* a message is delivered */
+int rt__cx_member_done(const struct coll_exec *x, uint32_t me);
+uint64_t rt__cx_noise_key(const struct engine *E, const struct msg *m);
+void rt__cx_free(struct coll_exec *x);
 
 /* Whether this process replays rank @p r (every rank in a replay by one process). */
 static inline int owned(const struct engine *E, uint32_t r) { return r >= E->lo && r < E->hi; }

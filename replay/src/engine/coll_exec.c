@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Collectives run message by message on a routed network (issue #30, docs/network.md).
+ *
+ * Without a topology the engine times a collective in one go when its last member has entered
+ * (coll/collective.c, rt__coll_run). With one, every message of the collective's algorithm must
+ * share links with every other flow at the time it is on the wire, so the same algorithm's
+ * schedule (rt__coll_schedule: the same messages in the same order) runs here as engine messages:
+ * each goes through on_ready (network noise, bursts, the flow over its route) and on_arrive like
+ * a point-to-point message, and comes back here when its sender's part (eager) or its delivery is
+ * done.
+ *
+ * The timing rules are rt__coll_run's, read per member instead of per round: member i starts its
+ * first round at its own entry; in a round, a send is ready after the CPU's o_send at the
+ * member's clock, eager data leaves then, rendezvous data no earlier than the receiver's clock
+ * at that round plus the handshake; a receive completes at max(delivery, the receiver's clock)
+ * plus o_recv; the member's clock after the round is the latest of its completions, and rounds
+ * it has no message in do not exist for it. So a member starts when it enters and leaves when
+ * its own part is done (a tree's leaf before the root's last send), never at a round barrier of
+ * all members. Without a network the NIC ports are not held either: the links are shared.
+ *
+ * Which member's entry each time goes back to (its origin, for the dependency graph and the
+ * congestion attribution) follows rt__coll_run too.
+ *
+ * The schedule needs every member's block before the first member sends, so the counts of the
+ * members that have not entered yet are read ahead in the trace (cx_lookahead): the engine
+ * replays every rank of the trace in one process when it has a network.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collective.h"
+#include "engine_internal.h"
+#include "map.h"
+
+#define DOMAIN_COLL 0x434f4c4cull /* as engine.c's coll_net: the same noise as rt__coll_run's */
+
+enum { CX_OUT, CX_IN, CX_DONE }; /* a member: not entered, running, its part done */
+
+struct cx_member {
+    rt_time_ps clock;     /* its clock at the start of its current round */
+    rt_time_ps next;      /* the latest completion of the current round so far */
+    uint32_t origin, next_origin;
+    uint32_t pos, end;    /* its messages in coll_exec.ops[pos..end) */
+    uint32_t left;        /* messages of the current round not complete */
+    uint8_t state;
+};
+
+struct cx_msg {
+    rt_time_ps ready;     /* the sender's data may leave then (rendezvous: before the handshake) */
+    rt_time_ps delivered; /* NEVER: not yet */
+    uint32_t id;          /* its engine message, UINT32_MAX: not started */
+    uint32_t origin;      /* the member whose entry its timing goes back to */
+    uint8_t sender_in, receiver_in, eager, recv_done;
+};
+
+struct coll_exec {
+    struct rt__coll_sched sched;
+    uint32_t *ops;   /* per member, its messages k << 1 | (1: it receives k), in schedule order */
+    uint32_t *first; /* ops of member i: first[i] .. first[i + 1] */
+    struct cx_member *mem;
+    struct cx_msg *msg;
+};
+
+void rt__cx_free(struct coll_exec *x)
+{
+    if (!x)
+        return;
+    rt__coll_sched_free(&x->sched);
+    free(x->ops);
+    free(x->first);
+    free(x->mem);
+    free(x->msg);
+    free(x);
+}
+
+int rt__cx_member_done(const struct coll_exec *x, uint32_t i)
+{
+    return x->mem[i].state == CX_DONE;
+}
+
+uint64_t rt__cx_noise_key(const struct engine *E, const struct msg *m)
+{
+    const struct coll *c = &E->colls[m->comm];
+    return rt_rng_stream(DOMAIN_COLL, (uint64_t)c->comm << 40 ^ c->seq, m->n) | 1ull << 63;
+}
+
+/* ------------------------------------------------------------------ reading ahead */
+
+/* The event index of the @p seq-th collective (from 0) of trace row @p row on communicator
+ * @p comm, or UINT64_MAX when the row has no such event. Each (row, comm) keeps a cursor, so
+ * the rows' events are scanned once over the whole replay: a communicator's instances are first
+ * entered in order. */
+static uint64_t cx_find(struct engine *E, uint32_t row, uint32_t comm, uint64_t seq)
+{
+    uint64_t *pos = rt__map_ref(&E->cx_pos, row, comm, 0);
+    uint64_t *cnt = pos ? rt__map_ref(&E->cx_pos, row, (uint64_t)comm | 1ull << 40, 0) : NULL;
+    if (!pos || !cnt) {
+        rt__eng_oom(E);
+        return UINT64_MAX;
+    }
+    const struct rank *R = &E->ranks[row];
+    for (uint64_t k = *pos; k < R->nev; k++) {
+        const struct rt_event *e = &R->ev[k];
+        if (e->kind != RT_EV_COLL_BEGIN || (e->flags & RT_EVF_CANCELLED) ||
+            rt__row_payload_of(R->row, k)->comm != comm)
+            continue;
+        if ((*cnt)++ == seq) {
+            *pos = k + 1;
+            return k;
+        }
+    }
+    *pos = R->nev;
+    return UINT64_MAX;
+}
+
+/* Fills in the counts and events of the members that have not entered collective @p c yet, from
+ * their own records of it further on in the trace. A member without one will never enter: the
+ * collective then never ends for anyone, and the replay's diagnosis says who waits for whom. */
+static int cx_lookahead(struct engine *E, struct coll *c, const uint8_t *entered)
+{
+    for (uint32_t i = 0; i < c->size; i++) {
+        if (entered[i])
+            continue;
+        uint32_t row = member_row(E, c, i);
+        uint64_t k = row < E->nranks ? cx_find(E, row, c->comm, c->seq) : UINT64_MAX;
+        if (E->failed)
+            return E->failed;
+        if (k == UINT64_MAX)
+            continue;
+        const struct rank *R = &E->ranks[row];
+        c->ev[i] = k;
+        c->mem[i].sent = rt__row_payload_of(R->row, k)->bytes;
+        c->mem[i].recv = rt__eng_coll_received(R, k);
+        if (R->ev[k].flags & RT_EVF_VECTOR)
+            c->vector = 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ set-up */
+
+static int cx_create(struct engine *E, uint32_t id, const uint8_t *entered)
+{
+    struct coll *c = &E->colls[id];
+    uint32_t P = c->size;
+    if (cx_lookahead(E, c, entered))
+        return E->failed;
+    if (rt__eng_coll_blocks(E, id))
+        return E->failed;
+    struct coll_exec *x = calloc(1, sizeof *x);
+    if (!x)
+        return rt__eng_oom(E);
+    c->cx = x;
+    uint32_t op = c->op <= RT_COLL_OTHER ? c->op : RT_COLL_OTHER;
+    if (rt__coll_schedule((int)op, E->o->coll_algo[op], P, c->root_rank, c->mem, &x->sched))
+        return rt__eng_oom(E);
+    size_t n = x->sched.n;
+    if (n > UINT32_MAX / 2)
+        return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED, "%s: a collective of %zu messages on comm %u",
+                                        rt_trace_path(E->t), n, c->comm);
+    x->first = calloc((size_t)P + 1, sizeof *x->first);
+    x->ops = malloc((n ? 2 * n : 1) * sizeof *x->ops);
+    x->mem = calloc(P, sizeof *x->mem);
+    x->msg = calloc(n ? n : 1, sizeof *x->msg);
+    if (!x->first || !x->ops || !x->mem || !x->msg)
+        return rt__eng_oom(E);
+    for (size_t k = 0; k < n; k++) { /* counting sort by member: each member's messages in order */
+        x->first[x->sched.v[k].a + 1]++;
+        x->first[x->sched.v[k].b + 1]++;
+    }
+    for (uint32_t i = 0; i < P; i++)
+        x->first[i + 1] += x->first[i];
+    for (uint32_t i = 0; i < P; i++)
+        x->mem[i].pos = x->mem[i].end = x->first[i];
+    for (size_t k = 0; k < n; k++) {
+        const struct rt__coll_msg *s = &x->sched.v[k];
+        x->ops[x->mem[s->a].end++] = (uint32_t)k << 1;
+        x->ops[x->mem[s->b].end++] = (uint32_t)k << 1 | 1;
+        x->msg[k].delivered = NEVER;
+        x->msg[k].id = UINT32_MAX;
+        x->msg[k].eager = s->m <= E->o->eager_limit;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ running */
+
+static int cx_round(struct engine *E, uint32_t cid, uint32_t i);
+
+/* Hands message @p k to the engine at the time its data may leave: an eager one at its
+ * sender's ready time, a rendezvous one once its receiver is in its round too. */
+static int cx_launch(struct engine *E, uint32_t cid, uint32_t k)
+{
+    struct coll *c = &E->colls[cid];
+    struct coll_exec *x = c->cx;
+    struct cx_msg *q = &x->msg[k];
+    const struct rt__coll_msg *s = &x->sched.v[k];
+    if (q->id != UINT32_MAX || !q->sender_in || (!q->eager && !q->receiver_in))
+        return 0;
+    uint32_t id = msg_new(E);
+    if (id == UINT32_MAX)
+        return E->failed;
+    struct msg *m = &E->msgs[id];
+    memset(m, 0, sizeof *m);
+    uint32_t a = member_row(E, c, s->a), b = member_row(E, c, s->b);
+    m->src = a;
+    m->dst = b;
+    m->bytes = s->m;
+    m->comm = cid;   /* the engine's collective, for its noise key and the callbacks */
+    m->n = (uint32_t)k; /* its place in the schedule */
+    m->send_ev = c->ev[s->a];
+    m->refs = 1;
+    m->flags = M_COLL | M_SEND | M_RECV | M_SCHED | (q->eager ? 0 : M_RDV);
+    q->id = id;
+    rt_time_ps at = q->ready;
+    if (!q->eager) {
+        /* the handshake waits for the receiver's round; its entry is then where the time goes
+         * back to when it came later (rt__coll_run's message) */
+        const struct cx_member *B = &x->mem[s->b];
+        if (B->clock > at)
+            q->origin = B->origin;
+        at = (B->clock > at ? B->clock : at) + rt__eng_times(E, s->m)->handshake;
+    }
+    m->origin_rank = member_row(E, c, q->origin);
+    m->origin_ev = c->ev[q->origin];
+    m->send_post = at;
+    return push(E, at, q->eager ? Q_READY : Q_RDV, id, MSG_KEY(a, m->send_ev));
+}
+
+/* Member @p i's message @p k of its current round is complete at @p t (its origin @p origin). */
+static int cx_complete(struct engine *E, uint32_t cid, uint32_t i, rt_time_ps t, uint32_t origin)
+{
+    struct cx_member *M = &E->colls[cid].cx->mem[i];
+    if (t > M->next) {
+        M->next = t;
+        M->next_origin = origin;
+    }
+    if (--M->left)
+        return 0;
+    M->clock = M->next;
+    M->origin = M->next_origin;
+    return cx_round(E, cid, i);
+}
+
+/* The receive of message @p k by its receiver, once both the data and the receiver are there. */
+static int cx_receive(struct engine *E, uint32_t cid, uint32_t k)
+{
+    struct coll *c = &E->colls[cid];
+    struct coll_exec *x = c->cx;
+    struct cx_msg *q = &x->msg[k];
+    const struct rt__coll_msg *s = &x->sched.v[k];
+    if (q->recv_done || q->delivered == NEVER || !q->receiver_in)
+        return 0;
+    q->recv_done = 1;
+    const struct cx_member *B = &x->mem[s->b];
+    rt_time_ps from = B->clock > q->delivered ? B->clock : q->delivered;
+    rt_time_ps done = rt__eng_cpu(E, member_row(E, c, s->b), from, rt__eng_times(E, s->m)->o_recv);
+    return cx_complete(E, cid, s->b, done, B->clock >= q->delivered ? B->origin : q->origin);
+}
+
+/* Member @p i starts its next round at its clock, or its part is done. */
+static int cx_round(struct engine *E, uint32_t cid, uint32_t i)
+{
+    struct coll *c = &E->colls[cid];
+    struct coll_exec *x = c->cx;
+    struct cx_member *M = &x->mem[i];
+    uint32_t row = member_row(E, c, i);
+    if (M->pos == M->end) { /* its part is done: it leaves the collective */
+        M->state = CX_DONE;
+        c->mem[i].done = M->clock;
+        c->mem[i].origin = M->origin;
+        if (++c->dones == c->size) /* (dones counts results in a distributed replay, which has no network) */
+            c->complete = 1;
+        E->ranks[row].coll = UINT32_MAX;
+        return wake(E, row, M->clock);
+    }
+    uint32_t round = x->sched.v[x->ops[M->pos] >> 1].round, end = M->pos;
+    while (end < M->end && x->sched.v[x->ops[end] >> 1].round == round)
+        end++;
+    M->next = M->clock;
+    M->next_origin = M->origin;
+    M->left = end - M->pos;
+    uint32_t from = M->pos;
+    M->pos = end;
+    /* its sends first, as rt__coll_run asks its CPU for them before its receives */
+    for (uint32_t p = from; p < end; p++) {
+        uint32_t k = x->ops[p] >> 1;
+        if (x->ops[p] & 1)
+            continue;
+        struct cx_msg *q = &x->msg[k];
+        q->ready = rt__eng_cpu(E, row, M->clock, rt__eng_times(E, x->sched.v[k].m)->o_send);
+        q->origin = M->origin;
+        q->sender_in = 1;
+        if (cx_launch(E, cid, k))
+            return E->failed;
+    }
+    for (uint32_t p = from; p < end; p++) {
+        uint32_t k = x->ops[p] >> 1;
+        if (!(x->ops[p] & 1))
+            continue;
+        x->msg[k].receiver_in = 1;
+        if (cx_launch(E, cid, k) || cx_receive(E, cid, k))
+            return E->failed;
+    }
+    return 0;
+}
+
+int rt__cx_enter(struct engine *E, uint32_t cid, uint32_t me)
+{
+    struct coll *c = &E->colls[cid];
+    if (!c->cx) {
+        uint8_t *entered = calloc(c->size, 1);
+        if (!entered)
+            return rt__eng_oom(E);
+        entered[me] = 1;
+        int rc = cx_create(E, cid, entered);
+        free(entered);
+        if (rc)
+            return rc;
+    }
+    struct cx_member *M = &c->cx->mem[me];
+    M->state = CX_IN;
+    M->clock = c->mem[me].begin;
+    M->origin = me;
+    return cx_round(E, cid, me);
+}
+
+int rt__cx_sent(struct engine *E, uint32_t id, rt_time_ps t)
+{
+    const struct msg *m = &E->msgs[id];
+    uint32_t cid = m->comm, k = m->n;
+    const struct coll_exec *x = E->colls[cid].cx;
+    return cx_complete(E, cid, x->sched.v[k].a, t, x->msg[k].origin);
+}
+
+int rt__cx_arrived(struct engine *E, uint32_t id, rt_time_ps t)
+{
+    struct msg *m = &E->msgs[id];
+    uint32_t cid = m->comm, k = m->n;
+    struct coll_exec *x = E->colls[cid].cx;
+    int rdv = (m->flags & M_RDV) != 0;
+    msg_release(E, id);
+    x->msg[k].delivered = t;
+    if (rdv && cx_complete(E, cid, x->sched.v[k].a, t, x->msg[k].origin)) /* the sender waited for it */
+        return E->failed;
+    return cx_receive(E, cid, k);
+}
