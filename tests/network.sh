@@ -186,6 +186,29 @@ check analyze-perturb [ "$rc" -eq 0 ]
 check analyze-perturb-residual has "$json" '"residual_ns": 0,'
 check analyze-crossbar-needs-topology fails_with "give --topology" "$retime" analyze "$S" "${H[@]}" --against crossbar
 
+# --- collectives on the network (issue #30): allreduce-loop (8 ranks, 20 x 50 us of work and an
+# 8 B MPI_Allreduce) with OS noise on rank 5 only. Its noise delays every allreduce; the critical
+# path's top rank, the rank that accumulated the deviation, and the rank the collective wait
+# states blame must all be rank 5, on the crossbar (one go per collective) and on a torus and a
+# fat tree (the collective's messages routed one by one).
+T=$work/allreduce-loop
+blame() { # the three culprits of analyze's JSON on stdin: critical path, deviation, wait states
+  python3 -c 'import json, sys
+d = json.load(sys.stdin)
+cp = d["critical_path"]["by_rank"][0]["rank"]
+dev = max(d["deviation"]["by_rank"], key=lambda x: x["accumulated_ns"])["rank"]
+w = [w for w in d["wait_states"] if w["kind"] == "collective"][0]["by_cause"][0]["rank"]
+print(cp, dev, w)' 2>&1
+}
+for topo in "" torus:2x2x2 "fattree:XGFT(2;4,2;1,1)"; do
+  out=$("$retime" analyze "$T" --alpha 2.122us --beta 0.7595ns/B ${topo:+--topology "$topo"} \
+    --os-noise periodic:period=30us,duration=6us,ranks=5 --against model --top 8 --format json | blame)
+  check "coll-culprit-${topo:-crossbar}" same "$out" "5 5 5"
+done
+# recursive doubling on 8 ranks: 3 rounds of 8 messages per allreduce, 20 allreduces
+out=$("$retime" replay "$T" --alpha 2.122us --beta 0.7595ns/B --topology torus:2x2x2 2>&1)
+check coll-routed has "$out" "480 messages routed"
+
 # --- the Score-P traces beside the checkout on a torus, a fat tree and a dragonfly with other jobs
 ext=$(dirname "$traces")/../shared/ext-traces
 for d in "$ext"/*/; do

@@ -563,6 +563,25 @@ static void test_errors(void)
     expect_error("non-member", b, dir, RT_EMISMATCH,
                  "collective on comm 'sub' by a non-member: rank 3 event 1 (MPI_Barrier, barrier) is not one of its 3 "
                  "ranks");
+
+    /* Rank 2 of 4 never enters the barrier the others wait in. On a network the members run
+     * their own parts: rank 0 gets through round 1 (from rank 3) and waits in round 2 for rank
+     * 2's message, which the error names. */
+    b = new_trace(dir, sizeof dir, 4);
+    for (uint32_t r = 0; r < 4; r++) {
+        if (r == 2) {
+            tb_enter(b, r, 0, "work");
+            tb_leave(b, r, 1000, "work");
+        } else {
+            add_call(b, r, 0, "MPI_Barrier", OTF2_COLLECTIVE_OP_BARRIER, NO_ROOT, 0, 0);
+        }
+    }
+    expect_error("missing member", b, dir, RT_EDEADLOCK,
+                 g_topology ? "deadlock: rank 0 event 2 (MPI_Barrier on comm 'MPI_COMM_WORLD') waits for a collective "
+                              "that only 3 of 4 ranks enter; in round 2 of 2 of its barrier (dissemination), it waits "
+                              "to receive from rank 2 (0 bytes), which never enters it"
+                            : "deadlock: rank 0 event 2 (MPI_Barrier on comm 'MPI_COMM_WORLD') waits for a collective "
+                              "that only 3 of 4 ranks enter");
 }
 
 /* ------------------------------------------------------------------ limits and causes */

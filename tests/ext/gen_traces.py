@@ -362,3 +362,26 @@ exchange("net-shared-link", 16, 1000, {0: [2], 1: [3]})
 exchange("net-alone", 16, 1000, {0: [2]})
 exchange("net-shared-4", 4, 1000, {0: [2], 1: [3]})
 exchange("net-alltoall-16", 16, 1000, {r: [d for d in range(16) if d != r] for r in range(16)})
+
+
+# --------------------------------------------------------------------------- an allreduce loop
+# 8 ranks, 20 iterations: 50 us of work, then MPI_Allreduce of 8 B on MPI_COMM_WORLD (20 us in
+# the measured times), every rank alike; tests/network.sh puts OS noise on one rank and asks the
+# analysis who is to blame (issue #30).
+ctx, path = archive("allreduce-loop")
+with ctx as trace:
+    P = 8
+    defs = Defs(trace, P)
+    main = defs.region("main")
+    work = defs.region("work")
+    for r in range(P):
+        w = trace.event_writer_from_location(defs.ranks[r])
+        w.write(otf2.events.Enter(0, main))
+        t = 1000
+        for i in range(20):
+            w.write(otf2.events.Enter(t, work))
+            w.write(otf2.events.Leave(t + 50000, work))
+            coll(w, defs, "MPI_Allreduce", t + 50000, t + 70000, CollectiveOp.ALLREDUCE, defs.world, NOROOT,
+                 8 * P, 8 * P)
+            t += 70000
+        w.write(otf2.events.Leave(t + 1000, main))

@@ -65,6 +65,7 @@ struct rt__coll_sched {
     struct rt__coll_msg *v;
     size_t n, cap;
     uint32_t rounds;
+    int algo; /* the algorithm run (RT_ALGO_AUTO resolved) */
 };
 
 /**

@@ -27,6 +27,7 @@
  * replays every rank of the trace in one process when it has a network.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +43,8 @@ struct cx_member {
     rt_time_ps clock;     /* its clock at the start of its current round */
     rt_time_ps next;      /* the latest completion of the current round so far */
     uint32_t origin, next_origin;
-    uint32_t pos, end;    /* its messages in coll_exec.ops[pos..end) */
+    uint32_t pos, end;    /* its messages still to come: coll_exec.ops[pos..end) */
+    uint32_t rstart;      /* its current round's messages: ops[rstart..pos) */
     uint32_t left;        /* messages of the current round not complete */
     uint8_t state;
 };
@@ -52,7 +54,7 @@ struct cx_msg {
     rt_time_ps delivered; /* NEVER: not yet */
     uint32_t id;          /* its engine message, UINT32_MAX: not started */
     uint32_t origin;      /* the member whose entry its timing goes back to */
-    uint8_t sender_in, receiver_in, eager, recv_done;
+    uint8_t sender_in, receiver_in, eager, send_done, recv_done;
 };
 
 struct coll_exec {
@@ -283,6 +285,7 @@ static int cx_round(struct engine *E, uint32_t cid, uint32_t i)
     M->next_origin = M->origin;
     M->left = end - M->pos;
     uint32_t from = M->pos;
+    M->rstart = from;
     M->pos = end;
     /* its sends first, as rt__coll_run asks its CPU for them before its receives */
     for (uint32_t p = from; p < end; p++) {
@@ -331,7 +334,8 @@ int rt__cx_sent(struct engine *E, uint32_t id, rt_time_ps t)
 {
     const struct msg *m = &E->msgs[id];
     uint32_t cid = m->comm, k = m->n;
-    const struct coll_exec *x = E->colls[cid].cx;
+    struct coll_exec *x = E->colls[cid].cx;
+    x->msg[k].send_done = 1;
     return cx_complete(E, cid, x->sched.v[k].a, t, x->msg[k].origin);
 }
 
@@ -343,7 +347,33 @@ int rt__cx_arrived(struct engine *E, uint32_t id, rt_time_ps t)
     int rdv = (m->flags & M_RDV) != 0;
     msg_release(E, id);
     x->msg[k].delivered = t;
+    x->msg[k].send_done |= rdv;
     if (rdv && cx_complete(E, cid, x->sched.v[k].a, t, x->msg[k].origin)) /* the sender waited for it */
         return E->failed;
     return cx_receive(E, cid, k);
+}
+
+void rt__cx_describe_wait(const struct engine *E, uint32_t cid, uint32_t i, char *buf, size_t n)
+{
+    const struct coll *c = &E->colls[cid];
+    const struct coll_exec *x = c->cx;
+    const struct cx_member *M = &x->mem[i];
+    if (M->state != CX_IN)
+        return;
+    for (uint32_t p = M->rstart; p < M->pos; p++) {
+        uint32_t k = x->ops[p] >> 1;
+        const struct cx_msg *q = &x->msg[k];
+        const struct rt__coll_msg *s = &x->sched.v[k];
+        int recv = x->ops[p] & 1;
+        if (recv ? q->recv_done : q->send_done)
+            continue;
+        uint32_t peer = recv ? s->a : s->b, row = member_row(E, c, peer);
+        size_t len = strlen(buf);
+        snprintf(buf + len, len < n ? n - len : 0,
+                 "; in round %u of %u of its %s (%s), it waits to %s rank %u (%llu bytes), which %s", s->round + 1,
+                 x->sched.rounds, rt_coll_op_name((int)c->op), rt_coll_algo_name(x->sched.algo),
+                 recv ? "receive from" : "send to", row, (unsigned long long)s->m,
+                 x->mem[peer].state == CX_OUT ? "never enters it" : "is in another round of it");
+        return;
+    }
 }

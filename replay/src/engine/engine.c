@@ -1250,10 +1250,14 @@ static int diagnose(struct engine *E)
         if (e->kind == RT_EV_COLL_END) {
             uint64_t p = pending_of(R, e->ref);
             struct coll *c = &E->colls[(uint32_t)p];
-            return rt_error_set(E->err, RT_EDEADLOCK,
-                                "%s: deadlock: rank %u event %llu (%s on comm '%s') waits for a collective that only %u of %u ranks enter",
-                                path, r, (unsigned long long)j, call_name(E, r, j), comm_name(E, c->comm), c->arrived,
-                                c->size);
+            rc = rt_error_set(E->err, RT_EDEADLOCK,
+                              "%s: deadlock: rank %u event %llu (%s on comm '%s') waits for a collective that only %u of %u ranks enter",
+                              path, r, (unsigned long long)j, call_name(E, r, j), comm_name(E, c->comm), c->arrived,
+                              c->size);
+            if (c->cx && E->err) /* on a network: where in its schedule */
+                rt__cx_describe_wait(E, (uint32_t)p, (uint32_t)((p & ~COLL_BIT) >> 32), E->err->msg,
+                                     sizeof E->err->msg);
+            return rc;
         }
         return rt_error_set(E->err, RT_EDEADLOCK, "%s: deadlock: rank %u blocked at event %llu (%s)", path, r,
                             (unsigned long long)j, call_name(E, r, j));

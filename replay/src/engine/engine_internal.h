@@ -279,6 +279,8 @@ int rt__cx_sent(struct engine *E, uint32_t msg, rt_time_ps t); /* an eager messa
 int rt__cx_arrived(struct engine *E, uint32_t msg, rt_time_ps t); /* a message is delivered */
 int rt__cx_member_done(const struct coll_exec *x, uint32_t me);
 uint64_t rt__cx_noise_key(const struct engine *E, const struct msg *m);
+/* Appends to @p buf the round and message member @p me of collective @p id waits for. */
+void rt__cx_describe_wait(const struct engine *E, uint32_t id, uint32_t me, char *buf, size_t n);
 void rt__cx_free(struct coll_exec *x);
 
 /* Whether this process replays rank @p r (every rank in a replay by one process). */
