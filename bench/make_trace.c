@@ -23,6 +23,9 @@
  *   iteration % 4 == 0, 1  MPI_Ssend / MPI_Recv in even/odd phases (rendezvous, the paper's Shift)
  *   iteration % 4 == 2     MPI_Send / MPI_Recv in even/odd phases (eager up to 64 KiB)
  *   iteration % 4 == 3     MPI_Irecv x2, MPI_Isend x2, MPI_Waitall per hop
+ * With --pattern coll the iterations are collective-heavy instead (issue #30): a compute region,
+ * an MPI_Allreduce of 8 B and an MPI_Bcast of --m1 bytes (default 64 KiB there) from a root
+ * that moves round the ranks, no point-to-point messages.
  * Timestamps come from a rough Hockney-like execution with jitter (fixed seed), so they are
  * distinct, increasing and of realistic magnitude; that matters because OTF2 stores a
  * timestamp record only when the time changes, so constant times would shrink the files.
@@ -40,6 +43,7 @@ struct gen {
     uint64_t rng;
     uint64_t events; /* records written so far */
     uint64_t req;    /* next request id */
+    int coll;        /* --pattern coll */
 };
 
 /* xorshift64*: cheap, and the same seed always gives the same trace. */
@@ -139,9 +143,49 @@ static void nonblocking_hops(struct gen *g)
     free(posted);
 }
 
+/* Every rank leaves collective @p op together, ceil(log2 P) message times of @p m after the last
+ * one enters. */
+static void collective(struct gen *g, const char *call, int op, uint32_t root, uint64_t m, uint64_t sent_root,
+                       uint64_t sent, uint64_t recv_root, uint64_t recv)
+{
+    uint32_t P = g->P;
+    int rounds = 0;
+    while ((1u << rounds) < P)
+        rounds++;
+    uint64_t last = 0;
+    for (uint32_t r = 0; r < P; r++)
+        last = max_u64(last, g->now[r]);
+    uint64_t end = last + 200 + (uint64_t)rounds * transfer_ns(g, m);
+    for (uint32_t r = 0; r < P; r++) {
+        uint64_t t0 = g->now[r] + jitter(g, 100, 30);
+        uint64_t t1 = max_u64(end, t0) + jitter(g, 100, 30);
+        tb_collective(g->b, r, t0, t1, call, op, root, r == root ? sent_root : sent, r == root ? recv_root : recv);
+        g->now[r] = t1;
+        g->events += 4;
+    }
+}
+
+/* --pattern coll: compute, an 8 B allreduce, a bcast of m1 bytes from root it mod P (Score-P's
+ * counts: the root sends P blocks, every rank receives one). */
+static void coll_iteration(struct gen *g, uint64_t it)
+{
+    uint32_t P = g->P, root = (uint32_t)(it % P);
+    for (uint32_t r = 0; r < P; r++) {
+        tb_enter(g->b, r, g->now[r] += jitter(g, 100, 30), "compute");
+        tb_leave(g->b, r, g->now[r] += jitter(g, 20000, 10), "compute");
+        g->events += 2;
+    }
+    collective(g, "MPI_Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_UNDEFINED_UINT32, 8, 8, 8, 8, 8);
+    collective(g, "MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST, root, g->m1, (uint64_t)P * g->m1, 0, g->m1, g->m1);
+}
+
 static void iteration(struct gen *g, uint64_t it)
 {
     uint32_t P = g->P;
+    if (g->coll) {
+        coll_iteration(g, it);
+        return;
+    }
     for (uint32_t r = 0; r < P; r++) {
         tb_enter(g->b, r, g->now[r] += jitter(g, 100, 30), "compute");
         tb_leave(g->b, r, g->now[r] += jitter(g, 20000, 10), "compute");
@@ -176,8 +220,10 @@ static void iteration(struct gen *g, uint64_t it)
 static void usage(FILE *f)
 {
     fputs("usage: retime-make-trace DIR --events N [--ranks P] [--m1 SIZE] [--hops K] [--seed S]\n"
-          "Writes DIR/traces.otf2: a synthetic 1D Shift trace with about N events (N may be 1e7).\n"
-          "Defaults: --ranks 32 (even, >= 2) --m1 8KiB --hops 2 --seed 1.\n",
+          "                         [--pattern shift|coll]\n"
+          "Writes DIR/traces.otf2: a synthetic 1D Shift trace with about N events (N may be 1e7), or\n"
+          "with --pattern coll iterations of an 8 B MPI_Allreduce and an MPI_Bcast of --m1 bytes.\n"
+          "Defaults: --ranks 32 (even, >= 2) --m1 8KiB (coll: 64KiB) --hops 2 --seed 1.\n",
           f);
 }
 
@@ -204,6 +250,7 @@ int main(int argc, char **argv)
     const char *dir = NULL;
     uint64_t events = 0, ranks = 32, hops = 2, seed = 1;
     rt_bytes m1 = 8192;
+    int coll = 0, m1_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -225,10 +272,16 @@ int main(int argc, char **argv)
             if (parse_count(v, 1e18, &seed))
                 return die("--seed needs a positive integer", v);
             i++;
+        } else if (!strcmp(a, "--pattern")) {
+            if (!v || (strcmp(v, "shift") && strcmp(v, "coll")))
+                return die("--pattern needs shift or coll", v);
+            coll = !strcmp(v, "coll");
+            i++;
         } else if (!strcmp(a, "--m1")) {
             rt_error err = {0};
             if (!v || rt_parse_bytes(v, &m1, &err))
                 return die(v ? err.msg : "--m1 needs a size", NULL);
+            m1_given = 1;
             i++;
         } else if (a[0] == '-' || dir) {
             usage(stderr);
@@ -248,7 +301,10 @@ int main(int argc, char **argv)
     if (stat(anchor, &st) == 0)
         return die("an archive already exists there; remove it first", anchor);
 
-    struct gen g = {.P = (uint32_t)ranks, .hops = (int)hops, .m1 = m1, .rng = seed * 0x9E3779B97F4A7C15ull | 1};
+    if (coll && !m1_given)
+        m1 = 65536;
+    struct gen g = {.P = (uint32_t)ranks, .hops = (int)hops, .m1 = m1, .rng = seed * 0x9E3779B97F4A7C15ull | 1,
+                    .coll = coll};
     g.now = calloc(g.P, sizeof *g.now);
     g.b = g.now ? tb_create(dir, g.P) : NULL;
     if (!g.b) {

@@ -671,11 +671,14 @@ RT_HOT_INLINE rt_time_ps msg_gap(struct engine *E, const struct msg *m)
 
 /* ------------------------------------------------------------------ the network (network.c) */
 
-/* The network's flows have changed at @p t: the Q_NET entry queued from now on is the one that
- * counts. */
+/* The network's flows have changed at @p t, the time being: its rates are worked out again then.
+ * The network's one next event is kept beside the queue (E->net_at), not in it: every flow that
+ * starts or ends moves it, and a queued entry per move (all but the last stale) made the queue
+ * several times larger on a network, and every push and pop slower. */
 static int net_kick(struct engine *E, rt_time_ps t)
 {
-    return push(E, t, Q_NET, ++E->net_gen, 0);
+    E->net_at = t;
+    return 0;
 }
 
 static void net_arrived(void *ud, uint64_t user, rt_time_ps at, uint32_t n, const uint32_t *links,
@@ -703,25 +706,27 @@ static void net_arrived(void *ud, uint64_t user, rt_time_ps at, uint32_t n, cons
     push(E, at, Q_ARRIVE, (uint32_t)user, MSG_KEY(m->src, m->send_ev));
 }
 
-/* A Q_NET entry: when the network's next flow ends, the messages whose last byte left then are
- * queued to arrive after their latency, and the entry after that is queued. */
-static int net_event(struct engine *E, struct qent q)
+/* The network's event at @p t (E->net_at): when its next flow ends, the messages whose last byte
+ * left then are queued to arrive after their latency, and its next event is set. */
+static int net_event(struct engine *E, rt_time_ps t)
 {
-    if (q.id != E->net_gen)
-        return 0; /* flows started since: a later entry counts */
+    E->net_at = INT64_MAX;
     rt_time_ps nx = rt__netrun_next(E->net);
     if (nx == INT64_MIN)
         return rt__eng_oom(E);
     if (nx == INT64_MAX)
         return 0;
-    if (nx > q.t)
-        return push(E, nx, Q_NET, E->net_gen, 0);
-    if (rt__netrun_advance(E->net, q.t, net_arrived, E))
+    if (nx > t) {
+        E->net_at = nx;
+        return 0;
+    }
+    if (rt__netrun_advance(E->net, t, net_arrived, E))
         return rt__eng_oom(E);
     nx = rt__netrun_next(E->net);
     if (nx == INT64_MIN)
         return rt__eng_oom(E);
-    return nx == INT64_MAX ? E->failed : push(E, nx, Q_NET, ++E->net_gen, 0);
+    E->net_at = nx;
+    return E->failed;
 }
 
 /* A Q_BG entry: background traffic's messages due now leave, while the trace still runs. */
@@ -1116,12 +1121,32 @@ RT_HOT_INLINE void take(struct engine *E, struct qent q)
     case Q_COLL:
         coll_ports(E, q.id);
         break;
-    case Q_NET:
-        net_event(E, q);
+    case Q_NET: /* (kept beside the queue: run_network) */
         break;
     case Q_BG:
         bg_event(E, q);
         break;
+    }
+}
+
+/* The serial loop with a network: the queue's entries and the network's event in the order a
+ * Q_NET entry at E->net_at would take among them. */
+static void run_network(struct engine *E)
+{
+    const struct qent net = {0, (uint64_t)Q_NET << 61, 0};
+    while (!E->failed) {
+        int queued = qcount(E) != 0;
+        if (E->net_at != INT64_MAX) {
+            struct qent at = net;
+            at.t = E->net_at;
+            if (!queued || qless(&at, qtop(E))) {
+                net_event(E, at.t);
+                continue;
+            }
+        }
+        if (!queued)
+            break;
+        take(E, pop(E));
     }
 }
 
@@ -1334,6 +1359,7 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     E.err = err;
     E.nranks = rt_trace_ranks(trace);
     E.freemsg = E.freecoll = UINT32_MAX;
+    E.net_at = INT64_MAX;
     E.hint_rank = E.hint_region = RT_NONE;
     E.res = calloc(1, sizeof *E.res);
     E.ranks = calloc(E.nranks ? E.nranks : 1, sizeof *E.ranks);
@@ -1482,8 +1508,12 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     if (E.part) {
         rc = rt__eng_run_rounds(&E);
     } else {
-        while (qcount(&E) && !E.failed)
-            take(&E, pop(&E));
+        if (E.net) {
+            run_network(&E);
+        } else {
+            while (qcount(&E) && !E.failed)
+                take(&E, pop(&E));
+        }
         rc = E.failed;
     }
     if (!rc && E.part)

@@ -207,7 +207,8 @@ struct engine {
     uint64_t done, next_progress, total; /* events replayed, when to report next, in all */
     struct size_memo memo[MEMO_SLOTS];   /* direct-mapped by size; zeroed = empty */
     struct rt__netrun *net;              /* options.network's traffic, or NULL */
-    uint32_t net_gen;                    /* the Q_NET entry that counts (older ones are stale) */
+    rt_time_ps net_at;                   /* the network's next event (INT64_MAX: none), ordered as a
+                                          * Q_NET entry would be (run_network) */
     uint64_t capcont;                    /* room in res->contention */
     rt_time_ps wire0;                    /* the model's zero-byte wire time */
     int failed;
