@@ -3,7 +3,11 @@
 # Network benchmark (issue #20, item 8): the replay rate with a routed topology beside the crossbar
 # rate, on synthetic Shift traces of 512 ranks (made once through traces.sh), target >= 0.3x.
 # usage: BUILD=build bench/network.sh [--sizes 1e6,1e7] [--repeat R] [--perturb SPEC] [--no-perturb]
-#                                     [--no-dragonfly] [--no-cli]
+#                                     [--no-dragonfly] [--no-cli] [--no-coll]
+# Then (unless --no-coll) the collective-heavy traces of issue #30 (an 8 B allreduce and a 64 KiB
+# bcast per iteration, no point-to-point messages; 64 and 512 ranks, the first size only): their
+# replay rate on a torus and a fat tree beside the crossbar's, where collectives are timed in one
+# go; target >= 0.3x.
 # For each size, two measurements, each interleaved (round r runs every network once, in order):
 #   1. retime-bench-network: the trace read once, then rt_replay_run alone per network (replay rate);
 #   2. the CLI end to end, `retime replay TRACE --alpha 2.122us --beta 0.7595ns/B [--topology T]
@@ -24,7 +28,7 @@ case $build in /*) ;; *) build="$root/$build" ;; esac
 sizes=1e6,1e7
 repeat=3
 perturb=ratio=0.1,pattern=uniform,size=4KiB,interval=20us
-with_perturb=1 with_dragonfly=1 with_cli=1
+with_perturb=1 with_dragonfly=1 with_cli=1 with_coll=1
 ranks=512
 while [ $# -gt 0 ]; do
     case $1 in
@@ -37,7 +41,8 @@ while [ $# -gt 0 ]; do
     --no-perturb) with_perturb=0; shift ;;
     --no-dragonfly) with_dragonfly=0; shift ;;
     --no-cli) with_cli=0; shift ;;
-    -h|--help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-coll) with_coll=0; shift ;;
+    -h|--help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "network.sh: error: unexpected argument '$1'" >&2; exit 1 ;;
     esac
 done
@@ -183,4 +188,29 @@ END {
     if (miss == "") verdict = "met (" named " of " named ")"
     printf "\ntarget (replay rate on torus:8x8x8 and fattree:512 >= 0.3x the crossbar rate, at the median): %s\n", verdict
     if (other != "") printf "other networks below 0.3x:%s\n", other
+}' "$work/lines"
+
+# Collectives on the network (issue #30): the collective-heavy traces, the replay alone.
+[ "$with_coll" = 1 ] || exit 0
+events=$(to_events "$(echo "$sizes" | cut -d, -f1)")
+: > "$work/lines"
+for p in 64 512; do
+    trace=$(coll_trace_for "$events" "$p")
+    if [ "$p" = 64 ]; then set -- --net crossbar --net torus:4x4x4 --net fattree:64
+    else set -- --net crossbar --net torus:8x8x8 --net fattree:512; fi
+    echo
+    "$bench" "$trace" --repeat "$repeat" "$@" | tee -a "$work/lines"
+done
+echo
+awk '/^BENCH / {
+    n = $0; sub(/.*"net":"/, "", n); sub(/".*/, "", n)
+    r = $0; sub(/.*"ratio":/, "", r); sub(/,.*/, "", r)
+    k = $0; sub(/.*"ranks":/, "", k); sub(/,.*/, "", k)
+    if (n == "crossbar") next
+    total++
+    if (r + 0 < 0.3) miss = miss " " n "@p" k "(" r ")"
+}
+END {
+    if (miss == "") printf "target (collective-heavy replay on a torus and a fat tree >= 0.3x the crossbar rate, at the median): met (%d of %d)\n", total, total
+    else printf "target (collective-heavy replay on a torus and a fat tree >= 0.3x the crossbar rate, at the median): NOT met:%s\n", miss
 }' "$work/lines"

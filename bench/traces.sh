@@ -33,3 +33,15 @@ trace_for() {
     fi
     echo "$t"
 }
+
+# coll_trace_for EVENTS RANKS: as trace_for, the collective-heavy pattern (retime-make-trace
+# --pattern coll: an 8 B MPI_Allreduce and a 64 KiB MPI_Bcast per iteration; bench/network.sh).
+coll_trace_for() {
+    t="$bench_tmp/retime-bench-coll-$1-p$2"
+    if [ ! -f "$t/.complete" ]; then
+        rm -rf "$t"
+        "$make_trace" "$t" --events "$1" --ranks "$2" --pattern coll >&2
+        touch "$t/.complete"
+    fi
+    echo "$t"
+}
