@@ -39,17 +39,8 @@
 #include "noise_internal.h"
 #include "retime/replay.h"
 
-#define DOMAIN_COLL 0x434f4c4cull /* "COLL": the noise keys of collectives' messages */
 
 /* ------------------------------------------------------------------ helpers */
-
-struct coll_noise { /* what the collective's noise hooks need */
-    struct engine *E;
-    const struct coll *c;
-};
-static rt_time_ps coll_cpu(void *ud, uint32_t i, rt_time_ps t, rt_time_ps work);
-static int coll_net(void *ud, uint32_t a, uint32_t b, uint64_t idx, rt_time_ps inject, rt_bytes m, rt_time_ps *wire,
-                    rt_time_ps *gap, rt_time_ps *hold);
 
 /* The model's times for a message of @p m bytes (see struct size_memo): a hit is inlined, the
  * model is asked out of line. */
@@ -128,7 +119,7 @@ uint32_t rt__eng_call_region(const struct engine *E, uint32_t r, uint64_t j)
     return RT_NONE;
 }
 
-static const char *call_name(const struct engine *E, uint32_t r, uint64_t j)
+const char *rt__eng_call_name(const struct engine *E, uint32_t r, uint64_t j)
 {
     uint32_t reg = RT_NONE;
     if (r >= E->nranks)
@@ -144,7 +135,7 @@ static const char *call_name(const struct engine *E, uint32_t r, uint64_t j)
     return reg == RT_NONE ? "no MPI call" : rt_trace_region(E->t, reg)->name;
 }
 
-static const char *comm_name(const struct engine *E, uint32_t c)
+const char *rt__eng_comm_name(const struct engine *E, uint32_t c)
 {
     const struct rt_comm *cm = rt_trace_comm(E->t, c);
     return cm && cm->name[0] ? cm->name : "?";
@@ -199,9 +190,9 @@ static int size_mismatch(struct engine *E, const struct msg *m, rt_bytes sent, r
                E->err, RT_EMISMATCH,
                "%s: inconsistent message: rank %u event %llu (%s to rank %u, tag %u, comm '%s') sends %llu bytes "
                "but rank %u event %llu (%s) receives %llu bytes",
-               rt_trace_path(E->t), m->src, (unsigned long long)m->send_ev, call_name(E, m->src, m->send_ev), m->dst,
-               m->tag, comm_name(E, m->comm), (unsigned long long)sent, m->dst, (unsigned long long)m->recv_ev,
-               call_name(E, m->dst, m->recv_ev), (unsigned long long)received);
+               rt_trace_path(E->t), m->src, (unsigned long long)m->send_ev, rt__eng_call_name(E, m->src, m->send_ev), m->dst,
+               m->tag, rt__eng_comm_name(E, m->comm), (unsigned long long)sent, m->dst, (unsigned long long)m->recv_ev,
+               rt__eng_call_name(E, m->dst, m->recv_ev), (unsigned long long)received);
 }
 
 /* The receive side of message @p id is posted at @p t (event @p j, started at @p post_ev). */
@@ -267,304 +258,6 @@ RT_HOT_INLINE int post_message(struct engine *E, uint32_t r, uint64_t j, uint64_
     return schedule_if_ready(E, id);
 }
 
-/* Communicator rank of trace row @p row in communicator @p c, or RT_NONE when the row is not a
- * member (E->failed is set on failure). The reverse of rt_comm.members is built on the
- * communicator's first collective, so a post costs one lookup, not a scan. */
-static uint32_t comm_rank_of(struct engine *E, uint32_t c, const struct rt_comm *cm, uint32_t row)
-{
-    if (!cm->members)
-        return 0; /* a self communicator: the caller alone */
-    if (c + 1 != E->comm_checked) {
-        if (!rt__map_get(&E->comm_rank, c, UINT64_MAX)) {
-            for (uint32_t i = 0; i < cm->size; i++) {
-                if (cm->members[i] == RT_NONE)
-                    continue;
-                if (rt__map_get(&E->comm_rank, c, cm->members[i])) {
-                    E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: communicator '%s' lists rank %u twice",
-                                             rt_trace_path(E->t), comm_name(E, c), cm->members[i]);
-                    return RT_NONE;
-                }
-                if (rt__map_put(&E->comm_rank, c, cm->members[i], i)) {
-                    rt__eng_oom(E);
-                    return RT_NONE;
-                }
-            }
-            if (rt__map_put(&E->comm_rank, c, UINT64_MAX, 0)) {
-                rt__eng_oom(E);
-                return RT_NONE;
-            }
-        }
-        E->comm_checked = c + 1;
-    }
-    /* The members are distinct (checked above): a row that is its own communicator rank, as in
-     * MPI_COMM_WORLD, needs no lookup. */
-    if (row < cm->size && cm->members[row] == row)
-        return row;
-    uint64_t *v = rt__map_get(&E->comm_rank, c, row);
-    return v ? (uint32_t)*v : RT_NONE;
-}
-
-/* Bytes received by the collective that begins at event @p j: its COLL_END, the rank's next
- * collective record (the reader never nests them), refers back to it. */
-rt_bytes rt__eng_coll_received(const struct rank *R, uint64_t j)
-{
-    for (uint64_t k = j + 1; k < R->nev; k++) {
-        if (R->ev[k].kind == RT_EV_COLL_END)
-            return R->ev[k].ref == j ? rt__row_payload_of(R->row, k)->bytes : 0;
-        if (R->ev[k].kind == RT_EV_COLL_BEGIN)
-            break;
-    }
-    return 0;
-}
-
-static void coll_release(struct engine *E, uint32_t id)
-{
-    struct coll *c = &E->colls[id];
-    E->coll_bytes -= (uint64_t)c->size * (sizeof *c->mem + sizeof *c->ev);
-    free(c->mem);
-    free(c->ev);
-    c->mem = NULL;
-    c->ev = NULL;
-    rt__cx_free(c->cx);
-    c->cx = NULL;
-    c->refs = E->freecoll;
-    E->freecoll = id;
-}
-
-/* Every member's block from the members' counts (rt__coll_blocks); on a mismatch the error names
- * two members that disagree. */
-int rt__eng_coll_blocks(struct engine *E, uint32_t id)
-{
-    struct coll *c = &E->colls[id];
-    uint32_t a = 0, b = 0;
-    if (rt__coll_blocks((int)c->op, c->size, c->root_rank, c->vector, c->mem, &a, &b)) {
-        struct rt__coll_member *A = &c->mem[a], *B = &c->mem[b];
-        uint32_t ra = member_row(E, c, a), rb = member_row(E, c, b);
-        char block[48] = "";
-        if (A->block != UINT64_MAX && A->block != 0) /* an empty reading explains nothing */
-            snprintf(block, sizeof block, " (blocks of %llu bytes)", (unsigned long long)A->block);
-        return E->failed = rt_error_set(
-                   E->err, RT_EMISMATCH,
-                   "%s: collective size mismatch on comm '%s' (%s): rank %u event %llu (%s) sends %llu and receives "
-                   "%llu bytes%s but rank %u event %llu (%s) sends %llu and receives %llu bytes",
-                   rt_trace_path(E->t), comm_name(E, c->comm), rt_coll_op_name((int)c->op), ra,
-                   (unsigned long long)c->ev[a], call_name(E, ra, c->ev[a]), (unsigned long long)A->sent,
-                   (unsigned long long)A->recv, block, rb, (unsigned long long)c->ev[b], call_name(E, rb, c->ev[b]),
-                   (unsigned long long)B->sent, (unsigned long long)B->recv);
-    }
-    return 0;
-}
-
-/* The ports of the members replayed here, the results of the algorithm: every member's done time
- * and ports. Members here are woken; the others' processes are sent theirs. */
-int rt__eng_coll_finish(struct engine *E, uint32_t id)
-{
-    struct coll *c = &E->colls[id];
-    if (rt__eng_coll_blocks(E, id))
-        return E->failed;
-    uint32_t op = c->op <= RT_COLL_OTHER ? c->op : RT_COLL_OTHER;
-    struct coll_noise cn = {E, c};
-    struct rt__coll_noise hooks = {&cn, coll_cpu, coll_net};
-    if (rt__coll_run((int)op, E->o->coll_algo[op], c->size, c->root_rank, c->mem, &E->o->model, E->o->eager_limit,
-                     rt_replay_options_noisy(E->o) ? &hooks : NULL))
-        return rt__eng_oom(E);
-    c->complete = 1;
-    for (uint32_t i = 0; i < c->size; i++) {
-        uint32_t row = member_row(E, c, i);
-        if (!owned(E, row)) {
-            struct fx f = {.kind = FX_CDONE, .comm = c->comm, .n = c->seq, .i = i, .t1 = c->mem[i].done,
-                           .t2 = c->mem[i].tx_free, .t3 = c->mem[i].rx_free, .src = c->mem[i].origin,
-                           .ev1 = c->ev[c->mem[i].origin]};
-            if (rt__eng_fx_send(E, row, &f))
-                return rt__eng_oom(E);
-            continue;
-        }
-        struct rank *R = &E->ranks[row];
-        R->tx_free = c->mem[i].tx_free;
-        R->rx_free = c->mem[i].rx_free;
-        R->held = 0;
-        R->coll = UINT32_MAX;
-    }
-    for (uint32_t i = 0; i < c->size; i++)
-        if (owned(E, member_row(E, c, i)) && wake(E, member_row(E, c, i), c->mem[i].done))
-            return E->failed;
-    return 0;
-}
-
-/* Popped at the last member's entry: the ports of the members replayed here are read (all of
- * them in a replay by one process, which then runs the algorithm at once). */
-static int coll_ports(struct engine *E, uint32_t id)
-{
-    struct coll *c = &E->colls[id];
-    for (uint32_t i = 0; i < c->size; i++) {
-        uint32_t row = member_row(E, c, i);
-        if (!owned(E, row))
-            continue;
-        struct rank *R = &E->ranks[row];
-        R->held = 1;
-        if (coordinates(E, c)) {
-            c->mem[i].tx_free = R->tx_free;
-            c->mem[i].rx_free = R->rx_free;
-            c->ports_in++;
-        } else {
-            struct fx f = {.kind = FX_CPORTS, .comm = c->comm, .n = c->seq, .i = i, .t1 = R->tx_free,
-                           .t2 = R->rx_free};
-            if (rt__eng_fx_send(E, member_row(E, c, 0), &f))
-                return rt__eng_oom(E);
-        }
-    }
-    if (c->ports_in == c->size) {
-        rt__map_del(&E->coll_of, c->comm, c->seq);
-        return rt__eng_coll_finish(E, id);
-    }
-    return 0;
-}
-
-/* Every member has entered (known at the coordinator): the collective runs, reading and writing
- * the members' ports, at the last entry, in time order with the ports' other grants. */
-static int coll_ready(struct engine *E, uint32_t id)
-{
-    struct coll *c = &E->colls[id];
-    rt_time_ps tc = NEVER;
-    for (uint32_t i = 0; i < c->size; i++)
-        tc = c->mem[i].begin > tc ? c->mem[i].begin : tc;
-    c->tc = tc;
-    c->tc_known = 1;
-    if (c->own < c->size) { /* each other process with members queues it too */
-        uint32_t me = E->part->me, last = me;
-        for (uint32_t i = 0; i < c->size; i++) {
-            uint32_t row = member_row(E, c, i), p = owner_of(E, row);
-            if (p == me || p == last)
-                continue;
-            last = p;
-            struct fx f = {.kind = FX_CTC, .comm = c->comm, .n = c->seq, .t1 = tc};
-            if (rt__eng_fx_send(E, row, &f))
-                return rt__eng_oom(E);
-        }
-    }
-    return push(E, tc, Q_COLL, id, coll_key(c));
-}
-
-/* The record of instance @p seq of a collective on communicator @p comm, made on first sight. */
-int rt__eng_coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t op, uint32_t root, uint32_t first_rank,
-                        uint64_t first_ev, uint32_t *idp)
-{
-    const char *path = rt_trace_path(E->t);
-    const struct rt_comm *cm = rt_trace_comm(E->t, comm);
-    uint64_t *cid = rt__map_get(&E->coll_of, comm, seq);
-    if (cid) {
-        *idp = (uint32_t)*cid;
-        return 0;
-    }
-    uint32_t size = cm->members ? cm->size : 1, id;
-    if (size > INT32_MAX) /* the member index must fit the pending value */
-        return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED, "%s: communicator '%s' has %u ranks, more than 2^31",
-                                        path, comm_name(E, comm), size);
-    uint32_t root_rank = root == RT_NONE ? 0 : comm_rank_of(E, comm, cm, root);
-    if (E->failed)
-        return E->failed;
-    if (E->freecoll != UINT32_MAX) {
-        id = E->freecoll;
-        E->freecoll = E->colls[id].refs;
-    } else {
-        if (rt__grow((void **)&E->colls, &E->capcolls, sizeof *E->colls, E->ncolls + 1))
-            return rt__eng_oom(E);
-        id = E->ncolls++;
-    }
-    struct coll *c = &E->colls[id];
-    memset(c, 0, sizeof *c);
-    c->mem = calloc(size, sizeof *c->mem); /* the driver's cleanup frees them on failure */
-    c->ev = calloc(size, sizeof *c->ev);
-    if (!c->mem || !c->ev || rt__map_put(&E->coll_of, comm, seq, id))
-        return rt__eng_oom(E);
-    E->coll_bytes += (uint64_t)size * (sizeof *c->mem + sizeof *c->ev);
-    if (E->coll_bytes > E->coll_bytes_peak)
-        E->coll_bytes_peak = E->coll_bytes;
-    c->size = size;
-    c->comm = comm;
-    c->members = cm->members;
-    c->op = op;
-    c->root = root;
-    c->root_rank = root_rank == RT_NONE ? 0 : root_rank;
-    c->first_rank = first_rank;
-    c->first_ev = first_ev;
-    c->seq = seq;
-    c->max_begin = NEVER;
-    for (uint32_t i = 0; i < size; i++)
-        c->own += owned(E, member_row(E, c, i));
-    c->refs = c->own;
-    c->coord = owner_of(E, member_row(E, c, 0));
-    if (coordinates(E, c))
-        E->res->collectives++;
-    *idp = id;
-    return 0;
-}
-
-/* Member @p me (trace row @p row) enters collective @p id at @p begin. */
-int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row, uint64_t ev, uint32_t op,
-                       uint32_t root, rt_time_ps begin, rt_bytes sent, rt_bytes recv, int vector)
-{
-    struct coll *c = &E->colls[id];
-    if (c->op != op || c->root != root)
-        return E->failed = rt_error_set(
-                   E->err, RT_EMISMATCH,
-                   "%s: collective mismatch on comm '%s': rank %u event %llu (%s, %s, root %d) vs rank %u event %llu (%s, %s, root %d)",
-                   rt_trace_path(E->t), comm_name(E, c->comm), c->first_rank, (unsigned long long)c->first_ev,
-                   call_name(E, c->first_rank, c->first_ev), rt_coll_op_name((int)c->op),
-                   c->root == RT_NONE ? -1 : (int)c->root, row, (unsigned long long)ev, call_name(E, row, ev),
-                   rt_coll_op_name((int)op), root == RT_NONE ? -1 : (int)root);
-    struct rt__coll_member *m = &c->mem[me];
-    m->begin = begin;
-    m->sent = sent;
-    m->recv = recv;
-    c->ev[me] = ev;
-    if (vector)
-        c->vector = 1;
-    c->max_begin = begin > c->max_begin ? begin : c->max_begin;
-    c->arrived++;
-    if (E->net) /* its own part starts now, message by message on the network */
-        return rt__cx_enter(E, id, me);
-    if (!coordinates(E, c)) { /* the coordinator counts and times it */
-        uint32_t reg = rt__eng_call_region(E, row, ev);
-        struct fx f = {.kind = FX_CPOST, .comm = c->comm, .n = c->seq, .i = me, .src = row, .t1 = begin,
-                       .bytes = sent, .ev2 = recv, .ev1 = ev, .tag = op, .dst = root, .flags = (uint32_t)vector,
-                       .reg = reg == RT_NONE ? 0 : reg + 1};
-        return rt__eng_fx_send(E, member_row(E, c, 0), &f) ? rt__eng_oom(E) : 0;
-    }
-    return c->arrived == c->size ? coll_ready(E, id) : 0;
-}
-
-static int post_collective(struct engine *E, uint32_t r, uint64_t j, const struct rt_event *e,
-                           const struct rt_event_payload *p, rt_time_ps t)
-{
-    const char *path = rt_trace_path(E->t);
-    const struct rt_comm *cm = rt_trace_comm(E->t, p->comm);
-    if (!cm)
-        return E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: rank %u event %llu: collective without communicator",
-                                        path, r, (unsigned long long)j);
-    uint32_t me = comm_rank_of(E, p->comm, cm, r);
-    if (E->failed)
-        return E->failed;
-    if (me == RT_NONE)
-        return E->failed = rt_error_set(
-                   E->err, RT_EMISMATCH,
-                   "%s: collective on comm '%s' by a non-member: rank %u event %llu (%s, %s) is not one of its %u ranks",
-                   path, comm_name(E, p->comm), r, (unsigned long long)j, call_name(E, r, j),
-                   rt_coll_op_name((int)e->aux), cm->size);
-    uint64_t *seqp = rt__map_ref(&E->coll_seq, r, p->comm, 0);
-    if (!seqp)
-        return rt__eng_oom(E);
-    uint64_t seq = (*seqp)++;
-    uint32_t id;
-    if (rt__eng_coll_record(E, p->comm, seq, e->aux, e->ref, r, j, &id))
-        return E->failed;
-    if (pt_put(&E->ranks[r].pending, j, COLL_BIT | (uint64_t)me << 32 | id))
-        return rt__eng_oom(E);
-    E->ranks[r].coll = id;
-    return rt__eng_coll_enter(E, id, me, r, j, e->aux, e->ref, t, p->bytes, rt__eng_coll_received(&E->ranks[r], j),
-                              (e->flags & RT_EVF_VECTOR) != 0);
-}
-
 /* Posts the operation of event @p j, started at event @p post_ev (its MPI call's Enter, or itself). */
 static int post(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e, rt_time_ps t)
 {
@@ -576,7 +269,7 @@ static int post(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, cons
     case RT_EV_IRECV_REQUEST:
         return post_message(E, r, j, post_ev, e, rt__row_payload_of(E->ranks[r].row, j), t, 0);
     case RT_EV_COLL_BEGIN:
-        return post_collective(E, r, j, e, rt__row_payload_of(E->ranks[r].row, j), t);
+        return rt__eng_post_collective(E, r, j, e, rt__row_payload_of(E->ranks[r].row, j), t);
     default:
         return 0;
     }
@@ -623,7 +316,7 @@ static int enter_call(struct engine *E, uint32_t r, uint64_t j, rt_time_ps t, in
  * one, -1 out of memory. */
 static rt_time_ps burst_wire(const struct engine *E, rt_bytes m);
 
-static int net_timing(struct engine *E, uint32_t src, rt_time_ps inject, rt_bytes m, uint64_t key,
+int rt__eng_net_timing(struct engine *E, uint32_t src, rt_time_ps inject, rt_bytes m, uint64_t key,
                       rt_time_ps *wire, rt_time_ps *gap, rt_time_ps *hold)
 {
     int on = 0;
@@ -750,7 +443,7 @@ static RT_COLD int net_ready(struct engine *E, uint32_t id, rt_time_ps now)
     if (E->noisy) {
         uint64_t key = m->flags & M_COLL ? rt__cx_noise_key(E, m)
                                          : (uint64_t)m->src << 40 | (m->send_ev & ((1ull << 40) - 1));
-        int on = net_timing(E, m->src, now, m->bytes, key, &wire, &gap, &hold);
+        int on = rt__eng_net_timing(E, m->src, now, m->bytes, key, &wire, &gap, &hold);
         if (on < 0)
             return rt__eng_oom(E);
         if (on) {
@@ -788,7 +481,7 @@ RT_HOT_INLINE int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
     rt_time_ps gap = c->gap, wire = c->wire, hold = c->hold;
     if (E->noisy) { /* one draw per message, keyed by its sender and send event */
         uint64_t key = (uint64_t)m->src << 40 | (m->send_ev & ((1ull << 40) - 1));
-        int on = net_timing(E, m->src, start, m->bytes, key, &wire, &gap, &hold);
+        int on = rt__eng_net_timing(E, m->src, start, m->bytes, key, &wire, &gap, &hold);
         if (on < 0)
             return rt__eng_oom(E);
         if (on)
@@ -814,24 +507,6 @@ RT_HOT_INLINE int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
         return 0;
     }
     return push(E, arrive, Q_ARRIVE, id, MSG_KEY(m->src, m->send_ev));
-}
-
-/* ------------------------------------------------------------------ collectives' noise */
-
-static rt_time_ps coll_cpu(void *ud, uint32_t i, rt_time_ps t, rt_time_ps work)
-{
-    struct coll_noise *h = ud;
-    return cpu(h->E, member_row(h->E, h->c, i), t, work);
-}
-
-static int coll_net(void *ud, uint32_t a, uint32_t b, uint64_t idx, rt_time_ps inject, rt_bytes m, rt_time_ps *wire,
-                    rt_time_ps *gap, rt_time_ps *hold)
-{
-    struct coll_noise *h = ud;
-    (void)b;
-    /* keyed by the instance (communicator, number) and the message's place in the algorithm */
-    uint64_t key = rt_rng_stream(DOMAIN_COLL, (uint64_t)h->c->comm << 40 ^ h->c->seq, idx) | 1ull << 63;
-    return net_timing(h->E, member_row(h->E, h->c, a), inject, m, key, wire, gap, hold) < 0 ? RT_ENOMEM : RT_OK;
 }
 
 RT_HOT_INLINE int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
@@ -1027,7 +702,7 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
             }
             pt_remove(&R->pending, pv);
             if (--c->refs == 0)
-                coll_release(E, (uint32_t)p);
+                rt__eng_coll_release(E, (uint32_t)p);
         }
         break;
     case RT_EV_FORK:
@@ -1119,7 +794,7 @@ RT_HOT_INLINE void take(struct engine *E, struct qent q)
         on_arrive(E, q.id, q.t);
         break;
     case Q_COLL:
-        coll_ports(E, q.id);
+        rt__eng_coll_ports(E, q.id);
         break;
     case Q_NET: /* (kept beside the queue: run_network) */
         break;
@@ -1154,152 +829,6 @@ static void run_network(struct engine *E)
 void rt__eng_take(struct engine *E, struct qent q)
 {
     take(E, q);
-}
-
-/* ------------------------------------------------------------------ diagnosis */
-
-/* A rank's state and position, here or (after rt__eng_share_states) at its own process. */
-static uint8_t rank_state(const struct engine *E, uint32_t r)
-{
-    if (r >= E->nranks) /* no such rank: nothing will come from it */
-        return R_DONE;
-    if (owned(E, r) || !E->remote_state)
-        return E->ranks[r].state;
-    return (uint8_t)(E->remote_state[RS * (size_t)r] - 1);
-}
-
-static uint64_t rank_cursor(const struct engine *E, uint32_t r)
-{
-    if (r >= E->nranks)
-        return 0;
-    if (owned(E, r) || !E->remote_state)
-        return E->ranks[r].cursor;
-    return (uint64_t)E->remote_state[RS * (size_t)r + 1];
-}
-
-/* The rank that blocked rank @p r waits for (a message's peer), or RT_NONE (a collective, none). */
-uint32_t rt__eng_waits_for(const struct engine *E, uint32_t r)
-{
-    if (!owned(E, r)) {
-        if (!E->remote_state || !E->remote_state[RS * (size_t)r + 3])
-            return RT_NONE;
-        return (uint32_t)(E->remote_state[RS * (size_t)r + 3] - 1);
-    }
-    const struct rank *R = &E->ranks[r];
-    if (R->state == R_DONE || R->cursor >= R->nev)
-        return RT_NONE;
-    const struct rt_event *e = &R->ev[R->cursor];
-    if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV)
-        return (e->kind == RT_EV_RECV ? e : &R->ev[e->ref])->ref;
-    if (e->kind == RT_EV_ISEND_COMPLETE || e->kind == RT_EV_LEAVE) {
-        uint64_t p = e->kind == RT_EV_ISEND_COMPLETE ? pending_of((struct rank *)R, e->ref) : UINT64_MAX;
-        if (p != UINT64_MAX && !(p & COLL_BIT))
-            return E->msgs[p].dst;
-        for (uint32_t i = 0; i < R->nwaits; i++)
-            if (!(E->msgs[R->waits[i]].flags & M_SDONE))
-                return E->msgs[R->waits[i]].dst;
-    }
-    return RT_NONE;
-}
-
-/* Appends to @p buf the cycle of waiting ranks that rank @p r is in, if it is in one. */
-static void wait_cycle(const struct engine *E, uint32_t r, char *buf, size_t n)
-{
-    uint32_t x = r, steps = 0;
-    do { /* r is on a cycle when following the waits from it comes back to it */
-        x = rt__eng_waits_for(E, x);
-    } while (x != RT_NONE && x != r && ++steps <= E->nranks);
-    if (x != r || steps < 2) /* two ranks: the message already names both */
-        return;
-    size_t len = strlen(buf);
-    len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "; the cycle: rank %u", r);
-    for (x = rt__eng_waits_for(E, r); len < n; x = rt__eng_waits_for(E, x)) {
-        len += (size_t)snprintf(buf + len, n - len, " -> %u", x);
-        if (x == r)
-            break;
-    }
-}
-
-static int diagnose(struct engine *E)
-{
-    const char *path = rt_trace_path(E->t);
-    int rc;
-    for (uint32_t r = 0; r < E->nranks; r++) {
-        struct rank *R = &E->ranks[r];
-        if (R->state == R_DONE)
-            continue;
-        uint64_t j = R->cursor;
-        const struct rt_event *e = &R->ev[j];
-        if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV) {
-            uint64_t post_j = e->kind == RT_EV_RECV ? j : e->ref;
-            const struct rt_event *post_ev = &R->ev[post_j];
-            const struct rt_event_payload *post_p = rt__row_payload_of(R->row, post_j);
-            uint32_t s = post_ev->ref;
-            if (rank_state(E, s) == R_DONE)
-                return rt_error_set(E->err, RT_EUNMATCHED,
-                                    "%s: unmatched receive: rank %u event %llu (%s from rank %u, tag %u, comm '%s', %llu bytes): rank %u never sends it",
-                                    path, r, (unsigned long long)j, call_name(E, r, j), s, post_ev->aux,
-                                    comm_name(E, post_p->comm), (unsigned long long)post_p->bytes, s);
-            rc = rt_error_set(E->err, RT_EDEADLOCK,
-                                "%s: deadlock: rank %u event %llu (%s from rank %u, tag %u) waits for rank %u, which is blocked at event %llu (%s)",
-                                path, r, (unsigned long long)j, call_name(E, r, j), s, post_ev->aux, s,
-                                (unsigned long long)rank_cursor(E, s), call_name(E, s, rank_cursor(E, s)));
-            if (E->err)
-                wait_cycle(E, r, E->err->msg, sizeof E->err->msg);
-            return rc;
-        }
-        if (e->kind == RT_EV_LEAVE || e->kind == RT_EV_ISEND_COMPLETE) {
-            uint32_t id = UINT32_MAX;
-            if (e->kind == RT_EV_ISEND_COMPLETE)
-                id = (uint32_t)pending_of(R, e->ref);
-            else
-                for (uint32_t i = 0; i < R->nwaits && id == UINT32_MAX; i++)
-                    if (!(E->msgs[R->waits[i]].flags & M_SDONE))
-                        id = R->waits[i];
-            if (id != UINT32_MAX) {
-                struct msg *m = &E->msgs[id];
-                if (rank_state(E, m->dst) == R_DONE)
-                    return rt_error_set(E->err, RT_EUNMATCHED,
-                                        "%s: unmatched send: rank %u event %llu (%s to rank %u, tag %u, comm '%s', %llu bytes, rendezvous): rank %u never receives it",
-                                        path, r, (unsigned long long)m->send_ev, call_name(E, r, m->send_ev), m->dst,
-                                        m->tag, comm_name(E, m->comm), (unsigned long long)m->bytes, m->dst);
-                rc = rt_error_set(E->err, RT_EDEADLOCK,
-                                    "%s: deadlock: rank %u event %llu (%s to rank %u, tag %u, rendezvous) waits for rank %u, which is blocked at event %llu (%s)",
-                                    path, r, (unsigned long long)m->send_ev, call_name(E, r, m->send_ev), m->dst, m->tag,
-                                    m->dst, (unsigned long long)rank_cursor(E, m->dst), call_name(E, m->dst, rank_cursor(E, m->dst)));
-                if (E->err)
-                    wait_cycle(E, r, E->err->msg, sizeof E->err->msg);
-                return rc;
-            }
-        }
-        if (e->kind == RT_EV_COLL_END) {
-            uint64_t p = pending_of(R, e->ref);
-            struct coll *c = &E->colls[(uint32_t)p];
-            rc = rt_error_set(E->err, RT_EDEADLOCK,
-                              "%s: deadlock: rank %u event %llu (%s on comm '%s') waits for a collective that only %u of %u ranks enter",
-                              path, r, (unsigned long long)j, call_name(E, r, j), comm_name(E, c->comm), c->arrived,
-                              c->size);
-            if (c->cx && E->err) /* on a network: where in its schedule */
-                rt__cx_describe_wait(E, (uint32_t)p, (uint32_t)((p & ~COLL_BIT) >> 32), E->err->msg,
-                                     sizeof E->err->msg);
-            return rc;
-        }
-        return rt_error_set(E->err, RT_EDEADLOCK, "%s: deadlock: rank %u blocked at event %llu (%s)", path, r,
-                            (unsigned long long)j, call_name(E, r, j));
-    }
-    /* Every rank finished: any send still queued in a channel was never received. */
-    for (uint32_t i = 0; i < E->nchans; i++) {
-        struct chan *c = &E->chans[i];
-        if (c->head == UINT32_MAX)
-            continue;
-        struct msg *m = &E->msgs[c->head];
-        if (c->side == M_SEND)
-            return rt_error_set(E->err, RT_EUNMATCHED,
-                                "%s: unmatched send: rank %u event %llu (%s to rank %u, tag %u, comm '%s', %llu bytes) has no matching receive",
-                                path, m->src, (unsigned long long)m->send_ev, call_name(E, m->src, m->send_ev), m->dst,
-                                m->tag, comm_name(E, m->comm), (unsigned long long)m->bytes);
-    }
-    return RT_OK;
 }
 
 /* ------------------------------------------------------------------ driver */
@@ -1337,11 +866,277 @@ void rt_replay_result_destroy(struct rt_replay_result *r)
     free(r);
 }
 
+/* The engine's own tables for the replay of @p E->t: the result, the ranks, the least wire time. */
+static int setup_tables(struct engine *E)
+{
+    uint32_t n = E->nranks ? E->nranks : 1;
+    E->res = calloc(1, sizeof *E->res);
+    E->ranks = calloc(n, sizeof *E->ranks);
+    if (E->res) {
+        E->res->predicted_end_ps = calloc(n, sizeof *E->res->predicted_end_ps);
+        E->res->measured_end_ns = calloc(n, sizeof *E->res->measured_end_ns);
+    }
+    if (!E->res || !E->ranks || !E->res->predicted_end_ps || !E->res->measured_end_ns)
+        return rt__eng_oom(E);
+    E->res->ranks = E->nranks;
+    const struct rt_model *mod = &E->o->model;
+    rt_time_ps w0 = mod->ops->wire(&mod->params, 0);
+    if (E->o->net_burst) {
+        rt_time_ps wb = rt__burst_wire(E->o->net_burst, w0, 0);
+        w0 = wb < w0 ? wb : w0;
+    }
+    E->wire_min = w0 > 1 ? w0 : 1;
+    E->lo = 0;
+    E->hi = E->nranks;
+    return 0;
+}
+
+/* A distributed replay (options.part): the ranks replayed here and the rounds' tables. */
+static int setup_part(struct engine *E)
+{
+    const struct rt_replay_part *P = E->o->part;
+    int ok = P->nprocs > 0 && P->me < P->nprocs && P->first_rank && P->first_rank[0] == 0 &&
+             P->first_rank[P->nprocs] == E->nranks && P->exchange && P->reduce;
+    for (uint32_t p = 0; ok && p < P->nprocs; p++)
+        ok = P->first_rank[p] <= P->first_rank[p + 1];
+    if (!ok)
+        return E->failed = rt_error_set(E->err, RT_EINVAL,
+                                        "%s: the distributed replay's ranks are not split among its processes",
+                                        rt_trace_path(E->t));
+    uint32_t n = E->nranks ? E->nranks : 1;
+    E->part = P;
+    E->lo = P->first_rank[P->me];
+    E->hi = P->first_rank[P->me + 1];
+    E->out = calloc(P->nprocs, sizeof *E->out);
+    E->mark = calloc(n, 1);
+    E->marked = calloc(n, sizeof *E->marked);
+    E->remote_state = calloc(RS * (size_t)n, sizeof *E->remote_state);
+    E->pub = malloc((2 * (size_t)E->nranks + 1) * sizeof *E->pub);
+    E->rdy_min = calloc(n, sizeof *E->rdy_min);
+    E->arr_min = calloc(n, sizeof *E->arr_min);
+    for (size_t i = 0; E->pub && i < 2 * (size_t)E->nranks; i++)
+        E->pub[i] = INT64_MIN; /* nothing known yet: anything may happen at any time */
+    return 0;
+}
+
+/* The ranks' events and the measured span [*first, *last] over all processes; every rank here
+ * queued at its start, relative to the earliest one's. */
+static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
+{
+    const struct rt_replay_options *opts = E->o;
+    rt_time_ns first = INT64_MAX, last = INT64_MIN;
+    for (uint32_t r = 0; r < E->nranks; r++) {
+        struct rank *R = &E->ranks[r];
+        R->coll = UINT32_MAX;
+        if (owned(E, r)) {
+            R->ev = rt_trace_events(E->t, r, &R->nev);
+            R->row = &E->t->rows[r];
+        }
+        if (R->nev) {
+            first = R->ev[0].time < first ? R->ev[0].time : first;
+            last = R->ev[R->nev - 1].time > last ? R->ev[R->nev - 1].time : last;
+        }
+        E->res->events += R->nev;
+    }
+    E->total = E->res->events;
+    E->next_progress = PROGRESS_EVERY;
+    if (E->part) { /* the earliest start and latest end over all processes; whether all set up */
+        int set_up = E->out && E->mark && E->marked && E->remote_state && E->pub && E->rdy_min && E->arr_min;
+        int64_t v[3] = {first, last == INT64_MIN ? INT64_MAX : -last, set_up ? 1 : 0};
+        int prc = E->part->reduce(E->part->ud, v, 3, 0);
+        if (prc || !v[2])
+            return prc ? (E->failed = rt_error_set(E->err, prc, "%s: distributed replay: reduction failed",
+                                                   rt_trace_path(E->t)))
+                   : set_up ? (E->failed = rt_error_set(E->err, RT_EREMOTE, "%s: stopped: another process failed",
+                                                        rt_trace_path(E->t)))
+                            : rt__eng_oom(E);
+        first = v[0];
+        last = v[1] == INT64_MAX ? INT64_MIN : -v[1];
+    }
+    if (first == INT64_MAX)
+        first = last = 0;
+    *firstp = first;
+    *lastp = last;
+    /* Every compute interval and start offset is at most the span: scaled, it must fit the ps clock. */
+    if ((double)(last - first) * 1e3 * opts->compute_scale > MAX_CLOCK_PS)
+        return E->failed = rt_error_set(E->err, RT_ERANGE,
+                                        "%s: the trace spans %lld ns; times compute scale %g that is beyond "
+                                        "the replay's clock (%.3g ps)",
+                                        rt_trace_path(E->t), (long long)(last - first), opts->compute_scale,
+                                        MAX_CLOCK_PS);
+    for (uint32_t r = 0; r < E->nranks; r++) {
+        struct rank *R = &E->ranks[r];
+        rt_time_ns start = R->nev ? R->ev[0].time : first;
+        /* Ranks start where they were measured to start, relative to the earliest one. */
+        R->clock = (rt_time_ps)((double)(start - first) * 1e3 * opts->compute_scale + 0.5);
+        R->last_meas = start;
+        R->tx_free = R->rx_free = NEVER;
+        R->pending = (struct ptab){0};
+        if (!owned(E, r)) { /* replayed by another process */
+            R->state = R_DONE;
+            continue;
+        }
+        R->state = R_QUEUED;
+        R->queued_at = R->clock;
+        if (push(E, R->clock, Q_RESUME, r, r))
+            return E->failed;
+    }
+    return 0;
+}
+
+/* OS noise's cursors per rank and source, and the bursty traffic's state. */
+static int setup_noise(struct engine *E)
+{
+    const struct rt_replay_options *opts = E->o;
+    if (opts->os_noise && rt_os_noise_sources(opts->os_noise)) {
+        E->nsrc = rt_os_noise_sources(opts->os_noise);
+        E->os = (struct rt__os_ctx){opts->os_noise, opts->seed, opts->run};
+        E->cursors = calloc((size_t)(E->nranks ? E->nranks : 1) * E->nsrc, sizeof *E->cursors);
+        if (!E->cursors)
+            return rt__eng_oom(E);
+    }
+    if (opts->net_burst && rt__burst_state_init(&E->burst, opts->net_burst, opts->seed, opts->run, E->nranks))
+        return rt__eng_oom(E);
+    return 0;
+}
+
+/* The network's traffic for this replay, and its background traffic's first messages. */
+static int setup_network(struct engine *E)
+{
+    if (E->part)
+        return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED,
+                                        "%s: a network topology is not replayed under mpirun yet: run it "
+                                        "as one process",
+                                        rt_trace_path(E->t));
+    const struct rt_model *mod = &E->o->model;
+    E->wire0 = mod->ops->wire(&mod->params, 0);
+    /* the model's own per-byte time, over a large message (the NICs' default bandwidth) */
+    double per_byte_ns = (double)(mod->ops->wire(&mod->params, 1 << 20) - E->wire0) / (double)(1 << 20) / 1e3;
+    int rc = rt__netrun_create(E->o->network, per_byte_ns, &E->net, E->err);
+    if (rc)
+        return E->failed = rc;
+    if (rt__netrun_perturb_start(E->net, E->o->seed, E->o->run))
+        return rt__eng_oom(E);
+    rt_time_ps bg = rt__netrun_perturb_next(E->net);
+    if (bg != INT64_MAX && push(E, bg, Q_BG, 0, 0))
+        return E->failed;
+    return 0;
+}
+
+/* Takes the queue until it is empty (one process) or the rounds end (several), then says why
+ * any rank could not finish. */
+static int run(struct engine *E)
+{
+    int rc;
+    rt__map_init(&E->coll_of);
+    rt__map_init(&E->coll_seq);
+    rt__map_init(&E->comm_rank);
+    rt__map_init(&E->halves);
+    rt__map_init(&E->cx_pos);
+    if (E->part) {
+        rc = rt__eng_run_rounds(E);
+    } else {
+        if (E->net) {
+            run_network(E);
+        } else {
+            while (qcount(E) && !E->failed)
+                take(E, pop(E));
+        }
+        rc = E->failed;
+    }
+    if (!rc && E->part)
+        rc = rt__eng_share_states(E);
+    if (!rc)
+        rc = rt__eng_diagnose(E);
+    if (E->part)
+        rc = rt__eng_agree(E, rc);
+    return rc;
+}
+
+/* The result: every rank's end, the network's links and counts, the memory the replay held. */
+static int collect(struct engine *E, rt_time_ns first, rt_time_ns last)
+{
+    int rc;
+    E->res->measured_ns = last - first;
+    for (uint32_t r = E->lo; r < E->hi; r++) {
+        struct rank *R = &E->ranks[r];
+        E->res->predicted_end_ps[r] = R->clock;
+        E->res->measured_end_ns[r] = R->nev ? R->ev[R->nev - 1].time - first : 0;
+    }
+    if (E->part && (rc = rt__eng_share_results(E)))
+        return rc;
+    if (E->net) {
+        if (rt__netrun_links(E->net, &E->res->links, &E->res->nlinks, &E->res->contention_ps))
+            return rt__eng_oom(E);
+        rt__netrun_counts(E->net, &E->res->routed, &E->res->local);
+    }
+    for (uint32_t r = 0; r < E->nranks; r++)
+        if (E->res->predicted_end_ps[r] > E->res->predicted_ps)
+            E->res->predicted_ps = E->res->predicted_end_ps[r];
+    uint64_t mem = (uint64_t)E->capmsgs * sizeof(struct msg) + E->capheap * sizeof(struct qent) +
+                   (uint64_t)E->capchans * sizeof(struct chan) + (uint64_t)E->chan_cap * sizeof *E->chan_slot +
+                   (uint64_t)E->capcolls * sizeof(struct coll) + rt__map_memory(&E->coll_of) + rt__map_memory(&E->coll_seq) +
+                   rt__map_memory(&E->comm_rank) + E->coll_bytes_peak + rt__burst_state_memory(&E->burst) +
+                   (uint64_t)E->nranks * E->nsrc * (sizeof *E->cursors + 2 * RT__DETOUR_RING * sizeof(rt_time_ps)) +
+                   (uint64_t)E->nranks * sizeof(struct rank);
+    for (uint32_t r = 0; r < E->nranks; r++)
+        mem += (uint64_t)E->ranks[r].pending.cap * sizeof(struct ptab_slot) + E->ranks[r].capwaits * sizeof(uint32_t);
+    E->res->peak_bytes = mem;
+    return 0;
+}
+
+/* Frees everything but the result. */
+static void teardown(struct engine *E)
+{
+    if (E->ranks)
+        for (uint32_t r = 0; r < E->nranks; r++) {
+            free(E->ranks[r].pending.slot);
+            free(E->ranks[r].waits);
+            free(E->ranks[r].rdvw);
+        }
+    if (E->out)
+        for (uint32_t p = 0; p < E->part->nprocs; p++)
+            free(E->out[p].v);
+    free(E->out);
+    free(E->mark);
+    free(E->marked);
+    free(E->later);
+    free(E->remote_state);
+    free(E->nbp);
+    free(E->nbp_at);
+    free(E->pub);
+    free(E->rdy_min);
+    free(E->arr_min);
+    free(E->senders);
+    free(E->senders_at);
+    rt__map_free(&E->halves);
+    free(E->ranks);
+    rt__os_cursors_free(E->cursors, (size_t)E->nranks * E->nsrc);
+    free(E->cursors);
+    rt__burst_state_free(&E->burst);
+    rt__netrun_destroy(E->net);
+    free(E->heap);
+    free(E->msgs);
+    free(E->chans);
+    for (uint32_t i = 0; i < E->ncolls; i++) {
+        free(E->colls[i].mem);
+        free(E->colls[i].ev);
+        rt__cx_free(E->colls[i].cx);
+    }
+    rt__map_free(&E->cx_pos);
+    free(E->colls);
+    free(E->chan_slot);
+    rt__map_free(&E->coll_of);
+    rt__map_free(&E->coll_seq);
+    rt__map_free(&E->comm_rank);
+}
+
 int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
                   const struct rt_replay_observer *obs, struct rt_replay_result **out, rt_error *err)
 {
     struct engine E;
-    int rc = RT_OK;
+    rt_time_ns first = 0, last = 0;
+    int rc;
     memset(&E, 0, sizeof E);
     *out = NULL;
     if (!opts->model.ops)
@@ -1361,238 +1156,11 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     E.freemsg = E.freecoll = UINT32_MAX;
     E.net_at = INT64_MAX;
     E.hint_rank = E.hint_region = RT_NONE;
-    E.res = calloc(1, sizeof *E.res);
-    E.ranks = calloc(E.nranks ? E.nranks : 1, sizeof *E.ranks);
-    if (E.res) {
-        E.res->predicted_end_ps = calloc(E.nranks ? E.nranks : 1, sizeof *E.res->predicted_end_ps);
-        E.res->measured_end_ns = calloc(E.nranks ? E.nranks : 1, sizeof *E.res->measured_end_ns);
-    }
-    if (!E.res || !E.ranks || !E.res->predicted_end_ps || !E.res->measured_end_ns) {
-        rc = rt__eng_oom(&E);
-        goto done;
-    }
-    E.res->ranks = E.nranks;
-    {
-        const struct rt_model *mod = &opts->model;
-        rt_time_ps w0 = mod->ops->wire(&mod->params, 0);
-        if (opts->net_burst) {
-            rt_time_ps wb = rt__burst_wire(opts->net_burst, w0, 0);
-            w0 = wb < w0 ? wb : w0;
-        }
-        E.wire_min = w0 > 1 ? w0 : 1;
-    }
-    E.lo = 0;
-    E.hi = E.nranks;
-    if (opts->part) {
-        const struct rt_replay_part *P = opts->part;
-        int ok = P->nprocs > 0 && P->me < P->nprocs && P->first_rank && P->first_rank[0] == 0 &&
-                 P->first_rank[P->nprocs] == E.nranks && P->exchange && P->reduce;
-        for (uint32_t p = 0; ok && p < P->nprocs; p++)
-            ok = P->first_rank[p] <= P->first_rank[p + 1];
-        if (!ok) {
-            rc = rt_error_set(err, RT_EINVAL, "%s: the distributed replay's ranks are not split among its processes",
-                              rt_trace_path(trace));
-            goto done;
-        }
-        E.part = P;
-        E.lo = P->first_rank[P->me];
-        E.hi = P->first_rank[P->me + 1];
-        E.out = calloc(P->nprocs, sizeof *E.out);
-        E.mark = calloc(E.nranks ? E.nranks : 1, 1);
-        E.marked = calloc(E.nranks ? E.nranks : 1, sizeof *E.marked);
-        E.remote_state = calloc(RS * (size_t)(E.nranks ? E.nranks : 1), sizeof *E.remote_state);
-        E.pub = malloc((2 * (size_t)E.nranks + 1) * sizeof *E.pub);
-        E.rdy_min = calloc(E.nranks ? E.nranks : 1, sizeof *E.rdy_min);
-        E.arr_min = calloc(E.nranks ? E.nranks : 1, sizeof *E.arr_min);
-        for (size_t i = 0; E.pub && i < 2 * (size_t)E.nranks; i++)
-            E.pub[i] = INT64_MIN; /* nothing known yet: anything may happen at any time */
-    }
-    rt_time_ns first = INT64_MAX, last = INT64_MIN;
-    for (uint32_t r = 0; r < E.nranks; r++) {
-        struct rank *R = &E.ranks[r];
-        R->coll = UINT32_MAX;
-        if (owned(&E, r)) {
-            R->ev = rt_trace_events(trace, r, &R->nev);
-            R->row = &trace->rows[r];
-        }
-        if (R->nev) {
-            first = R->ev[0].time < first ? R->ev[0].time : first;
-            last = R->ev[R->nev - 1].time > last ? R->ev[R->nev - 1].time : last;
-        }
-        E.res->events += R->nev;
-    }
-    E.total = E.res->events;
-    E.next_progress = PROGRESS_EVERY;
-    if (E.part) { /* the earliest start and latest end over all processes; whether all set up */
-        int64_t v[3] = {first, last == INT64_MIN ? INT64_MAX : -last,
-                        E.out && E.mark && E.marked && E.remote_state && E.pub && E.rdy_min && E.arr_min ? 1 : 0};
-        int prc = E.part->reduce(E.part->ud, v, 3, 0);
-        if (prc || !v[2]) {
-            rc = prc ? rt_error_set(err, prc, "%s: distributed replay: reduction failed", rt_trace_path(trace))
-                     : (E.out && E.mark && E.marked && E.remote_state && E.pub && E.rdy_min && E.arr_min)
-                           ? rt_error_set(err, RT_EREMOTE, "%s: stopped: another process failed", rt_trace_path(trace))
-                           : rt__eng_oom(&E);
-            goto done;
-        }
-        first = v[0];
-        last = v[1] == INT64_MAX ? INT64_MIN : -v[1];
-    }
-    if (first == INT64_MAX)
-        first = last = 0;
-    /* Every compute interval and start offset is at most the span: scaled, it must fit the ps clock. */
-    if ((double)(last - first) * 1e3 * opts->compute_scale > MAX_CLOCK_PS) {
-        rc = rt_error_set(err, RT_ERANGE, "%s: the trace spans %lld ns; times compute scale %g that is beyond "
-                          "the replay's clock (%.3g ps)", rt_trace_path(trace), (long long)(last - first),
-                          opts->compute_scale, MAX_CLOCK_PS);
-        goto done;
-    }
-    for (uint32_t r = 0; r < E.nranks; r++) {
-        struct rank *R = &E.ranks[r];
-        rt_time_ns start = R->nev ? R->ev[0].time : first;
-        /* Ranks start where they were measured to start, relative to the earliest one. */
-        R->clock = (rt_time_ps)((double)(start - first) * 1e3 * opts->compute_scale + 0.5);
-        R->last_meas = start;
-        R->tx_free = R->rx_free = NEVER;
-        R->pending = (struct ptab){0};
-        if (!owned(&E, r)) { /* replayed by another process */
-            R->state = R_DONE;
-            continue;
-        }
-        R->state = R_QUEUED;
-        R->queued_at = R->clock;
-        if (push(&E, R->clock, Q_RESUME, r, r)) {
-            rc = E.failed;
-            goto done;
-        }
-    }
-    if (opts->os_noise && rt_os_noise_sources(opts->os_noise)) {
-        E.nsrc = rt_os_noise_sources(opts->os_noise);
-        E.os = (struct rt__os_ctx){opts->os_noise, opts->seed, opts->run};
-        E.cursors = calloc((size_t)(E.nranks ? E.nranks : 1) * E.nsrc, sizeof *E.cursors);
-        if (!E.cursors) {
-            rc = rt__eng_oom(&E);
-            goto done;
-        }
-    }
-    if (opts->net_burst && rt__burst_state_init(&E.burst, opts->net_burst, opts->seed, opts->run, E.nranks)) {
-        rc = rt__eng_oom(&E);
-        goto done;
-    }
-    if (opts->network) {
-        if (E.part) {
-            rc = rt_error_set(err, RT_EUNSUPPORTED, "%s: a network topology is not replayed under mpirun yet: run it "
-                              "as one process", rt_trace_path(trace));
-            goto done;
-        }
-        const struct rt_model *mod = &opts->model;
-        E.wire0 = mod->ops->wire(&mod->params, 0);
-        /* the model's own per-byte time, over a large message (the NICs' default bandwidth) */
-        double per_byte_ns = (double)(mod->ops->wire(&mod->params, 1 << 20) - E.wire0) / (double)(1 << 20) / 1e3;
-        if ((rc = rt__netrun_create(opts->network, per_byte_ns, &E.net, err)))
-            goto done;
-        if (rt__netrun_perturb_start(E.net, opts->seed, opts->run)) {
-            rc = rt__eng_oom(&E);
-            goto done;
-        }
-        rt_time_ps bg = rt__netrun_perturb_next(E.net);
-        if (bg != INT64_MAX && push(&E, bg, Q_BG, 0, 0)) {
-            rc = E.failed;
-            goto done;
-        }
-    }
-    rt__map_init(&E.coll_of);
-    rt__map_init(&E.coll_seq);
-    rt__map_init(&E.comm_rank);
-    rt__map_init(&E.halves);
-    rt__map_init(&E.cx_pos);
-    if (E.part) {
-        rc = rt__eng_run_rounds(&E);
-    } else {
-        if (E.net) {
-            run_network(&E);
-        } else {
-            while (qcount(&E) && !E.failed)
-                take(&E, pop(&E));
-        }
-        rc = E.failed;
-    }
-    if (!rc && E.part)
-        rc = rt__eng_share_states(&E);
-    if (!rc)
-        rc = diagnose(&E);
-    if (E.part)
-        rc = rt__eng_agree(&E, rc);
-    if (rc)
-        goto done;
-    E.res->measured_ns = last - first;
-    for (uint32_t r = E.lo; r < E.hi; r++) {
-        struct rank *R = &E.ranks[r];
-        E.res->predicted_end_ps[r] = R->clock;
-        E.res->measured_end_ns[r] = R->nev ? R->ev[R->nev - 1].time - first : 0;
-    }
-    if (E.part && (rc = rt__eng_share_results(&E)))
-        goto done;
-    if (E.net) {
-        if (rt__netrun_links(E.net, &E.res->links, &E.res->nlinks, &E.res->contention_ps)) {
-            rc = rt__eng_oom(&E);
-            goto done;
-        }
-        rt__netrun_counts(E.net, &E.res->routed, &E.res->local);
-    }
-    for (uint32_t r = 0; r < E.nranks; r++)
-        if (E.res->predicted_end_ps[r] > E.res->predicted_ps)
-            E.res->predicted_ps = E.res->predicted_end_ps[r];
-    uint64_t mem = (uint64_t)E.capmsgs * sizeof(struct msg) + E.capheap * sizeof(struct qent) +
-                   (uint64_t)E.capchans * sizeof(struct chan) + (uint64_t)E.chan_cap * sizeof *E.chan_slot +
-                   (uint64_t)E.capcolls * sizeof(struct coll) + rt__map_memory(&E.coll_of) + rt__map_memory(&E.coll_seq) +
-                   rt__map_memory(&E.comm_rank) + E.coll_bytes_peak + rt__burst_state_memory(&E.burst) +
-                   (uint64_t)E.nranks * E.nsrc * (sizeof *E.cursors + 2 * RT__DETOUR_RING * sizeof(rt_time_ps)) +
-                   (uint64_t)E.nranks * sizeof(struct rank);
-    for (uint32_t r = 0; r < E.nranks; r++)
-        mem += (uint64_t)E.ranks[r].pending.cap * sizeof(struct ptab_slot) + E.ranks[r].capwaits * sizeof(uint32_t);
-    E.res->peak_bytes = mem;
-done:
-    if (E.ranks)
-        for (uint32_t r = 0; r < E.nranks; r++) {
-            free(E.ranks[r].pending.slot);
-            free(E.ranks[r].waits);
-            free(E.ranks[r].rdvw);
-        }
-    if (E.out)
-        for (uint32_t p = 0; p < E.part->nprocs; p++)
-            free(E.out[p].v);
-    free(E.out);
-    free(E.mark);
-    free(E.marked);
-    free(E.later);
-    free(E.remote_state);
-    free(E.nbp);
-    free(E.nbp_at);
-    free(E.pub);
-    free(E.rdy_min);
-    free(E.arr_min);
-    free(E.senders);
-    free(E.senders_at);
-    rt__map_free(&E.halves);
-    free(E.ranks);
-    rt__os_cursors_free(E.cursors, (size_t)E.nranks * E.nsrc);
-    free(E.cursors);
-    rt__burst_state_free(&E.burst);
-    rt__netrun_destroy(E.net);
-    free(E.heap);
-    free(E.msgs);
-    free(E.chans);
-    for (uint32_t i = 0; i < E.ncolls; i++) {
-        free(E.colls[i].mem);
-        free(E.colls[i].ev);
-        rt__cx_free(E.colls[i].cx);
-    }
-    rt__map_free(&E.cx_pos);
-    free(E.colls);
-    free(E.chan_slot);
-    rt__map_free(&E.coll_of);
-    rt__map_free(&E.coll_seq);
-    rt__map_free(&E.comm_rank);
+    if (!(rc = setup_tables(&E)) && !(rc = opts->part ? setup_part(&E) : 0) &&
+        !(rc = setup_ranks(&E, &first, &last)) && !(rc = setup_noise(&E)) &&
+        !(rc = opts->network ? setup_network(&E) : 0) && !(rc = run(&E)))
+        rc = collect(&E, first, last);
+    teardown(&E);
     if (rc == RT_OK)
         *out = E.res;
     else

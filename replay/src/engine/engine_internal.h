@@ -267,12 +267,26 @@ int rt__eng_run_rounds(struct engine *E);
 int rt__eng_share_states(struct engine *E);
 int rt__eng_agree(struct engine *E, int rc);
 int rt__eng_share_results(struct engine *E);
-/* engine.c for coll_exec.c: the CPU with its OS noise, the model's times of a size, the bytes a
- * collective's member receives, its members' blocks (an error naming two members that disagree) */
+/* engine.c for the other files: the CPU with its OS noise, the model's times of a size, a
+ * message's network noise and bursts under @p key (1 in a burst, 0 not, -1 out of memory), the
+ * names of an event's MPI call and of a communicator (for error lines) */
 rt_time_ps rt__eng_cpu(struct engine *E, uint32_t r, rt_time_ps t, rt_time_ps work);
 const struct size_memo *rt__eng_times(struct engine *E, rt_bytes m);
+int rt__eng_net_timing(struct engine *E, uint32_t src, rt_time_ps inject, rt_bytes m, uint64_t key, rt_time_ps *wire,
+                       rt_time_ps *gap, rt_time_ps *hold);
+const char *rt__eng_call_name(const struct engine *E, uint32_t r, uint64_t j);
+const char *rt__eng_comm_name(const struct engine *E, uint32_t c);
+/* engine_coll.c: collectives in the engine. A member's entry at event @p j (its payload @p p) at
+ * @p t; a queued instance's start (Q_COLL); an instance freed when no member holds it; the bytes
+ * a member receives; the members' blocks (an error naming two members that disagree) */
+int rt__eng_post_collective(struct engine *E, uint32_t r, uint64_t j, const struct rt_event *e,
+                            const struct rt_event_payload *p, rt_time_ps t);
+int rt__eng_coll_ports(struct engine *E, uint32_t id);
+void rt__eng_coll_release(struct engine *E, uint32_t id);
 rt_bytes rt__eng_coll_received(const struct rank *R, uint64_t j);
 int rt__eng_coll_blocks(struct engine *E, uint32_t id);
+/* engine_diag.c: the one error line of a replay whose ranks did not all finish (RT_OK if they did) */
+int rt__eng_diagnose(struct engine *E);
 /* coll_exec.c: a collective's schedule run message by message on the network */
 struct coll_exec;
 int rt__cx_enter(struct engine *E, uint32_t id, uint32_t me); /* member me has entered */
