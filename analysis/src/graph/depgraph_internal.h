@@ -1,36 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* What depgraph.c (the analyses) and depgraph_part.c (their distributed steps) share: the
- * graph's layout and the collective operations, which are no-ops when one process holds every
- * rank. Not installed. */
+/* The graph's layout and its record accessors: what the files of the graph and its analyses
+ * share (depgraph.c, depgraph_path.c, depgraph_wait.c, depgraph_diff.c). The records' own format
+ * (struct rt__dep_rec) is in depgraph_rec.h; the distributed steps (depgraph_part.h) see neither
+ * this layout nor these accessors. Not installed. */
 #ifndef RETIME_DEPGRAPH_INTERNAL_H
 #define RETIME_DEPGRAPH_INTERNAL_H
 
-#include "retime/depgraph.h"
+#include "depgraph_part.h"
+#include "depgraph_rec.h"
 
 #include <pthread.h>
-
-/* One record per event, 32 bytes: the ready times through its two edges, its remote source
- * packed as kind (2 bits) | rank (24 bits) | index (38 bits), and that source's time. The event's
- * own time is not kept: it is max(local_ready, remote_ready) (rec_t), which the collector checks
- * as it stores. The source's time is copied in when the record is stored (the replay has just
- * written the source's record, so it is still in cache) or, for a source recorded later or held
- * by another process, by fill_sources once all records are in: the analyses that walk the
- * records in order then read no other event's record at a random place (what a cache and TLB
- * miss per edge cost them before). The collector holds only these; everything else (kinds,
- * regions, call sites) is read from the trace when a result is asked for. */
-#define IDX_BITS 38
-#define RANK_BITS 24
-#define IDX_MASK ((1ull << IDX_BITS) - 1)
-#define RANK_MASK ((1ull << RANK_BITS) - 1)
-#define NO_RANK RANK_MASK
-#define NO_TIME INT64_MIN /* a remote source's time that its process does not have */
-
-struct rt__dep_rec {
-    rt_time_ps src_t; /* the remote source's time; NO_TIME: none, or not filled in yet */
-    rt_time_ps local_ready, remote_ready;
-    uint64_t src;
-};
-_Static_assert(sizeof(struct rt__dep_rec) == 32, "a dependency record must stay 32 bytes");
 
 /* The end of a set of records: the largest time, of equal ones the lowest rank, and on it the
  * last such event (what a scan in rank and event order finds); rank RT_NONE: no record yet. */
@@ -40,17 +19,10 @@ struct rt__end {
     rt_time_ps t;
 };
 
-/* The times of remote sources held by other processes: open addressing, key = packed source + 1
- * (0: empty slot). */
-struct rt__ghost {
-    uint64_t key;
-    rt_time_ps t;
-};
-
 struct rt_depgraph {
     const rt_trace *t;
-    const struct rt_replay_part *part; /* NULL: this process holds every rank */
-    uint32_t nranks, lo, hi;   /* the ranks held: [lo, hi) */
+    struct rt__dg_part dp;     /* the ranks held ([dp.lo, dp.hi) of dp.nranks), the processes
+                                  (dp.p, NULL: one) and the fetched times: the distributed steps' */
     uint64_t total;            /* events held */
     uint64_t *base, *n, *seen; /* per rank: first record, events (0 if not held), records received */
     struct rt__dep_rec *rec;   /* NULL in a measured graph: see measured_rec */
@@ -73,37 +45,23 @@ struct rt_depgraph {
     struct rt__end end;        /* of the records so far (note_end) */
     uint8_t *onpath;           /* one bit per event held: on the critical path */
     int have_cp, have_ws;
-    int complete_ok;           /* complete() or rt_depgraph_check() passed since the last record */
+    int complete_ok;           /* rt__dg_complete or rt_depgraph_check passed since the last record */
     struct rt_critical_path cp;
     struct rt_cp_segment *seg;
     struct rt_dep_share *cp_share;
     struct rt_wait_states ws;
     struct rt_dep_share *ws_share;
-    struct rt__ghost *gh;
     pthread_t prefault;        /* maps the records' pages while the replay fills them (prefault_main) */
     int prefaulting;           /* the thread runs: joined by rt_depgraph_destroy */
     _Atomic int prefault_stop;
-    uint64_t ngh, capgh;       /* capgh: 0 or a power of two */
 };
 
-static inline uint32_t src_kind(const struct rt__dep_rec *x) { return (uint32_t)(x->src >> 62); }
-static inline uint32_t src_rank(const struct rt__dep_rec *x) { return (uint32_t)((x->src >> IDX_BITS) & RANK_MASK); }
-static inline uint64_t src_index(const struct rt__dep_rec *x) { return x->src & IDX_MASK; }
-static inline int remote_binds(const struct rt__dep_rec *x)
-{
-    return src_kind(x) != RT_DEP_NONE && x->remote_ready > x->local_ready; /* ties: local */
-}
-static inline int held(const rt_depgraph *g, uint32_t r) { return r >= g->lo && r < g->hi; }
+static inline int held(const rt_depgraph *g, uint32_t r) { return rt__dg_held(&g->dp, r); }
 /* The records whose sources are @p g's edges, in event order: its own, or a measured graph's
  * structure graph's (their times are not @p g's). */
 static inline const struct rt__dep_rec *edges_of(const rt_depgraph *g) { return g->rec ? g->rec : g->shape->rec; }
 /* The stored record of event (r, j) of a graph that stores them (not a measured one). */
 static inline struct rt__dep_rec *R(const rt_depgraph *g, uint32_t r, uint64_t j) { return &g->rec[g->base[r] + j]; }
-/* A record's event time: its binding edge's ready time (ties: local). */
-static inline rt_time_ps rec_t(const struct rt__dep_rec *x)
-{
-    return remote_binds(x) ? x->remote_ready : x->local_ready;
-}
 /* The measured time of event (r, j) held here [ps since the earliest event]. */
 static inline rt_time_ps ev_ps(const rt_depgraph *g, uint32_t r, uint64_t j)
 {
@@ -149,55 +107,33 @@ static inline void note_end(struct rt__end *e, uint32_t r, uint64_t j, rt_time_p
         *e = (struct rt__end){r, j, t};
 }
 
-/** Makes room for @p need elements of @p elem bytes in *@p p (capacity *@p cap, doubled from
- *  64): 0, or -1 when out of memory (*@p p unchanged). */
-int rt__dg_grow(void **p, uint64_t *cap, size_t elem, uint64_t need);
-
-/** The time of a remote source held by another process, as rt__dg_fetch got it; NO_TIME when
- *  it was not fetched or its process has no such event. */
-rt_time_ps rt__dg_ghost(const rt_depgraph *g, uint32_t r, uint64_t j);
-
 /* The time of event (r, j), held here or fetched. A record's own source's time is its src_t:
  * this is for other events. */
 static inline rt_time_ps t_of(const rt_depgraph *g, uint32_t r, uint64_t j)
 {
-    return held(g, r) ? time_at(g, r, j) : rt__dg_ghost(g, r, j);
+    return held(g, r) ? time_at(g, r, j) : rt__dg_ghost(&g->dp, r, j);
 }
 
-/* ------------------------------------------------------------------ collective steps
- * Every process calls these in the same order; with g->part == NULL they return at once. */
+/* Whether a record's remote source (if any) is an event of the graph: held here, or fetched
+ * from the process that holds it. */
+static inline int src_ok(const rt_depgraph *g, const struct rt__dep_rec *x)
+{
+    if (src_kind(x) == RT_DEP_NONE)
+        return 1;
+    uint32_t r = src_rank(x);
+    if (r >= g->dp.nranks)
+        return 0;
+    return held(g, r) ? src_index(x) < g->n[r] : rt__dg_ghost(&g->dp, r, src_index(x)) != NO_TIME;
+}
 
-/** Agrees on failure: RT_OK if no process failed, the own @p rc at the lowest failing process,
- *  RT_EREMOTE (err set) at the others. */
-int rt__dg_agree(const rt_depgraph *g, int rc, rt_error *err);
-/** Element-wise minimum (@p sum = 0) or sum over the processes, then rt__dg_agree(rc). */
-int rt__dg_reduce(const rt_depgraph *g, int64_t *v, size_t n, int sum, int rc, rt_error *err);
-/** Fetches the times of every remote source of @p g's records and of @p h's (NULL: none; a
- *  graph of the same split) that another process holds, into @p g's ghosts. Agrees. */
-int rt__dg_fetch(rt_depgraph *g, const rt_depgraph *h, rt_error *err);
-/** Sends @p len bytes of @p rows to process 0, which gets every process's in process order in
- *  *all (malloc'd, *alllen bytes; others: NULL, 0). Agrees (@p rc: this process failed). */
-int rt__dg_gather(const rt_depgraph *g, const void *rows, size_t len, void **all, size_t *alllen, int rc,
-                  rt_error *err);
+/* ------------------------------------------------------------------ depgraph.c's, for the analyses */
 
-/* A walk back along binding edges that may cross processes. */
-struct rt__dg_tok {
-    uint32_t rank, kind;     /* where it goes on; kind: the walk's own (a wait kind) */
-    uint64_t index, steps, seq;
-    rt_time_ps a, b, covered;
-};
-enum { WALK_DONE, WALK_HOP }; /* WALK_HOP: the token moved to a rank held elsewhere */
-/* Walks @p tok on from a rank held here: WALK_DONE, WALK_HOP, or an RT_E* code (negative). */
-typedef int (*rt__dg_walk_fn)(rt_depgraph *g, void *ctx, struct rt__dg_tok *tok, rt_error *err);
-struct rt__dg_toks {
-    struct rt__dg_tok *v;
-    uint64_t n, cap;
-};
-/** Appends a token (RT_OK or RT_ENOMEM). */
-int rt__dg_toks_push(struct rt__dg_toks *q, const struct rt__dg_tok *tok);
-/** Runs the walks in @p out (tokens that hopped to other processes) to their end, in rounds:
- *  each round every process sends the tokens that left it and walks the ones it received.
- *  Frees @p out's array. Agrees (@p rc: this process already failed). */
-int rt__dg_walks(rt_depgraph *g, struct rt__dg_toks *out, rt__dg_walk_fn fn, void *ctx, int rc, rt_error *err);
+/** What every result needs (depgraph.c): all records there, every remote source an event, the
+ *  times of those held elsewhere fetched. Collective; RT_OK at once after it passed, until a new
+ *  record comes. */
+int rt__dg_complete(rt_depgraph *g, rt_error *err);
+/** The observer's contract on the ranks held here (rt_depgraph_check's words): RT_OK or
+ *  RT_EINVAL naming the first offending event. Not collective. */
+int rt__dg_check_held(const rt_depgraph *g, rt_error *err);
 
 #endif
