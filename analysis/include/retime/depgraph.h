@@ -11,7 +11,7 @@
  * an edge's weight is its ready time minus its source's time. The collector is fed by the
  * replay engine's rt_replay_observer.on_dep (O(1) per event, no second pass over the trace),
  * or built from the trace's measured timestamps with the edge structure of a replay
- * (rt_depgraph_measured). Memory: 32 bytes per event (struct rt__dep_rec in depgraph_internal.h), 8
+ * (rt_depgraph_measured). Memory: 32 bytes per event (struct rt__dep_rec in depgraph_rec.h), 8
  * for a measured timing (its records are worked out from the trace and its structure graph), plus
  * one bit per event while a critical path is marked.
  *
