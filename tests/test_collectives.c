@@ -582,6 +582,21 @@ static void test_errors(void)
                               "to receive from rank 2 (0 bytes), which never enters it"
                             : "deadlock: rank 0 event 2 (MPI_Barrier on comm 'MPI_COMM_WORLD') waits for a collective "
                               "that only 3 of 4 ranks enter");
+
+    /* The same with a bcast: rank 2's counts are unknown, so on a network no schedule is made
+     * either (not a size mismatch): the others wait at their entry, as without one. */
+    b = new_trace(dir, sizeof dir, 4);
+    for (uint32_t r = 0; r < 4; r++) {
+        if (r == 2) {
+            tb_enter(b, r, 0, "work");
+            tb_leave(b, r, 1000, "work");
+        } else {
+            add_call(b, r, 0, "MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST, 0, r ? 0 : 4000, 1000);
+        }
+    }
+    expect_error("missing bcast member", b, dir, RT_EDEADLOCK,
+                 "deadlock: rank 0 event 2 (MPI_Bcast on comm 'MPI_COMM_WORLD') waits for a collective that only 3 "
+                 "of 4 ranks enter");
 }
 
 /* ------------------------------------------------------------------ limits and causes */

@@ -118,10 +118,11 @@ static uint64_t cx_find(struct engine *E, uint32_t row, uint32_t comm, uint64_t 
 }
 
 /* Fills in the counts and events of the members that have not entered collective @p c yet, from
- * their own records of it further on in the trace. A member without one will never enter: the
- * collective then never ends for anyone, and the replay's diagnosis says who waits for whom. */
-static int cx_lookahead(struct engine *E, struct coll *c, const uint8_t *entered)
+ * their own records of it further on in the trace; *@p missing counts the members without one,
+ * which will never enter. */
+static int cx_lookahead(struct engine *E, struct coll *c, const uint8_t *entered, uint32_t *missing)
 {
+    *missing = 0;
     for (uint32_t i = 0; i < c->size; i++) {
         if (entered[i])
             continue;
@@ -129,8 +130,10 @@ static int cx_lookahead(struct engine *E, struct coll *c, const uint8_t *entered
         uint64_t k = row < E->nranks ? cx_find(E, row, c->comm, c->seq) : UINT64_MAX;
         if (E->failed)
             return E->failed;
-        if (k == UINT64_MAX)
+        if (k == UINT64_MAX) {
+            ++*missing;
             continue;
+        }
         const struct rank *R = &E->ranks[row];
         c->ev[i] = k;
         c->mem[i].sent = rt__row_payload_of(R->row, k)->bytes;
@@ -146,9 +149,16 @@ static int cx_lookahead(struct engine *E, struct coll *c, const uint8_t *entered
 static int cx_create(struct engine *E, uint32_t id, const uint8_t *entered)
 {
     struct coll *c = &E->colls[id];
-    uint32_t P = c->size;
-    if (cx_lookahead(E, c, entered))
+    uint32_t P = c->size, missing;
+    if (cx_lookahead(E, c, entered, &missing))
         return E->failed;
+    /* A member that never enters leaves the collective unfinished for everyone, and the replay's
+     * diagnosis says who waits for whom. Its counts are unknown: unless they do not matter (a
+     * barrier's), no schedule is made, and the others wait at their entry. */
+    if (missing && c->op != RT_COLL_BARRIER) {
+        c->cx_none = 1;
+        return 0;
+    }
     if (rt__eng_coll_blocks(E, id))
         return E->failed;
     struct coll_exec *x = calloc(1, sizeof *x);
@@ -313,6 +323,8 @@ static int cx_round(struct engine *E, uint32_t cid, uint32_t i)
 int rt__cx_enter(struct engine *E, uint32_t cid, uint32_t me)
 {
     struct coll *c = &E->colls[cid];
+    if (c->cx_none)
+        return 0;
     if (!c->cx) {
         uint8_t *entered = calloc(c->size, 1);
         if (!entered)
@@ -320,7 +332,7 @@ int rt__cx_enter(struct engine *E, uint32_t cid, uint32_t me)
         entered[me] = 1;
         int rc = cx_create(E, cid, entered);
         free(entered);
-        if (rc)
+        if (rc || c->cx_none)
             return rc;
     }
     struct cx_member *M = &c->cx->mem[me];

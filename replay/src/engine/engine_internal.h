@@ -95,6 +95,7 @@ struct coll {
     /* distributed replay: members on several processes; the coordinator (the process of
      * member 0) collects the entries and ports, runs the algorithm and sends each its part */
     struct coll_exec *cx;     /* on a network: its schedule running (coll_exec.c), or NULL */
+    uint8_t cx_none;          /* on a network: no schedule, a member never enters (coll_exec.c) */
     rt_time_ps tc, max_begin; /* the last entry (when known), the latest entry seen here */
     uint32_t own, ports_in, dones; /* members replayed here; ports and results received */
     uint32_t coord;                /* the coordinator's process */
