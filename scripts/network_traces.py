@@ -132,9 +132,8 @@ def probes(out, mapfile, nodes, routes, J, period, size, start):
     print("\n".join(lines))
 
 
-OPS = {"allreduce": (CollectiveOp.ALLREDUCE, RegionRole.COLL_ALL2ALL, "MPI_Allreduce"),
-       "reduce": (CollectiveOp.REDUCE, RegionRole.COLL_ALL2ONE, "MPI_Reduce"),
-       "bcast": (CollectiveOp.BCAST, RegionRole.COLL_ONE2ALL, "MPI_Bcast")}
+OPS = {"allreduce": (CollectiveOp.ALLREDUCE, "MPI_Allreduce"), "reduce": (CollectiveOp.REDUCE, "MPI_Reduce"),
+       "bcast": (CollectiveOp.BCAST, "MPI_Bcast")}
 NO_ROOT = 0xFFFFFFFF  # OTF2_UNDEFINED_UINT32
 
 
@@ -167,6 +166,8 @@ def coll(out, P, ops, sizes, reps, nbytes, warmup=2):
     if any(op not in OPS for op in ops) or len(set(ops)) != len(ops):
         sys.exit("network_traces.py: bad OPS '%s' (allreduce, reduce, bcast, each once)" % ",".join(ops))
     sizes = int_list(sizes, 2, P)
+    if reps < 1 or nbytes < 0 or warmup < 0:
+        sys.exit("network_traces.py: coll needs REPS >= 1, BYTES >= 0 and WARMUP >= 0")
     call, gap = 5000, 100  # ns: one call's measured length, and the time between two calls
     with archive(out) as trace:
         t = Trace(trace, P)
@@ -188,7 +189,7 @@ def coll(out, P, ops, sizes, reps, nbytes, warmup=2):
         def call_on(r, t0, op, cm, k, b, root=NO_ROOT, t1=None):
             """Rank r's collective op (or "barrier") on communicator cm of k ranks from t0 to t1
             (default t0 + call); returns the time of its next call."""
-            otf2op, _, rname = OPS.get(op, (CollectiveOp.BARRIER, None, "MPI_Barrier"))
+            otf2op, rname = OPS.get(op, (CollectiveOp.BARRIER, "MPI_Barrier"))
             t1 = t0 + call if t1 is None else t1
             sent, recvd = coll_bytes(op, k, r, b)
             w[r].write(otf2.events.Enter(t0, region[rname]))

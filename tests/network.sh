@@ -243,6 +243,28 @@ check repro-sweep-torus-near-crossbar holds '$1 > 0.98 * $2 && $1 < 1.02 * $2' "
 check repro-sweep-torus-random holds '$1 > 0 && $2 > $3' "$(sw 3 2)" "$(sw 3 1)" "$(sw 2 1)"
 check repro-sweep-fattree holds '$1 > 0 && $2 > $3 && $4 > $3' "$(sw 4 2)" "$(sw 4 1)" "$(sw 3 1)" "$(sw 5 1)"
 
+# --- 002's Figures 3-5 and 10 from collectives (issue #30; network-repro.sh --part coll and
+# coll-xgft, quick: about 10 s). The script fails unless the traced 64 KiB collectives of
+# traces/collbench are slower under the other jobs (every median) and more so at ratio 0.5 than at
+# 0.125, and the generated collectives' slowdown grows with the fat tree. Beyond that: traced 8 B
+# collectives lose less than 1 % (a flow shares bandwidth, so an 8 B message loses only its
+# bytes' share of a link, 6 ns of its 2.128 us; there are no packets to queue behind), and the
+# generated binomial MPI_Reduce on 72 of 144 endpoints takes, alone, the point-to-point tree's
+# time (the xgft part: 386.57 us over the same 10 mappings) to 0.1 %.
+C=$work/repro-coll/network
+RETIME=$retime "$(dirname "$0")/../scripts/network-repro.sh" "$C" --quick --part coll --part coll-xgft >/dev/null 2>&1; rc=$?
+check repro-coll [ "$rc" -eq 0 ]
+med() { awk -F, -v b="$1" -v f="$2" '$1 == b { if (f == "min" ? $9 < v || v == "" : $9 > v) v = $9 } END { print v }' "$C/coll.csv" 2>&1; }
+check repro-coll-8B-under-1pc holds '$1 >= 0.999 && $2 < 1.01' "$(med 8 min)" "$(med 8 max)"
+check repro-coll-64KiB-slower holds '$1 > 1 && $2 > 1.1' "$(med 65536 min)" "$(med 65536 max)"
+check repro-coll-xgft-reduce-alone holds '$1 > 386570 * 0.999 && $1 < 386570 * 1.001' \
+  "$(awk -F, '$1 == 144 && $(NF - 8) == "reduce" { print $(NF - 5) }' "$C/coll-xgft.csv" 2>&1)"
+# the traced collective benchmark's own baseline (traces/collbench/README.md: apart from
+# traces/baseline.json, like team-shift/): the model alone, crossbar
+out=$("$retime" check "$traces/collbench" --baseline "$traces/collbench/baseline.json" 2>&1); rc=$?
+check collbench-baseline [ "$rc" -eq 0 ]
+check collbench-baseline-both has "$out" "2 passed, 0 failed, 0 errors, 0 not checked"
+
 # --- bad options and files: one line each
 check bad-topology fails_with "torus:8x" "$retime" replay "$A" "${H[@]}" --topology torus:8x
 check unknown-topology fails_with "hypercube" "$retime" replay "$A" "${H[@]}" --topology hypercube:4
