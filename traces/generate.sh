@@ -45,7 +45,7 @@ runs=(
 
 # 002's collective benchmark (instrument/collbench, docs/network-repro.md): allreduce, reduce and
 # bcast on the first k = 2..16 ranks, 2 warm-up calls and 10 repetitions per (op, k), each in
-# the user region <op>_k<k>; 8 B (002's size) and 64 KiB. In a directory of their own, with their
+# the user region <op>_k<k>; 8 B (issue #30's size) and 64 KiB. In a directory of their own, with their
 # own baseline (collbench/README.md), like team-shift/.
 coll_runs=(
   "collbench/collbench-p16          16 --reps 10"
