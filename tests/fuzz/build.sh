@@ -28,11 +28,18 @@ objs=()
 # the include path, as the engine, the top layer, sees them.
 layer_inc=()
 for d in "$src"/replay/src/*/; do layer_inc+=(-I"$d"); done
+# One compiler per core at a time (the ASan + UBSan build of the library is most of the test's
+# time); any failure fails the build.
+jobs=$(nproc 2>/dev/null || echo 2)
+pids=()
 for f in "$src"/replay/src/*/*.c "$src"/tests/support/otf2_builder.c; do
   o="$out/$(basename "$f" .c).o"
-  "$CC" "${flags[@]}" $otf2_cflags -I"$src/replay/include" "${layer_inc[@]}" -c "$f" -o "$o"
+  "$CC" "${flags[@]}" $otf2_cflags -I"$src/replay/include" "${layer_inc[@]}" -c "$f" -o "$o" &
+  pids+=($!)
   objs+=("$o")
+  if [ ${#pids[@]} -ge "$jobs" ]; then wait "${pids[0]}" || exit 1; pids=("${pids[@]:1}"); fi
 done
+for p in "${pids[@]}"; do wait "$p" || exit 1; done
 "$CC" "${flags[@]}" $otf2_cflags -D_POSIX_C_SOURCE=200809L -I"$src/replay/include" -I"$src/tests/support" \
   -DRT_FUZZ_TRACE="\"$src/traces/shift1d-ssend-p8-k1-m1000\"" -c "$src/tests/fuzz/fuzz_trace.c" -o "$out/fuzz_trace.o"
 "$CC" -fsanitize=fuzzer,$san "$out/fuzz_trace.o" "${objs[@]}" $otf2_libs -lm -lpthread \
