@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The OTF2 reader's private state, shared by its three files and by nothing else:
+ *   trace_defs.c    the global definitions: their callbacks and the tables built from them
+ *   trace_reader.c  the events: a location's records into a row of compact events, requests
+ *                   and messages matched, thread teams
+ *   trace_open.c    opening an archive, the parallel read of the locations (each rank with its
+ *                   threads' teams), the public API
+ * Functions one file offers the others are named rt__rd_ (the reader's). (trace_internal.h is
+ * the trace's layout, which the layers above read too.)
+ */
+#ifndef RETIME_READER_INTERNAL_H
+#define RETIME_READER_INTERNAL_H
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <otf2/otf2.h>
+
+#include "map.h"
+#include "trace_internal.h"
+
+/* Raw definitions kept until the tables can be resolved (they may arrive in any order). */
+struct group_def {
+    uint8_t type;          /* OTF2_GroupType */
+    uint8_t paradigm;
+    uint32_t n;
+    uint64_t *members;
+};
+
+/* OTF2 references are usually small dense integers: index them by array, fall back to a hash
+ * for the rare producer that uses huge ids. The per-event lookups (region of every Enter and
+ * Leave, communicator of every message) are hot in the reader. */
+#define DENSE_LIMIT (1u << 22)
+struct ref_index {
+    uint32_t *v;
+    uint32_t n;
+    struct rt__map sparse;
+};
+
+/* The index of @p ref, or RT_NONE: inline, the events' lookups are hot (see above). */
+static inline uint32_t ref_get(const struct ref_index *x, uint64_t ref)
+{
+    if (ref < x->n)
+        return x->v[ref];
+    if (ref < DENSE_LIMIT)
+        return RT_NONE;
+    uint64_t *v = rt__map_get(&x->sparse, ref, 0);
+    return v ? (uint32_t)*v : RT_NONE;
+}
+
+static inline void ref_free(struct ref_index *x)
+{
+    free(x->v);
+    rt__map_free(&x->sparse);
+}
+
+/* Open requests of the location being read (its functions are with the event callbacks): request id -> index of the event that started it.
+ * Every nonblocking call puts one and its completion takes it out again, so this is a small,
+ * busy table: open addressing with 16-byte slots, Fibonacci hashing, linear probing and
+ * deletion by shifting back (no tombstones). A slot is free when its value is 0; values are
+ * event index + 1, so any request id may be a key. */
+struct req_slot {
+    uint64_t key, val;
+};
+struct req_table {
+    struct req_slot *slot;
+    uint32_t cap, count; /* cap: 0 or a power of two */
+    unsigned shift;      /* 64 - log2(cap) */
+};
+
+static inline void req_free(struct req_table *q)
+{
+    free(q->slot);
+    *q = (struct req_table){0};
+}
+
+struct ctx_def {
+    uint64_t self, region, scl;
+};
+
+/* A location as defined, kept until ranks, threads and other locations can be told apart. */
+struct loc_def {
+    uint64_t id, nevents, group;
+    const char *name;
+    uint8_t type; /* OTF2_LocationType */
+};
+
+/* A thread team as one of a rank's other threads saw it: when it began, and when its work was
+ * done (its arrival at the team's last barrier, or the team's end). */
+struct team_span {
+    rt_time_ns begin, arrive;
+};
+
+/* A CPU thread of a rank besides the rank's own: read only for its team spans. */
+struct thread_loc {
+    uint64_t location, nevents;
+    uint32_t row;             /* its rank */
+    struct team_span *spans;  /* in time order */
+    uint64_t nspans, capspans;
+    uint64_t rank_location;   /* its rank's location id (until the rows are indexed) */
+};
+
+/* The state of a read: the definition tables, shared read-only by the readers of a parallel read
+ * once built, and the state of the location one reader is reading. */
+struct reader {
+    rt_trace *t;
+    rt_error *err;
+    const char *path;
+    int failed;                 /* set by callbacks that stored an error */
+    struct rt__map strings;     /* string ref -> index into t->strings */
+    struct ref_index regions;   /* region ref -> region index */
+    uint8_t *region_flags;      /* region index -> RT_EVF_MPI if an MPI region, | RT_EVF_SYNC /
+                                 * RT_EVF_BUFFERED of its sends */
+    struct rt__map rows;        /* location ref -> row */
+    struct rt__map groups;      /* group ref -> index into groupv */
+    struct group_def *groupv;
+    uint32_t ngroups, capgroups;
+    struct ref_index comms;     /* comm ref -> comm index */
+    uint64_t *comm_group;       /* comm index -> group ref, resolved after the definitions */
+    uint32_t capcomms;
+    struct rt__map scls;        /* source code location ref -> (string ref << 32 | line) */
+    uint64_t *sclv;             /* source code location refs in definition order */
+    uint32_t nscl, capscl;
+    struct rt__map ctxs;        /* calling context ref -> index into ctxv */
+    struct ctx_def *ctxv;
+    uint32_t nctx, capctx;
+    struct rt__map callsite_of; /* (kind, ref) -> call-site index; kind 1 = context, 2 = scl */
+    uint64_t timer_resolution, global_offset;
+    int have_clock;
+    uint64_t fast_hi;           /* push's fast path takes ts in [fast_lo, fast_hi]; 0 unless a 1 ns clock */
+    int have_callsites;         /* call sites defined: Enter attributes are worth looking at */
+    struct loc_def *locv;       /* every location defined */
+    uint32_t nloc, caploc;
+    struct thread_loc *thr;     /* the ranks' other CPU threads, by rank, then location id */
+    uint32_t nthr;
+    uint32_t *thr_at;           /* rank r's threads are thr[thr_at[r] .. thr_at[r + 1]) */
+
+    /* state of the location being read */
+    uint32_t row;
+    struct rt__row *cur;
+    uint64_t cap;
+    int mpi_depth;
+    uint8_t call_flags;         /* RT_EVF_SYNC / RT_EVF_BUFFERED of the MPI call being read */
+    rt_time_ns last_time;
+    uint64_t fast_lo;           /* the last event's ts (see push) */
+    struct req_table requests;  /* request id -> event index */
+    uint64_t coll_begin;        /* index of the open collective begin, or UINT64_MAX */
+    int tail_final;             /* the row's last payload holds its final fields: the next may share it */
+    /* thread teams (of the rank's own thread, or of one of its other threads, thr_cur) */
+    struct thread_loc *thr_cur; /* the other thread being read, or NULL: the rank's own */
+    int team_depth;             /* open team begins and parallel regions */
+    int in_barrier;             /* inside a barrier region of the team */
+    int work_after_barrier;     /* something was entered since the team's last barrier */
+    rt_time_ns team_begin, barrier_enter;
+    uint64_t fork_ev;           /* the rank's RT_EV_FORK of the open team */
+    uint64_t barrier_leave;     /* the rank's Leave of its last barrier in the team, or UINT64_MAX */
+    /* what this reader's locations add to the trace's counters (several readers may run at
+     * once, see read_events; their counts are summed when all are done) */
+    struct rt_trace_stats stats;
+    uint64_t memory;
+};
+
+/* Region flags besides the event flags they carry (RT_EVF_MPI, RT_EVF_SYNC, RT_EVF_BUFFERED):
+ * the thread-team regions, which only the reader looks at. */
+#define RF_PARALLEL (1u << 6) /* a parallel region (OpenMP): a thread team */
+#define RF_BARRIER (1u << 7)  /* a thread team's barrier (implicit or explicit; not MPI_Barrier) */
+
+/* Stores the first error of a read (later ones are dropped: the first is the cause) as
+ * "<path>: <message>" in r->err; returns the code stored, r->failed. */
+int rt__rd_fail(struct reader *r, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* What is wrong with the archive file DIR/<stem><tail> (the anchor is DIR/<stem>.otf2) that OTF2
+ * would not open, written to @p buf (of @p n bytes); returns buf, or a constant string. */
+const char *rt__rd_file_problem(const char *anchor, const char *tail, char *buf, size_t n);
+
+/* trace_defs.c: reads the global definitions (r->path's archive, opened as @p rd). */
+int rt__rd_definitions(struct reader *r, OTF2_Reader *rd);
+/* trace_defs.c: once the definitions are read, the trace's tables: the rows (ranks, sorted by
+ * location id) and their threads, the communicators' members, the call sites. */
+int rt__rd_tables(struct reader *r);
+
+/* trace_reader.c: reads row @p row's location (selected in @p rd) into its events. */
+int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row);
+/* trace_reader.c: reads one of a rank's other threads: its team spans, nothing kept as events. */
+int rt__rd_thread(struct reader *r, OTF2_Reader *rd, struct thread_loc *th);
+
+#endif
