@@ -13,7 +13,8 @@
  *     named like its function and a source code location), referenced from Enter events by the
  *     attribute `retime::callsite`; call sites without a function after the last one that has
  *     one are bare source code locations, referenced by `retime::callsite_location` (as Score-P
- *     does), so that trace_reader.c numbers them the same when it reads the archive back;
+ *     does), so that the reader (replay/src/trace/trace_defs.c) numbers them the same when it
+ *     reads the archive back;
  *   - one COMM_LOCATIONS group (MPI rank r = row r), one COMM_GROUP (or COMM_SELF) group per
  *     communicator, communicators in the trace's order (ref = communicator index);
  *   - every event carries `retime::measured_ns` (its measured time), and the events on the
