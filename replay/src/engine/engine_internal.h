@@ -31,7 +31,8 @@
  * arrival, a collective, an eager send's return), so only then are all the readies of a time
  * known, and the order of a port's grants never depends on the order ranks were simulated. */
 enum { Q_RESUME, Q_READY, Q_ARRIVE, Q_COLL, Q_RDV,
-       Q_NET, /* the network's next flow end (network.c) */
+       Q_NET, /* the network's next flow end: kept beside the queue (engine.c, run_network), taken
+               * in this place of the order */
        Q_BG   /* background traffic's next messages (--perturb) */ };
 enum { R_QUEUED, R_RUNNING, R_BLOCKED, R_DONE };
 enum {
