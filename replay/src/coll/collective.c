@@ -662,13 +662,8 @@ static int run(struct sim *s, int op, int algo, uint32_t P)
         else if (op == RT_COLL_ALLGATHER)
             algo = s->pre[P] < 512 * 1024 ? RT_ALGO_RECDBL : RT_ALGO_RING;
     }
-    if (s->emit) /* (the operation's only algorithm, where auto has no choice) */
-        s->emit->algo = algo != RT_ALGO_AUTO ? algo
-                        : op == RT_COLL_BCAST || op == RT_COLL_REDUCE || op == RT_COLL_GATHER || op == RT_COLL_SCATTER
-                            ? RT_ALGO_BINOMIAL
-                        : op == RT_COLL_ALLTOALL ? RT_ALGO_PAIRWISE
-                        : op == RT_COLL_SCAN     ? RT_ALGO_RECDBL
-                                                 : RT_ALGO_DISSEMINATION;
+    if (s->emit) /* where auto has no choice, the operation's only algorithm */
+        s->emit->algo = algo != RT_ALGO_AUTO ? algo : __builtin_ctz(algo_valid[op]);
     switch (op) {
     case RT_COLL_BARRIER:
         dissemination(s, 0);

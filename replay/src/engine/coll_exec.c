@@ -35,7 +35,6 @@
 #include "engine_internal.h"
 #include "map.h"
 
-#define DOMAIN_COLL 0x434f4c4cull /* as engine.c's coll_net: the same noise as rt__coll_run's */
 
 enum { CX_OUT, CX_IN, CX_DONE }; /* a member: not entered, running, its part done */
 
@@ -82,12 +81,6 @@ int rt__cx_member_done(const struct coll_exec *x, uint32_t i)
     return x->mem[i].state == CX_DONE;
 }
 
-uint64_t rt__cx_noise_key(const struct engine *E, const struct msg *m)
-{
-    const struct coll *c = &E->colls[m->comm];
-    return rt_rng_stream(DOMAIN_COLL, (uint64_t)c->comm << 40 ^ c->seq, m->n) | 1ull << 63;
-}
-
 /* ------------------------------------------------------------------ reading ahead */
 
 /* The event index of the @p seq-th collective (from 0) of trace row @p row on communicator
@@ -117,14 +110,14 @@ static uint64_t cx_find(struct engine *E, uint32_t row, uint32_t comm, uint64_t 
     return UINT64_MAX;
 }
 
-/* Fills in the counts and events of the members that have not entered collective @p c yet, from
- * their own records of it further on in the trace; *@p missing counts the members without one,
- * which will never enter. */
-static int cx_lookahead(struct engine *E, struct coll *c, const uint8_t *entered, uint32_t *missing)
+/* Fills in the counts and events of the members of collective @p c but @p me, the first to enter
+ * it, from their own records of it further on in the trace; *@p missing counts the members
+ * without one, which will never enter. */
+static int cx_lookahead(struct engine *E, struct coll *c, uint32_t me, uint32_t *missing)
 {
     *missing = 0;
     for (uint32_t i = 0; i < c->size; i++) {
-        if (entered[i])
+        if (i == me)
             continue;
         uint32_t row = member_row(E, c, i);
         uint64_t k = row < E->nranks ? cx_find(E, row, c->comm, c->seq) : UINT64_MAX;
@@ -146,11 +139,12 @@ static int cx_lookahead(struct engine *E, struct coll *c, const uint8_t *entered
 
 /* ------------------------------------------------------------------ set-up */
 
-static int cx_create(struct engine *E, uint32_t id, const uint8_t *entered)
+/* The schedule of collective @p id, made when its first member @p me enters. */
+static int cx_create(struct engine *E, uint32_t id, uint32_t me)
 {
     struct coll *c = &E->colls[id];
     uint32_t P = c->size, missing;
-    if (cx_lookahead(E, c, entered, &missing))
+    if (cx_lookahead(E, c, me, &missing))
         return E->failed;
     /* A member that never enters leaves the collective unfinished for everyone, and the replay's
      * diagnosis says who waits for whom. Its counts are unknown: unless they do not matter (a
@@ -326,12 +320,7 @@ int rt__cx_enter(struct engine *E, uint32_t cid, uint32_t me)
     if (c->cx_none)
         return 0;
     if (!c->cx) {
-        uint8_t *entered = calloc(c->size, 1);
-        if (!entered)
-            return rt__eng_oom(E);
-        entered[me] = 1;
-        int rc = cx_create(E, cid, entered);
-        free(entered);
+        int rc = cx_create(E, cid, me);
         if (rc || c->cx_none)
             return rc;
     }

@@ -441,7 +441,7 @@ static RT_COLD int net_ready(struct engine *E, uint32_t id, rt_time_ps now)
     const struct size_memo *c = times_of(E, m->bytes);
     rt_time_ps wire = c->wire, gap = c->gap, hold = c->hold, bytes_ps = c->wire - E->wire0;
     if (E->noisy) {
-        uint64_t key = m->flags & M_COLL ? rt__cx_noise_key(E, m)
+        uint64_t key = m->flags & M_COLL ? coll_noise_key(&E->colls[m->comm], m->n)
                                          : (uint64_t)m->src << 40 | (m->send_ev & ((1ull << 40) - 1));
         int on = rt__eng_net_timing(E, m->src, now, m->bytes, key, &wire, &gap, &hold);
         if (on < 0)

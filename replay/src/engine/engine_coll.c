@@ -15,7 +15,6 @@
 #include "engine_internal.h"
 #include "map.h"
 
-#define DOMAIN_COLL 0x434f4c4cull /* "COLL": the noise keys of collectives' messages (coll_exec.c too) */
 
 /* ------------------------------------------------------------------ noise */
 
@@ -36,7 +35,7 @@ static int coll_net(void *ud, uint32_t a, uint32_t b, uint64_t idx, rt_time_ps i
     struct coll_noise *h = ud;
     (void)b;
     /* keyed by the instance (communicator, number) and the message's place in the algorithm */
-    uint64_t key = rt_rng_stream(DOMAIN_COLL, (uint64_t)h->c->comm << 40 ^ h->c->seq, idx) | 1ull << 63;
+    uint64_t key = coll_noise_key(h->c, idx);
     return rt__eng_net_timing(h->E, member_row(h->E, h->c, a), inject, m, key, wire, gap, hold) < 0 ? RT_ENOMEM : RT_OK;
 }
 

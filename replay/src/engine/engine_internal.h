@@ -295,7 +295,6 @@ int rt__cx_enter(struct engine *E, uint32_t id, uint32_t me); /* member me has e
 int rt__cx_sent(struct engine *E, uint32_t msg, rt_time_ps t); /* an eager message's sender is done */
 int rt__cx_arrived(struct engine *E, uint32_t msg, rt_time_ps t); /* a message is delivered */
 int rt__cx_member_done(const struct coll_exec *x, uint32_t me);
-uint64_t rt__cx_noise_key(const struct engine *E, const struct msg *m);
 /* Appends to @p buf the round and message member @p me of collective @p id waits for. */
 void rt__cx_describe_wait(const struct engine *E, uint32_t id, uint32_t me, char *buf, size_t n);
 void rt__cx_free(struct coll_exec *x);
@@ -622,6 +621,15 @@ static inline uint32_t owner_of(const struct engine *E, uint32_t r)
 static inline int coordinates(const struct engine *E, const struct coll *c)
 {
     return c->coord == (E->part ? E->part->me : 0);
+}
+
+/* The network-noise key of message @p idx (its place in the algorithm's order) of collective @p c:
+ * the same draw whether the instance is timed in one go (engine_coll.c) or run message by message
+ * (coll_exec.c). */
+#define DOMAIN_COLL 0x434f4c4cull /* "COLL" */
+static inline uint64_t coll_noise_key(const struct coll *c, uint64_t idx)
+{
+    return rt_rng_stream(DOMAIN_COLL, (uint64_t)c->comm << 40 ^ c->seq, idx) | 1ull << 63;
 }
 
 static inline uint64_t coll_key(const struct coll *c)
