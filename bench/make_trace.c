@@ -197,24 +197,11 @@ static void iteration(struct gen *g, uint64_t it)
     case 2: blocking_hops(g, 0); break;
     default: nonblocking_hops(g); break;
     }
-    uint64_t last = 0;
     for (uint32_t r = 0; r < P; r++) {
         tb_leave(g->b, r, g->now[r] += jitter(g, 50, 30), "shift_iteration");
-        last = max_u64(last, g->now[r]);
         g->events++;
     }
-    /* The allreduce ends for everybody after ceil(log2 P) rounds past the last arrival. */
-    int rounds = 0;
-    while ((1u << rounds) < P)
-        rounds++;
-    uint64_t end = last + 200 + (uint64_t)rounds * transfer_ns(g, 8);
-    for (uint32_t r = 0; r < P; r++) {
-        uint64_t t0 = g->now[r] + jitter(g, 100, 30);
-        uint64_t t1 = max_u64(end, t0) + jitter(g, 100, 30);
-        tb_collective(g->b, r, t0, t1, "MPI_Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_UNDEFINED_UINT32, 8, 8);
-        g->now[r] = t1;
-        g->events += 4;
-    }
+    collective(g, "MPI_Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_UNDEFINED_UINT32, 8, 8, 8, 8, 8);
 }
 
 static void usage(FILE *f)

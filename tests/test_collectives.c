@@ -533,6 +533,23 @@ static void expect_error(const char *what, tb_builder *b, const char *dir, int c
         fprintf(stderr, "  %s: %s\n", what, err.msg);
 }
 
+/* A trace of 4 ranks whose rank 2 only works while the others call @p call (@p op, root @p root),
+ * rank 0 sending @p s0 bytes and the others none, each receiving @p rv. */
+static tb_builder *missing_member(char *dir, size_t n, const char *call, int op, uint32_t root, uint64_t s0,
+                                  uint64_t rv)
+{
+    tb_builder *b = new_trace(dir, n, 4);
+    for (uint32_t r = 0; r < 4; r++) {
+        if (r == 2) {
+            tb_enter(b, r, 0, "work");
+            tb_leave(b, r, 1000, "work");
+        } else {
+            add_call(b, r, 0, call, op, root, r ? 0 : s0, rv);
+        }
+    }
+    return b;
+}
+
 static void test_errors(void)
 {
     char dir[300];
@@ -567,15 +584,7 @@ static void test_errors(void)
     /* Rank 2 of 4 never enters the barrier the others wait in. On a network the members run
      * their own parts: rank 0 gets through round 1 (from rank 3) and waits in round 2 for rank
      * 2's message, which the error names. */
-    b = new_trace(dir, sizeof dir, 4);
-    for (uint32_t r = 0; r < 4; r++) {
-        if (r == 2) {
-            tb_enter(b, r, 0, "work");
-            tb_leave(b, r, 1000, "work");
-        } else {
-            add_call(b, r, 0, "MPI_Barrier", OTF2_COLLECTIVE_OP_BARRIER, NO_ROOT, 0, 0);
-        }
-    }
+    b = missing_member(dir, sizeof dir, "MPI_Barrier", OTF2_COLLECTIVE_OP_BARRIER, NO_ROOT, 0, 0);
     expect_error("missing member", b, dir, RT_EDEADLOCK,
                  g_topology ? "deadlock: rank 0 event 2 (MPI_Barrier on comm 'MPI_COMM_WORLD') waits for a collective "
                               "that only 3 of 4 ranks enter; in round 2 of 2 of its barrier (dissemination), it waits "
@@ -585,15 +594,7 @@ static void test_errors(void)
 
     /* The same with a bcast: rank 2's counts are unknown, so on a network no schedule is made
      * either (not a size mismatch): the others wait at their entry, as without one. */
-    b = new_trace(dir, sizeof dir, 4);
-    for (uint32_t r = 0; r < 4; r++) {
-        if (r == 2) {
-            tb_enter(b, r, 0, "work");
-            tb_leave(b, r, 1000, "work");
-        } else {
-            add_call(b, r, 0, "MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST, 0, r ? 0 : 4000, 1000);
-        }
-    }
+    b = missing_member(dir, sizeof dir, "MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST, 0, 4000, 1000);
     expect_error("missing bcast member", b, dir, RT_EDEADLOCK,
                  "deadlock: rank 0 event 2 (MPI_Bcast on comm 'MPI_COMM_WORLD') waits for a collective that only 3 "
                  "of 4 ranks enter");

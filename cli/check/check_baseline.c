@@ -936,13 +936,20 @@ int check_baseline_write(const char *file, const struct check_baseline *b, rt_er
 /* The lock file is removed on release, so that none is left beside the baseline. A waiter may
  * then hold the lock of a file already removed (or replaced by a newer one): it checks, once it
  * has the lock, that the path still names the file it locked, and tries again if not. */
-int check_baseline_lock(const char *file, rt_error *err)
+static char *lock_path(const char *file)
 {
     size_t n = strlen(file) + 6;
     char *path = malloc(n);
+    if (path)
+        snprintf(path, n, "%s.lock", file);
+    return path;
+}
+
+int check_baseline_lock(const char *file, rt_error *err)
+{
+    char *path = lock_path(file);
     if (!path)
         return rt_error_set(err, RT_ENOMEM, "out of memory"), -1;
-    snprintf(path, n, "%s.lock", file);
     int fd;
     for (;;) {
         struct stat held, named;
@@ -967,10 +974,8 @@ void check_baseline_unlock(const char *file, int fd)
 {
     if (fd < 0)
         return;
-    size_t n = strlen(file) + 6;
-    char *path = malloc(n);
+    char *path = lock_path(file);
     if (path) {
-        snprintf(path, n, "%s.lock", file);
         unlink(path); /* while locked: a waiter then sees its file is gone and tries again */
         free(path);
     }
