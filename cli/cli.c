@@ -264,10 +264,11 @@ const char cli_model_usage[] =
     "  model:   --model hockney|logp  [--params FILE]  (options override the file's values)\n"
     "           hockney: --alpha TIME --beta TIME/SIZE, or --beta-table (beta per size from --params)\n"
     "           logp:    --L TIME --o TIME (or --o_s TIME --o_r TIME) --g TIME --G TIME/SIZE\n"
-    "           [--eager-limit SIZE] [--compute-scale X] [--coll OP=ALGO,...]\n"
-    "           collectives: barrier=dissemination, bcast|reduce|gather|scatter=binomial,\n"
-    "           allreduce=recdbl|ring|rabenseifner, allgather=ring|recdbl, alltoall=pairwise,\n"
-    "           scan=recdbl; auto (default) picks by size as MPICH does\n"
+    "           [--eager-limit SIZE] [--compute-scale X] [--coll-algos RULES] [--coll OP=ALGO,...]\n"
+    "           collectives: --coll-algos retime (default) | mpich (MPICH 4.0) | openmpi (Open MPI 4.1)\n"
+    "           | FILE (docs/collectives.md) picks each collective's algorithm by operation, size and\n"
+    "           ranks; --coll overrides one operation, e.g. allreduce=ring,bcast=knomial\n"
+    "           (`retime info --collectives TRACE` lists the algorithms each collective gets)\n"
     "  noise:   [--seed N]  every draw is a function of (seed, run, what it is for)\n"
     "           --net-noise DIST   extra delay per message on the wire; DIST is\n"
     "           exp:mean=T | lognormal:median=T,sigma=S | pareto:scale=T,shape=A |\n"
@@ -438,6 +439,10 @@ int model_cli_option(struct args *a, struct model_cli *m)
         if (!v || !*v)
             return cli_die("--params needs a parameter file"), -1;
         m->params_file = v;
+    } else if (cli_opt(a, "--coll-algos", &v)) {
+        if (!v || !*v)
+            return cli_die("--coll-algos needs retime, mpich, openmpi or a rules file"), -1;
+        m->coll_rules_spec = v;
     } else if (cli_opt(a, "--coll", &v)) {
         uint8_t probe[RT_COLL_OTHER + 1] = {0};
         if (!v || rt_coll_algo_parse(v, probe, &err))
@@ -513,6 +518,9 @@ int model_cli_finish(struct model_cli *m, struct rt_replay_options *o)
     o->eager_limit = m->eager_limit;
     if (m->coll_spec && rt_coll_algo_parse(m->coll_spec, o->coll_algo, &err))
         return cli_die("--coll: %s", err.msg);
+    if (m->coll_rules_spec && !m->coll_rules && rt_coll_rules_open(m->coll_rules_spec, &m->coll_rules, &err))
+        return cli_die("--coll-algos: %s", err.msg);
+    o->coll_rules = m->coll_rules;
     if (m->net_noise_spec && rt_dist_parse(m->net_noise_spec, &m->net_noise, &err))
         return cli_die("--net-noise: %s", err.msg);
     o->net_noise = m->net_noise;
@@ -529,6 +537,8 @@ int model_cli_finish(struct model_cli *m, struct rt_replay_options *o)
 
 void model_cli_free(struct model_cli *m)
 {
+    rt_coll_rules_free(m->coll_rules);
+    m->coll_rules = NULL;
     rt_dist_free(m->net_noise);
     rt_os_noise_free(m->os_noise);
     rt_burst_free(m->net_burst);
@@ -690,6 +700,8 @@ void model_cli_describe(FILE *f, const struct rt_replay_options *o)
                 param_text(f, &rt_model_param_table[i], *rt_model_param_ptr(&p, i));
         }
     fprintf(f, "  eager-limit=%" PRIu64 "B  compute-scale=%g", o->eager_limit, o->compute_scale);
+    if (o->coll_rules && strcmp(rt_coll_rules_name(o->coll_rules), "retime"))
+        fprintf(f, "  coll-algos=%s", rt_coll_rules_name(o->coll_rules));
     int any = 0;
     for (int op = 0; op <= RT_COLL_OTHER; op++)
         if (o->coll_algo[op] != RT_ALGO_AUTO)
@@ -719,6 +731,10 @@ void model_cli_json(FILE *f, const struct rt_replay_options *o)
     }
     fprintf(f, ", \"eager_limit_bytes\": %" PRIu64 ", \"compute_scale\": ", o->eager_limit);
     cli_print_double(f, o->compute_scale);
+    if (o->coll_rules && strcmp(rt_coll_rules_name(o->coll_rules), "retime")) {
+        fprintf(f, ", \"coll_algos\": ");
+        cli_json_string(f, rt_coll_rules_name(o->coll_rules));
+    }
     fprintf(f, ", \"collectives\": {");
     for (int op = 0; op <= RT_COLL_OTHER; op++)
         fprintf(f, "%s\"%s\": \"%s\"", op ? ", " : "", rt_coll_op_name(op), rt_coll_algo_name(o->coll_algo[op]));

@@ -80,6 +80,8 @@ struct model_cli {
     const char *model;       /* --model, default hockney */
     const char *params_file; /* --params FILE */
     const char *coll_spec;   /* --coll OP=ALGO,... */
+    const char *coll_rules_spec; /* --coll-algos retime|mpich|openmpi|FILE */
+    rt_coll_rules *coll_rules; /* opened by model_cli_finish, freed by model_cli_free */
     struct rt_model_params params;
     unsigned given;          /* parameters set by options (bit = index in rt_model_param_table) */
     double compute_scale;

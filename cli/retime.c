@@ -18,7 +18,7 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: retime info TRACE [--format text|json]\n"
+    fputs("usage: retime info TRACE [--collectives [--coll-algos RULES] [--coll OP=ALGO,...]] [--format text|json]\n"
           "       retime replay TRACE MODEL-OPTIONS [OUTPUT-OPTIONS] [--region NAME]\n"
           "                     [--runs N [--jobs J] [--split ranks|runs]] [--format text|json|csv]\n"
           "       retime sweep TRACE --model M --PARAM LIST... [--compute-scale LIST] [--region NAME]\n"
@@ -48,14 +48,102 @@ static void usage(FILE *f)
 
 /* ------------------------------------------------------------------ info */
 
+/* "64KiB", "1MiB" when exact, else "1000B". */
+static const char *bytes_text(char *buf, size_t n, rt_bytes b)
+{
+    static const char *const unit[] = {"GiB", "MiB", "KiB"};
+    for (int i = 0; i < 3; i++) {
+        rt_bytes u = 1ull << (10 * (3 - i));
+        if (b >= u && b % u == 0) {
+            snprintf(buf, n, "%" PRIu64 "%s", b / u, unit[i]);
+            return buf;
+        }
+    }
+    snprintf(buf, n, "%" PRIu64 "B", b);
+    return buf;
+}
+
+/* "knomial (fanout 4)", "reduce-bcast (binomial + knomial)", "pipeline (segments of 8KiB)". */
+static const char *plan_text(char *buf, size_t n, const struct rt_coll_plan *p)
+{
+    char seg[32];
+    size_t len = (size_t)snprintf(buf, n, "%s", rt_coll_algo_name(p->algo));
+    if (p->algo == RT_ALGO_REDUCE_BCAST && len < n)
+        len += (size_t)snprintf(buf + len, n - len, " (%s + %s)", rt_coll_algo_name(p->part[0] ? p->part[0] : RT_ALGO_BINOMIAL),
+                                rt_coll_algo_name(p->part[1] ? p->part[1] : RT_ALGO_BINOMIAL));
+    if (p->fanout && len < n)
+        len += (size_t)snprintf(buf + len, n - len, " fanout=%u", p->fanout);
+    if (p->seg && len < n)
+        snprintf(buf + len, n - len, " seg=%s", bytes_text(seg, sizeof seg, p->seg));
+    return buf;
+}
+
+/* The algorithm each kind of collective instance of @p t gets (--collectives). */
+static int info_collectives(const rt_trace *t, const struct rt_replay_options *o, enum format fmt)
+{
+    struct rt_coll_census c;
+    rt_error err = {0};
+    if (rt_coll_census(t, o->coll_rules, o->coll_algo, &c, &err))
+        return cli_fail(&err);
+    char b1[32], b2[32], p[96];
+    const char *rules = rt_coll_rules_name(o->coll_rules);
+    if (fmt == FMT_JSON) {
+        printf(", \"coll_algos\": ");
+        cli_json_string(stdout, rules);
+        printf(", \"collective_plans\": [");
+        for (size_t i = 0; i < c.n; i++) {
+            const struct rt_coll_census_row *r = &c.rows[i];
+            printf("%s{\"operation\": \"%s%s\", \"ranks\": %u, \"block_bytes\": %" PRIu64
+                   ", \"total_bytes\": %" PRIu64 ", \"instances\": %" PRIu64 ", \"algorithm\": \"%s\""
+                   ", \"segment_bytes\": %" PRIu64 ", \"fanout\": %u}",
+                   i ? ", " : "", rt_coll_op_name(r->op), r->vector ? "(v)" : "", r->ranks, r->block, r->total,
+                   r->instances, rt_coll_algo_name(r->plan.algo), r->plan.seg, r->plan.fanout);
+        }
+        printf("], \"collective_instances_incomplete\": %" PRIu64 ", \"collective_instances_mismatched\": %" PRIu64
+               ", \"collective_rows_not_listed\": %" PRIu64, c.incomplete, c.mismatched, c.more);
+    } else {
+        printf("collectives    algorithms under --coll-algos %s%s (docs/collectives.md)\n", rules,
+               c.n ? "" : ": none with 2 or more ranks");
+        if (c.n)
+            printf("  %-14s %6s %10s %10s %10s  %s\n", "operation", "ranks", "block", "total", "instances", "algorithm");
+        for (size_t i = 0; i < c.n; i++) {
+            const struct rt_coll_census_row *r = &c.rows[i];
+            char op[24];
+            snprintf(op, sizeof op, "%s%s", rt_coll_op_name(r->op), r->vector ? "(v)" : "");
+            printf("  %-14s %6u %10s %10s %10" PRIu64 "  %s\n", op, r->ranks, bytes_text(b1, sizeof b1, r->block),
+                   bytes_text(b2, sizeof b2, r->total), r->instances, plan_text(p, sizeof p, &r->plan));
+        }
+        if (c.incomplete || c.mismatched || c.more)
+            printf("  (%" PRIu64 " instances some member never enters, %" PRIu64
+                   " whose members' counts disagree, %" PRIu64 " in kinds past the first %d)\n",
+                   c.incomplete, c.mismatched, c.more, RT_COLL_CENSUS_MAX);
+    }
+    rt_coll_census_free(&c);
+    return 0;
+}
+
 static int cmd_info(struct args *a)
 {
     const char *path = NULL, *v;
     enum format fmt = FMT_TEXT;
+    const char *coll_spec = NULL, *rules_spec = NULL;
+    int collectives = 0;
     for (a->i = 2; a->i < a->argc; a->i++) {
         if (cli_opt(a, "--format", &v)) {
             if (cli_format(v, &fmt, 0))
                 return cli_die("bad --format '%s' (text or json)", v ? v : "");
+        } else if (!strcmp(a->argv[a->i], "--collectives")) {
+            collectives = 1;
+        } else if (cli_opt(a, "--coll-algos", &v)) {
+            if (!v || !*v)
+                return cli_die("--coll-algos needs retime, mpich, openmpi or a rules file");
+            rules_spec = v;
+            collectives = 1;
+        } else if (cli_opt(a, "--coll", &v)) {
+            if (!v || !*v)
+                return cli_die("--coll needs OP=ALGO[,OP=ALGO...]");
+            coll_spec = v;
+            collectives = 1;
         } else if (a->argv[a->i][0] == '-' && a->argv[a->i][1]) {
             return cli_die("unknown option '%s' for info", a->argv[a->i]);
         } else if (!path) {
@@ -68,8 +156,19 @@ static int cmd_info(struct args *a)
         return cli_die("info needs a TRACE");
     rt_error err = {0};
     rt_trace *t = NULL;
-    if (rt_trace_open(path, &t, &err))
+    struct rt_replay_options opts;
+    memset(&opts, 0, sizeof opts);
+    rt_coll_rules *rules = NULL;
+    if (coll_spec && rt_coll_algo_parse(coll_spec, opts.coll_algo, &err))
+        return cli_die("--coll: %s", err.msg);
+    if (rules_spec && rt_coll_rules_open(rules_spec, &rules, &err))
+        return cli_die("--coll-algos: %s", err.msg);
+    opts.coll_rules = rules;
+    int rc = 0;
+    if (rt_trace_open(path, &t, &err)) {
+        rt_coll_rules_free(rules);
         return cli_fail(&err);
+    }
     const struct rt_trace_stats *st = rt_trace_stats(t);
     uint64_t bytes_recv = 0;
     for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
@@ -106,7 +205,10 @@ static int cmd_info(struct args *a)
             cli_json_string(stdout, cs->file);
             printf(", \"line\": %u}", cs->line);
         }
-        printf("]}\n");
+        printf("]");
+        if (collectives && info_collectives(t, &opts, fmt))
+            rc = 1;
+        printf("}\n");
     } else {
         printf("trace          %s\n", rt_trace_path(t));
         printf("ranks          %u (MPI processes)\n", rt_trace_ranks(t));
@@ -139,9 +241,12 @@ static int cmd_info(struct args *a)
                    st->orphan_completions, st->dropped_requests);
         if (dropped[0])
             printf("dropped        %s (not replayed)\n", dropped);
+        if (collectives && info_collectives(t, &opts, fmt))
+            rc = 1;
     }
     rt_trace_close(t);
-    return 0;
+    rt_coll_rules_free(rules);
+    return rc;
 }
 
 /* Takes --quiet out of argv, wherever it is: it applies to every command. */

@@ -11,163 +11,12 @@
  * enters its collective at time 0 (compute scale 0) and the byte counts follow Score-P.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <otf2/otf2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "otf2_builder.h"
-#include "retime/replay.h"
+#include "coll_harness.h"
 #include "test_util.h"
-
-#define NS 1000LL                   /* ps per ns */
-#define T(m) ((2000LL + (m)) * NS)  /* Hockney T(m) in ps */
-#define MAXP 16
-#define NO_ROOT OTF2_UNDEFINED_UINT32
-
-static const struct rt_model_params hockney = {.alpha_ns = 2000, .beta_ns_per_byte = 1};
-static const struct rt_model_params logp = {.L_ns = 1000, .o_s_ns = 100, .o_r_ns = 200, .g_ns = 300};
-
-static char tmp_root[256];
-static int ntraces;
-/* The network every replay runs on unless its setup names one: NULL (the model's crossbar, where
- * a collective is timed in one go) or "crossbar" (crossbar:P, where its messages run one by one
- * on the routed network, engine/coll_exec.c). */
-static const char *g_topology;
-
-/* ------------------------------------------------------------------ helpers */
-
-struct setup {
-    const char *model;               /* "hockney" (default) or "logp" */
-    const char *algos;               /* rt_coll_algo_parse spec or NULL */
-    double scale;                    /* compute scale (0 unless lateness matters) */
-    rt_bytes eager;                  /* eager limit, 0: 64 KiB */
-    const char *topology;            /* a network (retime/network.h), "crossbar": crossbar:P; NULL: none */
-};
-
-/* Score-P's byte counts of one rank (instrument/src/wrap_coll.c) for per-rank block b. */
-static void counts(int op, uint32_t P, uint32_t me, uint32_t root, uint64_t b, uint64_t *s, uint64_t *r)
-{
-    switch (op) {
-    case OTF2_COLLECTIVE_OP_BARRIER:
-        *s = *r = 0;
-        break;
-    case OTF2_COLLECTIVE_OP_BCAST:
-    case OTF2_COLLECTIVE_OP_SCATTER:
-        *s = me == root ? P * b : 0;
-        *r = b;
-        break;
-    case OTF2_COLLECTIVE_OP_REDUCE:
-    case OTF2_COLLECTIVE_OP_GATHER:
-        *s = b;
-        *r = me == root ? P * b : 0;
-        break;
-    case OTF2_COLLECTIVE_OP_ALLREDUCE:
-    case OTF2_COLLECTIVE_OP_ALLGATHER:
-    case OTF2_COLLECTIVE_OP_ALLTOALL:
-        *s = *r = P * b;
-        break;
-    case OTF2_COLLECTIVE_OP_SCAN:
-        *s = (P - me) * b;
-        *r = (me + 1) * b;
-        break;
-    default:
-        *s = *r = b;
-        break;
-    }
-}
-
-static tb_builder *new_trace(char *dir, size_t n, uint32_t ranks)
-{
-    snprintf(dir, n, "%s/t%d", tmp_root, ntraces++);
-    return tb_create(dir, ranks);
-}
-
-/* Rank r computes for late[r] ns (if late), then calls the collective with its own counts. */
-static void add_call(tb_builder *b, uint32_t r, uint64_t late, const char *call, int op, uint32_t root, uint64_t s,
-                     uint64_t rv)
-{
-    if (late) {
-        tb_enter(b, r, 0, "work");
-        tb_leave(b, r, late, "work");
-    }
-    tb_collective(b, r, late, late + 1000, call, op, root, s, rv);
-}
-
-static int replay(const char *dir, const struct setup *su, rt_time_ps *end, uint32_t n, rt_error *err)
-{
-    rt_trace *t = NULL;
-    struct rt_replay_options o;
-    struct rt_replay_result *res = NULL;
-    rt_replay_options_default(&o);
-    const char *model = su && su->model ? su->model : "hockney";
-    int rc = rt_model_init(&o.model, model, strcmp(model, "logp") ? &hockney : &logp, err);
-    if (rc)
-        return rc;
-    o.compute_scale = su ? su->scale : 0;
-    o.eager_limit = su && su->eager ? su->eager : 65536;
-    if (su && su->algos && (rc = rt_coll_algo_parse(su->algos, o.coll_algo, err)))
-        return rc;
-    rt_network *net = NULL;
-    const char *topo = su && su->topology ? su->topology : g_topology;
-    if (topo) {
-        char spec[64];
-        struct rt_network_params np;
-        rt_network_params_default(&np);
-        snprintf(spec, sizeof spec, "%s", topo);
-        if (!strcmp(topo, "crossbar")) /* (n = 0: a trace the test expects to be refused) */
-            snprintf(spec, sizeof spec, "crossbar:%u", n ? n : MAXP);
-        np.topology = spec;
-        if ((rc = rt_network_create(&np, n, &net, err)))
-            return rc;
-        o.network = net;
-    }
-    rc = rt_trace_open(dir, &t, err);
-    if (rc == RT_OK)
-        rc = rt_replay_run(t, &o, NULL, &res, err);
-    rt_network_destroy(net);
-    if (rc == RT_OK) {
-        CHECK_EQ_INT(res->ranks, n);
-        for (uint32_t r = 0; r < n && r < res->ranks; r++)
-            end[r] = res->predicted_end_ps[r];
-    }
-    rt_replay_result_destroy(res);
-    rt_trace_close(t);
-    return rc;
-}
-
-/* One collective on MPI_COMM_WORLD with per-rank block b (late: per-rank lateness or NULL);
- * replays it and compares every rank's end with want[] (ps). */
-static void check_coll(const char *what, const struct setup *su, uint32_t P, int op, const char *call, uint32_t root,
-                       uint64_t block, const uint64_t *late, const rt_time_ps *want)
-{
-    char dir[300];
-    tb_builder *b = new_trace(dir, sizeof dir, P);
-    for (uint32_t r = 0; r < P; r++) {
-        uint64_t s, rv;
-        counts(op, P, r, root, block, &s, &rv);
-        add_call(b, r, late ? late[r] : 0, call, op, root, s, rv);
-    }
-    CHECK_EQ_INT(tb_close(b), 0);
-    rt_time_ps end[MAXP] = {0};
-    rt_error err = {0};
-    int rc = replay(dir, su, end, P, &err);
-    CHECK_EQ_INT(rc, RT_OK);
-    if (rc)
-        fprintf(stderr, "  %s: %s\n", what, err.msg);
-    for (uint32_t r = 0; r < P && rc == RT_OK; r++)
-        if (end[r] != want[r]) {
-            fprintf(stderr, "%s: rank %u ends at %lld ps, expected %lld ps\n", what, r, (long long)end[r],
-                    (long long)want[r]);
-            rt_test_failures++;
-        }
-}
-
-static void fill(rt_time_ps *want, uint32_t P, rt_time_ps v)
-{
-    for (uint32_t r = 0; r < P; r++)
-        want[r] = v;
-}
 
 /* ------------------------------------------------------------------ Hockney closed forms */
 
@@ -739,10 +588,10 @@ static void test_algo_parse(void)
     uint8_t before[RT_COLL_OTHER + 1];
     memcpy(before, a, sizeof a);
     CHECK_EQ_INT(rt_coll_algo_parse("allreduce=rabenseifner,bcast=ring", a, &err), RT_EINVAL);
-    CHECK_CONTAINS(err.msg, "algorithm 'ring' does not apply to bcast (valid: auto, binomial)");
+    CHECK_CONTAINS(err.msg, "algorithm 'ring' does not apply to bcast (valid: auto, binomial, linear, pipeline, chain, binary, split-binary, knomial, scatter-recdbl, scatter-ring)");
     CHECK(memcmp(a, before, sizeof a) == 0); /* a bad spec changes nothing */
     CHECK_EQ_INT(rt_coll_algo_parse("allreduce=fast", a, &err), RT_EINVAL);
-    CHECK_CONTAINS(err.msg, "unknown collective algorithm 'fast' for allreduce (valid: auto, recdbl, ring, rabenseifner)");
+    CHECK_CONTAINS(err.msg, "unknown collective algorithm 'fast' for allreduce (valid: auto, recdbl, ring, rabenseifner, linear, segmented-ring, reduce-bcast)");
     CHECK_EQ_INT(rt_coll_algo_parse("allredux=ring", a, &err), RT_EINVAL);
     CHECK_CONTAINS(err.msg, "unknown collective operation 'allredux' (operations: barrier, bcast");
     CHECK_EQ_INT(rt_coll_algo_parse("allreduce", a, &err), RT_EINVAL);
@@ -751,7 +600,7 @@ static void test_algo_parse(void)
     CHECK_EQ_INT(rt_coll_algo_parse("", a, &err), RT_EINVAL);
     CHECK_EQ_INT(rt_coll_algo_parse("other=dissemination", a, &err), RT_EINVAL);
     CHECK_EQ_INT(rt_coll_algo_parse("gather=pairwise", a, &err), RT_EINVAL);
-    CHECK_CONTAINS(err.msg, "does not apply to gather (valid: auto, binomial)");
+    CHECK_CONTAINS(err.msg, "does not apply to gather (valid: auto, binomial, linear, linear-sync)");
 
     CHECK(strcmp(rt_coll_algo_name(RT_ALGO_RABENSEIFNER), "rabenseifner") == 0);
     CHECK(strcmp(rt_coll_algo_name(RT_ALGO_AUTO), "auto") == 0);
@@ -875,5 +724,6 @@ int main(void)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
     if (system(cmd) != 0)
         fprintf(stderr, "warning: could not remove %s\n", tmp_root);
+    rt_test_failures += harness_failures();
     TEST_MAIN_END();
 }

@@ -21,6 +21,7 @@ struct check_settings {
     rt_bytes eager_limit;
     double compute_scale;
     uint8_t coll_algo[RT_COLL_OTHER + 1]; /* enum rt_coll_algo per operation */
+    char coll_rules[256];                 /* --coll-algos, "" for retime's (the file omits it then) */
     char *net_noise, *net_burst;          /* specs as --net-noise/--net-burst take them, or NULL */
     char *os_noise[CHECK_MAX_OS];
     unsigned n_os;

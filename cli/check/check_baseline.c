@@ -101,6 +101,14 @@ int check_settings_from_cli(const struct model_cli *m, const struct rt_replay_op
     s->eager_limit = o->eager_limit;
     s->compute_scale = o->compute_scale;
     memcpy(s->coll_algo, o->coll_algo, sizeof s->coll_algo);
+    if (o->coll_rules && strcmp(rt_coll_rules_name(o->coll_rules), "retime")) {
+        if (strlen(rt_coll_rules_name(o->coll_rules)) >= sizeof s->coll_rules) {
+            check_settings_free(s);
+            return rt_error_set(err, RT_EINVAL, "--coll-algos: a path of %zu characters (at most %zu)",
+                                strlen(rt_coll_rules_name(o->coll_rules)), sizeof s->coll_rules - 1);
+        }
+        strcpy(s->coll_rules, rt_coll_rules_name(o->coll_rules));
+    }
     if (m->net_noise && !(s->net_noise = strdup(m->net_noise_spec)))
         goto nomem;
     if (m->net_burst && !(s->net_burst = strdup(m->net_burst_spec)))
@@ -132,6 +140,7 @@ void check_settings_to_cli(const struct check_settings *s, struct model_cli *m, 
             len += (size_t)snprintf(coll_buf + len, n - len, "%s%s=%s", len ? "," : "", rt_coll_op_name(op),
                                     rt_coll_algo_name(s->coll_algo[op]));
     m->coll_spec = len ? coll_buf : NULL;
+    m->coll_rules_spec = s->coll_rules[0] ? s->coll_rules : NULL;
     m->net_noise_spec = s->net_noise;
     m->net_burst_spec = s->net_burst;
     for (unsigned i = 0; i < s->n_os; i++)
@@ -196,6 +205,7 @@ static size_t settings_items(const struct check_settings *s, struct item *it, si
             len += (size_t)snprintf(c + len, sizeof c - len, "%s%s=%s", len ? "," : "", rt_coll_op_name(op),
                                     rt_coll_algo_name(s->coll_algo[op]));
     ITEM("collectives", "%s", c);
+    ITEM("coll_algos", "%s", s->coll_rules[0] ? s->coll_rules : "retime");
     ITEM("noise.net", "%s", s->net_noise ? s->net_noise : "none");
     char os[640] = "none";
     len = 0;
@@ -512,9 +522,27 @@ static int read_settings(struct rd *r, json_t *set, struct check_settings *s)
 {
     static const char *const keys[] = {"model", "params", "beta_table", "eager_limit_bytes", "compute_scale",
                                        "collectives", "noise", NULL};
-    const char *model, *k;
+    const char *model, *k, *rules = NULL;
     json_t *v;
-    if (keys_exact(r, "settings", set, keys) || get_str(r, set, "settings", "model", 0, &model))
+    /* "coll_algos" is written only for a rule set other than retime's, so older files read */
+    if (json_object_get(set, "coll_algos")) {
+        if (get_str(r, set, "settings", "coll_algos", 0, &rules))
+            return r->err->code;
+        if (!*rules || strlen(rules) >= sizeof s->coll_rules)
+            return bad(r, "settings.coll_algos", "expected retime, mpich, openmpi or a rules file's path");
+        strcpy(s->coll_rules, strcmp(rules, "retime") ? rules : "");
+        json_t *rest = json_copy(set); /* the other keys, checked as always */
+        if (!rest)
+            return bad(r, "settings", "out of memory");
+        json_object_del(rest, "coll_algos");
+        int rc = keys_exact(r, "settings", rest, keys);
+        json_decref(rest);
+        if (rc)
+            return r->err->code;
+    } else if (keys_exact(r, "settings", set, keys)) {
+        return r->err->code;
+    }
+    if (get_str(r, set, "settings", "model", 0, &model))
         return r->err->code;
     if (!known_model(model) || strlen(model) >= sizeof s->model)
         return bad(r, "settings.model", "unknown model \"%s\" (known: %s)", q(r, model), rt_model_names());
@@ -825,6 +853,10 @@ static void write_settings(FILE *f, const struct check_settings *s)
     }
     fprintf(f, ",\n    \"eager_limit_bytes\": %" PRIu64 ",\n    \"compute_scale\": ", s->eager_limit);
     w_num(f, s->compute_scale);
+    if (s->coll_rules[0]) {
+        fprintf(f, ",\n    \"coll_algos\": ");
+        cli_json_string(f, s->coll_rules);
+    }
     fprintf(f, ",\n    \"collectives\": {");
     for (int op = 0; op < RT_COLL_OTHER; op++)
         fprintf(f, "%s\n      \"%s\": \"%s\"", op ? "," : "", rt_coll_op_name(op), rt_coll_algo_name(s->coll_algo[op]));

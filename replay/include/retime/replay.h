@@ -29,8 +29,85 @@ enum rt_coll_algo {
     RT_ALGO_RING,          /**< allreduce (reduce-scatter + allgather), allgather */
     RT_ALGO_RABENSEIFNER,  /**< allreduce: recursive halving + recursive doubling */
     RT_ALGO_PAIRWISE,      /**< alltoall */
+    RT_ALGO_BRUCK,         /**< allgather, alltoall (Bruck et al. 1997), barrier (= dissemination) */
+    RT_ALGO_LINEAR,        /**< every operation: one rank talks to all in turn */
+    RT_ALGO_PIPELINE,      /**< bcast, reduce: a chain in segments */
+    RT_ALGO_CHAIN,         /**< bcast, reduce: `fanout` chains in segments */
+    RT_ALGO_BINARY,        /**< bcast, reduce: a binary tree in segments */
+    RT_ALGO_SPLIT_BINARY,  /**< bcast: the two halves down the two subtrees, then swapped */
+    RT_ALGO_KNOMIAL,       /**< bcast: a k-nomial tree (radix `fanout`, 4) */
+    RT_ALGO_IN_ORDER_BINARY, /**< reduce: Open MPI's in-order binary tree */
+    RT_ALGO_SCATTER_RECDBL, /**< bcast: scatter + recursive-doubling allgather */
+    RT_ALGO_SCATTER_RING,  /**< bcast: scatter + ring allgather */
+    RT_ALGO_SEGMENTED_RING, /**< allreduce: the ring in phases of a segment */
+    RT_ALGO_REDUCE_BCAST,  /**< allreduce: reduce + bcast (Open MPI's "nonoverlapping") */
+    RT_ALGO_NEIGHBOR,      /**< allgather: neighbour exchange */
+    RT_ALGO_ALL_AT_ONCE,   /**< alltoall: isend/irecv to all, 32 at a time */
+    RT_ALGO_LINEAR_SYNC,   /**< gather: the root asks each rank in turn */
+    RT_ALGO_LINEAR_NB,     /**< scatter: the root's sends all posted at once */
+    RT_ALGO_TREE,          /**< barrier: up and down a binomial tree */
+    RT_ALGO_DOUBLE_RING,   /**< barrier: a token twice around the ring */
     RT_ALGO_COUNT
 };
+
+/**
+ * What one collective instance runs: the algorithm, its segment size (0: one segment) and
+ * fan-out (chains, k-nomial radix; 0: the algorithm's own), and for composite algorithms
+ * (reduce-bcast) the algorithms of their two parts (0: binomial).
+ */
+struct rt_coll_plan {
+    int op, algo;
+    rt_bytes seg;
+    uint32_t fanout;
+    uint8_t part[2];
+};
+
+/** A rule set that picks each collective's algorithm (docs/collectives.md). */
+typedef struct rt_coll_rules rt_coll_rules;
+
+/**
+ * Opens a rule set: "retime" (the default: the choices of earlier releases), "mpich" (MPICH
+ * 4.x's defaults), "openmpi" (Open MPI 4.1's coll/tuned fixed rules), or the path of a rules
+ * file (docs/collectives.md: `OP RANKS BYTES ALGORITHM [seg=SIZE] [fanout=N]` lines).
+ * @return RT_OK, or an error naming the file and line.
+ */
+int rt_coll_rules_open(const char *spec, rt_coll_rules **out, rt_error *err);
+void rt_coll_rules_free(rt_coll_rules *r);
+/** "retime", "mpich", "openmpi" or the file's path. */
+const char *rt_coll_rules_name(const rt_coll_rules *r);
+
+/**
+ * The plan of one collective instance of operation @p op (enum rt_coll_op; @p vector for the
+ * v-variants) on @p P ranks whose largest block is @p block and whose blocks total @p total
+ * bytes, under rule set @p r (NULL: "retime"), unless @p override (indexed by operation, may be
+ * NULL) names an algorithm other than RT_ALGO_AUTO for it.
+ */
+void rt_coll_plan_choose(const rt_coll_rules *r, const uint8_t *override, int op, int vector, uint32_t P,
+                         rt_bytes block, rt_bytes total, struct rt_coll_plan *out);
+
+/** A kind of collective instance in a trace and the plan it gets (rt_coll_census). */
+struct rt_coll_census_row {
+    int op, vector;
+    uint32_t ranks;
+    rt_bytes block, total; /**< the largest block and the blocks' sum, as the replay derives them */
+    struct rt_coll_plan plan;
+    uint64_t instances;
+};
+#define RT_COLL_CENSUS_MAX 10000 /**< distinct rows kept; the rest are counted in `more` */
+struct rt_coll_census {
+    struct rt_coll_census_row *rows; /**< by operation, ranks, block */
+    size_t n;
+    uint64_t more;       /**< instances of rows past RT_COLL_CENSUS_MAX */
+    uint64_t incomplete; /**< instances some member never enters */
+    uint64_t mismatched; /**< instances whose members' counts disagree (the replay refuses them) */
+};
+/**
+ * Every collective instance of @p t with the plan it gets under rule set @p r (NULL: retime's)
+ * and @p override (may be NULL), grouped. RT_OK or RT_ENOMEM.
+ */
+int rt_coll_census(const rt_trace *t, const rt_coll_rules *r, const uint8_t *override, struct rt_coll_census *out,
+                   rt_error *err);
+void rt_coll_census_free(struct rt_coll_census *c);
 
 /**
  * The processes of a distributed replay (see docs/distributed.md). Each process replays the
@@ -55,7 +132,8 @@ struct rt_replay_options {
     struct rt_model model;
     double compute_scale;   /**< 1 = compute as measured, 0 = communication only */
     rt_bytes eager_limit;   /**< largest eager message [B]; larger ones use rendezvous */
-    uint8_t coll_algo[RT_COLL_OTHER + 1]; /**< enum rt_coll_algo per enum rt_coll_op */
+    uint8_t coll_algo[RT_COLL_OTHER + 1]; /**< enum rt_coll_algo per enum rt_coll_op (overrides) */
+    const rt_coll_rules *coll_rules; /**< the rules for the others (NULL: "retime") */
     /** Network noise: an extra delay on the wire of every point-to-point message, drawn from
      *  this distribution (NULL: none) in the random stream keyed by (seed, run, sender rank,
      *  send event index), so it does not depend on the order of the replay. */

@@ -1,79 +1,89 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Collectives re-timed as the point-to-point algorithms MPI libraries run for them.
- *
- * Every algorithm is a sequence of rounds; in a round each rank sends at most one message and
- * receives at most one. P ranks, q = ceil(log2 P), and for rooted operations the relative rank
- * rel = (rank - root + P) mod P:
- *
- *  barrier     dissemination (Hensgen, Finkel & Manber, "Two algorithms for barrier
- *              synchronization", IJPP 17(1), 1988): round i, r sends 0 bytes to (r + 2^i) mod P.
- *  bcast       binomial tree as in MPICH (Thakur, Rabenseifner & Gropp, "Optimization of
- *  scatter     Collective Communication Operations in MPICH", IJHPCA 19(1), 2005): in round k,
- *              with mask = 2^(q-1-k), every rel that is a multiple of 2·mask sends to rel + mask
- *              (if < P). bcast sends the whole message, scatter the receiver's subtree
- *              [rel + mask, rel + 2·mask) ∩ [0, P): min(mask, P - rel - mask) blocks.
- *  reduce      the mirror image: in round i every rel with rel mod 2^(i+1) = 2^i sends to
- *  gather      rel - 2^i; reduce the whole message, gather its subtree: min(2^i, P - rel) blocks.
- *  allreduce   MPICH's three (Thakur et al. 2005, §4): with pof2 the largest power of two <= P
- *              and rem = P - pof2, the first 2·rem ranks pair up, odd ones send their vector to
- *              even ones first and get the result back at the end, so pof2 ranks remain.
- *              recdbl: log2(pof2) exchanges of the whole message with rank XOR 2^i.
- *              rabenseifner: reduce-scatter by recursive halving (m/2, m/4, ..., m/pof2), then
- *              allgather by recursive doubling back (m/pof2, ..., m/2).
- *              ring: P-1 rounds of ceil(m/P) to the right neighbour (reduce-scatter), P-1 more
- *              (allgather). auto: recdbl for m <= 2048 B (MPICH's ALLREDUCE_SHORT_MSG_SIZE),
- *              rabenseifner above.
- *  allgather   ring: P-1 rounds, each passes on the block received in the round before.
- *              recdbl: Bruck's dissemination (Bruck, Ho, Kipnis, Upfal & Weathersby, "Efficient
- *              algorithms for all-to-all communications in multiport message-passing systems",
- *              IEEE TPDS 8(11), 1997), which works for any P: round i sends the
- *              min(2^i, P - 2^i) blocks r holds to r - 2^i; for P = 2^q the counts of recursive
- *              doubling. auto: recdbl while the P blocks total < 512 KiB, ring above.
- *  alltoall    pairwise exchange: round i = 1..P-1, r sends one block to (r + i) mod P and
- *              receives one from (r - i) mod P.
- *  scan        recursive doubling in one direction: round i, r sends to r + 2^i (if < P).
- *  other       (operations the reader maps to RT_COLL_OTHER) no algorithm is known, so a rough
- *              stand-in: dissemination rounds in which each rank sends the larger of its counts.
- *
- * A message a -> b of m bytes is timed exactly as the engine times a point-to-point message
- * (engine.c: post_message, on_ready, on_arrive, step), from the clocks c[] at the round's start:
- *   post = c[a] + o_send(m); eager if m <= eager limit, else the data starts no earlier than
- *   max(post, c[b]) + handshake(m); inject = max(that, tx_free[a]); tx_free[a] = inject + gap(m);
- *   arrival = inject + wire(m); delivered = arrival, or rx_free[b] + gap(m) while b's receive
- *   port is busy; b is done at max(delivered, c[b]) + o_recv(m); a at inject + send_hold(m)
- *   (eager) or at delivered (rendezvous).
- * After the round each rank's clock is the latest of its own completions; a rank that does
- * nothing in a round keeps its clock. Ports are the members' real ports, so collective and
- * point-to-point traffic queue behind each other. The reduction arithmetic itself is not
- * timed (it is CPU work inside the MPI call, which the model decides).
+ * Collectives: the algorithms each operation may run and their names, the choice table's
+ * parsing, and the members' blocks derived from the trace's byte counts. The algorithms
+ * themselves are in algo_<operation>.c, the core they run on in coll_sim.c, the rules that
+ * choose them in rules*.c (docs/collectives.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
+#include "coll_sim.h"
 
-#define NEVER INT64_MIN
-
-static const char *const algo_names[RT_ALGO_COUNT] = {"auto", "dissemination", "binomial", "recdbl",
-                                                      "ring", "rabenseifner", "pairwise"};
-
-#define A(x) (1u << (x))
-/* Which algorithms apply to which operation (auto always does). */
-static const unsigned algo_valid[RT_COLL_OTHER + 1] = {
-    [RT_COLL_BARRIER] = A(RT_ALGO_DISSEMINATION),
-    [RT_COLL_BCAST] = A(RT_ALGO_BINOMIAL),
-    [RT_COLL_GATHER] = A(RT_ALGO_BINOMIAL),
-    [RT_COLL_SCATTER] = A(RT_ALGO_BINOMIAL),
-    [RT_COLL_ALLGATHER] = A(RT_ALGO_RING) | A(RT_ALGO_RECDBL),
-    [RT_COLL_ALLTOALL] = A(RT_ALGO_PAIRWISE),
-    [RT_COLL_REDUCE] = A(RT_ALGO_BINOMIAL),
-    [RT_COLL_ALLREDUCE] = A(RT_ALGO_RECDBL) | A(RT_ALGO_RING) | A(RT_ALGO_RABENSEIFNER),
-    [RT_COLL_SCAN] = A(RT_ALGO_RECDBL),
-    [RT_COLL_OTHER] = A(RT_ALGO_DISSEMINATION),
+static const char *const algo_names[RT_ALGO_COUNT] = {
+    [RT_ALGO_AUTO] = "auto", [RT_ALGO_DISSEMINATION] = "dissemination", [RT_ALGO_BINOMIAL] = "binomial",
+    [RT_ALGO_RECDBL] = "recdbl", [RT_ALGO_RING] = "ring", [RT_ALGO_RABENSEIFNER] = "rabenseifner",
+    [RT_ALGO_PAIRWISE] = "pairwise", [RT_ALGO_BRUCK] = "bruck", [RT_ALGO_LINEAR] = "linear",
+    [RT_ALGO_PIPELINE] = "pipeline", [RT_ALGO_CHAIN] = "chain", [RT_ALGO_BINARY] = "binary",
+    [RT_ALGO_SPLIT_BINARY] = "split-binary", [RT_ALGO_KNOMIAL] = "knomial",
+    [RT_ALGO_IN_ORDER_BINARY] = "in-order-binary", [RT_ALGO_SCATTER_RECDBL] = "scatter-recdbl",
+    [RT_ALGO_SCATTER_RING] = "scatter-ring", [RT_ALGO_SEGMENTED_RING] = "segmented-ring",
+    [RT_ALGO_REDUCE_BCAST] = "reduce-bcast", [RT_ALGO_NEIGHBOR] = "neighbor",
+    [RT_ALGO_ALL_AT_ONCE] = "all-at-once", [RT_ALGO_LINEAR_SYNC] = "linear-sync",
+    [RT_ALGO_LINEAR_NB] = "linear-nb", [RT_ALGO_TREE] = "tree", [RT_ALGO_DOUBLE_RING] = "double-ring",
 };
-#undef A
+
+/* Which algorithms each operation may run, and the function that runs each (algo_*.c). */
+static const struct {
+    uint8_t op, algo;
+    rt__coll_algo_fn_t fn;
+} algos[] = {
+    {RT_COLL_BARRIER, RT_ALGO_DISSEMINATION, rt__alg_barrier_dissemination},
+    {RT_COLL_BARRIER, RT_ALGO_RECDBL, rt__alg_barrier_recdbl},
+    {RT_COLL_BARRIER, RT_ALGO_BRUCK, rt__alg_barrier_dissemination}, /* the same schedule */
+    {RT_COLL_BARRIER, RT_ALGO_LINEAR, rt__alg_barrier_linear},
+    {RT_COLL_BARRIER, RT_ALGO_TREE, rt__alg_barrier_tree},
+    {RT_COLL_BARRIER, RT_ALGO_DOUBLE_RING, rt__alg_barrier_double_ring},
+    {RT_COLL_BCAST, RT_ALGO_BINOMIAL, rt__alg_bcast_binomial},
+    {RT_COLL_BCAST, RT_ALGO_SCATTER_RECDBL, rt__alg_bcast_scatter_recdbl},
+    {RT_COLL_BCAST, RT_ALGO_SCATTER_RING, rt__alg_bcast_scatter_ring},
+    {RT_COLL_BCAST, RT_ALGO_PIPELINE, rt__alg_bcast_pipeline},
+    {RT_COLL_BCAST, RT_ALGO_CHAIN, rt__alg_bcast_chain},
+    {RT_COLL_BCAST, RT_ALGO_BINARY, rt__alg_bcast_binary},
+    {RT_COLL_BCAST, RT_ALGO_SPLIT_BINARY, rt__alg_bcast_split_binary},
+    {RT_COLL_BCAST, RT_ALGO_KNOMIAL, rt__alg_bcast_knomial},
+    {RT_COLL_BCAST, RT_ALGO_LINEAR, rt__alg_bcast_linear},
+    {RT_COLL_GATHER, RT_ALGO_BINOMIAL, rt__alg_gather_binomial},
+    {RT_COLL_GATHER, RT_ALGO_LINEAR, rt__alg_gather_linear},
+    {RT_COLL_GATHER, RT_ALGO_LINEAR_SYNC, rt__alg_gather_linear_sync},
+    {RT_COLL_SCATTER, RT_ALGO_BINOMIAL, rt__alg_scatter_binomial},
+    {RT_COLL_SCATTER, RT_ALGO_LINEAR, rt__alg_scatter_linear},
+    {RT_COLL_SCATTER, RT_ALGO_LINEAR_NB, rt__alg_scatter_linear_nb},
+    {RT_COLL_ALLGATHER, RT_ALGO_BRUCK, rt__alg_allgather_bruck},
+    {RT_COLL_ALLGATHER, RT_ALGO_RECDBL, rt__alg_allgather_recdbl},
+    {RT_COLL_ALLGATHER, RT_ALGO_RING, rt__alg_allgather_ring},
+    {RT_COLL_ALLGATHER, RT_ALGO_NEIGHBOR, rt__alg_allgather_neighbor},
+    {RT_COLL_ALLGATHER, RT_ALGO_LINEAR, rt__alg_allgather_linear},
+    {RT_COLL_ALLTOALL, RT_ALGO_PAIRWISE, rt__alg_alltoall_pairwise},
+    {RT_COLL_ALLTOALL, RT_ALGO_BRUCK, rt__alg_alltoall_bruck},
+    {RT_COLL_ALLTOALL, RT_ALGO_ALL_AT_ONCE, rt__alg_alltoall_all_at_once},
+    {RT_COLL_ALLTOALL, RT_ALGO_LINEAR, rt__alg_alltoall_linear},
+    {RT_COLL_REDUCE, RT_ALGO_BINOMIAL, rt__alg_reduce_binomial},
+    {RT_COLL_REDUCE, RT_ALGO_RABENSEIFNER, rt__alg_reduce_rabenseifner},
+    {RT_COLL_REDUCE, RT_ALGO_PIPELINE, rt__alg_reduce_pipeline},
+    {RT_COLL_REDUCE, RT_ALGO_CHAIN, rt__alg_reduce_chain},
+    {RT_COLL_REDUCE, RT_ALGO_BINARY, rt__alg_reduce_binary},
+    {RT_COLL_REDUCE, RT_ALGO_IN_ORDER_BINARY, rt__alg_reduce_in_order_binary},
+    {RT_COLL_REDUCE, RT_ALGO_LINEAR, rt__alg_reduce_linear},
+    {RT_COLL_ALLREDUCE, RT_ALGO_RECDBL, rt__alg_allreduce_recdbl},
+    {RT_COLL_ALLREDUCE, RT_ALGO_RABENSEIFNER, rt__alg_allreduce_rabenseifner},
+    {RT_COLL_ALLREDUCE, RT_ALGO_RING, rt__alg_allreduce_ring},
+    {RT_COLL_ALLREDUCE, RT_ALGO_SEGMENTED_RING, rt__alg_allreduce_segmented_ring},
+    {RT_COLL_ALLREDUCE, RT_ALGO_REDUCE_BCAST, rt__alg_allreduce_reduce_bcast},
+    {RT_COLL_ALLREDUCE, RT_ALGO_LINEAR, rt__alg_allreduce_linear},
+    {RT_COLL_SCAN, RT_ALGO_RECDBL, rt__alg_scan_recdbl},
+    {RT_COLL_SCAN, RT_ALGO_LINEAR, rt__alg_scan_linear},
+    {RT_COLL_OTHER, RT_ALGO_DISSEMINATION, rt__alg_other},
+};
+
+rt__coll_algo_fn_t rt__coll_algo_fn(int op, int algo)
+{
+    for (size_t i = 0; i < sizeof algos / sizeof algos[0]; i++)
+        if (algos[i].op == op && algos[i].algo == algo)
+            return algos[i].fn;
+    return NULL;
+}
 
 /* ------------------------------------------------------------------ algorithm names */
 
@@ -86,7 +96,7 @@ int rt__coll_algo_applies(int op, int algo)
 {
     if (op < 0 || op > RT_COLL_OTHER || algo < 0 || algo >= RT_ALGO_COUNT)
         return 0;
-    return algo == RT_ALGO_AUTO || (algo_valid[op] >> algo & 1u);
+    return algo == RT_ALGO_AUTO || rt__coll_algo_fn(op, algo) != NULL;
 }
 
 /* "auto, ring, recdbl": the algorithms that apply to @p op. */
@@ -102,7 +112,7 @@ static const char *valid_list(int op, char *buf, size_t n)
 
 int rt__coll_algo_check(const uint8_t algo[RT_COLL_OTHER + 1], rt_error *err)
 {
-    char buf[96];
+    char buf[256];
     for (int op = 0; op <= RT_COLL_OTHER; op++)
         if (!rt__coll_algo_applies(op, algo[op]))
             return rt_error_set(err, RT_EINVAL, "collective algorithm '%s' does not apply to %s (valid: %s)",
@@ -114,7 +124,7 @@ int rt_coll_algo_parse(const char *spec, uint8_t algo[RT_COLL_OTHER + 1], rt_err
 {
     static const char ops_list[] = "barrier, bcast, gather, scatter, allgather, alltoall, reduce, allreduce, scan";
     uint8_t tmp[RT_COLL_OTHER + 1];
-    char buf[96];
+    char buf[256];
     if (!spec || !*spec)
         return rt_error_set(err, RT_EINVAL, "empty collective algorithm choice (expected OP=ALGO[,OP=ALGO...])");
     /* Work on a copy so that a bad spec leaves the caller's table as it was. */
@@ -322,424 +332,4 @@ int rt__coll_blocks(int op, uint32_t P, uint32_t root, int vector, struct rt__co
     *b = bad != UINT32_MAX ? bad : P > 1 ? 1 : 0;
     mem[0].block = expected; /* UINT64_MAX: rank 0's own counts fit no block */
     return RT_EMISMATCH;
-}
-
-/* ------------------------------------------------------------------ rounds */
-
-/* A message of the current round whose receiving side is still to be timed. */
-struct pending {
-    uint32_t a, b, origin;
-    int eager;
-    rt_time_ps inject, arrival, gap, hold, o_recv;
-};
-
-/* The model's times for one message size. The ops are pure functions of the parameters and the
- * size, and a round's messages mostly share one size, so the last size's times are kept instead
- * of asking the model five or six times per message (each a double evaluation and a rounding). */
-struct times {
-    rt_bytes m;
-    rt_time_ps o_send, o_recv, gap, wire, hold, handshake;
-    int valid;
-};
-
-struct sim {
-    struct rt__coll_sched *emit; /* set: the algorithm's messages are recorded, not timed */
-    struct rt__coll_member *m; /* m[i].done is rank i's clock during the run */
-    rt_time_ps *next;          /* clocks at the end of the current round */
-    uint32_t *next_origin;     /* and the members whose entries bound them (m[i].origin: now) */
-    rt_bytes *pre;             /* pre[rel] = sum of the blocks of relative ranks < rel */
-    uint64_t P, root;
-    rt_bytes mmax;             /* the largest block: the size where a round needs one */
-    const struct rt_model *model;
-    rt_bytes eager_limit;
-    const struct rt__coll_noise *noise;
-    uint64_t nmsg; /* messages so far: the noise's key */
-    struct times last; /* the times of the last message's size */
-    struct pending *pend; /* the current round's messages, sending side done (at most P) */
-    size_t npend;
-    int failed;
-};
-
-static uint32_t phys(const struct sim *s, uint64_t rel)
-{
-    return (uint32_t)((rel + s->root) % s->P);
-}
-
-/* Bytes of the @p n blocks of relative ranks lo, lo+1, ... (cyclically). */
-static rt_bytes span(const struct sim *s, uint64_t lo, uint64_t n)
-{
-    if (lo + n <= s->P)
-        return s->pre[lo + n] - s->pre[lo];
-    return s->pre[s->P] - s->pre[lo] + s->pre[lo + n - s->P];
-}
-
-static void round_begin(struct sim *s)
-{
-    if (s->emit)
-        return;
-    for (uint64_t i = 0; i < s->P; i++) {
-        s->next[i] = s->m[i].done;
-        s->next_origin[i] = s->m[i].origin;
-    }
-}
-
-static void receive_side(struct sim *s);
-
-static const struct times *times_of(struct sim *s, rt_bytes m)
-{
-    struct times *c = &s->last;
-    if (!c->valid || c->m != m) {
-        const struct rt_model_ops *ops = s->model->ops;
-        const struct rt_model_params *p = &s->model->params;
-        c->m = m;
-        c->o_send = ops->o_send(p, m);
-        c->o_recv = ops->o_recv(p, m);
-        c->gap = ops->gap(p, m);
-        c->wire = ops->wire(p, m);
-        c->hold = ops->send_hold(p, m);
-        c->handshake = ops->handshake(p, m);
-        c->valid = 1;
-    }
-    return c;
-}
-
-static void round_end(struct sim *s)
-{
-    if (s->emit) {
-        s->emit->rounds++;
-        return;
-    }
-    receive_side(s);
-    for (uint64_t i = 0; i < s->P; i++) {
-        s->m[i].done = s->next[i];
-        s->m[i].origin = s->next_origin[i];
-    }
-}
-
-static rt_time_ps later(rt_time_ps x, rt_time_ps y)
-{
-    return x > y ? x : y;
-}
-
-/* CPU work on member @p i: stretched by its OS noise. */
-static rt_time_ps cpu(const struct sim *s, uint32_t i, rt_time_ps t, rt_time_ps work)
-{
-    return s->noise ? s->noise->cpu(s->noise->ud, i, t, work) : t + work;
-}
-
-/* One message of the current round, timed from the clocks at the round's start: the sending
- * side now (its CPU overhead, the send port, the wire), the receiving side at the round's end
- * (receive_side), so that each member's CPU is asked for its send before its receive and the
- * OS noise's detours are walked forward in time. */
-static void message(struct sim *s, uint32_t a, uint32_t b, rt_bytes m)
-{
-    if (s->emit) {
-        struct rt__coll_sched *e = s->emit;
-        if (e->n == e->cap) {
-            size_t cap = e->cap ? 2 * e->cap : 64;
-            struct rt__coll_msg *v = realloc(e->v, cap * sizeof *v);
-            if (!v) {
-                s->failed = RT_ENOMEM;
-                return;
-            }
-            e->v = v;
-            e->cap = cap;
-        }
-        e->v[e->n++] = (struct rt__coll_msg){.round = e->rounds, .a = a, .b = b, .m = m};
-        return;
-    }
-    struct rt__coll_member *A = &s->m[a], *B = &s->m[b];
-    if (s->npend == s->P) /* no algorithm sends more than P messages a round; stay in bounds */
-        receive_side(s);
-    const struct times *c = times_of(s, m);
-    struct pending *q = &s->pend[s->npend++];
-    q->a = a;
-    q->b = b;
-    q->eager = m <= s->eager_limit;
-    rt_time_ps ready = cpu(s, a, A->done, c->o_send);
-    q->origin = A->origin; /* whose entry the message's timing goes back to */
-    if (!q->eager) {
-        if (B->done > ready)
-            q->origin = B->origin;
-        ready = later(ready, B->done) + c->handshake;
-    }
-    rt_time_ps wire = c->wire;
-    q->gap = c->gap;
-    q->hold = c->hold;
-    q->o_recv = c->o_recv;
-    q->inject = later(ready, A->tx_free);
-    if (s->noise && s->noise->net(s->noise->ud, a, b, s->nmsg, q->inject, m, &wire, &q->gap, &q->hold))
-        s->failed = RT_ENOMEM;
-    s->nmsg++;
-    A->tx_free = q->inject + q->gap;
-    q->arrival = q->inject + wire;
-}
-
-/* The receiving side of the round's messages, in the order they were sent. The sender's
- * completion is not a CPU step: the member resumes at the next round's send or at its end. */
-static void receive_side(struct sim *s)
-{
-    for (size_t k = 0; k < s->npend; k++) {
-        const struct pending *q = &s->pend[k];
-        struct rt__coll_member *B = &s->m[q->b];
-        /* The receive port takes one message at a time, one gap apart (engine.c: on_arrive). */
-        rt_time_ps delivered =
-            B->rx_free == NEVER || q->arrival >= B->rx_free + q->gap ? q->arrival : B->rx_free + q->gap;
-        B->rx_free = delivered;
-        rt_time_ps recv_done = cpu(s, q->b, later(delivered, B->done), q->o_recv);
-        rt_time_ps send_done = q->eager ? q->inject + q->hold : delivered;
-        if (send_done > s->next[q->a]) {
-            s->next[q->a] = send_done;
-            s->next_origin[q->a] = q->origin;
-        }
-        if (recv_done > s->next[q->b]) {
-            s->next[q->b] = recv_done;
-            s->next_origin[q->b] = B->done >= delivered ? B->origin : q->origin;
-        }
-    }
-    s->npend = 0;
-}
-
-static uint64_t ceil_div(uint64_t x, uint64_t k)
-{
-    return x / k + (x % k != 0);
-}
-
-/* Round i: r -> (r + 2^i) mod P; barrier: empty messages, other: each rank's own size. */
-static void dissemination(struct sim *s, int sized)
-{
-    for (uint64_t d = 1; d < s->P; d <<= 1) {
-        round_begin(s);
-        for (uint64_t r = 0; r < s->P; r++)
-            message(s, (uint32_t)r, (uint32_t)((r + d) % s->P), sized ? s->m[r].block : 0);
-        round_end(s);
-    }
-}
-
-/* bcast (whole message) and scatter (subtrees) down MPICH's binomial tree. */
-static void tree_down(struct sim *s, int subtrees)
-{
-    uint64_t top = 1;
-    while (top < s->P)
-        top <<= 1;
-    for (uint64_t mask = top >> 1; mask > 0; mask >>= 1) {
-        round_begin(s);
-        for (uint64_t rel = 0; rel + mask < s->P; rel += 2 * mask) {
-            uint64_t dst = rel + mask, n = s->P - dst < mask ? s->P - dst : mask;
-            message(s, phys(s, rel), phys(s, dst), subtrees ? span(s, dst, n) : s->mmax);
-        }
-        round_end(s);
-    }
-}
-
-/* reduce (whole message) and gather (subtrees) up the same tree. */
-static void tree_up(struct sim *s, int subtrees)
-{
-    for (uint64_t mask = 1; mask < s->P; mask <<= 1) {
-        round_begin(s);
-        for (uint64_t rel = mask; rel < s->P; rel += 2 * mask) {
-            uint64_t n = s->P - rel < mask ? s->P - rel : mask;
-            message(s, phys(s, rel), phys(s, rel - mask), subtrees ? span(s, rel, n) : s->mmax);
-        }
-        round_end(s);
-    }
-}
-
-/* Rank of the pof2-group member @p nr: the first 2·rem ranks leave their odd halves behind. */
-static uint32_t group_rank(uint64_t nr, uint64_t rem)
-{
-    return (uint32_t)(nr < rem ? 2 * nr : nr + rem);
-}
-
-static void exchange(struct sim *s, uint64_t pof2, uint64_t rem, uint64_t mask, rt_bytes m)
-{
-    round_begin(s);
-    for (uint64_t nr = 0; nr < pof2; nr++)
-        message(s, group_rank(nr, rem), group_rank(nr ^ mask, rem), m);
-    round_end(s);
-}
-
-/* Allreduce by recursive doubling or by Rabenseifner's halving + doubling, MPICH's pre and
- * post steps for P not a power of two. */
-static void allreduce_pof2(struct sim *s, int rabenseifner)
-{
-    uint64_t pof2 = 1, m = s->mmax;
-    while (pof2 * 2 <= s->P)
-        pof2 *= 2;
-    uint64_t rem = s->P - pof2;
-    if (rem) {
-        round_begin(s);
-        for (uint64_t i = 0; i < rem; i++)
-            message(s, (uint32_t)(2 * i + 1), (uint32_t)(2 * i), m);
-        round_end(s);
-    }
-    if (!rabenseifner) {
-        for (uint64_t mask = 1; mask < pof2; mask <<= 1)
-            exchange(s, pof2, rem, mask, m);
-    } else {
-        for (uint64_t mask = 1; mask < pof2; mask <<= 1) /* reduce-scatter: m/2, m/4, ... */
-            exchange(s, pof2, rem, mask, ceil_div(m, 2 * mask));
-        for (uint64_t mask = pof2 >> 1; mask > 0; mask >>= 1) /* allgather: ..., m/4, m/2 */
-            exchange(s, pof2, rem, mask, ceil_div(m, 2 * mask));
-    }
-    if (rem) {
-        round_begin(s);
-        for (uint64_t i = 0; i < rem; i++)
-            message(s, (uint32_t)(2 * i), (uint32_t)(2 * i + 1), m);
-        round_end(s);
-    }
-}
-
-/* @p rounds rounds to the right neighbour, of @p bs bytes each (allreduce), or passing on the
- * block that started at rank r - k in round k (allgather, @p bs = UINT64_MAX). */
-static void ring(struct sim *s, uint64_t rounds, rt_bytes bs)
-{
-    for (uint64_t k = 0; k < rounds; k++) {
-        round_begin(s);
-        for (uint64_t r = 0; r < s->P; r++) {
-            rt_bytes m = bs != UINT64_MAX ? bs : s->m[(r + s->P - k % s->P) % s->P].block;
-            message(s, (uint32_t)r, (uint32_t)((r + 1) % s->P), m);
-        }
-        round_end(s);
-    }
-}
-
-static void bruck(struct sim *s)
-{
-    for (uint64_t d = 1; d < s->P; d <<= 1) {
-        uint64_t n = d < s->P - d ? d : s->P - d;
-        round_begin(s);
-        for (uint64_t r = 0; r < s->P; r++)
-            message(s, (uint32_t)r, (uint32_t)((r + s->P - d) % s->P), span(s, r, n));
-        round_end(s);
-    }
-}
-
-static void pairwise(struct sim *s)
-{
-    for (uint64_t i = 1; i < s->P; i++) {
-        round_begin(s);
-        for (uint64_t r = 0; r < s->P; r++)
-            message(s, (uint32_t)r, (uint32_t)((r + i) % s->P), s->m[r].block);
-        round_end(s);
-    }
-}
-
-static void scan(struct sim *s)
-{
-    for (uint64_t d = 1; d < s->P; d <<= 1) {
-        round_begin(s);
-        for (uint64_t r = 0; r + d < s->P; r++)
-            message(s, (uint32_t)r, (uint32_t)(r + d), s->mmax);
-        round_end(s);
-    }
-}
-
-/* Sets up @p s for @p P members' blocks and runs @p op's algorithm over it: timed, or with
- * s->emit set, recorded. */
-static int run(struct sim *s, int op, int algo, uint32_t P)
-{
-    int rc = RT_OK;
-    if (!s->emit) {
-        s->next = malloc((size_t)P * sizeof *s->next);
-        s->next_origin = malloc((size_t)P * sizeof *s->next_origin);
-        s->pend = malloc((size_t)P * sizeof *s->pend);
-    }
-    s->pre = malloc(((size_t)P + 1) * sizeof *s->pre);
-    if ((!s->emit && (!s->next || !s->next_origin || !s->pend)) || !s->pre) {
-        rc = RT_ENOMEM;
-        goto done;
-    }
-    s->pre[0] = 0;
-    for (uint64_t rel = 0; rel < P; rel++) {
-        rt_bytes b = s->m[phys(s, rel)].block;
-        s->pre[rel + 1] = s->pre[rel] + b;
-        s->mmax = b > s->mmax ? b : s->mmax;
-    }
-    if (algo == RT_ALGO_AUTO) {
-        if (op == RT_COLL_ALLREDUCE)
-            algo = s->mmax <= 2048 ? RT_ALGO_RECDBL : RT_ALGO_RABENSEIFNER;
-        else if (op == RT_COLL_ALLGATHER)
-            algo = s->pre[P] < 512 * 1024 ? RT_ALGO_RECDBL : RT_ALGO_RING;
-    }
-    if (s->emit) /* where auto has no choice, the operation's only algorithm */
-        s->emit->algo = algo != RT_ALGO_AUTO ? algo : __builtin_ctz(algo_valid[op]);
-    switch (op) {
-    case RT_COLL_BARRIER:
-        dissemination(s, 0);
-        break;
-    case RT_COLL_BCAST:
-        tree_down(s, 0);
-        break;
-    case RT_COLL_SCATTER:
-        tree_down(s, 1);
-        break;
-    case RT_COLL_REDUCE:
-        tree_up(s, 0);
-        break;
-    case RT_COLL_GATHER:
-        tree_up(s, 1);
-        break;
-    case RT_COLL_ALLREDUCE:
-        if (algo == RT_ALGO_RING)
-            ring(s, 2 * ((uint64_t)P - 1), ceil_div(s->mmax, P));
-        else
-            allreduce_pof2(s, algo == RT_ALGO_RABENSEIFNER);
-        break;
-    case RT_COLL_ALLGATHER:
-        if (algo == RT_ALGO_RING)
-            ring(s, (uint64_t)P - 1, UINT64_MAX);
-        else
-            bruck(s);
-        break;
-    case RT_COLL_ALLTOALL:
-        pairwise(s);
-        break;
-    case RT_COLL_SCAN:
-        scan(s);
-        break;
-    default:
-        dissemination(s, 1);
-        break;
-    }
-    rc = s->failed;
-done:
-    free(s->next);
-    free(s->next_origin);
-    free(s->pend);
-    free(s->pre);
-    return rc;
-}
-
-int rt__coll_run(int op, int algo, uint32_t P, uint32_t root, struct rt__coll_member *mem,
-                 const struct rt_model *model, rt_bytes eager_limit, const struct rt__coll_noise *noise)
-{
-    struct sim s = {.m = mem, .P = P, .root = P ? root % P : 0, .model = model, .eager_limit = eager_limit,
-                    .noise = noise};
-    for (uint32_t i = 0; i < P; i++) {
-        mem[i].done = mem[i].begin;
-        mem[i].origin = i;
-    }
-    if (P <= 1)
-        return RT_OK;
-    return run(&s, op, algo, P);
-}
-
-int rt__coll_schedule(int op, int algo, uint32_t P, uint32_t root, struct rt__coll_member *mem,
-                      struct rt__coll_sched *out)
-{
-    memset(out, 0, sizeof *out);
-    if (P <= 1)
-        return RT_OK;
-    struct sim s = {.emit = out, .m = mem, .P = P, .root = root % P};
-    int rc = run(&s, op, algo, P);
-    if (rc)
-        rt__coll_sched_free(out);
-    return rc;
-}
-
-void rt__coll_sched_free(struct rt__coll_sched *s)
-{
-    free(s->v);
-    memset(s, 0, sizeof *s);
 }

@@ -44,12 +44,18 @@ struct rt__coll_noise {
 };
 
 /**
- * Runs the round-based schedule of @p op's algorithm @p algo (enum rt_coll_algo; RT_ALGO_AUTO
- * picks one from P and the block sizes) over the members' blocks: sets every mem[i].done and
- * updates the members' ports.
+ * The plan of an instance whose members' blocks are set (rt__coll_blocks): the rule set's
+ * choice (NULL: retime's) unless @p override[op] names an algorithm.
+ */
+void rt__coll_plan_of(const rt_coll_rules *rules, const uint8_t *override, int op, int vector, uint32_t P,
+                      const struct rt__coll_member *mem, struct rt_coll_plan *out);
+
+/**
+ * Runs the round-based schedule of @p plan over the members' blocks (coll_sim.c): sets every
+ * mem[i].done and updates the members' ports.
  * @return RT_OK or RT_ENOMEM (scratch arrays of P entries)
  */
-int rt__coll_run(int op, int algo, uint32_t P, uint32_t root, struct rt__coll_member *mem,
+int rt__coll_run(const struct rt_coll_plan *plan, uint32_t P, uint32_t root, struct rt__coll_member *mem,
                  const struct rt_model *model, rt_bytes eager_limit, const struct rt__coll_noise *noise);
 
 /** One message of a collective's schedule: in round @p round member @p a sends @p m bytes to
@@ -65,17 +71,16 @@ struct rt__coll_sched {
     struct rt__coll_msg *v;
     size_t n, cap;
     uint32_t rounds;
-    int algo; /* the algorithm run (RT_ALGO_AUTO resolved) */
+    int algo; /* the algorithm run */
 };
 
 /**
- * The schedule rt__coll_run times, recorded instead: the same algorithm (@p algo, RT_ALGO_AUTO
- * chosen the same way) over the members' blocks (mem[i].block, set by rt__coll_blocks), its
- * messages in the same order. The engine runs it message by message on a routed network
- * (engine/coll_exec.c). Empty for P <= 1.
+ * The schedule rt__coll_run times, recorded instead: the same plan over the members' blocks
+ * (mem[i].block, set by rt__coll_blocks), its messages in the same order. The engine runs it
+ * message by message on a routed network (engine/coll_exec.c). Empty for P <= 1.
  * @return RT_OK or RT_ENOMEM (*@p out empty then)
  */
-int rt__coll_schedule(int op, int algo, uint32_t P, uint32_t root, struct rt__coll_member *mem,
+int rt__coll_schedule(const struct rt_coll_plan *plan, uint32_t P, uint32_t root, struct rt__coll_member *mem,
                       struct rt__coll_sched *out);
 void rt__coll_sched_free(struct rt__coll_sched *s);
 

@@ -160,7 +160,9 @@ static int cx_create(struct engine *E, uint32_t id, uint32_t me)
         return rt__eng_oom(E);
     c->cx = x;
     uint32_t op = c->op <= RT_COLL_OTHER ? c->op : RT_COLL_OTHER;
-    if (rt__coll_schedule((int)op, E->o->coll_algo[op], P, c->root_rank, c->mem, &x->sched))
+    struct rt_coll_plan plan;
+    rt__coll_plan_of(E->o->coll_rules, E->o->coll_algo, (int)op, c->vector, P, c->mem, &plan);
+    if (rt__coll_schedule(&plan, P, c->root_rank, c->mem, &x->sched))
         return rt__eng_oom(E);
     size_t n = x->sched.n;
     if (n > UINT32_MAX / 2)
@@ -291,13 +293,15 @@ static int cx_round(struct engine *E, uint32_t cid, uint32_t i)
     uint32_t from = M->pos;
     M->rstart = from;
     M->pos = end;
-    /* its sends first, as rt__coll_run asks its CPU for them before its receives */
+    /* its sends first, as rt__coll_run asks its CPU for them before its receives, each posted
+     * after the one before */
+    rt_time_ps post = M->clock;
     for (uint32_t p = from; p < end; p++) {
         uint32_t k = x->ops[p] >> 1;
         if (x->ops[p] & 1)
             continue;
         struct cx_msg *q = &x->msg[k];
-        q->ready = rt__eng_cpu(E, row, M->clock, rt__eng_times(E, x->sched.v[k].m)->o_send);
+        q->ready = post = rt__eng_cpu(E, row, post, rt__eng_times(E, x->sched.v[k].m)->o_send);
         q->origin = M->origin;
         q->sender_in = 1;
         if (cx_launch(E, cid, k))

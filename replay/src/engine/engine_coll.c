@@ -140,7 +140,9 @@ int rt__eng_coll_finish(struct engine *E, uint32_t id)
     uint32_t op = c->op <= RT_COLL_OTHER ? c->op : RT_COLL_OTHER;
     struct coll_noise cn = {E, c};
     struct rt__coll_noise hooks = {&cn, coll_cpu, coll_net};
-    if (rt__coll_run((int)op, E->o->coll_algo[op], c->size, c->root_rank, c->mem, &E->o->model, E->o->eager_limit,
+    struct rt_coll_plan plan;
+    rt__coll_plan_of(E->o->coll_rules, E->o->coll_algo, (int)op, c->vector, c->size, c->mem, &plan);
+    if (rt__coll_run(&plan, c->size, c->root_rank, c->mem, &E->o->model, E->o->eager_limit,
                      rt_replay_options_noisy(E->o) ? &hooks : NULL))
         return rt__eng_oom(E);
     c->complete = 1;
