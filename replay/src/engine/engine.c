@@ -2,8 +2,9 @@
 /*
  * The replay engine: a discrete-event simulation over the ranks of a trace. This file holds the
  * serial replay (posting and matching, the network's grants, the ranks' steps), the diagnosis of a
- * replay that cannot finish, and the driver rt_replay_run; the distributed replay's rounds are in
- * engine_dist.c, and the structures and hot helpers both files use in engine_internal.h.
+ * replay that cannot finish, and the driver rt_replay_run; the engine's side of a distributed
+ * replay is in engine_remote.c (its rounds in engine_dist.c), and the structures and hot helpers
+ * these files share in engine_internal.h.
  *
  * Each rank runs through its own events as far as it can, computing predicted times from its
  * own clock. It stops only where it needs a time it does not own: the completion of a message
@@ -178,7 +179,7 @@ const struct size_memo *rt__eng_times(struct engine *E, rt_bytes m)
     return times_of(E, m);
 }
 
-/* schedule_if_ready for engine_dist.c: the serial replay's callers keep it inlined. */
+/* schedule_if_ready for engine_remote.c: the serial replay's callers keep it inlined. */
 int rt__eng_schedule_if_ready(struct engine *E, uint32_t id)
 {
     return schedule_if_ready(E, id);
@@ -211,7 +212,7 @@ RT_HOT_INLINE int recv_side(struct engine *E, uint32_t id, uint64_t j, uint64_t 
     return 0;
 }
 
-/* recv_side for engine_dist.c: the serial replay's post keeps it inlined. */
+/* recv_side for engine_remote.c: the serial replay's post keeps it inlined. */
 int rt__eng_recv_side(struct engine *E, uint32_t id, uint64_t j, uint64_t post_ev, rt_bytes bytes, rt_time_ps t)
 {
     return recv_side(E, id, j, post_ev, bytes, t);
@@ -220,7 +221,7 @@ int rt__eng_recv_side(struct engine *E, uint32_t id, uint64_t j, uint64_t post_e
 /* Posts the send or receive at event @p j of rank @p r at time @p t; matches it in its channel.
  * A message's sender's process matches it (with the posts of a receiver elsewhere sent to it);
  * a receiver whose sender is elsewhere keeps a receive half (rt__eng_post_remote_recv in
- * engine_dist.c). Inlined into post once per side, each copy without the other side's tests. */
+ * engine_remote.c). Inlined into post once per side, each copy without the other side's tests. */
 RT_HOT_INLINE int post_message(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e,
                                const struct rt_event_payload *p, rt_time_ps t, int is_send)
 {
@@ -825,7 +826,7 @@ static void run_network(struct engine *E)
     }
 }
 
-/* take for the distributed rounds (engine_dist.c): the serial loop keeps it inlined. */
+/* take for the distributed rounds (engine_remote.c): the serial loop keeps it inlined. */
 void rt__eng_take(struct engine *E, struct qent q)
 {
     take(E, q);
@@ -891,34 +892,6 @@ static int setup_tables(struct engine *E)
     return 0;
 }
 
-/* A distributed replay (options.part): the ranks replayed here and the rounds' tables. */
-static int setup_part(struct engine *E)
-{
-    const struct rt_replay_part *P = E->o->part;
-    int ok = P->nprocs > 0 && P->me < P->nprocs && P->first_rank && P->first_rank[0] == 0 &&
-             P->first_rank[P->nprocs] == E->nranks && P->exchange && P->reduce;
-    for (uint32_t p = 0; ok && p < P->nprocs; p++)
-        ok = P->first_rank[p] <= P->first_rank[p + 1];
-    if (!ok)
-        return E->failed = rt_error_set(E->err, RT_EINVAL,
-                                        "%s: the distributed replay's ranks are not split among its processes",
-                                        rt_trace_path(E->t));
-    uint32_t n = E->nranks ? E->nranks : 1;
-    E->part = P;
-    E->lo = P->first_rank[P->me];
-    E->hi = P->first_rank[P->me + 1];
-    E->out = calloc(P->nprocs, sizeof *E->out);
-    E->mark = calloc(n, 1);
-    E->marked = calloc(n, sizeof *E->marked);
-    E->remote_state = calloc(RS * (size_t)n, sizeof *E->remote_state);
-    E->pub = malloc((2 * (size_t)E->nranks + 1) * sizeof *E->pub);
-    E->rdy_min = calloc(n, sizeof *E->rdy_min);
-    E->arr_min = calloc(n, sizeof *E->arr_min);
-    for (size_t i = 0; E->pub && i < 2 * (size_t)E->nranks; i++)
-        E->pub[i] = INT64_MIN; /* nothing known yet: anything may happen at any time */
-    return 0;
-}
-
 /* The ranks' events and the measured span [*first, *last] over all processes; every rank here
  * queued at its start, relative to the earliest one's. */
 static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
@@ -941,7 +914,7 @@ static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
     E->total = E->res->events;
     E->next_progress = PROGRESS_EVERY;
     if (E->part) { /* the earliest start and latest end over all processes; whether all set up */
-        int set_up = E->out && E->mark && E->marked && E->remote_state && E->pub && E->rdy_min && E->arr_min;
+        int set_up = rt__eng_remote_ready(E);
         int64_t v[3] = {first, last == INT64_MIN ? INT64_MAX : -last, set_up ? 1 : 0};
         int prc = E->part->reduce(E->part->ud, v, 3, 0);
         if (prc || !v[2])
@@ -1031,7 +1004,6 @@ static int run(struct engine *E)
     rt__map_init(&E->coll_of);
     rt__map_init(&E->coll_seq);
     rt__map_init(&E->comm_rank);
-    rt__map_init(&E->halves);
     rt__map_init(&E->cx_pos);
     if (E->part) {
         rc = rt__eng_run_rounds(E);
@@ -1094,22 +1066,7 @@ static void teardown(struct engine *E)
             free(E->ranks[r].waits);
             free(E->ranks[r].rdvw);
         }
-    if (E->out)
-        for (uint32_t p = 0; p < E->part->nprocs; p++)
-            free(E->out[p].v);
-    free(E->out);
-    free(E->mark);
-    free(E->marked);
-    free(E->later);
-    free(E->remote_state);
-    free(E->nbp);
-    free(E->nbp_at);
-    free(E->pub);
-    free(E->rdy_min);
-    free(E->arr_min);
-    free(E->senders);
-    free(E->senders_at);
-    rt__map_free(&E->halves);
+    rt__eng_remote_free(E);
     free(E->ranks);
     rt__os_cursors_free(E->cursors, (size_t)E->nranks * E->nsrc);
     free(E->cursors);
@@ -1156,7 +1113,7 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     E.freemsg = E.freecoll = UINT32_MAX;
     E.net_at = INT64_MAX;
     E.hint_rank = E.hint_region = RT_NONE;
-    if (!(rc = setup_tables(&E)) && !(rc = opts->part ? setup_part(&E) : 0) &&
+    if (!(rc = setup_tables(&E)) && !(rc = opts->part ? rt__eng_remote_setup(&E) : 0) &&
         !(rc = setup_ranks(&E, &first, &last)) && !(rc = setup_noise(&E)) &&
         !(rc = opts->network ? setup_network(&E) : 0) && !(rc = run(&E)))
         rc = collect(&E, first, last);

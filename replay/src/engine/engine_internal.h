@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The replay engine's shared state: the structures of the serial replay and driver (engine.c)
- * and of the distributed replay's rounds (engine_dist.c), the hot helpers both call (static
- * inline, so that the serial replay keeps them inlined: the queue, the table of operations in
- * flight, the message pool, the channels) and the functions one file calls in the other
- * (rt__eng_, internal).
+ * The replay engine's shared state: the structures of the serial replay and driver (engine.c),
+ * of collectives (engine_coll.c, coll_exec.c) and of the engine's side of a distributed replay
+ * (engine_remote.c), the hot helpers they call (static inline, so that the serial replay keeps
+ * them inlined: the queue, the table of operations in flight, the message pool, the channels) and
+ * the functions one file calls in another (rt__eng_, internal). The distributed replay's rounds
+ * (engine_dist.c) do not see any of it: they meet the engine in engine_dist.h.
  */
 #ifndef RETIME_ENGINE_INTERNAL_H
 #define RETIME_ENGINE_INTERNAL_H
@@ -146,7 +147,8 @@ struct rank {
     uint32_t nrdvw, caprdvw;
 };
 
-/* What one process of a distributed replay tells another (struct rt_replay_part.exchange).
+/* What one process of a distributed replay tells another (struct rt_replay_part.exchange; swapped
+ * by engine_dist.c as blobs of this size).
  * Fields by kind:
  *   FX_RPOST    a receive was posted: comm tag src dst, t1 post time, ev1 post event, ev2 receive event, bytes
  *   FX_ARRIVE   a message reaches its receiver's port at t1: comm tag src dst n bytes flags,
@@ -157,18 +159,14 @@ struct rank {
  *   FX_CTC      the collective's last entry t1 (comm, n)
  *   FX_CPORTS   member i's ports t1 (send) t2 (receive) at that time (comm, n)
  *   FX_CDONE    member i's result: t1 done, t2 t3 ports, src origin member, ev1 its COLL_BEGIN (comm, n)
- *   FX_BOUND    rank src's bounds at the end of a round: t1 earliest grant, t2 earliest post */
-enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CDONE, FX_BOUND, FX_KINDS };
+ *   FX_BOUND    rank src's bounds at the end of a round: t1 earliest grant, t2 earliest post
+ *   FX_SENDS    before the first round: rank src sends to rank dst */
+enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CDONE, FX_BOUND, FX_SENDS, FX_KINDS };
 struct fx {
     uint32_t kind, comm, tag, src, dst, i, flags, reg; /* reg: the MPI call's region + 1 (errors) */
     uint64_t n, ev1, ev2, bytes, id;
     rt_time_ps t1, t2, t3;
 };
-struct fxbuf {
-    struct fx *v;
-    uint32_t n, cap;
-};
-
 #define RS 4 /* values per rank in engine.remote_state */
 
 struct engine {
@@ -217,28 +215,9 @@ struct engine {
     /* distributed replay (o->part) */
     const struct rt_replay_part *part;
     uint32_t lo, hi;                /* the ranks replayed here */
-    struct fxbuf *out;              /* per process: what to send at the end of the round */
-    struct rt__map halves;          /* (channel, n) -> receive half not yet both posted and arrived */
-    rt_time_ps T;                   /* the round's earliest queued time over all processes */
-    uint8_t tau;                    /* the earliest entry type queued at T */
-    uint8_t *mark;                  /* per rank: ports with an entry put off this round */
-    uint32_t *marked;               /* the ranks marked */
-    uint32_t nmarked;
-    struct qent *later;             /* entries put off this round */
-    uint32_t nlater, caplater;
+    struct remote *rm;              /* engine_remote.c's tables for the rounds */
     uint32_t hint_rank, hint_region; /* the MPI call of another process's event hint_ev, from its record */
     uint64_t hint_ev;
-    /* per-rank bounds, so that loosely coupled ranks need not wait for the global earliest time:
-     * pub[2r] is the earliest time rank r's send port could still grant a message it has not
-     * granted, pub[2r + 1] the earliest time r could still post anything (INT64_MAX: never);
-     * published by r's process at the end of every round to the processes of the ranks r
-     * exchanges messages with (FX_BOUND), valid from then on; INT64_MIN: not known */
-    int64_t *pub;
-    int64_t red[3];                 /* the round's reduction: earliest time, all well, time * 8 + type */
-    uint32_t *nbp, *nbp_at;         /* per rank here: the other processes that need its bounds (CSR) */
-    rt_time_ps *rdy_min, *arr_min;  /* per rank, at the round's start: earliest queued grant of its
-                                     * send port, earliest queued arrival at it */
-    uint32_t *senders, *senders_at; /* per rank here: the ranks that ever send to it (CSR) */
     int64_t *remote_state;          /* per rank, for the diagnosis: state + 1, cursor, call region + 1,
                                      * the rank it waits for + 1 (RS values) */
 };
@@ -258,7 +237,14 @@ int rt__eng_coll_finish(struct engine *E, uint32_t id);
 void rt__eng_take(struct engine *E, struct qent q); /* acts on a popped queue entry */
 uint32_t rt__eng_waits_for(const struct engine *E, uint32_t r);
 
-/* engine_dist.c: the distributed replay */
+/* engine_remote.c: the engine's side of a distributed replay. Its set-up (an error when the part
+ * does not split the ranks; out of memory leaves rt__eng_remote_ready false) and tables; a record
+ * queued for the process of @p rank; rendezvous sends waiting for their far receive; a message's
+ * hold for its far receiver released; a receive whose sender is elsewhere; the rounds; after them,
+ * every rank's state for the diagnosis, one error for all, the summed results. */
+int rt__eng_remote_setup(struct engine *E);
+int rt__eng_remote_ready(const struct engine *E);
+void rt__eng_remote_free(struct engine *E);
 int rt__eng_fx_send(struct engine *E, uint32_t rank, const struct fx *f);
 int rt__eng_rdv_waiting_add(struct engine *E, uint32_t r, uint32_t id);
 void rt__eng_rdv_waiting_del(struct engine *E, uint32_t r, uint32_t id);

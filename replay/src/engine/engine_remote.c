@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The distributed replay (struct rt_replay_part): the records one process sends another, the
- * per-rank bounds that decide which queue entries a process may take in a round, the rounds, and
- * what follows them (where every rank stopped, one error for all, the summed results).
+ * The engine's side of the distributed replay (struct rt_replay_part): the records it makes for
+ * other processes and applies from them, the per-rank bounds that decide which queue entries it
+ * may take in a round, and what follows the rounds (where every rank stopped, the summed results).
+ * The rounds themselves, the records' buffers and their swap are engine_dist.c's, reached only
+ * through engine_dist.h; what they ask of the engine is in rt__dist_ops below.
  *
- * Each process replays its own ranks with the serial engine (engine.c) and queues what crosses
- * to another process (struct fx) until the end of a round; then the processes swap these and
- * agree on T, the earliest queued time over all of them (and tau, the earliest type at T). With
- * the swap come the bounds of the ranks this process's ranks exchange messages with (struct
- * engine.pub). In a round a process takes its queue in order but puts off any entry that
- * something not yet known here could still precede on the same port, in (time, type, key) order
- * (port_ok):
+ * Each process replays its own ranks with the serial engine (engine.c) and sends what crosses to
+ * another process (struct fx) at the end of a round. With the records come the bounds of the
+ * ranks this process's ranks exchange messages with (struct remote.pub). In a round the engine
+ * takes its queue in order but puts off any entry that something not yet known here could still
+ * precede on the same port, in (time, type, key) order (port_ok):
  *   a send port's grant:   a ready of a rendezvous whose receive is not posted yet (rdv_bound),
  *                          the rank's own later posts (post_bound), a collective it is in
  *                          (coll_bound);
@@ -27,21 +27,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_dist.h"
 #include "engine_internal.h"
 #include "grow.h"
 #include "map.h"
 #include "retime/replay.h"
 
+/* What the engine keeps for the rounds, beside the ranks' own fields (held, coll, rdvw). */
+struct remote {
+    struct rt__dist *D;        /* the rounds: the records' buffers, the swap, the agreement */
+    struct rt__map halves;     /* (channel, n) -> receive half not yet both posted and arrived */
+    rt_time_ps T;              /* the round's earliest queued time over all processes */
+    uint8_t tau;               /* the earliest entry type queued at T */
+    uint8_t *mark;             /* per rank: ports with an entry put off this round */
+    uint32_t *marked;          /* the ranks marked */
+    uint32_t nmarked;
+    struct qent *later;        /* entries put off this round */
+    uint32_t nlater, caplater;
+    /* per-rank bounds, so that loosely coupled ranks need not wait for the global earliest time:
+     * pub[2r] is the earliest time rank r's send port could still grant a message it has not
+     * granted, pub[2r + 1] the earliest time r could still post anything (INT64_MAX: never);
+     * published by r's process at the end of every round to the processes of the ranks r
+     * exchanges messages with (FX_BOUND), valid from then on; INT64_MIN: not known */
+    int64_t *pub;
+    uint32_t *nbp, *nbp_at;         /* per rank here: the other processes that need its bounds (CSR) */
+    rt_time_ps *rdy_min, *arr_min;  /* per rank, at the round's start: earliest queued grant of its
+                                     * send port, earliest queued arrival at it */
+    uint32_t *senders, *senders_at; /* per rank here: the ranks that ever send to it (CSR); NULL
+                                     * until the first round */
+    /* until the first round: the pairs (receiver here - lo) << 32 | sender received (FX_SENDS),
+     * and (rank here - lo) << 32 | process for the other processes this one sent pairs to */
+    uint64_t *heard, *told;
+    uint32_t nheard, capheard, ntold, captold;
+};
+
 /* ------------------------------------------------------------------ records */
 
-/* Queues @p f for process @p p until the end of the round; -1 out of memory. */
+/* Queues @p f for process @p p until the end of the round; -1 out of memory. A record that can
+ * make something happen at its receiver is due at its t1 (see rt__dist_send). */
 static int fx_send_to(struct engine *E, uint32_t p, const struct fx *f)
 {
-    struct fxbuf *b = &E->out[p];
-    if (rt__grow((void **)&b->v, &b->cap, sizeof *b->v, b->n + 1))
-        return -1;
-    b->v[b->n++] = *f;
-    return 0;
+    int64_t due = f->kind == FX_CPORTS || f->kind == FX_BOUND || f->kind == FX_SENDS ? INT64_MAX : f->t1;
+    return rt__dist_send(E->rm->D, p, f, due);
 }
 
 /* Queues @p f for the process that replays rank @p rank. */
@@ -89,16 +116,16 @@ void rt__eng_vrecv_release(struct engine *E, uint32_t id)
 static uint32_t half_of(struct engine *E, uint32_t ci, uint32_t n, uint32_t comm, uint32_t tag, uint32_t src,
                         uint32_t dst)
 {
-    uint64_t *h = rt__map_get(&E->halves, ci, n);
+    uint64_t *h = rt__map_get(&E->rm->halves, ci, n);
     if (h) {
         uint32_t id = (uint32_t)*h;
-        rt__map_del(&E->halves, ci, n);
+        rt__map_del(&E->rm->halves, ci, n);
         return id;
     }
     uint32_t id = msg_new(E);
     if (id == UINT32_MAX)
         return id;
-    if (rt__map_put(&E->halves, ci, n, id)) {
+    if (rt__map_put(&E->rm->halves, ci, n, id)) {
         rt__eng_oom(E);
         return UINT32_MAX;
     }
@@ -165,11 +192,21 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
         rt__eng_vrecv_release(E, (uint32_t)f->id);
         return 0;
     }
+    if (f->kind == FX_SENDS) { /* before the first round: rank src sends to rank dst here */
+        struct remote *rm = E->rm;
+        if (!owned(E, f->dst) || f->src >= nr || rm->senders_at)
+            return E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: distributed replay: process %u sent a bad pair",
+                                            rt_trace_path(E->t), from);
+        if (rt__grow((void **)&rm->heard, &rm->capheard, sizeof *rm->heard, rm->nheard + 1))
+            return rt__eng_oom(E);
+        rm->heard[rm->nheard++] = (uint64_t)(f->dst - E->lo) << 32 | f->src;
+        return 0;
+    }
     if (f->kind == FX_BOUND) {
         if (f->src >= nr || owned(E, f->src))
             return bad_fx(E, from, f);
-        E->pub[2 * (size_t)f->src] = f->t1;
-        E->pub[2 * (size_t)f->src + 1] = f->t2;
+        E->rm->pub[2 * (size_t)f->src] = f->t1;
+        E->rm->pub[2 * (size_t)f->src + 1] = f->t2;
         return 0;
     }
     if (f->kind == FX_RPOST || f->kind == FX_ARRIVE) {
@@ -260,20 +297,22 @@ enum { MARK_TX = 1, MARK_RX = 2 };
 
 static void mark(struct engine *E, uint32_t r, uint8_t bits)
 {
-    if (!E->mark[r])
-        E->marked[E->nmarked++] = r;
-    E->mark[r] |= bits;
+    struct remote *rm = E->rm;
+    if (!rm->mark[r])
+        rm->marked[rm->nmarked++] = r;
+    rm->mark[r] |= bits;
 }
 
 /* The earliest time a rendezvous ready of rank @p r not yet queued could have: its send is
  * posted, and its receive can only be posted at T or later, and not before its receiver could. */
 static rt_time_ps rdv_bound(const struct engine *E, const struct rank *R)
 {
+    const struct remote *rm = E->rm;
     rt_time_ps lb = INT64_MAX;
     for (uint32_t i = 0; i < R->nrdvw; i++) {
         const struct msg *m = &E->msgs[R->rdvw[i]];
-        rt_time_ps b = m->send_post > E->T ? m->send_post : E->T;
-        b = E->pub[2 * (size_t)m->dst + 1] > b ? E->pub[2 * (size_t)m->dst + 1] : b;
+        rt_time_ps b = m->send_post > rm->T ? m->send_post : rm->T;
+        b = rm->pub[2 * (size_t)m->dst + 1] > b ? rm->pub[2 * (size_t)m->dst + 1] : b;
         lb = b < lb ? b : lb;
     }
     return lb;
@@ -283,41 +322,43 @@ static rt_time_ps rdv_bound(const struct engine *E, const struct rank *R)
  * wire time after the earliest grant of any rank that ever sends to it. */
 static rt_time_ps arrival_bound(const struct engine *E, uint32_t r)
 {
+    const struct remote *rm = E->rm;
     rt_time_ps lb = INT64_MAX;
-    for (uint32_t k = E->senders_at[r - E->lo]; k < E->senders_at[r - E->lo + 1]; k++)
-        lb = E->pub[2 * (size_t)E->senders[k]] < lb ? E->pub[2 * (size_t)E->senders[k]] : lb;
+    for (uint32_t k = rm->senders_at[r - E->lo]; k < rm->senders_at[r - E->lo + 1]; k++)
+        lb = rm->pub[2 * (size_t)rm->senders[k]] < lb ? rm->pub[2 * (size_t)rm->senders[k]] : lb;
     lb = lb > INT64_MAX - E->wire_min ? INT64_MAX : lb + E->wire_min;
-    return lb > E->T + E->wire_min ? lb : E->T + E->wire_min;
+    return lb > rm->T + E->wire_min ? lb : rm->T + E->wire_min;
 }
 
 /* A lower bound on when collective @p c runs: its last entry. */
 static rt_time_ps coll_bound(const struct engine *E, const struct coll *c)
 {
-    return c->tc_known ? c->tc : (c->max_begin > E->T ? c->max_begin : E->T);
+    return c->tc_known ? c->tc : (c->max_begin > E->rm->T ? c->max_begin : E->rm->T);
 }
 
 /* A lower bound on when the blocked rank @p r can go on: the completion it waits for. */
 static rt_time_ps wake_bound(const struct engine *E, uint32_t r)
 {
+    const struct remote *rm = E->rm;
     const struct rank *R = &E->ranks[r];
     const struct rt_event *e = &R->ev[R->cursor];
     if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV) {
         rt_time_ps arr = arrival_bound(E, r);
-        return E->arr_min[r] < arr ? E->arr_min[r] : arr;
+        return rm->arr_min[r] < arr ? rm->arr_min[r] : arr;
     }
     if (e->kind == RT_EV_COLL_END && R->coll != UINT32_MAX)
         return coll_bound(E, &E->colls[R->coll]);
     if (e->kind != RT_EV_ISEND_COMPLETE && e->kind != RT_EV_LEAVE)
-        return E->T;
+        return rm->T;
     /* sends it waits for: each completes at or after its grant (eager), or its delivery, which is
      * at or after its arrival (rendezvous); it goes on when the last one completes */
-    rt_time_ps lb = E->T, grant = rdv_bound(E, R);
-    grant = E->rdy_min[r] < grant ? E->rdy_min[r] : grant;
+    rt_time_ps lb = rm->T, grant = rdv_bound(E, R);
+    grant = rm->rdy_min[r] < grant ? rm->rdy_min[r] : grant;
     uint32_t n = e->kind == RT_EV_LEAVE ? R->nwaits : 1;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t p = e->kind == RT_EV_LEAVE ? R->waits[i] : pending_of((struct rank *)R, e->ref);
         if (p == UINT64_MAX || (p & COLL_BIT))
-            return E->T;
+            return rm->T;
         const struct msg *m = &E->msgs[p];
         if (m->flags & M_SDONE)
             continue;
@@ -325,7 +366,7 @@ static rt_time_ps wake_bound(const struct engine *E, uint32_t r)
         if ((m->flags & M_RDV) && (m->flags & M_FWD))
             b = m->recv_done; /* its arrival at the far receiver */
         else if ((m->flags & M_RDV) && owned(E, m->dst))
-            b = E->arr_min[m->dst] < grant ? E->arr_min[m->dst] : grant;
+            b = rm->arr_min[m->dst] < grant ? rm->arr_min[m->dst] : grant;
         lb = b > lb ? b : lb;
     }
     return lb;
@@ -334,8 +375,9 @@ static rt_time_ps wake_bound(const struct engine *E, uint32_t r)
 /* The earliest time rank @p r could still post anything. */
 static rt_time_ps post_bound(const struct engine *E, uint32_t r)
 {
+    const struct remote *rm = E->rm;
     const struct rank *R = &E->ranks[r];
-    rt_time_ps lb = R->clock > E->T ? R->clock : E->T;
+    rt_time_ps lb = R->clock > rm->T ? R->clock : rm->T;
     if (R->state == R_DONE)
         return INT64_MAX;
     if (R->state == R_QUEUED)
@@ -347,9 +389,10 @@ static rt_time_ps post_bound(const struct engine *E, uint32_t r)
 /* Whether nothing unknown can precede (t, type) on rank @p r's port of kind @p bits. */
 static int port_ok(const struct engine *E, uint32_t r, rt_time_ps t, uint8_t type, uint8_t bits)
 {
+    const struct remote *rm = E->rm;
     const struct rank *R = &E->ranks[r];
-    int last_at_T = t == E->T && E->tau == Q_RDV; /* nothing more can be posted at T */
-    if (E->mark[r] & bits)
+    int last_at_T = t == rm->T && rm->tau == Q_RDV; /* nothing more can be posted at T */
+    if (rm->mark[r] & bits)
         return 0;
     if (type != Q_COLL) {
         if (R->held)
@@ -378,17 +421,18 @@ static int port_ok(const struct engine *E, uint32_t r, rt_time_ps t, uint8_t typ
 /* The earliest queued grant of every rank's send port and arrival at its receive port. */
 static void scan_queue(struct engine *E)
 {
+    struct remote *rm = E->rm;
     for (uint32_t r = E->lo; r < E->hi; r++)
-        E->rdy_min[r] = E->arr_min[r] = INT64_MAX;
+        rm->rdy_min[r] = rm->arr_min[r] = INT64_MAX;
     for (size_t i = 0; i < qcount(E); i++) {
         const struct qent *q = qat(E, i);
         uint8_t ty = QTYPE(q);
         if (ty == Q_READY || ty == Q_RDV) {
             uint32_t r = E->msgs[q->id].src;
-            E->rdy_min[r] = q->t < E->rdy_min[r] ? q->t : E->rdy_min[r];
+            rm->rdy_min[r] = q->t < rm->rdy_min[r] ? q->t : rm->rdy_min[r];
         } else if (ty == Q_ARRIVE) {
             uint32_t r = E->msgs[q->id].dst;
-            E->arr_min[r] = q->t < E->arr_min[r] ? q->t : E->arr_min[r];
+            rm->arr_min[r] = q->t < rm->arr_min[r] ? q->t : rm->arr_min[r];
         }
     }
 }
@@ -398,16 +442,17 @@ static void scan_queue(struct engine *E)
  * from an entry that respected the bounds of the round before. */
 static int publish(struct engine *E)
 {
+    struct remote *rm = E->rm;
     scan_queue(E);
     for (uint32_t r = E->lo; r < E->hi; r++) {
         rt_time_ps post = post_bound(E, r), grant = rdv_bound(E, &E->ranks[r]);
-        grant = E->rdy_min[r] < grant ? E->rdy_min[r] : grant;
+        grant = rm->rdy_min[r] < grant ? rm->rdy_min[r] : grant;
         grant = post < grant ? post : grant;
-        E->pub[2 * (size_t)r] = grant;
-        E->pub[2 * (size_t)r + 1] = post;
+        rm->pub[2 * (size_t)r] = grant;
+        rm->pub[2 * (size_t)r + 1] = post;
         struct fx f = {.kind = FX_BOUND, .src = r, .t1 = grant, .t2 = post};
-        for (uint32_t k = E->nbp_at[r - E->lo]; k < E->nbp_at[r - E->lo + 1]; k++)
-            if (fx_send_to(E, E->nbp[k], &f))
+        for (uint32_t k = rm->nbp_at[r - E->lo]; k < rm->nbp_at[r - E->lo + 1]; k++)
+            if (fx_send_to(E, rm->nbp[k], &f))
                 return rt__eng_oom(E);
     }
     return 0;
@@ -450,101 +495,17 @@ static int entry_ok(struct engine *E, const struct qent *q)
     }
 }
 
-/* ------------------------------------------------------------------ rounds */
+/* ------------------------------------------------------------------ who sends to whom */
 
-/* Sends the round's messages and applies those received; RT_OK or the transport's error. */
-static int swap(struct engine *E)
+/* Which ranks ever send to each rank here: before the first round, every process sends the pairs
+ * (receiver, sender) of its ranks' sends to the receivers' processes (FX_SENDS, in the first
+ * swap), so that a round's records grow with a rank's neighbours, not with the ranks. */
+static int send_pairs(struct engine *E)
 {
-    const struct rt_replay_part *P = E->part;
-    void *outp[P->nprocs > 0 ? P->nprocs : 1], *inp[P->nprocs > 0 ? P->nprocs : 1];
-    size_t outlen[P->nprocs > 0 ? P->nprocs : 1], inlen[P->nprocs > 0 ? P->nprocs : 1];
-    for (uint32_t p = 0; p < P->nprocs; p++) {
-        outp[p] = E->out[p].v;
-        outlen[p] = E->out[p].n * sizeof(struct fx);
-    }
-    int rc = P->exchange(P->ud, outp, outlen, inp, inlen);
-    for (uint32_t p = 0; p < P->nprocs; p++)
-        E->out[p].n = 0;
-    if (rc)
-        return rc;
-    for (uint32_t p = 0; p < P->nprocs && !E->failed; p++) {
-        if (inlen[p] % sizeof(struct fx)) {
-            E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: distributed replay: process %u sent %zu bytes",
-                                     rt_trace_path(E->t), p, inlen[p]);
-            break;
-        }
-        const struct fx *f = inp[p];
-        for (size_t i = 0; i < inlen[p] / sizeof(struct fx) && !E->failed; i++) {
-            struct fx x;
-            memcpy(&x, &f[i], sizeof x); /* the transport's buffer need not be aligned */
-            fx_apply(E, p, &x);
-        }
-    }
-    return RT_OK;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Which other processes need the bounds of each rank here (E->nbp): those of the ranks it sends to
- * (their arrivals wait for its grants; @p pairs[p] holds (receiver, sender) pairs for process p)
- * and of the ranks that send to it (their rendezvous wait for its posts). */
-static int bound_readers(struct engine *E, uint32_t *const *pairs, const uint32_t *len)
-{
-    const struct rt_replay_part *P = E->part;
-    uint32_t nown = E->hi - E->lo;
-    uint64_t n = 0, k = 0;
-    for (uint32_t p = 0; p < P->nprocs; p++)
-        n += p == P->me ? 0 : len[p];
-    n += E->senders_at[nown];
-    uint64_t *key = malloc((n ? n : 1) * sizeof *key); /* (rank here - lo) << 32 | process */
-    E->nbp_at = calloc((size_t)nown + 1, sizeof *E->nbp_at);
-    E->nbp = malloc((n ? n : 1) * sizeof *E->nbp);
-    if (!key || !E->nbp_at || !E->nbp) {
-        free(key);
-        return rt__eng_oom(E);
-    }
-    for (uint32_t p = 0; p < P->nprocs; p++)
-        for (uint32_t i = 0; p != P->me && i < len[p]; i++)
-            key[k++] = (uint64_t)(pairs[p][2 * i + 1] - E->lo) << 32 | p;
-    for (uint32_t r = 0; r < nown; r++)
-        for (uint32_t i = E->senders_at[r]; i < E->senders_at[r + 1]; i++)
-            if (owner_of(E, E->senders[i]) != P->me)
-                key[k++] = (uint64_t)r << 32 | owner_of(E, E->senders[i]);
-    qsort(key, k, sizeof *key, cmp_u64);
-    uint64_t m = 0;
-    for (uint64_t i = 0; i < k; i++) {
-        if (i && key[i] == key[i - 1])
-            continue;
-        E->nbp[m++] = (uint32_t)key[i];
-        E->nbp_at[(key[i] >> 32) + 1]++;
-    }
-    for (uint32_t r = 0; r < nown; r++)
-        E->nbp_at[r + 1] += E->nbp_at[r];
-    free(key);
-    return RT_OK;
-}
-
-/* Which ranks ever send to each rank here: every process sends the pairs (receiver, sender) of its
- * ranks' sends to the receivers' processes, once before the rounds. */
-static int find_senders(struct engine *E)
-{
-    const struct rt_replay_part *P = E->part;
+    struct remote *rm = E->rm;
     struct rt__map seen;
-    uint32_t **pairs = calloc(P->nprocs, sizeof *pairs), *cap = calloc(P->nprocs, sizeof *cap),
-             *len = calloc(P->nprocs, sizeof *len), nown = E->hi - E->lo;
-    void **outp = calloc(P->nprocs, sizeof *outp), **inp = calloc(P->nprocs, sizeof *inp);
-    size_t *outlen = calloc(P->nprocs, sizeof *outlen), *inlen = calloc(P->nprocs, sizeof *inlen);
     int rc = RT_OK;
     rt__map_init(&seen);
-    E->senders_at = calloc((size_t)nown + 1, sizeof *E->senders_at);
-    if (!pairs || !cap || !len || !outp || !inp || !outlen || !inlen || !E->senders_at) {
-        rc = rt__eng_oom(E);
-        goto send;
-    }
     for (uint32_t r = E->lo; r < E->hi && !rc; r++) {
         const struct rank *R = &E->ranks[r];
         for (uint64_t j = 0; j < R->nev && !rc; j++) {
@@ -554,146 +515,222 @@ static int find_senders(struct engine *E)
             if (rt__map_get(&seen, e->ref, r))
                 continue;
             uint32_t p = owner_of(E, e->ref);
-            if (rt__map_put(&seen, e->ref, r, 1) || rt__grow((void **)&pairs[p], &cap[p], 2 * sizeof **pairs, len[p] + 1)) {
+            struct fx f = {.kind = FX_SENDS, .src = r, .dst = e->ref};
+            if (rt__map_put(&seen, e->ref, r, 1) || fx_send_to(E, p, &f))
                 rc = rt__eng_oom(E);
-                break;
+            else if (p != E->part->me) { /* that process needs r's bounds: its ranks' arrivals wait for r's grants */
+                if (rt__grow((void **)&rm->told, &rm->captold, sizeof *rm->told, rm->ntold + 1))
+                    rc = rt__eng_oom(E);
+                else
+                    rm->told[rm->ntold++] = (uint64_t)(r - E->lo) << 32 | p;
             }
-            pairs[p][2 * len[p]] = e->ref;
-            pairs[p][2 * len[p] + 1] = r;
-            len[p]++;
         }
     }
-send: /* every process takes part in the exchange, even after a failure here */
-    for (uint32_t p = 0; p < P->nprocs && outlen; p++) {
-        outp[p] = pairs ? pairs[p] : NULL;
-        outlen[p] = rc || !len ? 0 : (size_t)len[p] * 2 * sizeof(uint32_t);
-    }
-    int xrc = outlen && inlen ? P->exchange(P->ud, outp, outlen, inp, inlen) : RT_ENOMEM;
-    if (!rc && xrc)
-        rc = E->failed = rt_error_set(E->err, xrc, "%s: distributed replay: exchange failed", rt_trace_path(E->t));
-    uint64_t total = 0;
-    for (uint32_t p = 0; !rc && p < P->nprocs; p++) { /* count per receiver, then place */
-        const uint32_t *x = inp[p];
-        for (size_t i = 0; i + 1 < inlen[p] / sizeof(uint32_t); i += 2) {
-            uint32_t dst, src;
-            memcpy(&dst, &x[i], sizeof dst);
-            memcpy(&src, &x[i + 1], sizeof src);
-            if (!owned(E, dst) || src >= E->nranks) {
-                rc = E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: distributed replay: process %u sent a bad pair",
-                                              rt_trace_path(E->t), p);
-                break;
-            }
-            E->senders_at[dst - E->lo + 1]++;
-            total++;
-        }
-    }
-    if (!rc) {
-        for (uint32_t i = 0; i < nown; i++)
-            E->senders_at[i + 1] += E->senders_at[i];
-        E->senders = malloc((total ? total : 1) * sizeof *E->senders);
-        uint32_t *fill = calloc((size_t)nown + 1, sizeof *fill);
-        if (!E->senders || !fill) {
-            free(fill);
-            rc = rt__eng_oom(E);
-        } else {
-            for (uint32_t p = 0; p < P->nprocs; p++) {
-                const uint32_t *x = inp[p];
-                for (size_t i = 0; i + 1 < inlen[p] / sizeof(uint32_t); i += 2) {
-                    uint32_t dst, src;
-                    memcpy(&dst, &x[i], sizeof dst);
-                    memcpy(&src, &x[i + 1], sizeof src);
-                    E->senders[E->senders_at[dst - E->lo] + fill[dst - E->lo]++] = src;
-                }
-            }
-            free(fill);
-        }
-    }
-    if (!rc)
-        rc = bound_readers(E, pairs, len);
-    for (uint32_t p = 0; pairs && p < P->nprocs; p++)
-        free(pairs[p]);
-    free(pairs);
-    free(cap);
-    free(len);
-    free(outp);
-    free(inp);
-    free(outlen);
-    free(inlen);
     rt__map_free(&seen);
     return rc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Which other processes need the bounds of each rank here (rm->nbp): those of the ranks it sends
+ * to (rm->told) and of the ranks that send to it (their rendezvous wait for its posts). */
+static int bound_readers(struct engine *E)
+{
+    struct remote *rm = E->rm;
+    uint32_t nown = E->hi - E->lo;
+    uint64_t n = (uint64_t)rm->ntold + rm->senders_at[nown], k = 0;
+    uint64_t *key = malloc((n ? n : 1) * sizeof *key); /* (rank here - lo) << 32 | process */
+    rm->nbp_at = calloc((size_t)nown + 1, sizeof *rm->nbp_at);
+    rm->nbp = malloc((n ? n : 1) * sizeof *rm->nbp);
+    if (!key || !rm->nbp_at || !rm->nbp) {
+        free(key);
+        return rt__eng_oom(E);
+    }
+    for (uint32_t i = 0; i < rm->ntold; i++)
+        key[k++] = rm->told[i];
+    for (uint32_t r = 0; r < nown; r++)
+        for (uint32_t i = rm->senders_at[r]; i < rm->senders_at[r + 1]; i++)
+            if (owner_of(E, rm->senders[i]) != E->part->me)
+                key[k++] = (uint64_t)r << 32 | owner_of(E, rm->senders[i]);
+    qsort(key, k, sizeof *key, cmp_u64);
+    uint64_t m = 0;
+    for (uint64_t i = 0; i < k; i++) {
+        if (i && key[i] == key[i - 1])
+            continue;
+        rm->nbp[m++] = (uint32_t)key[i];
+        rm->nbp_at[(key[i] >> 32) + 1]++;
+    }
+    for (uint32_t r = 0; r < nown; r++)
+        rm->nbp_at[r + 1] += rm->nbp_at[r];
+    free(key);
+    return RT_OK;
+}
+
+/* At the first round: the pairs heard in its swap as per-rank lists of senders, and who needs
+ * whose bounds. */
+static int senders_build(struct engine *E)
+{
+    struct remote *rm = E->rm;
+    uint32_t nown = E->hi - E->lo;
+    rm->senders_at = calloc((size_t)nown + 1, sizeof *rm->senders_at);
+    rm->senders = malloc((rm->nheard ? rm->nheard : 1) * sizeof *rm->senders);
+    uint32_t *fill = calloc((size_t)nown + 1, sizeof *fill);
+    if (!rm->senders_at || !rm->senders || !fill) {
+        free(fill);
+        return rt__eng_oom(E);
+    }
+    for (uint32_t i = 0; i < rm->nheard; i++) /* count per receiver, then place */
+        rm->senders_at[(rm->heard[i] >> 32) + 1]++;
+    for (uint32_t i = 0; i < nown; i++)
+        rm->senders_at[i + 1] += rm->senders_at[i];
+    for (uint32_t i = 0; i < rm->nheard; i++) {
+        uint32_t d = (uint32_t)(rm->heard[i] >> 32);
+        rm->senders[rm->senders_at[d] + fill[d]++] = (uint32_t)rm->heard[i];
+    }
+    free(fill);
+    int rc = bound_readers(E);
+    free(rm->heard);
+    free(rm->told);
+    rm->heard = rm->told = NULL;
+    return rc;
+}
+
+/* ------------------------------------------------------------------ rounds (rt__dist_ops) */
+
+/* Applies a record that process @p from sent. */
+static int apply(void *ud, uint32_t from, const void *rec)
+{
+    struct engine *E = ud;
+    struct fx x;
+    memcpy(&x, rec, sizeof x); /* the transport's buffer need not be aligned */
+    fx_apply(E, from, &x);
+    return E->failed;
+}
+
+/* The earliest entry queued here, and the collectives here that wait for their members' ports. */
+static void earliest(void *ud, int64_t *t, int64_t *type)
+{
+    const struct engine *E = ud;
+    rt_time_ps v = INT64_MAX;
+    int64_t ty = INT64_MAX;
+    if (qcount(E))
+        v = qtop(E)->t, ty = QTYPE(qtop(E));
+    for (uint32_t i = 0; i < E->ncolls; i++) {
+        const struct coll *c = &E->colls[i];
+        if (c->mem && c->tc_known && !c->complete && coordinates(E, c) && (c->tc < v || (c->tc == v && Q_COLL < ty)))
+            v = c->tc, ty = Q_COLL;
+    }
+    *t = v;
+    *type = ty;
+}
+
+/* Takes the queue in order, each entry now or (if entry_ok says no) next round; then publishes. */
+static int round_take(void *ud, int64_t T, int64_t tau)
+{
+    struct engine *E = ud;
+    struct remote *rm = E->rm;
+    if (!rm->senders_at && senders_build(E)) /* the first round: its swap brought the pairs */
+        return E->failed;
+    rm->T = T;
+    rm->tau = (uint8_t)tau;
+    E->res->rounds++;
+    scan_queue(E);
+    while (qcount(E) && !E->failed) {
+        struct qent q = pop(E);
+        if (entry_ok(E, &q)) {
+            rt__eng_take(E, q);
+            continue;
+        }
+        if (rt__grow((void **)&rm->later, &rm->caplater, sizeof *rm->later, rm->nlater + 1)) {
+            rt__eng_oom(E);
+            break;
+        }
+        rm->later[rm->nlater++] = q;
+    }
+    for (uint32_t i = 0; i < rm->nlater && !E->failed; i++)
+        if (push(E, rm->later[i].t, QTYPE(&rm->later[i]), rm->later[i].id, rm->later[i].tk))
+            break;
+    rm->nlater = 0;
+    for (uint32_t i = 0; i < rm->nmarked; i++)
+        rm->mark[rm->marked[i]] = 0;
+    rm->nmarked = 0;
+    if (!E->failed)
+        publish(E);
+    return E->failed;
 }
 
 /* The distributed replay's rounds, until no process has anything queued. */
 int rt__eng_run_rounds(struct engine *E)
 {
-    const struct rt_replay_part *P = E->part;
-    if (find_senders(E)) /* a failure is reported in the first round, which everyone takes part in */
-        E->failed = E->failed ? E->failed : rt__eng_oom(E);
-    for (;;) {
-        int rc = swap(E);
-        if (rc)
-            return E->failed ? E->failed : rt_error_set(E->err, rc, "%s: distributed replay: exchange failed",
-                                                          rt_trace_path(E->t));
-        int64_t *v = E->red;
-        v[0] = INT64_MAX;
-        v[1] = E->failed ? 0 : 1;
-        int64_t ty = INT64_MAX;
-        if (qcount(E))
-            v[0] = qtop(E)->t, ty = QTYPE(qtop(E));
-        /* what the swap itself made (a collective's results) is queued elsewhere only next round */
-        for (uint32_t p = 0; p < P->nprocs; p++)
-            for (uint32_t i = 0; i < E->out[p].n; i++)
-                if (E->out[p].v[i].kind != FX_CPORTS && E->out[p].v[i].kind != FX_BOUND &&
-                    (E->out[p].v[i].t1 < v[0] || (E->out[p].v[i].t1 == v[0] && ty)))
-                    v[0] = E->out[p].v[i].t1, ty = Q_RESUME;
-        scan_queue(E);
-        for (uint32_t i = 0; i < E->ncolls; i++) { /* collectives that wait for their ports */
-            const struct coll *c = &E->colls[i];
-            if (c->mem && c->tc_known && !c->complete && coordinates(E, c) && (c->tc < v[0] || (c->tc == v[0] && Q_COLL < ty)))
-                v[0] = c->tc, ty = Q_COLL;
-        }
-        rt_time_ps mine = v[0];
-        /* time and type in one value, so that one reduction gives both (times below 2^60 ps, 13
-         * days; beyond, a second reduction finds the type) */
-        v[2] = mine >= 0 && mine < (INT64_C(1) << 60) && ty < 8 ? mine * 8 + ty : INT64_MAX;
-        if ((rc = P->reduce(P->ud, v, 3, 0)))
-            return rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
-        if (v[1] == 0)
-            return E->failed ? E->failed
-                             : rt_error_set(E->err, RT_EREMOTE, "%s: stopped: another process failed", rt_trace_path(E->t));
-        if (v[0] == INT64_MAX)
-            return RT_OK;
-        int64_t tau = v[2] != INT64_MAX && v[2] / 8 == v[0] ? v[2] % 8 : INT64_MAX;
-        if (tau == INT64_MAX) {
-            tau = mine == v[0] ? ty : INT64_MAX;
-            if ((rc = P->reduce(P->ud, &tau, 1, 0)))
-                return rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
-        }
-        E->T = v[0];
-        E->tau = (uint8_t)tau;
-        E->res->rounds++;
-        while (qcount(E) && !E->failed) {
-            struct qent q = pop(E);
-            if (entry_ok(E, &q)) {
-                rt__eng_take(E, q);
-                continue;
-            }
-            if (rt__grow((void **)&E->later, &E->caplater, sizeof *E->later, E->nlater + 1)) {
-                rt__eng_oom(E);
-                break;
-            }
-            E->later[E->nlater++] = q;
-        }
-        for (uint32_t i = 0; i < E->nlater && !E->failed; i++)
-            if (push(E, E->later[i].t, QTYPE(&E->later[i]), E->later[i].id, E->later[i].tk))
-                break;
-        E->nlater = 0;
-        for (uint32_t i = 0; i < E->nmarked; i++)
-            E->mark[E->marked[i]] = 0;
-        E->nmarked = 0;
-        if (!E->failed)
-            publish(E);
-    }
+    static const struct rt__dist_ops ops = {apply, earliest, round_take};
+    send_pairs(E); /* a failure is reported in the first round, which everyone takes part in */
+    return rt__dist_rounds(E->rm->D, &ops, E, E->failed);
+}
+
+/* ------------------------------------------------------------------ set-up */
+
+int rt__eng_remote_setup(struct engine *E)
+{
+    const struct rt_replay_part *P = E->o->part;
+    int ok = P->nprocs > 0 && P->me < P->nprocs && P->first_rank && P->first_rank[0] == 0 &&
+             P->first_rank[P->nprocs] == E->nranks && P->exchange && P->reduce;
+    for (uint32_t p = 0; ok && p < P->nprocs; p++)
+        ok = P->first_rank[p] <= P->first_rank[p + 1];
+    if (!ok)
+        return E->failed = rt_error_set(E->err, RT_EINVAL,
+                                        "%s: the distributed replay's ranks are not split among its processes",
+                                        rt_trace_path(E->t));
+    uint32_t n = E->nranks ? E->nranks : 1;
+    E->part = P;
+    E->lo = P->first_rank[P->me];
+    E->hi = P->first_rank[P->me + 1];
+    E->remote_state = calloc(RS * (size_t)n, sizeof *E->remote_state);
+    struct remote *rm = E->rm = calloc(1, sizeof *E->rm);
+    if (!rm)
+        return 0; /* out of memory: found by every process in setup_ranks */
+    rt__map_init(&rm->halves);
+    rm->D = rt__dist_create(P, sizeof(struct fx), rt_trace_path(E->t), E->err);
+    rm->mark = calloc(n, 1);
+    rm->marked = calloc(n, sizeof *rm->marked);
+    rm->pub = malloc((2 * (size_t)E->nranks + 1) * sizeof *rm->pub);
+    rm->rdy_min = calloc(n, sizeof *rm->rdy_min);
+    rm->arr_min = calloc(n, sizeof *rm->arr_min);
+    for (size_t i = 0; rm->pub && i < 2 * (size_t)E->nranks; i++)
+        rm->pub[i] = INT64_MIN; /* nothing known yet: anything may happen at any time */
+    return 0;
+}
+
+int rt__eng_remote_ready(const struct engine *E)
+{
+    const struct remote *rm = E->rm;
+    return E->remote_state && rm && rm->D && rm->mark && rm->marked && rm->pub && rm->rdy_min && rm->arr_min;
+}
+
+void rt__eng_remote_free(struct engine *E)
+{
+    struct remote *rm = E->rm;
+    free(E->remote_state);
+    if (!rm)
+        return;
+    rt__dist_destroy(rm->D);
+    rt__map_free(&rm->halves);
+    free(rm->mark);
+    free(rm->marked);
+    free(rm->later);
+    free(rm->pub);
+    free(rm->nbp);
+    free(rm->nbp_at);
+    free(rm->rdy_min);
+    free(rm->arr_min);
+    free(rm->senders);
+    free(rm->senders_at);
+    free(rm->heard);
+    free(rm->told);
+    free(rm);
 }
 
 /* ------------------------------------------------------------------ after the rounds */
@@ -711,21 +748,13 @@ int rt__eng_share_states(struct engine *E)
         uint32_t w = rt__eng_waits_for(E, r);
         v[RS * (size_t)r + 3] = w == RT_NONE ? 0 : (int64_t)w + 1;
     }
-    int rc = E->part->reduce(E->part->ud, v, RS * (size_t)E->nranks, 1);
-    return rc ? rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t)) : RT_OK;
+    return rt__dist_reduce(E->rm->D, v, RS * (size_t)E->nranks, 1);
 }
 
 /* One error for all: the lowest failing process keeps its own, the others say it stopped them. */
 int rt__eng_agree(struct engine *E, int rc)
 {
-    int64_t v = rc && rc != RT_EREMOTE ? (int64_t)E->part->me : INT64_MAX; /* the first real error */
-    int prc = E->part->reduce(E->part->ud, &v, 1, 0);
-    if (prc)
-        return rc ? rc : rt_error_set(E->err, prc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
-    if (v == INT64_MAX || v == (int64_t)E->part->me)
-        return rc;
-    return rt_error_set(E->err, RT_EREMOTE, "%s: stopped: process %lld of the distributed replay failed",
-                        rt_trace_path(E->t), (long long)v);
+    return rt__dist_agree(E->rm->D, rc);
 }
 
 /* Sums the processes' per-rank ends and counters: every process returns the whole result. */
@@ -735,13 +764,13 @@ int rt__eng_share_results(struct engine *E)
     size_t n = E->nranks;
     int64_t c[7] = {(int64_t)res->events, (int64_t)res->messages, (int64_t)res->rendezvous,
                     (int64_t)res->collectives, res->net_noise_ps, res->os_noise_ps, res->burst_ps};
-    int rc = E->part->reduce(E->part->ud, res->predicted_end_ps, n, 1);
+    int rc = rt__dist_reduce(E->rm->D, res->predicted_end_ps, n, 1);
     if (!rc)
-        rc = E->part->reduce(E->part->ud, res->measured_end_ns, n, 1);
+        rc = rt__dist_reduce(E->rm->D, res->measured_end_ns, n, 1);
     if (!rc)
-        rc = E->part->reduce(E->part->ud, c, 7, 1);
+        rc = rt__dist_reduce(E->rm->D, c, 7, 1);
     if (rc)
-        return rt_error_set(E->err, rc, "%s: distributed replay: reduction failed", rt_trace_path(E->t));
+        return rc;
     res->events = (uint64_t)c[0];
     res->messages = (uint64_t)c[1];
     res->rendezvous = (uint64_t)c[2];
