@@ -25,7 +25,8 @@
  *   iteration % 4 == 3     MPI_Irecv x2, MPI_Isend x2, MPI_Waitall per hop
  * With --pattern coll the iterations are collective-heavy instead (issue #30): a compute region,
  * an MPI_Allreduce of 8 B and an MPI_Bcast of --m1 bytes (default 64 KiB there) from a root
- * that moves round the ranks, no point-to-point messages.
+ * that moves round the ranks, no point-to-point messages; --pattern coll-heavy adds an
+ * MPI_Allreduce of --m1 bytes before the bcast (issue #31's collective-heavy program).
  * Timestamps come from a rough Hockney-like execution with jitter (fixed seed), so they are
  * distinct, increasing and of realistic magnitude; that matters because OTF2 stores a
  * timestamp record only when the time changes, so constant times would shrink the files.
@@ -43,7 +44,7 @@ struct gen {
     uint64_t rng;
     uint64_t events; /* records written so far */
     uint64_t req;    /* next request id */
-    int coll;        /* --pattern coll */
+    int coll;        /* --pattern coll (1) or coll-heavy (2) */
 };
 
 /* xorshift64*: cheap, and the same seed always gives the same trace. */
@@ -176,6 +177,10 @@ static void coll_iteration(struct gen *g, uint64_t it)
         g->events += 2;
     }
     collective(g, "MPI_Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_UNDEFINED_UINT32, 8, 8, 8, 8, 8);
+    if (g->coll > 1) /* coll-heavy: an allreduce of m1 bytes too (issue #31's program; Score-P counts
+                      * P·m1 sent and received) */
+        collective(g, "MPI_Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_UNDEFINED_UINT32, g->m1,
+                   (uint64_t)P * g->m1, (uint64_t)P * g->m1, (uint64_t)P * g->m1, (uint64_t)P * g->m1);
     collective(g, "MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST, root, g->m1, (uint64_t)P * g->m1, 0, g->m1, g->m1);
 }
 
@@ -207,9 +212,10 @@ static void iteration(struct gen *g, uint64_t it)
 static void usage(FILE *f)
 {
     fputs("usage: retime-make-trace DIR --events N [--ranks P] [--m1 SIZE] [--hops K] [--seed S]\n"
-          "                         [--pattern shift|coll]\n"
+          "                         [--pattern shift|coll|coll-heavy]\n"
           "Writes DIR/traces.otf2: a synthetic 1D Shift trace with about N events (N may be 1e7), or\n"
-          "with --pattern coll iterations of an 8 B MPI_Allreduce and an MPI_Bcast of --m1 bytes.\n"
+          "with --pattern coll iterations of an 8 B MPI_Allreduce and an MPI_Bcast of --m1 bytes\n"
+          "(coll-heavy: an MPI_Allreduce of --m1 bytes between them).\n"
           "Defaults: --ranks 32 (even, >= 2) --m1 8KiB (coll: 64KiB) --hops 2 --seed 1.\n",
           f);
 }
@@ -260,9 +266,9 @@ int main(int argc, char **argv)
                 return die("--seed needs a positive integer", v);
             i++;
         } else if (!strcmp(a, "--pattern")) {
-            if (!v || (strcmp(v, "shift") && strcmp(v, "coll")))
-                return die("--pattern needs shift or coll", v);
-            coll = !strcmp(v, "coll");
+            if (!v || (strcmp(v, "shift") && strcmp(v, "coll") && strcmp(v, "coll-heavy")))
+                return die("--pattern needs shift, coll or coll-heavy", v);
+            coll = !strcmp(v, "coll") ? 1 : !strcmp(v, "coll-heavy") ? 2 : 0;
             i++;
         } else if (!strcmp(a, "--m1")) {
             rt_error err = {0};

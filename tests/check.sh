@@ -210,6 +210,14 @@ rm -f "$W/new.json"
 "$retime" check "$W" --baseline "$W/new.json" --update --alpha 2.122us --beta 0.7595ns/B --compute-scale 0 \
   --region shift_iteration >/dev/null
 check update-from-scratch-equals-stored cmp -s "$W/new.json" "$B"
+# a rule set other than retime's is recorded (coll_algos), used by the next check, and a check
+# with the stored baseline's settings then differs from it only where the rules do
+rm -f "$W/mpich.json"
+"$retime" check "$W" --baseline "$W/mpich.json" --update --alpha 2.122us --beta 0.7595ns/B --compute-scale 0 \
+  --coll-algos mpich >/dev/null
+check update-coll-algos-recorded has "$(cat "$W/mpich.json")" '"coll_algos": "mpich",'
+check update-coll-algos-then-pass exits 0 "$retime" check "$W" --baseline "$W/mpich.json"
+check update-coll-algos-absent-for-retime [ "$(grep -c coll_algos "$B")" -eq 0 ]
 # other settings for a subset would strand the other entries: refused, nothing written
 cp "$B" "$W/subset.json"
 check update-subset-other-settings usage_fails "not among the TRACEs given" \

@@ -189,4 +189,27 @@ check burst-reported has "$b1" '"burst": "mmpp:on=5us,off=20us,latency=3", "burs
 check burst-injected differ "$(grep -o '"burst_ns": [0-9.]*' <<<"$b1")" '"burst_ns": 0'
 check burst-bad fails_with "--net-burst: burst 'mmpp:on=5us': needs sigma2= (a rate) or off=" "$retime" replay "$T1" "${H[@]}" --net-burst mmpp:on=5us
 
+# Collective rule sets (issue #31): info lists the plans; the three sets differ on a 64 KiB bcast
+C=$traces/collbench/collbench-p16-m65536
+out=$("$retime" info "$C" --collectives --coll-algos mpich)
+check coll-info-mpich has "$out" 'bcast              16      64KiB       1MiB         12  scatter-recdbl'
+out=$("$retime" info "$C" --collectives --coll-algos openmpi --format json)
+check coll-info-openmpi has "$out" '{"operation": "bcast", "ranks": 16, "block_bytes": 65536, "total_bytes": 1048576, "instances": 12, "algorithm": "binomial", "segment_bytes": 0, "fanout": 1}'
+out=$("$retime" info "$C" --coll bcast=knomial)
+check coll-info-override has "$out" 'bcast              16      64KiB       1MiB         12  knomial'
+r0=$("$retime" replay "$C" "${H[@]}" --format json)
+r1=$("$retime" replay "$C" "${H[@]}" --coll-algos retime --format json)
+r2=$("$retime" replay "$C" "${H[@]}" --coll-algos mpich --format json)
+check coll-retime-is-default same "$r0" "$r1"
+check coll-mpich-differs differ "$(grep -o '"predicted_ns": [0-9.]*' <<<"$r0")" "$(grep -o '"predicted_ns": [0-9.]*' <<<"$r2")"
+check coll-mpich-reported has "$r2" '"coll_algos": "mpich"'
+printf 'bcast * * ring\n' >"$work/bad-rules.txt"
+check coll-rules-bad fails_with "--coll-algos: $work/bad-rules.txt:1: algorithm 'ring' does not apply to bcast" \
+    "$retime" replay "$C" "${H[@]}" --coll-algos "$work/bad-rules.txt"
+check coll-rules-missing fails_with "--coll-algos: $work/none.txt: cannot open collective rules" \
+    "$retime" replay "$C" "${H[@]}" --coll-algos "$work/none.txt"
+printf 'bcast * * pipeline seg=8KiB\n' >"$work/rules.txt"
+r3=$("$retime" replay "$C" "${H[@]}" --coll-algos "$work/rules.txt" --format json)
+check coll-rules-file-used has "$r3" "\"coll_algos\": \"$work/rules.txt\""
+
 checks_done

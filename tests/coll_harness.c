@@ -68,7 +68,8 @@ int replay(const char *dir, const struct setup *su, rt_time_ps *end, uint32_t n,
     struct rt_replay_result *res = NULL;
     rt_replay_options_default(&o);
     const char *model = su && su->model ? su->model : "hockney";
-    int rc = rt_model_init(&o.model, model, strcmp(model, "logp") ? &hockney : &logp, err);
+    const struct rt_model_params *params = strcmp(model, "logp") ? &hockney : &logp;
+    int rc = rt_model_init(&o.model, model, su && su->params ? su->params : params, err);
     if (rc)
         return rc;
     o.compute_scale = su ? su->scale : 0;

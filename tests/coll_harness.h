@@ -37,6 +37,7 @@ struct setup {
     rt_bytes eager;                  /* eager limit, 0: 64 KiB */
     const char *topology;            /* a network (retime/network.h), "crossbar": crossbar:P; NULL: none */
     const char *rules;               /* --coll-algos: retime (NULL), mpich, openmpi or a rules file */
+    const struct rt_model_params *params; /* other parameters than hockney's or logp's above */
 };
 
 /* Score-P's byte counts of one rank (instrument/src/wrap_coll.c) for per-rank block b. */

@@ -117,6 +117,19 @@ static void test_bcast_split_binary(void)
     check_coll("bcast split-binary P=4", &su, 4, OTF2_COLLECTIVE_OP_BCAST, "MPI_Bcast", 0, 2000, NULL, want);
 }
 
+/* A member's sends of one round are posted one after the other: under LogP-lite with o_s = 500 ns
+ * above g = 100 ns, the linear bcast's root posts at 500, 1000, 1500 ns (injected then, eager:
+ * it is done at its last injection) and rel k has its 1-byte message L later ((m-1)·G = 0; the
+ * network's G = 0.001 ns/B only gives it a bandwidth). Posted all at once they would leave at
+ * 500, 600, 700 ns. */
+static void test_sends_posted_in_turn(void)
+{
+    static const struct rt_model_params p = {.L_ns = 1000, .o_s_ns = 500, .o_r_ns = 0, .g_ns = 100, .G_ns_per_byte = 0.001};
+    struct setup su = {.model = "logp", .params = &p, .algos = "bcast=linear"};
+    rt_time_ps want[4] = {1500 * NS, 1500 * NS, 2000 * NS, 2500 * NS};
+    check_coll("bcast linear P=4 logp o_s > g", &su, 4, OTF2_COLLECTIVE_OP_BCAST, "MPI_Bcast", 0, 1, NULL, want);
+}
+
 /* ------------------------------------------------------------------ reduce */
 
 /* linear, P = 4: the root receives from 3, 2, 1 in turn, one T apart at its port. */
@@ -136,6 +149,16 @@ static void test_reduce_in_order_binary(void)
     check_coll("reduce in-order-binary P=5", &su, 5, OTF2_COLLECTIVE_OP_REDUCE, "MPI_Reduce", 0, 1000, NULL, want);
 }
 
+/* in-order binary, P = 6 (an even subtree size): 5 <- {2, 4}, 2 <- {0, 1}, 4 <- 3; 2 takes its
+ * two children's vectors at T and 2T, 5 takes 4's at 2T and 2's at 3T, then sends to the root.
+ * Network: 0 and 1 share 2's link (4 µs), 4's and 2's flows reach 5 at 6 and 7 µs. */
+static void test_reduce_in_order_binary_even(void)
+{
+    struct setup su = {.algos = "reduce=in-order-binary"};
+    rt_time_ps want[6] = {NET(4 * T1, 10 * US), T1, NET(3 * T1, 7 * US), T1, NET(2 * T1, 6 * US), NET(4 * T1, 10 * US)};
+    check_coll("reduce in-order-binary P=6", &su, 6, OTF2_COLLECTIVE_OP_REDUCE, "MPI_Reduce", 0, 1000, NULL, want);
+}
+
 /* rabenseifner, P = 4, m = 4000 B: halving exchanges 2000 then 1000 B (7 µs), then the gather:
  * 1 -> 0 and 3 -> 2 of 1000 B, 2 -> 0 of 2000 B. Root 1 is the mirror image (rank XOR 1). */
 static void test_reduce_rabenseifner(void)
@@ -146,6 +169,16 @@ static void test_reduce_rabenseifner(void)
     check_coll("reduce rabenseifner P=4 root=0", &su, 4, OTF2_COLLECTIVE_OP_REDUCE, "MPI_Reduce", 0, 4000, NULL, want0);
     rt_time_ps want1[4] = {h + T1, h + T1 + T2, h + T1, h + T1 + T2};
     check_coll("reduce rabenseifner P=4 root=1", &su, 4, OTF2_COLLECTIVE_OP_REDUCE, "MPI_Reduce", 1, 4000, NULL, want1);
+}
+
+/* rabenseifner, P = 6 (pof2 4, rem 2), root 1 outside the group: 1 and 3 hand their vectors to 0
+ * and 2 (T4), halving among ranks 0, 2, 4, 5 (2000 B, then 1000 B), the gather to 0 (1000 B from
+ * 2 and from 5 to 4, then 2000 B from 4), and 0, the root's stand-in, sends the result to 1. */
+static void test_reduce_rabenseifner_odd_root(void)
+{
+    struct setup su = {.algos = "reduce=rabenseifner"};
+    rt_time_ps want[6] = {26000 * NS, 26000 * NS, 16000 * NS, 6000 * NS, 20000 * NS, 16000 * NS};
+    check_coll("reduce rabenseifner P=6 root=1", &su, 6, OTF2_COLLECTIVE_OP_REDUCE, "MPI_Reduce", 1, 4000, NULL, want);
 }
 
 /* ------------------------------------------------------------------ allreduce */
@@ -187,6 +220,25 @@ static void test_allgather_neighbor(void)
     fill(want, 5, 4 * T1);
     check_coll("allgather neighbor P=5 (ring)", &su, 5, OTF2_COLLECTIVE_OP_ALLGATHER, "MPI_Allgather", NO_ROOT, 1000,
                NULL, want);
+}
+
+/* neighbour exchange of unequal blocks (allgatherv, 1000 B on ranks 0 and 1, 3000 B on 2 and 3):
+ * after the first swap (0 and 1 at T(1000), 2 and 3 at T(3000)), 0 sends blocks 0-1 to 3 and gets
+ * blocks 2-3 (6000 B) from 3, which sends at T(3000): everyone ends at T(3000) + T(6000). */
+static void test_allgatherv_neighbor(void)
+{
+    char dir[300];
+    static const uint64_t blk[4] = {1000, 1000, 3000, 3000};
+    tb_builder *b = new_trace(dir, sizeof dir, 4);
+    for (uint32_t r = 0; r < 4; r++)
+        add_call(b, r, 0, "MPI_Allgatherv", OTF2_COLLECTIVE_OP_ALLGATHERV, NO_ROOT, 4 * blk[r], 8000);
+    CHECK_EQ_INT(tb_close(b), 0);
+    struct setup su = {.algos = "allgather=neighbor"};
+    rt_time_ps end[4];
+    rt_error err = {0};
+    CHECK_EQ_INT(replay(dir, &su, end, 4, &err), RT_OK);
+    for (uint32_t r = 0; r < 4 && !g_topology; r++)
+        CHECK_EQ_INT(end[r], T(3000) + T(6000));
 }
 
 /* Bruck's alltoall, P = 5: rounds of the blocks whose index has bit 1 (2 blocks), bit 2 (2)
@@ -540,7 +592,11 @@ int main(void)
         test_bcast_split_binary();
         test_reduce_linear();
         test_reduce_in_order_binary();
+        test_reduce_in_order_binary_even();
+        test_sends_posted_in_turn();
+        test_allgatherv_neighbor();
         test_reduce_rabenseifner();
+        test_reduce_rabenseifner_odd_root();
         test_allreduce_segmented_ring();
         test_allreduce_reduce_bcast();
         test_allgather_neighbor();
