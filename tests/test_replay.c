@@ -107,17 +107,24 @@ static void test_pingpong(const char *send_region)
     rt_replay_result_destroy(res);
 }
 
+/* A 2-rank trace into @p dir: rank 0 sends 1000 bytes with @p send_region at 0-10 ns, rank 1
+ * computes until @p post_ns and then receives them (100 ns). */
+static void late_receiver_trace(char *dir, size_t n, const char *send_region, uint64_t post_ns)
+{
+    tb_builder *b = new_trace(dir, n, 2);
+    tb_call_send(b, 0, 0, 10, send_region, 1, 1, 1000);
+    tb_enter(b, 1, 0, "compute");
+    tb_leave(b, 1, post_ns, "compute");
+    tb_call_recv(b, 1, post_ns, post_ns + 100, 0, 1, 1000);
+    CHECK_EQ_INT(tb_close(b), 0);
+}
+
 /* A receiver that arrives late: rendezvous waits for it, eager does not. */
 static void test_late_receiver(void)
 {
     for (int sync = 0; sync <= 1; sync++) {
         char dir[300];
-        tb_builder *b = new_trace(dir, sizeof dir, 2);
-        tb_call_send(b, 0, 0, 10, sync ? "MPI_Ssend" : "MPI_Send", 1, 1, 1000);
-        tb_enter(b, 1, 0, "compute");
-        tb_leave(b, 1, 5000, "compute");
-        tb_call_recv(b, 1, 5000, 5100, 0, 1, 1000);
-        CHECK_EQ_INT(tb_close(b), 0);
+        late_receiver_trace(dir, sizeof dir, sync ? "MPI_Ssend" : "MPI_Send", 5000);
         for (int half = 0; half <= 1; half++) {
             double scale = half ? 0.5 : 1.0;
             int64_t posted = (int64_t)(5000 * 1000 * scale);
@@ -137,6 +144,59 @@ static void test_late_receiver(void)
             rt_replay_result_destroy(res);
         }
     }
+}
+
+/* A message of exactly the eager limit goes eager (the limit is the largest eager size): the
+ * sender returns at T(1000) although its receiver posts at 5 us; one byte less and it waits. */
+static void test_eager_at_limit(void)
+{
+    char dir[300];
+    late_receiver_trace(dir, sizeof dir, "MPI_Send", 5000);
+    for (rt_bytes limit = 999; limit <= 1000; limit++) {
+        struct rt_replay_result *res = NULL;
+        rt_error err = {0};
+        CHECK_EQ_INT(replay(dir, 1, limit, &res, &err, NULL, NULL, NULL), RT_OK);
+        if (!res)
+            continue;
+        CHECK_EQ_INT(res->rendezvous, limit == 1000 ? 0 : 1);
+        CHECK_EQ_INT(res->predicted_end_ps[0], (limit == 1000 ? 0 : 5000000) + T_PS(1000));
+        rt_replay_result_destroy(res);
+    }
+}
+
+/* A region instance that not every rank runs: its mean is over the ranks that ran it. Rank 0 runs
+ * "phase" twice (1000 and 3000 ns of compute), rank 1 once (2000 ns): instance 0 has 2 ranks,
+ * mean 1500, max 2000; instance 1 has rank 0 alone, mean 3000 (not 1500, over both ranks). */
+static void test_region_partial(void)
+{
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 2);
+    tb_enter(b, 0, 0, "phase");
+    tb_leave(b, 0, 1000, "phase");
+    tb_enter(b, 0, 2000, "phase");
+    tb_leave(b, 0, 5000, "phase");
+    tb_enter(b, 1, 0, "phase");
+    tb_leave(b, 1, 2000, "phase");
+    tb_enter(b, 1, 2000, "other");
+    tb_leave(b, 1, 5000, "other");
+    CHECK_EQ_INT(tb_close(b), 0);
+    struct rt_replay_result *res = NULL;
+    rt_error err = {0};
+    struct rt_region_instance inst[4];
+    uint64_t n = 0;
+    CHECK_EQ_INT(replay(dir, 1, 65536, &res, &err, "phase", inst, &n), RT_OK);
+    CHECK_EQ_INT(n, 2);
+    if (n == 2) {
+        CHECK_EQ_INT(inst[0].ranks, 2);
+        CHECK_NEAR(inst[0].predicted_mean_ns, 1500, 1e-9);
+        CHECK_NEAR(inst[0].measured_mean_ns, 1500, 1e-9);
+        CHECK_NEAR(inst[0].predicted_max_ns, 2000, 1e-9);
+        CHECK_EQ_INT(inst[1].ranks, 1);
+        CHECK_NEAR(inst[1].predicted_mean_ns, 3000, 1e-9);
+        CHECK_NEAR(inst[1].measured_mean_ns, 3000, 1e-9);
+        CHECK_NEAR(inst[1].predicted_max_ns, 3000, 1e-9);
+    }
+    rt_replay_result_destroy(res);
 }
 
 /* The paper's 1D Shift with MPI_Ssend and even/odd phases: 4k·T(m1) per iteration. */
@@ -540,12 +600,7 @@ static void test_net_noise_chain(void)
 static void test_net_noise_absorbed(void)
 {
     char dir[300];
-    tb_builder *b = new_trace(dir, sizeof dir, 2);
-    tb_call_send(b, 0, 0, 10, "MPI_Send", 1, 0, 1000);
-    tb_enter(b, 1, 0, "compute");
-    tb_leave(b, 1, 10000, "compute");
-    tb_call_recv(b, 1, 10000, 10100, 0, 0, 1000);
-    CHECK_EQ_INT(tb_close(b), 0);
+    late_receiver_trace(dir, sizeof dir, "MPI_Send", 10000);
     rt_error err = {0};
     rt_dist *d = NULL;
     CHECK_EQ_INT(rt_dist_parse("uniform:min=1us,max=5us", &d, &err), RT_OK);
@@ -824,6 +879,8 @@ int main(void)
     test_pingpong("MPI_Send");
     test_pingpong("MPI_Ssend");
     test_late_receiver();
+    test_eager_at_limit();
+    test_region_partial();
     test_shift_ssend();
     test_shift_isend();
     test_incast();
