@@ -22,6 +22,10 @@
 #   empty-evt            traces/1.evt emptied: "location 1 (rank 1): no event reader: .../traces/1.evt is empty"
 #   overwritten-evt      12 bytes at offset 1000 of traces/1.evt: "location 1 (rank 1): event data
 #                        truncated or corrupt after 91 events"
+#   fifo-evt, fifo-local-def, fifo-global-def   traces/1.evt, traces/1.def, traces.def a FIFO (OTF2
+#                        would wait in its open forever): "location 1 (rank 1): .../traces/1.evt is a
+#                        FIFO, not a regular file", "global definitions: .../traces.def is a FIFO"
+#   dir-evt              traces/1.evt a directory: ".../traces/1.evt is a directory, not a regular file"
 #   foreign-evt          traces/1.evt of a 3-rank archive: "rank 1 event 3: send with rank 2 outside
 #                        communicator 'MPI_COMM_WORLD' of size 2"
 #   no-locations         no Location definitions: "no CPU locations defined"
@@ -151,6 +155,22 @@ expect empty-evt "location 1 (rank 1): no event reader: $work/empty-evt/traces/1
 damaged overwritten-evt; poke "$work/overwritten-evt/traces/1.evt" 1000 '\336\255\276\357\001\002\003\004\377\000\177\200'
 expect overwritten-evt "location 1 (rank 1): event data truncated or corrupt after 91 events" \
   "$retime" replay "$work/overwritten-evt" "${H[@]}"
+# Members that are not regular files: refused before OTF2 opens them (a FIFO would block forever).
+damaged fifo-evt; rm "$work/fifo-evt/traces/1.evt"; mkfifo "$work/fifo-evt/traces/1.evt"
+expect fifo-evt "location 1 (rank 1): $work/fifo-evt/traces/1.evt is a FIFO, not a regular file" \
+  timeout 10 "$retime" replay "$work/fifo-evt" "${H[@]}"
+expect fifo-evt-info "$work/fifo-evt/traces/1.evt is a FIFO" timeout 10 "$retime" info "$work/fifo-evt"
+expect fifo-evt-analyze "$work/fifo-evt/traces/1.evt is a FIFO" \
+  timeout 10 "$retime" analyze "$work/fifo-evt" "${H[@]}" --against model
+damaged fifo-local-def; rm "$work/fifo-local-def/traces/1.def"; mkfifo "$work/fifo-local-def/traces/1.def"
+expect fifo-local-def "location 1 (rank 1): $work/fifo-local-def/traces/1.def is a FIFO, not a regular file" \
+  timeout 10 "$retime" replay "$work/fifo-local-def" "${H[@]}"
+damaged fifo-global-def; rm "$work/fifo-global-def/traces.def"; mkfifo "$work/fifo-global-def/traces.def"
+expect fifo-global-def "global definitions: $work/fifo-global-def/traces.def is a FIFO, not a regular file" \
+  timeout 10 "$retime" info "$work/fifo-global-def"
+damaged dir-evt; rm "$work/dir-evt/traces/1.evt"; mkdir "$work/dir-evt/traces/1.evt"
+expect dir-evt "$work/dir-evt/traces/1.evt is a directory, not a regular file" \
+  timeout 10 "$retime" replay "$work/dir-evt" "${H[@]}"
 damaged foreign-evt; cp "$work/ring3/traces/1.evt" "$work/foreign-evt/traces/1.evt"
 expect foreign-evt "rank 1 event 3: send with rank 2 outside communicator 'MPI_COMM_WORLD' of size 2" \
   "$retime" replay "$work/foreign-evt" "${H[@]}"

@@ -174,6 +174,13 @@ int rt__rd_fail(struct reader *r, int code, const char *fmt, ...)
 #endif
     ;
 
+/* Refuses archive member DIR/<stem><tail> (the anchor is DIR/<stem>.otf2) when it is there but
+ * is not a regular file: called before OTF2 opens it, since OTF2 would wait forever in the open of
+ * a FIFO. The error names the member after @p where (e.g. "location 3 (rank 3): ").
+ * A missing member is not an error here: OTF2 finds it missing and rt__rd_file_problem says so.
+ * Returns RT_OK or the error stored (RT_EIO). */
+int rt__rd_member(struct reader *r, const char *tail, const char *where);
+
 /* What is wrong with the archive file DIR/<stem><tail> (the anchor is DIR/<stem>.otf2) that OTF2
  * would not open, written to @p buf (of @p n bytes); returns buf, or a constant string. */
 const char *rt__rd_file_problem(const char *anchor, const char *tail, char *buf, size_t n);

@@ -522,6 +522,8 @@ static int cmp_rows(const void *a, const void *b)
 /* Reads all global definitions through the callbacks above; then the clock must be known. */
 int rt__rd_definitions(struct reader *r, OTF2_Reader *rd)
 {
+    if (rt__rd_member(r, ".def", "global definitions: "))
+        return r->failed;
     OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
     if (!gdr) {
         char why[4200];

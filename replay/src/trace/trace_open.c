@@ -19,6 +19,7 @@
 #include <otf2/otf2.h>
 
 #include "map.h"
+#include "sidefile.h"
 #include "threads_env.h"
 #include "reader_internal.h"
 
@@ -79,16 +80,34 @@ static int resolve_path(const char *path, char **anchor, rt_error *err)
     return RT_OK;
 }
 
-/* What is wrong with the archive file DIR/<stem><tail> (the anchor is DIR/<stem>.otf2) that OTF2
- * would not open: missing, empty, or there but unreadable, which points at the anchor too. */
-const char *rt__rd_file_problem(const char *anchor, const char *tail, char *buf, size_t n)
+/* The path of archive member DIR/<stem><tail> (the anchor is DIR/<stem>.otf2) into @p path (of
+ * @p n bytes); 0 when it does not fit. */
+static int member_path(const char *anchor, const char *tail, char *path, size_t n)
 {
     size_t len = strlen(anchor);
     if (len > 5 && !strcmp(anchor + len - 5, ".otf2"))
         len -= 5;
+    return snprintf(path, n, "%.*s%s", (int)len, anchor, tail) < (int)n;
+}
+
+int rt__rd_member(struct reader *r, const char *tail, const char *where)
+{
     char path[4096];
     struct stat st;
-    if (snprintf(path, sizeof path, "%.*s%s", (int)len, anchor, tail) >= (int)sizeof path)
+    /* A member that is missing, or whose path is too long, is left to OTF2 and rt__rd_file_problem. */
+    if (!member_path(r->path, tail, path, sizeof path) || stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return RT_OK;
+    return rt__rd_fail(r, RT_EIO, "%s%s is a %s, not a regular file (an archive member must be one)", where, path,
+                       rt__file_kind(st.st_mode));
+}
+
+/* What is wrong with the archive file DIR/<stem><tail> (the anchor is DIR/<stem>.otf2) that OTF2
+ * would not open: missing, empty, or there but unreadable, which points at the anchor too. */
+const char *rt__rd_file_problem(const char *anchor, const char *tail, char *buf, size_t n)
+{
+    char path[4096];
+    struct stat st;
+    if (!member_path(anchor, tail, path, sizeof path))
         return "path too long";
     if (stat(path, &st) != 0)
         snprintf(buf, n, "%s is missing", path);

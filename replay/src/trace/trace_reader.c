@@ -842,12 +842,28 @@ static OTF2_CallbackCode thr_coll_begin(EVT_ARGS)
 }
 
 
+/* Location @p location's local definition and event files, refused when they are there but are
+ * not regular files (rt__rd_member), before OTF2 opens them; @p where begins the error. */
+static int location_members(struct reader *r, uint64_t location, const char *where)
+{
+    char tail[64];
+    snprintf(tail, sizeof tail, "/%llu.def", (unsigned long long)location);
+    if (rt__rd_member(r, tail, where))
+        return r->failed;
+    snprintf(tail, sizeof tail, "/%llu.evt", (unsigned long long)location);
+    return rt__rd_member(r, tail, where);
+}
+
 /* Reads one of a rank's other threads: its team spans, nothing kept as events. */
 int rt__rd_thread(struct reader *r, OTF2_Reader *rd, struct thread_loc *th)
 {
+    char where[96];
     r->thr_cur = th;
     r->team_depth = 0;
     r->row = th->row;
+    snprintf(where, sizeof where, "thread location %llu of rank %u: ", (unsigned long long)th->location, th->row);
+    if (location_members(r, th->location, where))
+        goto done;
     OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, th->location);
     if (dr) {
         uint64_t n = 0;
@@ -942,6 +958,10 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
         advise_huge(cur->events, declared * sizeof *cur->events);
     }
 
+    char where[96];
+    snprintf(where, sizeof where, "location %llu (rank %u): ", (unsigned long long)cur->location, row);
+    if (location_members(r, cur->location, where))
+        return r->failed;
     /* Local definitions hold the mapping tables OTF2 applies to this location's events. */
     OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, cur->location);
     if (dr) {

@@ -32,9 +32,11 @@ struct rt__sidefile {
     char buf[CHUNK];
 };
 
-/* What a non-regular file is, for the error message. */
-static const char *file_kind(mode_t m)
+const char *rt__file_kind(unsigned mode)
 {
+    mode_t m = (mode_t)mode;
+    if (S_ISREG(m))
+        return "regular file";
     if (S_ISDIR(m))
         return "directory";
     if (S_ISFIFO(m))
@@ -73,7 +75,7 @@ int rt__sidefile_open(const char *path, const char *what, uint64_t max_bytes, st
     if (!S_ISREG(st.st_mode)) {
         close(fd);
         return rt_error_set(err, RT_EIO, "%s: is a %s, not a %s (it must be a regular file)", path,
-                            file_kind(st.st_mode), what);
+                            rt__file_kind(st.st_mode), what);
     }
     if ((uint64_t)st.st_size > max_bytes) {
         close(fd);

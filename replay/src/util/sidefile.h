@@ -53,6 +53,10 @@ uint32_t rt__sidefile_lineno(const struct rt__sidefile *f);
 /** The path the file was opened with (owned by the handle). */
 const char *rt__sidefile_path(const struct rt__sidefile *f);
 
+/** What a file of mode @p mode (st_mode) is, for an error message: "directory", "FIFO",
+ * "character device", "block device", "socket", "special file" (or "regular file"). */
+const char *rt__file_kind(unsigned mode);
+
 /** Closes the file and frees the handle; NULL is a no-op. */
 void rt__sidefile_close(struct rt__sidefile *f);
 
