@@ -191,12 +191,13 @@ static int cmd_info(struct args *a)
                ", \"self_communicators\": %u, \"threads\": %u, \"thread_records\": %" PRIu64
                ", \"thread_teams\": %" PRIu64 ", \"accelerator_locations\": %u, \"accelerator_records\": %" PRIu64
                ", \"metric_locations\": %u, \"metric_records\": %" PRIu64 ", \"rma_records\": %" PRIu64
-               ", \"orphan_completions\": %" PRIu64 ", \"dropped_requests\": %" PRIu64 ", \"callsites\": [",
+               ", \"unknown_records\": %" PRIu64 ", \"orphan_completions\": %" PRIu64 ", \"dropped_requests\": %" PRIu64
+               ", \"callsites\": [",
                rt_trace_ranks(t), st->events, st->otf2_events, st->sends, st->isends, st->recvs, st->irecvs,
                st->collectives, st->bytes_sent, bytes_recv, st->span_ns, rt_trace_regions(t),
                rt_trace_comms(t) - st->self_comms * rt_trace_ranks(t), st->self_comms, st->threads,
                st->thread_records, st->forks, st->accel_locations, st->accel_records, st->metric_locations,
-               st->metric_records, st->rma_records, st->orphan_completions, st->dropped_requests);
+               st->metric_records, st->rma_records, st->unknown_records, st->orphan_completions, st->dropped_requests);
         for (uint32_t i = 0; i < rt_trace_callsites(t); i++) {
             const struct rt_callsite *cs = rt_trace_callsite(t, i);
             printf("%s{\"id\": %u, \"function\": ", i ? ", " : "", i);

@@ -145,6 +145,8 @@ struct rt_trace_stats {
     uint32_t metric_locations;/**< metric locations: not replayed */
     uint64_t metric_records;  /**< their records (declared counts): dropped */
     uint64_t rma_records;     /**< one-sided (RMA) records on the CPU threads: dropped */
+    uint64_t unknown_records; /**< event records of a type OTF2 does not know (a newer writer, or a
+                               *   damaged type byte): skipped, and named by rt_trace_dropped */
 };
 
 /**

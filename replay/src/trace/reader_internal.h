@@ -135,6 +135,8 @@ struct reader {
     struct thread_loc *thr;     /* the ranks' other CPU threads, by rank, then location id */
     uint32_t nthr;
     uint32_t *thr_at;           /* rank r's threads are thr[thr_at[r] .. thr_at[r + 1]) */
+    char **odd;                 /* entries of the location directory that are not regular files */
+    uint32_t nodd;
 
     /* state of the location being read */
     uint32_t row;
@@ -155,6 +157,9 @@ struct reader {
     rt_time_ns team_begin, barrier_enter;
     uint64_t fork_ev;           /* the rank's RT_EV_FORK of the open team */
     uint64_t barrier_leave;     /* the rank's Leave of its last barrier in the team, or UINT64_MAX */
+    uint64_t *open;             /* per region: the rank's Enters of it not yet left (NULL until a rank is read) */
+    uint64_t nopen;             /* their sum */
+    uint64_t unknown_location, unknown_record; /* this reader's first record of unknown type */
     /* what this reader's locations add to the trace's counters (several readers may run at
      * once, see read_events; their counts are summed when all are done) */
     struct rt_trace_stats stats;
@@ -176,7 +181,8 @@ int rt__rd_fail(struct reader *r, int code, const char *fmt, ...)
 
 /* Refuses archive member DIR/<stem><tail> (the anchor is DIR/<stem>.otf2) when it is there but
  * is not a regular file: called before OTF2 opens it, since OTF2 would wait forever in the open of
- * a FIFO. The error names the member after @p where (e.g. "location 3 (rank 3): ").
+ * a FIFO. A member of the location directory (@p tail "/N.evt", "/N.def") is looked up among the
+ * entries listed when the archive was opened, without a system call. The error names the member after @p where (e.g. "location 3 (rank 3): ").
  * A missing member is not an error here: OTF2 finds it missing and rt__rd_file_problem says so.
  * Returns RT_OK or the error stored (RT_EIO). */
 int rt__rd_member(struct reader *r, const char *tail, const char *where);

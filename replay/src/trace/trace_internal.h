@@ -87,6 +87,7 @@ struct rt_trace {
     char **strings;           /* owned copies of all names the tables point into */
     uint32_t nstrings, capstrings;
     struct rt_trace_stats stats;
+    uint64_t unknown_location, unknown_record; /* the first record of unknown type: location, position */
     uint64_t memory;
 };
 

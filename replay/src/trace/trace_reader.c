@@ -365,6 +365,35 @@ static RT_COLD int team_leave(struct reader *r, uint8_t rf, OTF2_TimeStamp ts)
     return (rf & RF_PARALLEL) ? team_close(r, ts) : RT_OK;
 }
 
+/* ---------------------------------------------------------------- regions entered and left
+ *
+ * A Leave closes an Enter of its region on its rank. One whose region has no Enter open there
+ * (its Enter lost to a damaged record, or never written) cannot be placed: the replay's region
+ * instances would be wrong, so it is an error. Nesting itself is not checked: real traces leave
+ * an outer region while an inner one is still open (Score-P user regions, seen in
+ * scorep-stencil4d-32). */
+
+static RT_COLD OTF2_CallbackCode leave_unplaced(struct reader *r, uint32_t reg)
+{
+    rt__rd_fail(r, RT_ECORRUPT, "rank %u event %llu: leave of region '%s' without its enter (%s)", r->row,
+                (unsigned long long)r->cur->nevents, r->t->regions[reg].name,
+                r->nopen ? "not open here, though others are" : "no region is open");
+    return OTF2_CALLBACK_INTERRUPT;
+}
+
+/* A record of a type OTF2 does not know (a newer writer's, or a damaged type byte), on a rank or
+ * one of its threads: skipped, counted, and the first one's place kept for the warning. */
+static OTF2_CallbackCode ev_unknown(EVT_ARGS)
+{
+    struct reader *r = ud;
+    (void)ts; (void)attrs;
+    if (r->stats.unknown_records++ == 0) {
+        r->unknown_location = loc;
+        r->unknown_record = pos;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
 {
     struct reader *r = ud;
@@ -379,6 +408,8 @@ static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
     if (!e)
         return OTF2_CALLBACK_INTERRUPT;
     e->ref = reg;
+    r->open[reg]++;
+    r->nopen++;
     if (rf & RT_EVF_MPI) {
         e->flags = RT_EVF_MPI;
         if (r->mpi_depth++ == 0)
@@ -397,6 +428,10 @@ static OTF2_CallbackCode ev_leave(EVT_ARGS, OTF2_RegionRef region)
     uint32_t reg = ref_get(&r->regions, region);
     if (reg == RT_NONE)
         return undefined_region(r, region, "leave");
+    if (RT_UNLIKELY(r->open[reg] == 0))
+        return leave_unplaced(r, reg);
+    r->open[reg]--;
+    r->nopen--;
     struct rt_event *e = push(r, ts, RT_EV_LEAVE);
     if (!e)
         return OTF2_CALLBACK_INTERRUPT;
@@ -766,9 +801,10 @@ static OTF2_CallbackCode rma_CollectiveBegin(EVT_ARGS)
     return OTF2_CALLBACK_SUCCESS;
 }
 
-/* The callbacks every CPU thread shares: thread teams and the RMA counters. */
+/* The callbacks every CPU thread shares: thread teams, the RMA counters, records of unknown type. */
 static void set_common_callbacks(OTF2_EvtReaderCallbacks *cb)
 {
+    OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, ev_unknown);
     OTF2_EvtReaderCallbacks_SetThreadForkCallback(cb, ev_fork);
     OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cb, ev_join);
     OTF2_EvtReaderCallbacks_SetOmpForkCallback(cb, ev_omp_fork);
@@ -949,6 +985,12 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     r->thr_cur = NULL;
     r->team_depth = 0;
     req_clear(&r->requests);
+    if (!r->open && !(r->open = calloc(t->nregions ? t->nregions : 1, sizeof *r->open)))
+        return rt__rd_fail(r, RT_ENOMEM, "out of memory");
+    if (r->nopen) { /* the rank before left regions open (a trace cut short): none are here */
+        memset(r->open, 0, (t->nregions ? t->nregions : 1) * sizeof *r->open);
+        r->nopen = 0;
+    }
     uint64_t declared = cur->nevents;
     cur->nevents = 0;
     cur->npay = 0;
