@@ -269,6 +269,8 @@ const char cli_model_usage[] =
     "           | FILE (docs/collectives.md) picks each collective's algorithm by operation, size and\n"
     "           ranks; --coll overrides one operation, e.g. allreduce=ring,bcast=knomial\n"
     "           (`retime info --collectives TRACE` lists the algorithms each collective gets)\n"
+    "  window:  --window mpi (default: MPI_Init's end to MPI_Finalize's start) | all (the whole run) |\n"
+    "           region:NAME[#FROM-TO] | time:T1-T2   the part of the run the headline reports\n"
     "  noise:   [--seed N]  every draw is a function of (seed, run, what it is for)\n"
     "           --net-noise DIST   extra delay per message on the wire; DIST is\n"
     "           exp:mean=T | lognormal:median=T,sigma=S | pareto:scale=T,shape=A |\n"
@@ -352,6 +354,9 @@ static int network_option(struct args *a, struct model_cli *m)
 int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t)
 {
     rt_error err = {0};
+    if (!m->window && rt_window_open(t, m->window_spec ? m->window_spec : "mpi", &m->window, &err))
+        return cli_die("--window: %s", err.msg);
+    o->window = m->window;
     if (!m->net.topology) {
         if (m->net.mapping || m->net.ranks_per_node || m->net.link_ns_per_byte || m->net.nic_ns_per_byte ||
             m->net.hop_latency_ns || m->net.shm_alpha_ns >= 0 || m->net.shm_ns_per_byte >= 0 || m->net.perturb)
@@ -439,6 +444,10 @@ int model_cli_option(struct args *a, struct model_cli *m)
         if (!v || !*v)
             return cli_die("--params needs a parameter file"), -1;
         m->params_file = v;
+    } else if (cli_opt(a, "--window", &v)) {
+        if (!v || rt_window_check(v, &err))
+            return cli_die("--window: %s", v ? err.msg : "needs all, mpi, region:NAME[#FROM-TO] or time:T1-T2"), -1;
+        m->window_spec = v;
     } else if (cli_opt(a, "--coll-algos", &v)) {
         if (!v || !*v)
             return cli_die("--coll-algos needs retime, mpich, openmpi or a rules file"), -1;
@@ -537,6 +546,8 @@ int model_cli_finish(struct model_cli *m, struct rt_replay_options *o)
 
 void model_cli_free(struct model_cli *m)
 {
+    rt_window_free(m->window);
+    m->window = NULL;
     rt_coll_rules_free(m->coll_rules);
     m->coll_rules = NULL;
     rt_dist_free(m->net_noise);
@@ -685,6 +696,57 @@ static void param_text(FILE *f, const struct rt_param_desc *d, double v)
         fprintf(f, "%s=%s", d->name, rt_format_time(buf, sizeof buf, v));
     else
         fprintf(f, "%s=%.6gns/B", d->name, v);
+}
+
+void cli_window_text(FILE *f, const struct rt_replay_options *o, const struct rt_replay_result *res)
+{
+    char a[32], b[32];
+    const rt_window *w = o->window;
+    if (w && rt_window_kind(w) == RT_WINDOW_ALL && !strcmp(rt_window_spec(w), "all"))
+        fprintf(f, "window      whole run (--window all)\n");
+    else if (w && !res->window)
+        fprintf(f, "window      %s\n", rt_window_text(w));
+    else if (w)
+        fprintf(f, "window      %s (--window %s; --window all for the whole run)\n", rt_window_text(w),
+                rt_window_spec(w));
+    if (res->window && res->window_ranks) {
+        fprintf(f, "measured    %s\n", rt_format_time(a, sizeof a, (double)res->window_measured_ns));
+        fprintf(f, "predicted   %s\n", rt_format_time(b, sizeof b, (double)res->window_predicted_ps / 1e3));
+        fprintf(f, "whole run   measured %s, ", rt_format_time(a, sizeof a, (double)res->measured_ns));
+        fprintf(f, "predicted %s\n", rt_format_time(b, sizeof b, (double)res->predicted_ps / 1e3));
+        return;
+    }
+    fprintf(f, "measured    %s\n", rt_format_time(a, sizeof a, (double)res->measured_ns));
+    fprintf(f, "predicted   %s\n", rt_format_time(b, sizeof b, (double)res->predicted_ps / 1e3));
+}
+
+void cli_window_json(FILE *f, const struct rt_replay_options *o, const struct rt_replay_result *res)
+{
+    const rt_window *w = o->window;
+    if (!w) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f, "{\"spec\": ");
+    cli_json_string(f, rt_window_spec(w));
+    fprintf(f, ", \"text\": ");
+    cli_json_string(f, rt_window_text(w));
+    if (!res->window || !res->window_ranks) { /* the whole run: the top-level numbers */
+        fprintf(f, ", \"ranks\": %u, \"measured_ns\": %" PRId64 ", \"predicted_ns\": ", res->ranks, res->measured_ns);
+        cli_print_ps_as_ns(f, res->predicted_ps);
+        fprintf(f, ", \"begin_ns\": 0, \"end_ns\": ");
+        cli_print_ps_as_ns(f, res->predicted_ps);
+        fputc('}', f);
+        return;
+    }
+    fprintf(f, ", \"ranks\": %u, \"measured_ns\": %" PRId64 ", \"predicted_ns\": ", res->window_ranks,
+            res->window_measured_ns);
+    cli_print_ps_as_ns(f, res->window_predicted_ps);
+    fprintf(f, ", \"begin_ns\": ");
+    cli_print_ps_as_ns(f, res->window_begin_ps);
+    fprintf(f, ", \"end_ns\": ");
+    cli_print_ps_as_ns(f, res->window_end_ps);
+    fputc('}', f);
 }
 
 void model_cli_describe(FILE *f, const struct rt_replay_options *o)

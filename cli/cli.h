@@ -81,6 +81,8 @@ struct model_cli {
     const char *params_file; /* --params FILE */
     const char *coll_spec;   /* --coll OP=ALGO,... */
     const char *coll_rules_spec; /* --coll-algos retime|mpich|openmpi|FILE */
+    const char *window_spec;  /* --window all|mpi|region:...|time:... (NULL: mpi) */
+    rt_window *window;        /* opened by model_cli_network once the trace is known */
     rt_coll_rules *coll_rules; /* opened by model_cli_finish, freed by model_cli_free */
     struct rt_model_params params;
     unsigned given;          /* parameters set by options (bit = index in rt_model_param_table) */
@@ -112,6 +114,11 @@ void model_cli_free(struct model_cli *m);
 /* With --topology: builds the network for trace @p t (its ranks) into @p o. Returns 0 or 1 after
  * printing the error. */
 int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t);
+/* The measured window's lines: "window ...", then measured and predicted in it (or the whole
+ * run's without one), then the whole run's when there is a window. */
+void cli_window_text(FILE *f, const struct rt_replay_options *o, const struct rt_replay_result *res);
+/* JSON object {spec, text, ranks, measured_ns, predicted_ns, begin_ns, end_ns}, or null. */
+void cli_window_json(FILE *f, const struct rt_replay_options *o, const struct rt_replay_result *res);
 /* The network's line for the text output, its JSON object, from a replay's result. */
 void model_cli_network_text(FILE *f, const struct rt_replay_options *o, const struct rt_replay_result *res, uint64_t top);
 void model_cli_network_json(FILE *f, const struct rt_replay_options *o, const struct rt_replay_result *res);

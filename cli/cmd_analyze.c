@@ -237,7 +237,11 @@ static void print_json(const struct analyze_cli *c, const struct rt_replay_optio
     cli_print_ps_as_ns(stdout, end_a);
     printf("}, \"b\": {\"timing\": \"%s\", \"end_ns\": ",
            c->against == AGAINST_MEASURED ? "measured" : noisy_b ? "model with noise" : "model without noise");
-    cli_print_ps_as_ns(stdout, cp->end_ps);
+    cli_print_ps_as_ns(stdout, cp->length_ps); /* the window's span (the whole run: its end) */
+    printf("}, \"window\": {\"spec\": ");
+    cli_json_string(stdout, rt_window_spec(o->window));
+    printf(", \"text\": ");
+    cli_json_string(stdout, rt_window_text(o->window));
     printf("}, \"critical_path\": {\"end_ns\": ");
     cli_print_ps_as_ns(stdout, cp->end_ps);
     printf(", \"length_ns\": ");
@@ -382,8 +386,14 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
     else
         printf("\nagainst     measured: A = the model%s, B = the measured run\n",
                rt_replay_options_noisy(o) ? " with the noise above" : "");
-    printf("run time    A %s, B %s (B - A = %s)\n\n", fmt_ps(a, sizeof a, end_a), fmt_ps(b, sizeof b, cp->end_ps),
-           fmt_ps(x, sizeof x, cp->end_ps - end_a));
+    if (o->window && rt_window_kind(o->window) != RT_WINDOW_ALL)
+        printf("window      %s (--window %s; --window all for the whole run)\n", rt_window_text(o->window),
+               rt_window_spec(o->window));
+    else if (o->window && strcmp(rt_window_spec(o->window), "all"))
+        printf("window      %s\n", rt_window_text(o->window));
+    printf("run time    A %s, B %s (B - A = %s)%s\n\n", fmt_ps(a, sizeof a, end_a), fmt_ps(b, sizeof b, cp->length_ps),
+           fmt_ps(x, sizeof x, cp->length_ps - end_a),
+           o->window && rt_window_kind(o->window) != RT_WINDOW_ALL ? " in the window" : "");
     printf("critical path of B: %s over %" PRIu64 " events in %" PRIu64 " segments, ends on rank %u event %" PRIu64
            "\n",
            fmt_ps(a, sizeof a, cp->length_ps), cp->events, cp->nseg, cp->end_rank, cp->end_index);
@@ -506,10 +516,19 @@ int cmd_analyze(struct args *a)
     }
     rt_depgraph *explained = gb ? gb : ga;
     /* both paths, the explained timing's wait states and the comparison in one walk; the getters
-     * below return them */
+     * below return them. The comparison's identity and the written timelines are the whole run's. */
     if (rt_depgraph_analyze(ga, gb, gb ? &d : NULL, &err) || rt_depgraph_critical_path(ga, &cpa, &err) ||
         rt_depgraph_critical_path(explained, &cpb, &err) || rt_depgraph_wait_states(explained, &ws, &err))
         goto out;
+    if (outputs_wanted(&c.out) && outputs_write(&c.out, t, c.against == AGAINST_MEASURED ? ga : explained, &err))
+        goto out;
+    if (opts.window && rt_window_kind(opts.window) != RT_WINDOW_ALL) { /* the paths shown: the window's */
+        rt_depgraph_set_window(ga, opts.window);
+        if (gb)
+            rt_depgraph_set_window(gb, opts.window);
+        if (rt_depgraph_critical_path(ga, &cpa, &err) || rt_depgraph_critical_path(explained, &cpb, &err))
+            goto out;
+    }
     if (opts.record_contention) { /* the congestion of the explained replay, along its critical path */
         if (congestion_compute(opts.network, gb ? &noisy : &calm, explained, t, &cg)) {
             rt_error_set(&err, RT_ENOMEM, "out of memory");
@@ -517,13 +536,11 @@ int cmd_analyze(struct args *a)
         }
         have_cg = 1;
     }
-    if (outputs_wanted(&c.out) && outputs_write(&c.out, t, c.against == AGAINST_MEASURED ? ga : explained, &err))
-        goto out;
     if (c.tr.fmt == FMT_JSON)
-        print_json(&c, &opts, t, cpa->end_ps, cpb, ws, d, c.against == AGAINST_MEASURED ? &mi : NULL, &noisy,
+        print_json(&c, &opts, t, cpa->length_ps, cpb, ws, d, c.against == AGAINST_MEASURED ? &mi : NULL, &noisy,
                    have_cg ? &cg : NULL);
     else
-        print_text(&c, &opts, t, cpa->end_ps, cpb, ws, d, c.against == AGAINST_MEASURED ? &mi : NULL, &noisy,
+        print_text(&c, &opts, t, cpa->length_ps, cpb, ws, d, c.against == AGAINST_MEASURED ? &mi : NULL, &noisy,
                    have_cg ? &cg : NULL);
     rc = 0;
 out:

@@ -75,6 +75,8 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
                ", \"collectives\": %" PRIu64 ", \"measured_ns\": %" PRId64 ", \"predicted_ns\": ",
                res->ranks, res->events, res->messages, res->rendezvous, res->collectives, res->measured_ns);
         cli_print_ps_as_ns(stdout, res->predicted_ps);
+        printf(", \"window\": ");
+        cli_window_json(stdout, o, res);
         printf(", \"network\": ");
         model_cli_network_json(stdout, o, res);
         printf(", \"per_rank\": [");
@@ -104,6 +106,11 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
         printf("total,,,%" PRId64 ",", res->measured_ns);
         cli_print_ps_as_ns(stdout, res->predicted_ps);
         printf(",,\n");
+        if (res->window && res->window_ranks) { /* record window: the measured window's span */
+            printf("window,,,%" PRId64 ",", res->window_measured_ns);
+            cli_print_ps_as_ns(stdout, res->window_predicted_ps);
+            printf(",,\n");
+        }
         for (uint32_t r = 0; r < res->ranks; r++) {
             printf("rank,%u,,%" PRId64 ",", r, res->measured_end_ns[r]);
             cli_print_ps_as_ns(stdout, res->predicted_end_ps[r]);
@@ -132,8 +139,7 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
     printf("\nranks       %u\nevents      %" PRIu64 "\nmessages    %" PRIu64 " (%" PRIu64
            " rendezvous), collectives %" PRIu64 "\n",
            res->ranks, res->events, res->messages, res->rendezvous, res->collectives);
-    printf("measured    %s\n", rt_format_time(a, sizeof a, (double)res->measured_ns));
-    printf("predicted   %s\n", rt_format_time(b, sizeof b, (double)res->predicted_ps / 1e3));
+    cli_window_text(stdout, o, res);
     model_cli_network_text(stdout, o, res, 5);
     printf("\n");
     printf("%6s %16s %16s\n", "rank", "measured_end", "predicted_end");

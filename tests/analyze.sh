@@ -38,8 +38,14 @@ done
 j=$("$retime" analyze "$T1" "${H[@]}" --against measured --format json)
 check "identity against measured" identity "$j"
 check "measured block" has "$j" '"measured": {"violations": '
-cpj=$(grep -o '"critical_path": {"end_ns": [0-9.]*, "length_ns": [0-9.]*' <<<"$j")
-check "critical path length = end" holds '$3 == $5 && $3 > 0' ${cpj//,/}
+# the measured window (default: MPI_Init's end to MPI_Finalize's start): the path covers it
+jw=$("$retime" analyze "$T1" "${H[@]}" --against measured --window all --format json)
+cpj=$(grep -o '"critical_path": {"end_ns": [0-9.]*, "length_ns": [0-9.]*' <<<"$jw")
+check "critical path length = end (whole run)" holds '$3 == $5 && $3 > 0' ${cpj//,/}
+wlen=$(grep -o '"critical_path": {"end_ns": [0-9.]*, "length_ns": [0-9.]*' <<<"$j" | awk '{print $5}')
+wmeas=$("$retime" replay "$T1" "${H[@]}" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["window"]["measured_ns"])')
+check "critical path length = the measured window" holds '$1 == $2 && $1 > 0' "${wlen%.000}" "$wmeas"
+check "window named" has "$j" '"window": {"spec": "mpi", "text": "MPI_Init'"'"'s end to MPI_Finalize'"'"'s start"}'
 j=$("$retime" analyze "$T1" "${H[@]}" --against model --format json)
 check "no noise: deviation null" has "$j" '"deviation": null'
 

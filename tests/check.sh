@@ -208,8 +208,14 @@ check update-add-remove-then-pass exits 0 "$retime" check "$work/gone" --baselin
 check update-removed-entry [ "$(grep -c '"path": "'$K2'"' "$work/gone/baseline.json")" -eq 0 ]
 rm -f "$W/new.json"
 "$retime" check "$W" --baseline "$W/new.json" --update --alpha 2.122us --beta 0.7595ns/B --compute-scale 0 \
-  --region shift_iteration >/dev/null
+  --region shift_iteration --window all >/dev/null
 check update-from-scratch-equals-stored cmp -s "$W/new.json" "$B"
+# a new baseline records the measured window by default; its predictions are the window's
+rm -f "$W/win.json"
+"$retime" check "$W" --baseline "$W/win.json" --update --alpha 2.122us --beta 0.7595ns/B --compute-scale 0 >/dev/null
+check update-window-recorded has "$(cat "$W/win.json")" '"window": "mpi",'
+check update-window-then-pass exits 0 "$retime" check "$W" --baseline "$W/win.json"
+check update-window-not-in-old [ "$(grep -c '"window"' "$B")" -eq 0 ]
 # a rule set other than retime's is recorded (coll_algos), used by the next check, and a check
 # with the stored baseline's settings then differs from it only where the rules do
 rm -f "$W/mpich.json"

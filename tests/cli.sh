@@ -150,7 +150,7 @@ check sweep-last has "$(sed -n 5p <<<"$s" | cut -d, -f7,8)" '5520.000,2.088043'
 j1=$("$retime" sweep "$T1" --alpha 2.122us,1us --beta 0.7595ns/B,0.38ns/B --compute-scale 0,1 --jobs 1 --format csv)
 j3=$("$retime" sweep "$T1" --alpha 2.122us,1us --beta 0.7595ns/B,0.38ns/B --compute-scale 0,1 --jobs 3 --format csv)
 check sweep-jobs-deterministic same "$j1" "$j3"
-one=$("$retime" replay "$T1" --alpha 1us --beta 0.38ns/B --compute-scale 1 --format csv | grep '^total' | cut -d, -f5)
+one=$("$retime" replay "$T1" --alpha 1us --beta 0.38ns/B --compute-scale 1 --format csv | grep '^window' | cut -d, -f5)
 check sweep-equals-replay same "$(sed -n 9p <<<"$j1" | cut -d, -f5)" "$one"
 sj=$("$retime" sweep "$T1" --model logp --params "$work/p.txt" --L 1us,2us --compute-scale 0 --format json)
 check sweep-json has "$sj" '"varied": ["L_ns", "compute_scale"]'
@@ -211,5 +211,21 @@ check coll-rules-missing fails_with "--coll-algos: $work/none.txt: cannot open c
 printf 'bcast * * pipeline seg=8KiB\n' >"$work/rules.txt"
 r3=$("$retime" replay "$C" "${H[@]}" --coll-algos "$work/rules.txt" --format json)
 check coll-rules-file-used has "$r3" "\"coll_algos\": \"$work/rules.txt\""
+
+# The measured window (issue #32): halving alpha moves the headline (MPI_Init's end to
+# MPI_Finalize's start) by 18 %, where the whole run, mostly MPI_Init, hardly moves
+w=$("$retime" sweep "$T1" --alpha 2.122us,1.061us --beta 0.7595ns/B --format csv | sed -n 3p | cut -d, -f5)
+a=$("$retime" sweep "$T1" --alpha 2.122us,1.061us --beta 0.7595ns/B --window all --format csv | sed -n 3p | cut -d, -f5)
+check window-moves-headline holds '$1 > 1.15 && $2 < 1.001' "$w" "$a"
+out=$("$retime" replay "$T1" "${H[@]}")
+check window-text has "$out" "window      MPI_Init's end to MPI_Finalize's start (--window mpi; --window all for the whole run)"
+check window-whole-run-line has "$out" "whole run   measured 361.9ms, predicted 360.2ms"
+out=$("$retime" replay "$T1" "${H[@]}" --window region:shift_iteration#2-3 --format json)
+check window-region-json has "$out" '"window": {"spec": "region:shift_iteration#2-3", "text": "region shift_iteration #2-3", "ranks": 8,'
+out=$("$retime" replay "$T1" "${H[@]}" --window time:355ms-362ms)
+check window-time has "$out" 'window      time 355ms-362ms'
+check window-bad-region fails_with "window 'region:nosuch': no region 'nosuch' (regions: " "$retime" replay "$T1" "${H[@]}" --window region:nosuch
+check window-bad-spec fails_with "--window: unknown window 'first' (all, mpi, region:NAME[#FROM-TO] or time:T1-T2)" "$retime" replay "$T1" "${H[@]}" --window first
+check window-bad-range fails_with "bad instance range (FROM-TO, FROM <= TO)" "$retime" replay "$T1" "${H[@]}" --window region:shift_iteration#3-2
 
 checks_done

@@ -22,6 +22,7 @@ struct check_settings {
     double compute_scale;
     uint8_t coll_algo[RT_COLL_OTHER + 1]; /* enum rt_coll_algo per operation */
     char coll_rules[256];                 /* --coll-algos, "" for retime's (the file omits it then) */
+    char window[160];                     /* --window, "" for the whole run (the file omits it then) */
     char *net_noise, *net_burst;          /* specs as --net-noise/--net-burst take them, or NULL */
     char *os_noise[CHECK_MAX_OS];
     unsigned n_os;
@@ -96,7 +97,8 @@ int check_settings_diff(FILE *f, const char *indent, const struct check_settings
 /* Opens the trace at @p open, fingerprints it and replays it under @p o, filling @p m (named
  * @p key, with one region per name in @p regions). Returns RT_OK or the error of reading or
  * replaying it; @p m is then partly filled (free it with check_trace_free either way). */
-int check_measure(const char *open, const char *key, const struct rt_replay_options *o, const char *const *regions,
+int check_measure(const char *open, const char *key, const struct rt_replay_options *o, const char *window,
+                  const char *const *regions,
                   size_t nregions, struct check_trace *m, rt_error *err);
 /* @p pct rounded to 0.001: shares are kept so in the file and compared so. */
 double check_round3(double pct);

@@ -206,6 +206,7 @@ static size_t settings_items(const struct check_settings *s, struct item *it, si
                                     rt_coll_algo_name(s->coll_algo[op]));
     ITEM("collectives", "%s", c);
     ITEM("coll_algos", "%s", s->coll_rules[0] ? s->coll_rules : "retime");
+    ITEM("window", "%s", s->window[0] ? s->window : "all");
     ITEM("noise.net", "%s", s->net_noise ? s->net_noise : "none");
     char os[640] = "none";
     len = 0;
@@ -522,26 +523,34 @@ static int read_settings(struct rd *r, json_t *set, struct check_settings *s)
 {
     static const char *const keys[] = {"model", "params", "beta_table", "eager_limit_bytes", "compute_scale",
                                        "collectives", "noise", NULL};
-    const char *model, *k, *rules = NULL;
+    const char *model, *k, *rules = NULL, *window = NULL;
     json_t *v;
-    /* "coll_algos" is written only for a rule set other than retime's, so older files read */
+    /* "coll_algos" and "window" are written only when not retime's rules and not the whole run,
+     * so that older files read */
     if (json_object_get(set, "coll_algos")) {
         if (get_str(r, set, "settings", "coll_algos", 0, &rules))
             return r->err->code;
         if (!*rules || strlen(rules) >= sizeof s->coll_rules)
             return bad(r, "settings.coll_algos", "expected retime, mpich, openmpi or a rules file's path");
         strcpy(s->coll_rules, strcmp(rules, "retime") ? rules : "");
-        json_t *rest = json_copy(set); /* the other keys, checked as always */
-        if (!rest)
-            return bad(r, "settings", "out of memory");
-        json_object_del(rest, "coll_algos");
-        int rc = keys_exact(r, "settings", rest, keys);
-        json_decref(rest);
-        if (rc)
-            return r->err->code;
-    } else if (keys_exact(r, "settings", set, keys)) {
-        return r->err->code;
     }
+    if (json_object_get(set, "window")) {
+        rt_error e = {0};
+        if (get_str(r, set, "settings", "window", 0, &window))
+            return r->err->code;
+        if (strlen(window) >= sizeof s->window || rt_window_check(window, &e))
+            return bad(r, "settings.window", "%s", e.msg[0] ? e.msg : "too long");
+        strcpy(s->window, strcmp(window, "all") ? window : "");
+    }
+    json_t *rest = json_copy(set); /* the other keys, checked as always */
+    if (!rest)
+        return bad(r, "settings", "out of memory");
+    json_object_del(rest, "coll_algos");
+    json_object_del(rest, "window");
+    int krc = keys_exact(r, "settings", rest, keys);
+    json_decref(rest);
+    if (krc)
+        return r->err->code;
     if (get_str(r, set, "settings", "model", 0, &model))
         return r->err->code;
     if (!known_model(model) || strlen(model) >= sizeof s->model)
@@ -856,6 +865,10 @@ static void write_settings(FILE *f, const struct check_settings *s)
     if (s->coll_rules[0]) {
         fprintf(f, ",\n    \"coll_algos\": ");
         cli_json_string(f, s->coll_rules);
+    }
+    if (s->window[0]) {
+        fprintf(f, ",\n    \"window\": ");
+        cli_json_string(f, s->window);
     }
     fprintf(f, ",\n    \"collectives\": {");
     for (int op = 0; op < RT_COLL_OTHER; op++)

@@ -148,13 +148,15 @@ static int callsite_shares(const rt_trace *t, const struct rt_critical_path *cp,
 
 /* One replay feeds both collectors (no second pass over the trace); the graph's end must be the
  * replay's, as retime analyze checks it too. */
-int check_measure(const char *open, const char *key, const struct rt_replay_options *o, const char *const *regions,
+int check_measure(const char *open, const char *key, const struct rt_replay_options *o, const char *window,
+                  const char *const *regions,
                   size_t nregions, struct check_trace *m, rt_error *err)
 {
     rt_trace *t = NULL;
     struct rt_replay_result *res = NULL;
     struct observers ob = {0};
     const struct rt_critical_path *cp;
+    rt_window *win = NULL;
     int rc;
     memset(m, 0, sizeof *m);
     m->path = strdup(key);
@@ -182,15 +184,21 @@ int check_measure(const char *open, const char *key, const struct rt_replay_opti
     obs.ud = &ob;
     obs.on_dep = on_dep;
     obs.on_event = nregions ? on_event : NULL;
-    if ((rc = rt_replay_run(t, o, &obs, &res, err)) || (rc = rt_depgraph_check(ob.g, err)))
+    struct rt_replay_options ow = *o; /* with this trace's window */
+    if ((rc = rt_window_open(t, window, &win, err)))
+        goto out;
+    ow.window = win;
+    rt_depgraph_set_window(ob.g, win);
+    if ((rc = rt_replay_run(t, &ow, &obs, &res, err)) || (rc = rt_depgraph_check(ob.g, err)))
         goto out;
     if (rt_depgraph_end(ob.g) != res->predicted_ps) {
         rc = rt_error_set(err, RT_EINVAL, "%s: dependency graph ends at %lld ps, the replay at %lld ps",
                           rt_trace_path(t), (long long)rt_depgraph_end(ob.g), (long long)res->predicted_ps);
         goto out;
     }
-    m->predicted_ps = res->predicted_ps;
-    m->measured_ns = res->measured_ns;
+    int inwin = res->window && res->window_ranks; /* the window's span, else the whole run's */
+    m->predicted_ps = inwin ? res->window_predicted_ps : res->predicted_ps;
+    m->measured_ns = inwin ? res->window_measured_ns : res->measured_ns;
     if ((rc = rt_depgraph_critical_path(ob.g, &cp, err)))
         goto out;
     for (int k = 0; k < CHECK_NACT; k++)
@@ -215,6 +223,7 @@ out:
         rt_region_stats_destroy(ob.rs[i]);
     free(ob.rs);
     rt_depgraph_destroy(ob.g);
+    rt_window_free(win);
     rt_replay_result_destroy(res);
     rt_trace_close(t);
     return rc;

@@ -36,6 +36,7 @@ struct check_cli {
     double tol_pct;  /* --tolerance, percent of the baseline's time */
     double share_pp; /* --share-tolerance, percentage points */
     int update, allow_changes, model_given, tol_given, share_given;
+    const char *window; /* --window, or NULL: the baseline's (mpi for a new one) */
     struct model_cli model;
     const char *regions[MAX_REGIONS];
     size_t nregions;
@@ -72,6 +73,13 @@ static int parse_check(struct args *a, struct check_cli *c)
         return cli_die("out of memory");
     for (a->i = 2; a->i < a->argc; a->i++) {
         const char *arg = a->argv[a->i], *v;
+        if (cli_opt(a, "--window", &v)) { /* not a model option: the baseline's window applies otherwise */
+            rt_error e = {0};
+            if (!v || rt_window_check(v, &e))
+                return USAGE("--window: %s", v ? e.msg : "needs all, mpi, region:NAME[#FROM-TO] or time:T1-T2");
+            c->window = v;
+            continue;
+        }
         int m = model_cli_option(a, &c->model);
         if (m < 0)
             return 2;
@@ -1203,6 +1211,10 @@ int cmd_check(struct args *a)
         cli_fail(&err);
         goto out;
     }
+    /* the window: --window, else the baseline's (none recorded: the whole run, as it was made),
+     * else mpi for a new baseline */
+    snprintf(set.window, sizeof set.window, "%s",
+             c.window ? (strcmp(c.window, "all") ? c.window : "") : have_base ? base.settings.window : "mpi");
     if (!(model_text = describe_model(&opts, eff))) {
         cli_die("out of memory");
         goto out;
@@ -1250,7 +1262,8 @@ int cmd_check(struct args *a)
         if (t->skip || !t->exists)
             continue;
         double t0 = now_s();
-        if (check_measure(t->open, t->key, &opts, regions, nregions, &t->now, &t->err) == RT_OK)
+        if (check_measure(t->open, t->key, &opts, set.window[0] ? set.window : "all", regions, nregions, &t->now,
+                          &t->err) == RT_OK)
             t->measured = 1;
         else
             check_trace_free(&t->now);

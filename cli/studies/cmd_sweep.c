@@ -257,7 +257,9 @@ static void run_one(struct sweep *s, size_t c)
     }
     if ((r->rc = rt_replay_run(s->trace, &o, s->tr.region ? &obs : NULL, &res, &r->err)))
         goto out;
-    r->predicted_ps = res->predicted_ps;
+    /* the measured window's span when there is one (the headline; docs: --window) */
+    int win = res->window && res->window_ranks;
+    r->predicted_ps = win ? res->window_predicted_ps : res->predicted_ps;
     r->contention_ps = res->contention_ps;
     r->routed = res->routed;
     r->local = res->local;
@@ -275,7 +277,7 @@ static void run_one(struct sweep *s, size_t c)
         r->region_measured_ns = n ? m / (double)n : 0;
     }
     if (c == 0)
-        s->measured_ns = res->measured_ns;
+        s->measured_ns = win ? res->window_measured_ns : res->measured_ns;
 out:
     rt_replay_result_destroy(res);
     rt_region_stats_destroy(rs);
@@ -341,7 +343,11 @@ static void print_sweep(const struct sweep *s)
         cli_json_string(stdout, rt_trace_path(s->trace));
         printf(", \"model\": ");
         model_cli_json(stdout, &s->base);
-        printf(", \"measured_ns\": %" PRId64 ", \"region\": ", s->measured_ns);
+        printf(", \"window\": {\"spec\": ");
+        cli_json_string(stdout, rt_window_spec(s->base.window));
+        printf(", \"text\": ");
+        cli_json_string(stdout, rt_window_text(s->base.window));
+        printf("}, \"measured_ns\": %" PRId64 ", \"region\": ", s->measured_ns);
         if (s->tr.region) {
             cli_json_string(stdout, s->tr.region);
             printf(", \"region_measured_ns\": %.3f", r0->region_measured_ns);
@@ -422,6 +428,7 @@ static void print_sweep(const struct sweep *s)
                 printf("\n%-12s%s", k ? "" : "network", s->nets[k] ? rt_network_describe(s->nets[k])
                                                                   : "crossbar (the model alone: each rank's single port)");
     }
+    printf("\nwindow      %s (--window %s)", rt_window_text(s->base.window), rt_window_spec(s->base.window));
     printf("\nmeasured    %s", rt_format_time(buf, sizeof buf, (double)s->measured_ns));
     if (s->tr.region)
         printf(" total, %s per %s", rt_format_time(buf, sizeof buf, r0->region_measured_ns), s->tr.region);

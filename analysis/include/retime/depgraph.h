@@ -26,6 +26,7 @@
 #define RETIME_DEPGRAPH_H
 
 #include "retime/replay.h"
+#include "retime/window.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -207,6 +208,14 @@ rt_time_ps rt_depgraph_end(const rt_depgraph *g);
 
 /** The critical path and its breakdown; owned by @p g. */
 int rt_depgraph_critical_path(rt_depgraph *g, const struct rt_critical_path **cp, rt_error *err);
+/**
+ * Makes the critical path cover window @p w (retime/window.h; NULL or "all": the whole run): it
+ * ends at the window's end event with the latest time, walks back until the window's begin (the
+ * earliest begin event's time on this graph's clock) and leaves out what lies before it; its
+ * length and breakdown then add up to the window's span. Call before rt_depgraph_critical_path
+ * or rt_depgraph_analyze; @p w must outlive @p g.
+ */
+void rt_depgraph_set_window(rt_depgraph *g, const rt_window *w);
 /** The wait states; owned by @p g. */
 int rt_depgraph_wait_states(rt_depgraph *g, const struct rt_wait_states **ws, rt_error *err);
 

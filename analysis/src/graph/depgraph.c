@@ -108,6 +108,7 @@ static int create(const rt_trace *trace, const struct rt_replay_part *part, int 
         return rt_error_set(err, RT_ENOMEM, "out of memory");
     g->t = trace;
     g->end.rank = RT_NONE;
+    g->win_begin = INT64_MIN;
     uint32_t nranks = rt_trace_ranks(trace);
     size_t nr = nranks ? nranks : 1;
     g->base = calloc(nr, sizeof *g->base);
@@ -732,4 +733,11 @@ const char *rt_group_name(int g)
 {
     static const char *const names[] = {"rank", "callsite", "region", "activity", "size", "cause", "blame"};
     return g >= 0 && g < RT_GROUP_COUNT ? names[g] : "?";
+}
+
+void rt_depgraph_set_window(rt_depgraph *g, const rt_window *w)
+{
+    g->win = w && rt_window_kind(w) != RT_WINDOW_ALL ? w : NULL;
+    g->win_begin = INT64_MIN; /* set by the critical path's walk (window_ends) */
+    g->have_cp = 0;
 }

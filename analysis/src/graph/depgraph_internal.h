@@ -44,6 +44,9 @@ struct rt_depgraph {
     uint64_t unfilled;         /* records with a remote source whose time is not in yet */
     struct rt__end end;        /* of the records so far (note_end) */
     uint8_t *onpath;           /* one bit per event held: on the critical path */
+    const rt_window *win;      /* the measured window the critical path covers (NULL: the whole run) */
+    rt_time_ps win_begin;      /* its begin on this graph's clock (INT64_MIN: none): the path's
+                                  edges are clipped there */
     int have_cp, have_ws;
     int complete_ok;           /* rt__dg_complete or rt_depgraph_check passed since the last record */
     struct rt_critical_path cp;

@@ -33,6 +33,22 @@ static int cp_step(void *ctx, struct rt__dg_tok *tok, rt_error *err)
         if (tok->steps > w->limit)
             return rt_error_set(err, RT_EINVAL, "%s: the dependency graph has a cycle through rank %u event %llu",
                                 rt_trace_path(g->t), r, (unsigned long long)j);
+        if (time_at(g, r, j) <= g->win_begin) { /* left the window: the open segment ends after j */
+            if (seg_rank == r && seg_last > j) {
+                struct seg_rec s;
+                memset(&s, 0, sizeof s);
+                s.seq = tok->seq++;
+                s.s.rank = r;
+                s.s.first = j + 1;
+                s.s.last = seg_last;
+                s.s.begin_ps = g->win_begin;
+                s.s.end_ps = time_at(g, r, seg_last);
+                if (rt__dg_grow((void **)&w->v, &w->cap, sizeof *w->v, w->n + 1))
+                    return rt_error_set(err, RT_ENOMEM, "out of memory");
+                w->v[w->n++] = s;
+            }
+            return WALK_DONE;
+        }
         const struct rt__dep_rec xv = rec_at(g, r, j), *x = &xv;
         uint64_t gi = g->base[r] + j;
         g->onpath[gi >> 3] |= (uint8_t)(1u << (gi & 7));
@@ -47,10 +63,10 @@ static int cp_step(void *ctx, struct rt__dg_tok *tok, rt_error *err)
             nr = src_rank(x);
             nj = src_index(x);
             from = x->src_t;
-            cp->length_ps += x->remote_ready - from;
+            cp->length_ps += x->remote_ready - (from > g->win_begin ? from : g->win_begin);
         } else {
             from = t_prev(g, r, j);
-            cp->length_ps += x->local_ready - from;
+            cp->length_ps += x->local_ready - (from > g->win_begin ? from : g->win_begin);
             stop = j == 0;
             nj = j - 1;
         }
@@ -112,6 +128,33 @@ static int cp_segments(rt_depgraph *g, struct cp_walk *w, rt_error *err)
     return rt__dg_agree(&g->dp, rc, err);
 }
 
+/* The window's end on the ranks held here (the end event with the latest time; *@p r RT_NONE:
+ * none here) and its begin over all processes (g->win_begin). Collective. */
+static int window_ends(rt_depgraph *g, uint32_t *r, uint64_t *j, rt_time_ps *end, rt_error *err)
+{
+    int64_t begin = INT64_MAX, sb = rt_window_begins_latest(g->win) ? -1 : 1; /* sb: the latest begin */
+    *r = RT_NONE;
+    *j = 0;
+    *end = 0;
+    for (uint32_t k = g->dp.lo; k < g->dp.hi; k++) {
+        uint64_t b = rt_window_begin(g->win, k), e = rt_window_end(g->win, k);
+        if (b >= g->n[k] || e >= g->n[k])
+            continue;
+        rt_time_ps tb = time_at(g, k, b), te = time_at(g, k, e);
+        begin = sb * tb < begin ? sb * tb : begin;
+        if (*r == RT_NONE || te > *end) {
+            *r = k;
+            *j = e;
+            *end = te;
+        }
+    }
+    int rc = rt__dg_reduce(&g->dp, &begin, 1, 0, RT_OK, err);
+    if (rc)
+        return rc;
+    g->win_begin = begin == INT64_MAX ? INT64_MIN : sb * begin;
+    return RT_OK;
+}
+
 int rt__dg_cp_path(rt_depgraph *g, int *breakdown, rt_error *err)
 {
     struct rt_critical_path *cp = &g->cp;
@@ -130,6 +173,8 @@ int rt__dg_cp_path(rt_depgraph *g, int *breakdown, rt_error *err)
     uint32_t r = g->end.rank;
     uint64_t j = r == RT_NONE ? 0 : g->end.index;
     cp->end_ps = r == RT_NONE ? 0 : g->end.t;
+    if (!rc && g->win && (rc = window_ends(g, &r, &j, &cp->end_ps, err)) != RT_OK)
+        goto out;
     int64_t v[2] = {r == RT_NONE ? INT64_MAX : -cp->end_ps, (int64_t)g->total};
     if ((rc = rt__dg_reduce(&g->dp, v, 1, 0, rc, err)) || (rc = rt__dg_reduce(&g->dp, v + 1, 1, 1, rc, err)))
         goto out;

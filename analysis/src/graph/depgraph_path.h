@@ -56,7 +56,10 @@ static inline void cp_visit(struct cp_sums *s, const struct walker *w, const str
         return;
     const struct rt__dep_rec xv = rec_at(g, r, j), *x = &xv;
     int rem = remote_binds(x);
-    rt_time_ps wgt = rem ? x->remote_ready - x->src_t : x->local_ready - t_prev(g, r, j);
+    rt_time_ps from = rem ? x->src_t : t_prev(g, r, j), to = rem ? x->remote_ready : x->local_ready;
+    if (from < g->win_begin) /* an edge across the window's begin counts from there */
+        from = g->win_begin < to ? g->win_begin : to;
+    rt_time_ps wgt = to - from;
     s->act[activity_of(x, rem, &w->c)] += wgt;
     add_groups(&s->m, r, &w->c, rem, rem ? size_bucket(rt__dg_edge_bytes(w, ev, n, j)) : RT_NONE, wgt, 0);
 }

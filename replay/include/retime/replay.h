@@ -15,6 +15,7 @@
 #include "retime/network.h"
 #include "retime/noise.h"
 #include "retime/trace.h"
+#include "retime/window.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -154,6 +155,9 @@ struct rt_replay_options {
     uint8_t record_contention;
     /** NULL: this process replays every rank. Otherwise the distributed replay's processes. */
     const struct rt_replay_part *part;
+    /** The measured window the result reports beside the whole run (retime/window.h; NULL or
+     *  "all": none). It changes no timing. */
+    const rt_window *window;
 };
 
 /** Whether @p o injects any noise (then runs with different rt_replay_options.run differ). */
@@ -234,6 +238,12 @@ struct rt_replay_result {
     uint64_t local;               /**< messages between ranks of one node (shared memory) */
     struct rt_msg_contention *contention; /**< options.record_contention: per message and link (owned) */
     uint64_t ncontention;
+    /* with a window (options.window other than "all") */
+    uint8_t window;               /**< 1: the window fields below are set */
+    uint32_t window_ranks;        /**< ranks with both window events (0: none; the spans are 0) */
+    rt_time_ps window_begin_ps, window_end_ps; /**< predicted: earliest begin, latest end */
+    rt_time_ps window_predicted_ps; /**< window_end_ps - window_begin_ps */
+    rt_time_ns window_measured_ns;  /**< the same span in the trace */
 };
 
 /** Fills @p o with defaults: Hockney α = β = 0, compute scale 1, eager limit 64 KiB. */

@@ -39,6 +39,7 @@
 #include "map.h"
 #include "noise_internal.h"
 #include "retime/replay.h"
+#include "retime/window.h"
 
 
 /* ------------------------------------------------------------------ helpers */
@@ -560,6 +561,19 @@ RT_HOT_INLINE rt_time_ps local_time(struct engine *E, const struct rank *R, cons
 
 enum { STEP_OK, STEP_BLOCK, STEP_FAIL };
 
+/* Rank @p R reaches one of its window's events (@p j, at @p t): the begin, then the end. */
+static void window_event(struct rank *R, uint64_t j, rt_time_ps t)
+{
+    if (j == R->win_begin)
+        R->win_t0 = t;
+    if (j == R->win_end) {
+        R->win_t1 = t;
+        R->win_next = UINT64_MAX;
+    } else {
+        R->win_next = R->win_end;
+    }
+}
+
 /* Replays event R->cursor of rank @p r. @p deps and @p events say whether the observer wants the
  * events' edges and the events: run_rank inlines this once with them and once with zeros, so
  * that a replay without an observer carries none of their tests. */
@@ -728,6 +742,8 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
     }
     R->clock = t;
     R->last_meas = e->time;
+    if (j == R->win_next) /* one compare per event: the window's begin, then its end */
+        window_event(R, j, t);
     if (deps) {
         if (dep.kind == RT_DEP_NONE)
             dep.local_ready = t;
@@ -901,9 +917,15 @@ static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
     for (uint32_t r = 0; r < E->nranks; r++) {
         struct rank *R = &E->ranks[r];
         R->coll = UINT32_MAX;
+        R->win_next = R->win_begin = R->win_end = UINT64_MAX;
         if (owned(E, r)) {
             R->ev = rt_trace_events(E->t, r, &R->nev);
             R->row = &E->t->rows[r];
+            if (opts->window && rt_window_kind(opts->window) != RT_WINDOW_ALL) {
+                R->win_begin = rt_window_begin(opts->window, r);
+                R->win_end = rt_window_end(opts->window, r);
+                R->win_next = R->win_begin < R->nev && R->win_end < R->nev ? R->win_begin : UINT64_MAX;
+            }
         }
         if (R->nev) {
             first = R->ev[0].time < first ? R->ev[0].time : first;
@@ -1025,6 +1047,45 @@ static int run(struct engine *E)
     return rc;
 }
 
+/* The window's span, predicted and measured: from the earliest begin to the latest end over the
+ * ranks that have both events (over all processes of a distributed replay). */
+static int collect_window(struct engine *E)
+{
+    struct rt_replay_result *res = E->res;
+    const rt_window *w = E->o->window;
+    res->window = w && rt_window_kind(w) != RT_WINDOW_ALL;
+    if (!res->window)
+        return RT_OK;
+    /* minima of: predicted begin, -predicted end, measured begin, -measured end (the begins
+     * negated too where the window begins at the latest rank: mpi); and -ranks */
+    int64_t v[5] = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, 0}, sb = rt_window_begins_latest(w) ? -1 : 1;
+    for (uint32_t r = E->lo; r < E->hi; r++) {
+        const struct rank *R = &E->ranks[r];
+        if (R->win_begin >= R->nev || R->win_end >= R->nev || R->win_next != UINT64_MAX)
+            continue;
+        v[0] = sb * R->win_t0 < v[0] ? sb * R->win_t0 : v[0];
+        v[1] = -R->win_t1 < v[1] ? -R->win_t1 : v[1];
+        v[2] = sb * R->ev[R->win_begin].time < v[2] ? sb * R->ev[R->win_begin].time : v[2];
+        v[3] = -R->ev[R->win_end].time < v[3] ? -R->ev[R->win_end].time : v[3];
+        v[4]--;
+    }
+    int rc;
+    if (E->part && (rc = rt__eng_reduce(E, v, 4, 0)) != RT_OK) /* minima */
+        return rc;
+    if (E->part && (rc = rt__eng_reduce(E, v + 4, 1, 1)) != RT_OK) /* the ranks: a sum */
+        return rc;
+    v[0] *= sb;
+    v[2] *= sb;
+    res->window_ranks = (uint32_t)-v[4];
+    if (!res->window_ranks)
+        return RT_OK;
+    res->window_begin_ps = v[0];
+    res->window_end_ps = -v[1];
+    res->window_predicted_ps = -v[1] - v[0];
+    res->window_measured_ns = -v[3] - v[2];
+    return RT_OK;
+}
+
 /* The result: every rank's end, the network's links and counts, the memory the replay held. */
 static int collect(struct engine *E, rt_time_ns first, rt_time_ns last)
 {
@@ -1045,6 +1106,8 @@ static int collect(struct engine *E, rt_time_ns first, rt_time_ns last)
     for (uint32_t r = 0; r < E->nranks; r++)
         if (E->res->predicted_end_ps[r] > E->res->predicted_ps)
             E->res->predicted_ps = E->res->predicted_end_ps[r];
+    if ((rc = collect_window(E)) != RT_OK)
+        return rc;
     uint64_t mem = (uint64_t)E->capmsgs * sizeof(struct msg) + E->capheap * sizeof(struct qent) +
                    (uint64_t)E->capchans * sizeof(struct chan) + (uint64_t)E->chan_cap * sizeof *E->chan_slot +
                    (uint64_t)E->capcolls * sizeof(struct coll) + rt__map_memory(&E->coll_of) + rt__map_memory(&E->coll_seq) +

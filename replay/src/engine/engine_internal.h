@@ -139,6 +139,10 @@ struct rank {
     uint32_t *waits; /* blocking sends the current call's Leave waits for */
     uint32_t nwaits, capwaits;
     struct ptab pending; /* event index -> message id, or COLL_BIT | comm rank << 32 | collective id */
+    /* the measured window (retime/window.h): the next of its two events to time (UINT64_MAX:
+     * none), both events, and their predicted times */
+    uint64_t win_next, win_begin, win_end;
+    rt_time_ps win_t0, win_t1;
     uint8_t state;
     /* distributed replay */
     uint8_t held;     /* its ports were read by a collective that has not finished */
@@ -255,6 +259,7 @@ int rt__eng_run_rounds(struct engine *E);
 int rt__eng_share_states(struct engine *E);
 int rt__eng_agree(struct engine *E, int rc);
 int rt__eng_share_results(struct engine *E);
+int rt__eng_reduce(struct engine *E, int64_t *v, size_t n, int sum); /* element-wise min (sum: sum) over the processes */
 /* engine.c for the other files: the CPU with its OS noise, the model's times of a size, a
  * message's network noise and bursts under @p key (1 in a burst, 0 not, -1 out of memory), the
  * names of an event's MPI call and of a communicator (for error lines) */

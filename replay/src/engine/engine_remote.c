@@ -780,3 +780,8 @@ int rt__eng_share_results(struct engine *E)
     res->burst_ps = c[6];
     return RT_OK;
 }
+
+int rt__eng_reduce(struct engine *E, int64_t *v, size_t n, int sum)
+{
+    return rt__dist_reduce(E->rm->D, v, n, sum);
+}

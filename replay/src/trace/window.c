@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The measured window (retime/window.h): a spec resolved to a begin and an end event per rank.
+ * One pass over each rank's events, O(events), 16 bytes per rank.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "retime/units.h"
+#include "retime/window.h"
+
+#define NONE UINT64_MAX
+
+struct rt_window {
+    enum rt_window_kind kind, asked;
+    char spec[160], text[200];
+    char name[128];         /* region: its name */
+    uint64_t from, to;      /* region: instances (1-based; to = 0: the last) */
+    double t1_ns, t2_ns;    /* time */
+    uint32_t nranks;
+    uint64_t *begin, *end;  /* per rank */
+};
+
+/* Parses @p spec into @p w's kind and fields (no trace needed). */
+static int parse(const char *spec, struct rt_window *w, rt_error *err)
+{
+    static const char forms[] = "all, mpi, region:NAME[#FROM-TO] or time:T1-T2";
+    if (!spec || !*spec)
+        return rt_error_set(err, RT_EINVAL, "empty window (%s)", forms);
+    if (strlen(spec) >= sizeof w->spec)
+        return rt_error_set(err, RT_EINVAL, "window '%.40s...' is too long", spec);
+    snprintf(w->spec, sizeof w->spec, "%s", spec);
+    if (!strcmp(spec, "all")) {
+        w->asked = RT_WINDOW_ALL;
+        return RT_OK;
+    }
+    if (!strcmp(spec, "mpi")) {
+        w->asked = RT_WINDOW_MPI;
+        return RT_OK;
+    }
+    if (!strncmp(spec, "region:", 7)) {
+        w->asked = RT_WINDOW_REGION;
+        const char *name = spec + 7, *hash = strrchr(name, '#');
+        size_t len = hash ? (size_t)(hash - name) : strlen(name);
+        if (len == 0 || len >= sizeof w->name)
+            return rt_error_set(err, RT_EINVAL, "window '%s': needs a region name (region:NAME[#FROM-TO])", spec);
+        memcpy(w->name, name, len);
+        w->name[len] = '\0';
+        w->from = 1;
+        w->to = 0;
+        if (hash) {
+            char *end;
+            errno = 0;
+            unsigned long long a = strtoull(hash + 1, &end, 10), b = 0;
+            if (errno || end == hash + 1 || a < 1 || hash[1] == '-')
+                return rt_error_set(err, RT_EINVAL, "window '%s': bad instance after '#' (FROM or FROM-TO, from 1)",
+                                    spec);
+            if (*end == '-' && end[1]) {
+                const char *q = end + 1;
+                b = strtoull(q, &end, 10);
+                if (errno || end == q || *q == '-' || b < a)
+                    return rt_error_set(err, RT_EINVAL, "window '%s': bad instance range (FROM-TO, FROM <= TO)", spec);
+            } else if (*end == '-') {
+                end++; /* FROM-: to the last */
+            } else {
+                b = a; /* #K: that instance alone */
+            }
+            if (*end)
+                return rt_error_set(err, RT_EINVAL, "window '%s': bad instance after '#' (FROM or FROM-TO, from 1)",
+                                    spec);
+            w->from = a;
+            w->to = b;
+        }
+        return RT_OK;
+    }
+    if (!strncmp(spec, "time:", 5)) {
+        w->asked = RT_WINDOW_TIME;
+        char buf[160];
+        snprintf(buf, sizeof buf, "%s", spec + 5);
+        char *dash = strchr(buf, '-');
+        rt_error e = {0};
+        if (!dash)
+            return rt_error_set(err, RT_EINVAL, "window '%s': expected time:T1-T2 (e.g. time:10ms-20ms)", spec);
+        *dash = '\0';
+        if (rt_parse_time_ns(buf, &w->t1_ns, &e) || rt_parse_time_ns(dash + 1, &w->t2_ns, &e))
+            return rt_error_set(err, RT_EINVAL, "window '%s': %s", spec, e.msg);
+        if (w->t2_ns < w->t1_ns)
+            return rt_error_set(err, RT_EINVAL, "window '%s': ends before it begins", spec);
+        return RT_OK;
+    }
+    return rt_error_set(err, RT_EINVAL, "unknown window '%s' (%s)", spec, forms);
+}
+
+int rt_window_check(const char *spec, rt_error *err)
+{
+    struct rt_window w;
+    memset(&w, 0, sizeof w);
+    return parse(spec, &w, err);
+}
+
+/* Whether region @p r is one of MPI_Init's (MPI_Init, MPI_Init_thread) or MPI_Finalize. */
+static int is_named(const rt_trace *t, uint32_t r, const char *a, const char *b)
+{
+    const struct rt_region *reg = rt_trace_region(t, r);
+    return reg && reg->name && (!strcmp(reg->name, a) || (b && !strcmp(reg->name, b)));
+}
+
+/* Per rank: the end of the first MPI_Init, the start of the first MPI_Finalize (the rank's first
+ * and last events where it has no such call). *any: some rank has one. */
+static void resolve_mpi(const rt_trace *t, struct rt_window *w, uint8_t *init, uint8_t *fini, int *any)
+{
+    for (uint32_t r = 0; r < w->nranks; r++) {
+        uint64_t n;
+        const struct rt_event *ev = rt_trace_events(t, r, &n);
+        if (!n)
+            continue;
+        w->begin[r] = 0;
+        w->end[r] = n - 1;
+        int seen_init = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            if (ev[i].kind == RT_EV_LEAVE && !seen_init && ev[i].ref < rt_trace_regions(t) && init[ev[i].ref]) {
+                w->begin[r] = i;
+                seen_init = *any = 1;
+            } else if (ev[i].kind == RT_EV_ENTER && ev[i].ref < rt_trace_regions(t) && fini[ev[i].ref]) {
+                w->end[r] = i;
+                *any = 1;
+                break;
+            }
+        }
+        if (w->end[r] < w->begin[r])
+            w->end[r] = w->begin[r];
+    }
+}
+
+/* Per rank: the FROM-th entry into the region and its TO-th exit (the last where TO is 0). */
+static int resolve_region(const rt_trace *t, struct rt_window *w, const uint8_t *match, int *any)
+{
+    for (uint32_t r = 0; r < w->nranks; r++) {
+        uint64_t n, enters = 0, leaves = 0, b = NONE, e = NONE;
+        const struct rt_event *ev = rt_trace_events(t, r, &n);
+        for (uint64_t i = 0; i < n; i++) {
+            if (ev[i].ref >= rt_trace_regions(t) || !match[ev[i].ref])
+                continue;
+            if (ev[i].kind == RT_EV_ENTER && ++enters == w->from)
+                b = i;
+            else if (ev[i].kind == RT_EV_LEAVE && b != NONE) {
+                ++leaves;
+                if (w->to ? leaves + w->from - 1 == w->to : 1)
+                    e = i;
+                if (w->to && leaves + w->from - 1 == w->to)
+                    break;
+            }
+        }
+        if (b != NONE && e != NONE) {
+            w->begin[r] = b;
+            w->end[r] = e;
+            *any = 1;
+        }
+    }
+    return RT_OK;
+}
+
+static void resolve_time(const rt_trace *t, struct rt_window *w, int *any)
+{
+    for (uint32_t r = 0; r < w->nranks; r++) {
+        uint64_t n, b = NONE, e = NONE;
+        const struct rt_event *ev = rt_trace_events(t, r, &n);
+        for (uint64_t i = 0; i < n; i++) {
+            double tm = (double)ev[i].time;
+            if (tm >= w->t1_ns && tm <= w->t2_ns) {
+                if (b == NONE)
+                    b = i;
+                e = i;
+            }
+        }
+        if (b != NONE) {
+            w->begin[r] = b;
+            w->end[r] = e;
+            *any = 1;
+        }
+    }
+}
+
+/* "a, b, c, ... (N in all)": the trace's region names for an error line. */
+static void region_list(const rt_trace *t, char *buf, size_t n)
+{
+    size_t len = 0;
+    uint32_t nr = rt_trace_regions(t), shown = 0;
+    buf[0] = '\0';
+    for (uint32_t r = 0; r < nr && len + 40 < n && shown < 12; r++) {
+        const struct rt_region *reg = rt_trace_region(t, r);
+        if (!reg || !reg->name || reg->is_mpi)
+            continue;
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", shown++ ? ", " : "", reg->name);
+    }
+    if (shown == 0)
+        snprintf(buf, n, "none but MPI calls");
+    else if (len + 20 < n)
+        snprintf(buf + len, n - len, " (%u regions in all)", nr);
+}
+
+int rt_window_open(const rt_trace *t, const char *spec, rt_window **out, rt_error *err)
+{
+    *out = NULL;
+    struct rt_window *w = calloc(1, sizeof *w);
+    uint32_t nreg = rt_trace_regions(t);
+    uint8_t *a = calloc(nreg ? nreg : 1, 1), *b = calloc(nreg ? nreg : 1, 1);
+    int rc = RT_OK, any = 0;
+    if (!w || !a || !b) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = parse(spec, w, err)) != RT_OK)
+        goto done;
+    w->kind = w->asked;
+    w->nranks = rt_trace_ranks(t);
+    w->begin = malloc((w->nranks ? w->nranks : 1) * sizeof *w->begin);
+    w->end = malloc((w->nranks ? w->nranks : 1) * sizeof *w->end);
+    if (!w->begin || !w->end) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (uint32_t r = 0; r < w->nranks; r++)
+        w->begin[r] = w->end[r] = NONE;
+    switch (w->asked) {
+    case RT_WINDOW_ALL:
+        snprintf(w->text, sizeof w->text, "whole run");
+        break;
+    case RT_WINDOW_MPI:
+        for (uint32_t r = 0; r < nreg; r++) {
+            a[r] = (uint8_t)is_named(t, r, "MPI_Init", "MPI_Init_thread");
+            b[r] = (uint8_t)is_named(t, r, "MPI_Finalize", NULL);
+        }
+        resolve_mpi(t, w, a, b, &any);
+        if (!any) {
+            w->kind = RT_WINDOW_ALL;
+            snprintf(w->text, sizeof w->text, "whole run (no MPI_Init or MPI_Finalize in the trace)");
+        } else {
+            snprintf(w->text, sizeof w->text, "MPI_Init's end to MPI_Finalize's start");
+        }
+        break;
+    case RT_WINDOW_REGION: {
+        int found = 0;
+        for (uint32_t r = 0; r < nreg; r++)
+            found |= a[r] = (uint8_t)is_named(t, r, w->name, NULL);
+        char list[600];
+        if (!found) {
+            region_list(t, list, sizeof list);
+            rc = rt_error_set(err, RT_EINVAL, "%s: window '%s': no region '%s' (regions: %s)", rt_trace_path(t), spec,
+                              w->name, list);
+            goto done;
+        }
+        resolve_region(t, w, a, &any);
+        if (!any) {
+            rc = rt_error_set(err, RT_EINVAL, "%s: window '%s': no rank enters region '%s' %llu times", rt_trace_path(t),
+                              spec, w->name, (unsigned long long)(w->to ? w->to : w->from));
+            goto done;
+        }
+        if (w->to)
+            snprintf(w->text, sizeof w->text, "region %s #%llu-%llu", w->name, (unsigned long long)w->from,
+                     (unsigned long long)w->to);
+        else
+            snprintf(w->text, sizeof w->text, "region %s #%llu-last", w->name, (unsigned long long)w->from);
+        break;
+    }
+    case RT_WINDOW_TIME:
+        resolve_time(t, w, &any);
+        if (!any) {
+            rc = rt_error_set(err, RT_EINVAL, "%s: window '%s': no event in it", rt_trace_path(t), spec);
+            goto done;
+        }
+        snprintf(w->text, sizeof w->text, "time %s", spec + 5);
+        break;
+    }
+done:
+    free(a);
+    free(b);
+    if (rc) {
+        rt_window_free(w);
+        return rc;
+    }
+    *out = w;
+    return RT_OK;
+}
+
+void rt_window_free(rt_window *w)
+{
+    if (!w)
+        return;
+    free(w->begin);
+    free(w->end);
+    free(w);
+}
+
+enum rt_window_kind rt_window_kind(const rt_window *w)
+{
+    return w ? w->kind : RT_WINDOW_ALL;
+}
+
+const char *rt_window_spec(const rt_window *w)
+{
+    return w ? w->spec : "all";
+}
+
+const char *rt_window_text(const rt_window *w)
+{
+    return w ? w->text : "whole run";
+}
+
+int rt_window_begins_latest(const rt_window *w)
+{
+    return w && w->kind == RT_WINDOW_MPI;
+}
+
+uint64_t rt_window_begin(const rt_window *w, uint32_t rank)
+{
+    return w && w->kind != RT_WINDOW_ALL && rank < w->nranks ? w->begin[rank] : NONE;
+}
+
+uint64_t rt_window_end(const rt_window *w, uint32_t rank)
+{
+    return w && w->kind != RT_WINDOW_ALL && rank < w->nranks ? w->end[rank] : NONE;
+}
