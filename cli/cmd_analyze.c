@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "congestion.h"
 #include "distributed.h"
 #include "outputs.h"
+#include "retime/congestion.h"
 #include "retime/depgraph.h"
 #include "retime/units.h"
 
@@ -128,6 +128,63 @@ static char *fmt_ps(char *buf, size_t n, rt_time_ps ps)
                                                            it##_k < (top);                                 \
              it = NULL, it##_k++)
 
+/* ------------------------------------------------------------------ congestion */
+
+/* A time of @p v ps (a sum of fractional delays) as rt_format_time writes it. */
+static const char *fmt_ps_f(char *buf, size_t n, double v)
+{
+    return rt_format_time(buf, n, v / 1e3);
+}
+
+/* Rows @p r (the first @p top of @p n) as lines of text. */
+static void congestion_rows_text(FILE *f, const struct rt_congestion_row *r, uint32_t n, uint64_t top)
+{
+    char a[32], b[32];
+    for (uint32_t i = 0; i < n && i < top; i++)
+        fprintf(f, "    %-40s %12s %12s %9" PRIu64 "\n", r[i].name, fmt_ps_f(a, sizeof a, r[i].accumulated_ps),
+                fmt_ps_f(b, sizeof b, r[i].absorbed_ps), r[i].messages);
+}
+
+/* The congestion of B along its critical path (retime/congestion.h), the first @p top links. */
+static void congestion_text(FILE *f, const struct rt_congestion *c, uint64_t top)
+{
+    char a[32];
+    fprintf(f, "\ncongestion of B: time its messages lost sharing links (%" PRIu64 " messages)\n", c->messages);
+    fprintf(f, "  total        %14s\n", fmt_ps_f(a, sizeof a, c->total_ps));
+    fprintf(f, "  accumulated  %14s  (on B's critical path)\n", fmt_ps_f(a, sizeof a, c->accumulated_ps));
+    fprintf(f, "  absorbed     %14s  (off it: slack)\n", fmt_ps_f(a, sizeof a, c->absorbed_ps));
+    fprintf(f, "  by kind of link %28s %12s %9s\n", "accumulated", "absorbed", "messages");
+    congestion_rows_text(f, c->kinds, c->nkinds, UINT64_MAX);
+    fprintf(f, "  top %" PRIu64 " links %38s %12s %9s\n", top < c->nlinks ? top : c->nlinks, "accumulated", "absorbed",
+            "messages");
+    congestion_rows_text(f, c->links, c->nlinks, top);
+}
+
+/* Rows @p r (the first @p top of @p n) as JSON objects. */
+static void congestion_rows_json(FILE *f, const struct rt_congestion_row *r, uint32_t n, uint64_t top)
+{
+    for (uint32_t i = 0; i < n && i < top; i++) {
+        fprintf(f, "%s{", i ? ", " : "");
+        if (r[i].link != UINT32_MAX)
+            fprintf(f, "\"link\": %u, ", r[i].link);
+        fprintf(f, "\"name\": ");
+        cli_json_string(f, r[i].name);
+        fprintf(f, ", \"accumulated_ns\": %.3f, \"absorbed_ns\": %.3f, \"messages\": %" PRIu64 "}",
+                r[i].accumulated_ps / 1e3, r[i].absorbed_ps / 1e3, r[i].messages);
+    }
+}
+
+/* The congestion as a JSON object, the first @p top links. */
+static void congestion_json(FILE *f, const struct rt_congestion *c, uint64_t top)
+{
+    fprintf(f, "{\"total_ns\": %.3f, \"accumulated_ns\": %.3f, \"absorbed_ns\": %.3f, \"messages\": %" PRIu64
+            ", \"by_kind\": [", c->total_ps / 1e3, c->accumulated_ps / 1e3, c->absorbed_ps / 1e3, c->messages);
+    congestion_rows_json(f, c->kinds, c->nkinds, UINT64_MAX);
+    fprintf(f, "], \"links\": [");
+    congestion_rows_json(f, c->links, c->nlinks, top);
+    fprintf(f, "]}");
+}
+
 /* ------------------------------------------------------------------ JSON */
 
 static void json_key_fields(const rt_trace *t, const struct rt_dep_share *s)
@@ -212,7 +269,7 @@ static void json_rows(const rt_trace *t, const struct rt_dep_share *s, uint64_t 
 static void print_json(const struct analyze_cli *c, const struct rt_replay_options *o, const rt_trace *t,
                        rt_time_ps end_a, const struct rt_critical_path *cp, const struct rt_wait_states *ws,
                        const struct rt_depgraph_diff *d, const struct rt_measured_info *mi,
-                       const struct rt_replay_result *noisy, const struct congestion *cg)
+                       const struct rt_replay_result *noisy, const struct rt_congestion *cg)
 {
     printf("{\"trace\": ");
     cli_json_string(stdout, rt_trace_path(t));
@@ -360,7 +417,7 @@ static void text_rows(const rt_trace *t, const struct rt_dep_share *s, uint64_t 
 static void print_text(const struct analyze_cli *c, const struct rt_replay_options *o, const rt_trace *t,
                        rt_time_ps end_a, const struct rt_critical_path *cp, const struct rt_wait_states *ws,
                        const struct rt_depgraph_diff *d, const struct rt_measured_info *mi,
-                       const struct rt_replay_result *noisy, const struct congestion *cg)
+                       const struct rt_replay_result *noisy, const struct rt_congestion *cg)
 {
     char a[32], b[32], x[32];
     static const char *gname[] = {"rank", "call site", "region", "activity", "message size"};
@@ -484,8 +541,8 @@ int cmd_analyze(struct args *a)
     const struct rt_wait_states *ws;
     struct rt_measured_info mi;
     struct rt_replay_result noisy = {0}, calm = {0};
-    struct congestion cg;
-    int have_cg = 0, rc = 1;
+    struct rt_congestion *cg = NULL;
+    int rc = 1;
     if (dist_active() && (outputs_wanted(&c.out) || c.fix.on)) {
         cli_die("--output-trace, --perfetto and --fix-clocks need every rank's events: run analyze with them as one "
                 "process, without mpirun");
@@ -529,26 +586,21 @@ int cmd_analyze(struct args *a)
         if (rt_depgraph_critical_path(ga, &cpa, &err) || rt_depgraph_critical_path(explained, &cpb, &err))
             goto out;
     }
-    if (opts.record_contention) { /* the congestion of the explained replay, along its critical path */
-        if (congestion_compute(opts.network, gb ? &noisy : &calm, explained, t, &cg)) {
-            rt_error_set(&err, RT_ENOMEM, "out of memory");
-            goto out;
-        }
-        have_cg = 1;
-    }
+    /* the congestion of the explained replay, along its critical path */
+    if (opts.record_contention && rt_congestion_create(opts.network, gb ? &noisy : &calm, explained, t, &cg, &err))
+        goto out;
     if (c.tr.fmt == FMT_JSON)
         print_json(&c, &opts, t, cpa->length_ps, cpb, ws, d, c.against == AGAINST_MEASURED ? &mi : NULL, &noisy,
-                   have_cg ? &cg : NULL);
+                   cg);
     else
         print_text(&c, &opts, t, cpa->length_ps, cpb, ws, d, c.against == AGAINST_MEASURED ? &mi : NULL, &noisy,
-                   have_cg ? &cg : NULL);
+                   cg);
     rc = 0;
 out:
     if (rc)
         cli_fail(&err);
 out_quiet:
-    if (have_cg)
-        congestion_free(&cg);
+    rt_congestion_destroy(cg);
     free(noisy.links);
     free(noisy.contention);
     free(calm.links);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Congestion on the critical path (congestion.h). A message's contention delay on a link (the
+ * Congestion on the critical path (retime/congestion.h). A message's contention delay on a link (the
  * time it lost while that link was its bottleneck, netflow.c) lengthens its remote edge, from its
  * origin event to the event that completes it. When that edge is on the critical path (the
  * completing event is on the path and the remote edge binds, from that origin), all of the
@@ -8,15 +8,13 @@
  * of end(B) - end(A) that contention explains by link; the identity of the whole comparison is
  * the analysis's (rt_depgraph_compare).
  */
-#include "congestion.h"
+#include "retime/congestion.h"
 
-#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "retime/topology.h"
-#include "retime/units.h"
 
 struct key {
     uint64_t ev;
@@ -33,7 +31,7 @@ static int key_cmp(const void *a, const void *b)
 
 static int row_cmp(const void *a, const void *b)
 {
-    const struct congestion_row *x = a, *y = b;
+    const struct rt_congestion_row *x = a, *y = b;
     if (x->accumulated_ps != y->accumulated_ps)
         return x->accumulated_ps > y->accumulated_ps ? -1 : 1;
     if (x->absorbed_ps != y->absorbed_ps)
@@ -59,13 +57,16 @@ static void kind_name(const rt_topology *topo, const struct rt_link_info *li, ch
         snprintf(buf, n, "%s link", k);
 }
 
-int congestion_compute(const rt_network *net, const struct rt_replay_result *res, const rt_depgraph *g,
-                       const rt_trace *t, struct congestion *c)
+int rt_congestion_create(const rt_network *net, const struct rt_replay_result *res, const rt_depgraph *g,
+                         const rt_trace *t, struct rt_congestion **out, rt_error *err)
 {
     const rt_topology *topo = rt_network_topology(net);
     struct key *on = NULL;
     uint64_t non = 0, cap = 0;
-    memset(c, 0, sizeof *c);
+    struct rt_congestion *c = calloc(1, sizeof *c);
+    *out = NULL;
+    if (!c)
+        goto oom;
     /* the origins of the remote edges on the critical path */
     for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
         uint64_t n;
@@ -94,7 +95,7 @@ int congestion_compute(const rt_network *net, const struct rt_replay_result *res
         goto oom;
     for (uint32_t l = 0; l < nl; l++)
         row_of[l] = -1;
-    struct congestion_row *rows = NULL;
+    struct rt_congestion_row *rows = NULL;
     uint32_t nrows = 0, caprows = 0;
     struct key prev = {UINT64_MAX, UINT32_MAX};
     for (uint64_t i = 0; i < res->ncontention; i++) {
@@ -109,7 +110,7 @@ int congestion_compute(const rt_network *net, const struct rt_replay_result *res
         if (row_of[m->link] < 0) {
             if (nrows == caprows) {
                 caprows = caprows ? 2 * caprows : 64;
-                struct congestion_row *nr = realloc(rows, caprows * sizeof *nr);
+                struct rt_congestion_row *nr = realloc(rows, caprows * sizeof *nr);
                 if (!nr) {
                     free(row_of);
                     free(rows);
@@ -118,11 +119,11 @@ int congestion_compute(const rt_network *net, const struct rt_replay_result *res
                 rows = nr;
             }
             row_of[m->link] = (int32_t)nrows;
-            rows[nrows] = (struct congestion_row){.link = m->link};
+            rows[nrows] = (struct rt_congestion_row){.link = m->link};
             rt_network_link_name(net, m->link, rows[nrows].name, sizeof rows[nrows].name);
             nrows++;
         }
-        struct congestion_row *row = &rows[row_of[m->link]];
+        struct rt_congestion_row *row = &rows[row_of[m->link]];
         row->messages++;
         if (path)
             row->accumulated_ps += m->delay_ps, c->accumulated_ps += m->delay_ps;
@@ -148,7 +149,7 @@ int congestion_compute(const rt_network *net, const struct rt_replay_result *res
         while (k < c->nkinds && strcmp(c->kinds[k].name, name))
             k++;
         if (k == c->nkinds) {
-            c->kinds[c->nkinds++] = (struct congestion_row){.link = UINT32_MAX};
+            c->kinds[c->nkinds++] = (struct rt_congestion_row){.link = UINT32_MAX};
             snprintf(c->kinds[k].name, sizeof c->kinds[k].name, "%s", name);
         }
         c->kinds[k].accumulated_ps += rows[i].accumulated_ps;
@@ -159,62 +160,19 @@ int congestion_compute(const rt_network *net, const struct rt_replay_result *res
         qsort(c->links, c->nlinks, sizeof *c->links, row_cmp);
     if (c->nkinds)
         qsort(c->kinds, c->nkinds, sizeof *c->kinds, row_cmp);
-    return 0;
+    *out = c;
+    return RT_OK;
 oom:
     free(on);
-    congestion_free(c);
-    return -1;
+    rt_congestion_destroy(c);
+    return rt_error_set(err, RT_ENOMEM, "out of memory");
 }
 
-void congestion_free(struct congestion *c)
+void rt_congestion_destroy(struct rt_congestion *c)
 {
+    if (!c)
+        return;
     free(c->links);
     free(c->kinds);
-    c->links = c->kinds = NULL;
-}
-
-static const char *ps(char *buf, size_t n, double v)
-{
-    return rt_format_time(buf, n, v / 1e3);
-}
-
-void congestion_text(FILE *f, const struct congestion *c, uint64_t top)
-{
-    char a[32], b[32], x[32];
-    fprintf(f, "\ncongestion of B: time its messages lost sharing links (%" PRIu64 " messages)\n", c->messages);
-    fprintf(f, "  total        %14s\n", ps(a, sizeof a, c->total_ps));
-    fprintf(f, "  accumulated  %14s  (on B's critical path)\n", ps(a, sizeof a, c->accumulated_ps));
-    fprintf(f, "  absorbed     %14s  (off it: slack)\n", ps(a, sizeof a, c->absorbed_ps));
-    fprintf(f, "  by kind of link %28s %12s %9s\n", "accumulated", "absorbed", "messages");
-    for (uint32_t i = 0; i < c->nkinds; i++)
-        fprintf(f, "    %-40s %12s %12s %9" PRIu64 "\n", c->kinds[i].name, ps(a, sizeof a, c->kinds[i].accumulated_ps),
-                ps(b, sizeof b, c->kinds[i].absorbed_ps), c->kinds[i].messages);
-    fprintf(f, "  top %" PRIu64 " links %38s %12s %9s\n", top < c->nlinks ? top : c->nlinks, "accumulated", "absorbed",
-            "messages");
-    for (uint32_t i = 0; i < c->nlinks && i < top; i++)
-        fprintf(f, "    %-40s %12s %12s %9" PRIu64 "\n", c->links[i].name, ps(a, sizeof a, c->links[i].accumulated_ps),
-                ps(x, sizeof x, c->links[i].absorbed_ps), c->links[i].messages);
-}
-
-static void rows_json(FILE *f, const struct congestion_row *r, uint32_t n, uint64_t top)
-{
-    for (uint32_t i = 0; i < n && i < top; i++) {
-        fprintf(f, "%s{", i ? ", " : "");
-        if (r[i].link != UINT32_MAX)
-            fprintf(f, "\"link\": %u, ", r[i].link);
-        fprintf(f, "\"name\": ");
-        cli_json_string(f, r[i].name);
-        fprintf(f, ", \"accumulated_ns\": %.3f, \"absorbed_ns\": %.3f, \"messages\": %" PRIu64 "}",
-                r[i].accumulated_ps / 1e3, r[i].absorbed_ps / 1e3, r[i].messages);
-    }
-}
-
-void congestion_json(FILE *f, const struct congestion *c, uint64_t top)
-{
-    fprintf(f, "{\"total_ns\": %.3f, \"accumulated_ns\": %.3f, \"absorbed_ns\": %.3f, \"messages\": %" PRIu64
-            ", \"by_kind\": [", c->total_ps / 1e3, c->accumulated_ps / 1e3, c->absorbed_ps / 1e3, c->messages);
-    rows_json(f, c->kinds, c->nkinds, UINT64_MAX);
-    fprintf(f, "], \"links\": [");
-    rows_json(f, c->links, c->nlinks, top);
-    fprintf(f, "]}");
+    free(c);
 }
