@@ -16,16 +16,25 @@ static int quiet_errors;
 
 void cli_quiet_errors(int quiet) { quiet_errors = quiet; }
 
+/* "retime: KIND: " and the message, its control bytes escaped (it may quote names from a trace
+ * or the command line), and one newline, on stderr. */
+static void say(const char *kind, const char *msg)
+{
+    fprintf(stderr, "retime: %s: ", kind);
+    cli_text(stderr, msg, 0);
+    fputc('\n', stderr);
+}
+
 int cli_die(const char *fmt, ...)
 {
+    char msg[2048];
     va_list ap;
     if (quiet_errors)
         return 1;
     va_start(ap, fmt);
-    fputs("retime: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    say("error", msg);
     return 1;
 }
 
@@ -33,15 +42,55 @@ int cli_fail(const rt_error *err)
 {
     if (err->code == RT_EREMOTE) /* the failing process tells */
         return 1;
-    fprintf(stderr, "retime: error: %s\n", err->msg[0] ? err->msg : rt_strerror(err->code));
+    say("error", err->msg[0] ? err->msg : rt_strerror(err->code));
     return 1;
 }
 
 void cli_warn_dropped(const rt_trace *t)
 {
-    char what[200];
-    if (rt_trace_dropped(t, what, sizeof what))
-        fprintf(stderr, "retime: warning: %s: dropped %s (not replayed)\n", rt_trace_path(t), what);
+    char what[200], msg[4400];
+    if (rt_trace_dropped(t, what, sizeof what)) {
+        snprintf(msg, sizeof msg, "%s: dropped %s (not replayed)", rt_trace_path(t), what);
+        say("warning", msg);
+    }
+}
+
+/* How control byte @p c is written in text: \xNN (4 bytes); NULL for a byte written as it is. */
+static const char *text_escape(unsigned char c, int keep_newlines, char esc[5])
+{
+    if ((c >= 0x20 && c != 0x7f) || (c == '\n' && keep_newlines))
+        return NULL;
+    snprintf(esc, 5, "\\x%02x", c);
+    return esc;
+}
+
+void cli_text(FILE *f, const char *s, int keep_newlines)
+{
+    char esc[5];
+    for (; *s; s++) {
+        const char *e = text_escape((unsigned char)*s, keep_newlines, esc);
+        if (e)
+            fputs(e, f);
+        else
+            fputc(*s, f);
+    }
+}
+
+const char *cli_text_buf(char *buf, size_t n, const char *s)
+{
+    char esc[5];
+    size_t k = 0;
+    for (; n && *s; s++) {
+        const char *e = text_escape((unsigned char)*s, 0, esc);
+        size_t len = e ? 4 : 1;
+        if (k + len >= n)
+            break;
+        memcpy(buf + k, e ? e : s, len);
+        k += len;
+    }
+    if (n)
+        buf[k] = 0;
+    return buf;
 }
 
 int cli_opt(struct args *a, const char *name, const char **val)

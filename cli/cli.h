@@ -34,6 +34,14 @@ int cli_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out);
 /* Parses text|json|csv (csv only when @p allow_csv). */
 int cli_format(const char *v, enum format *f, int allow_csv);
 void cli_json_string(FILE *f, const char *s);
+/* Text output of names from a trace (regions, call sites' files and functions, communicators) and
+ * of lines made with them: each control byte (below 0x20, and 0x7f) is written as \xNN, so that
+ * a crafted trace cannot send escape sequences to a terminal (JSON has cli_json_string); '\n'
+ * stays when @p keep_newlines (text of several lines). The one helper for all text output. */
+void cli_text(FILE *f, const char *s, int keep_newlines);
+/* The same for one name into @p buf of @p n bytes (newlines escaped; cut to fit, always
+ * terminated), for printf and its field widths; returns buf. */
+const char *cli_text_buf(char *buf, size_t n, const char *s);
 /* Prints a double with the fewest digits (15..17) that read back to the same value. */
 void cli_print_double(FILE *f, double v);
 /* Prints picoseconds as nanoseconds with exactly the precision they have. */

@@ -398,10 +398,11 @@ static void print_json(const struct analyze_cli *c, const struct rt_replay_optio
 static void text_rows(const rt_trace *t, const struct rt_dep_share *s, uint64_t ns, uint8_t w, uint8_t g, uint64_t top,
                       rt_time_ps total, int mode, const char *indent)
 {
-    char lab[512], a[32], b[32];
+    char raw[512], lab[512], a[32], b[32];
     FOR_GROUP(s, ns, w, g, top, e)
     {
-        share_label(lab, sizeof lab, t, e);
+        share_label(raw, sizeof raw, t, e);
+        cli_text_buf(lab, sizeof lab, raw);
         if (mode == 0)
             printf("%s%-48s %12s %6.1f%%\n", indent, lab, fmt_ps(a, sizeof a, e->value),
                    total ? 100.0 * (double)e->value / (double)total : 0.0);

@@ -234,7 +234,11 @@ static int cmd_info(struct args *a)
         printf("call sites     %u\n", rt_trace_callsites(t));
         for (uint32_t i = 0; i < rt_trace_callsites(t); i++) {
             const struct rt_callsite *cs = rt_trace_callsite(t, i);
-            printf("  [%u] %s %s:%u\n", i, cs->function, cs->file, cs->line);
+            printf("  [%u] ", i);
+            cli_text(stdout, cs->function, 0);
+            fputc(' ', stdout);
+            cli_text(stdout, cs->file, 0);
+            printf(":%u\n", cs->line);
         }
         if (st->orphan_completions || st->dropped_requests)
             printf("warning        %" PRIu64 " completions without recorded start, %" PRIu64

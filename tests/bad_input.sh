@@ -68,6 +68,11 @@
 #   unknown-records      the type bytes of rank 0's first Enter and its Leave made unknown: replays;
 #                        "dropped 2 OTF2 records of unknown type (the first: location 0, record 1)", in
 #                        the warning and in info (text, and "unknown_records": 2 in JSON)
+# Names with control bytes (a crafted trace must not reach the terminal with escape sequences):
+#   ctl-names            traces/shift1d-ssend-p8-k1-m1000 with its call sites' file "shi\x1bt.c", function
+#                        "hop\x1b[31md" and regions "shift\x07iteration", "MPI_R\x1b[v": info, analyze and plot timeline's
+#                        data, check's report and its baseline write them escaped as \xNN in text (JSON
+#                        output as \u001b), an error quoting one too
 # Bad option values (exit 1, one line): see the end of the file.
 set -u
 retime=$1; make_bad=$2; work=$3
@@ -259,6 +264,46 @@ succeeds time-long-scale-1 '"predicted_ns": 1125899906842624,' "$retime" replay 
 succeeds clock-skew '"messages": 1,' "$retime" replay "$work/clock-skew" "${H[@]}" --format json
 succeeds clock-skew-analyze '"measured": {"violations": 1, "worst_ns": 500, "worst_rank": 1, "worst_index": 1}' \
   "$retime" analyze "$work/clock-skew" "${H[@]}" --against measured --format json
+
+# Names with control bytes, from a stored trace whose definitions are patched in place (same lengths)
+ctl=$work/ctl-names; cp -r "$(dirname "$0")/../traces/shift1d-ssend-p8-k1-m1000" "$ctl"
+python3 - "$ctl/traces.def" <<'PY'
+import sys
+p = sys.argv[1]
+d = open(p, "rb").read()
+for a, b in ((b"shift.c", b"shi\x1bt.c"), (b"hop_ssend", b"hop\x1b[31md"), (b"shift_iteration", b"shift\x07iteration"),
+             (b"MPI_Recv", b"MPI_R\x1b[v")):
+    assert a in d and len(a) == len(b)
+    d = d.replace(a, b)
+open(p, "wb").write(d)
+PY
+clean() { # name, exit status, expected text on stdout, command...: no control byte but line ends on stdout or stderr
+  local name=$1 want_rc=$2 text=$3; shift 3
+  local out rc bad
+  out=$("$@" 2>&1); rc=$?
+  bad=$(printf '%s' "$out" | LC_ALL=C tr -d '\n\040-\176\200-\377' | wc -c)
+  if [ "$rc" -ne "$want_rc" ] || [ "$bad" -ne 0 ] || [[ "$out" != *"$text"* ]]; then
+    echo "FAIL $name: rc=$rc, $bad control bytes (expected: $text): $(printf '%s' "$out" | head -c 300 | cat -v)"
+    fails=$((fails+1))
+  else
+    echo "ok   $name"; passes=$((passes+1))
+  fi
+}
+clean ctl-info 0 '] hop\x1b[31md /work/main/instrument/shift/shi\x1bt.c:285' "$retime" info "$ctl"
+clean ctl-info-json 0 '"function": "hop\u001b[31md"' "$retime" info "$ctl" --format json
+clean ctl-analyze 0 'hop\x1b[31md /work/main/instrument/shift/shi\x1bt.c:285 (MPI_Ssend)' \
+  "$retime" analyze "$ctl" "${H[@]}" --against measured --top 20
+clean ctl-analyze-region 0 'shift\x07iteration#' "$retime" analyze "$ctl" "${H[@]}" --against measured --top 20
+if command -v gnuplot >/dev/null; then
+  clean ctl-plot-timeline 0 "" "$retime" plot timeline "$ctl" "${H[@]}" --output "$work/ctl-timeline"
+  clean ctl-plot-data 0 "# predicted: MPI_R\x1b[v: from to rank" cat "$work/ctl-timeline.dat"
+fi
+# retime check: the baseline keeps call-site labels as text (escaped), which it can read back
+clean ctl-check-update 0 "wrote $work/ctl.json: 1 trace" "$retime" check "$ctl" --baseline "$work/ctl.json" --update "${H[@]}"
+clean ctl-check 1 'call site hop\x1b[31md shi\x1bt.c:285 (MPI_Ssend)' \
+  "$retime" check "$ctl" --baseline "$work/ctl.json" --alpha 20us --beta 0.7595ns/B
+expect ctl-error "no region named 'shift\x07iteration\x1b'" \
+  "$retime" replay "$ctl" "${H[@]}" --region "$(printf 'shift\007iteration\033')"
 
 # Bad option values
 expect bad-alpha "--alpha: bad duration '2.1': needs a unit" "$retime" replay "$work/good" --alpha 2.1 --beta 1ns/B

@@ -117,12 +117,13 @@ static int cmp_share_desc(const void *a, const void *b)
 
 static int callsite_shares(const rt_trace *t, const struct rt_critical_path *cp, struct check_trace *m, rt_error *err)
 {
-    char label[1024];
+    char raw[1024], label[1024];
     for (uint64_t i = 0; i < cp->nshare; i++) {
         const struct rt_dep_share *s = &cp->share[i];
         if (s->group != RT_GROUP_CALLSITE || s->value <= 0)
             continue;
-        cli_callsite_label(label, sizeof label, t, s->id, s->region);
+        cli_callsite_label(raw, sizeof raw, t, s->id, s->region);
+        cli_text_buf(label, sizeof label, raw); /* a label is text: control bytes as \xNN, as the baseline must hold them */
         double pct = cp->length_ps ? 100.0 * (double)s->value / (double)cp->length_ps : 0;
         size_t j = 0;
         while (j < m->ncallsites && strcmp(m->callsites[j].label, label))

@@ -970,9 +970,12 @@ static int run_check(const struct check_cli *c, struct tlist *l, const char *con
     static const char *const label[] = {"PASS", "FAIL", "ERROR", "SKIP"};
     for (size_t i = 0; i < l->n; i++) {
         const struct target *t = &l->v[i];
-        printf("%-5s %-*s  %s\n", label[t->verdict], w, t->key, t->reason ? t->reason : "");
+        char key[PATH_MAX];
+        printf("%-5s %-*s  ", label[t->verdict], w, cli_text_buf(key, sizeof key, t->key));
+        cli_text(stdout, t->reason ? t->reason : "", 0); /* they quote call sites and regions of the trace */
+        fputc('\n', stdout);
         if (t->detail && t->verdict != V_PASS)
-            fputs(t->detail, stdout);
+            cli_text(stdout, t->detail, 1);
     }
     printf("\n%zu passed, %zu failed, %zu errors, %zu not checked\n", n[V_PASS], n[V_FAIL], n[V_ERROR], n[V_SKIP]);
     if (n[V_FAIL] || n[V_ERROR]) {

@@ -257,7 +257,9 @@ static int write_panel(struct plot_out *o, const rt_trace *t, const struct panel
     for (int c = 0; c < ncat; c++) {
         b_cat[c] = (*block)++;
         const char *name = cat[c].region == RT_NONE ? "other MPI calls" : rt_trace_region(t, cat[c].region)->name;
-        fprintf(f, "\n\n# %s: %s: from to rank [%s since the window's start]\n", p->label, name, p->u.name);
+        fprintf(f, "\n\n# %s: ", p->label);
+        cli_text(f, name, 0); /* a line break in the name would end the comment */
+        fprintf(f, ": from to rank [%s since the window's start]\n", p->u.name);
         struct box_writer w = {.f = f, .p = p, .want = cat[c].region, .named = named};
         w.eps = (p->hi - p->lo) / (rt_time_ps)(4 * o->width);
         for (uint32_t r = r0; r <= r1; r++) {
