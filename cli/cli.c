@@ -320,6 +320,8 @@ const char cli_model_usage[] =
     "           (`retime info --collectives TRACE` lists the algorithms each collective gets)\n"
     "  window:  --window mpi (default: MPI_Init's end to MPI_Finalize's start) | all (the whole run) |\n"
     "           region:NAME[#FROM-TO] | time:T1-T2   the part of the run the headline reports\n"
+    "  work:    --max-work N (default 2e9): events a command may replay in all, background messages\n"
+    "           and OS detours included, estimated before it starts\n"
     "  noise:   [--seed N]  every draw is a function of (seed, run, what it is for)\n"
     "           --net-noise DIST   extra delay per message on the wire; DIST is\n"
     "           exp:mean=T | lognormal:median=T,sigma=S | pareto:scale=T,shape=A |\n"
@@ -400,18 +402,74 @@ static int network_option(struct args *a, struct model_cli *m)
     return 1;
 }
 
-int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t)
+#define MAX_WORK_DEFAULT 2e9 /* events: some minutes of replay at a few million events per second */
+
+/* The model's own per-byte time over a large message, as the engine gives the NICs by default. */
+static double model_per_byte_ns(const struct rt_model *mod)
+{
+    return (double)(mod->ops->wire(&mod->params, 1 << 20) - mod->ops->wire(&mod->params, 0)) / (double)(1 << 20) / 1e3;
+}
+
+/* "1.2e+09" style counts for the work estimate's line. */
+static const char *count_text(char *buf, size_t n, double x)
+{
+    if (x < 1e6)
+        snprintf(buf, n, "%.0f", x);
+    else
+        snprintf(buf, n, "%.3g", x);
+    return buf;
+}
+
+/* What the command will replay in all, estimated before it starts: the trace's events, plus the
+ * background messages of --perturb and the detours of --os-noise over the trace's measured span
+ * (a predicted run of similar length), times the replays it runs. Refused beyond --max-work; a
+ * perturbation that offers its NIC links more than they carry is a warning. */
+static int work_check(const struct model_cli *m, const struct rt_replay_options *o, const rt_trace *t)
+{
+    rt_time_ns lo, hi;
+    uint32_t lr, hr;
+    rt_trace_time_range(t, &lo, &lr, &hi, &hr);
+    double span = lr == RT_NONE ? 0 : (double)(hi - lo), load = 0, bg = 0;
+    if (m->network)
+        bg = span * rt_network_background_rate(m->network, model_per_byte_ns(&o->model), &load);
+    double detours = span * rt_os_noise_detour_rate(o->os_noise, rt_trace_ranks(t));
+    /* overloaded links keep a growing share (1 - 1/load) of the messages so far on the wire, and
+     * every start or end of a flow reworks the flows sharing its links: quadratic work */
+    double bg_work = load > 1 ? bg + bg * bg * (1 - 1 / load) / 2 : bg;
+    double replays = m->replays ? (double)m->replays : 1, bound = m->max_work > 0 ? m->max_work : MAX_WORK_DEFAULT;
+    double work = replays * ((double)rt_trace_stats(t)->events + bg_work + detours);
+    char a[32], b[32], c[32], d[32], e[32];
+    if (load > 1)
+        fprintf(stderr, "retime: warning: --perturb: each perturbing node offers %.3gx what its NIC link carries: its "
+                        "messages pile up and the other jobs' traffic grows without bound during the replay\n", load);
+    if (work > bound)
+        return cli_die("about %s events of work (%s replay(s) of %s trace events, %s background messages%s and %s OS "
+                       "detours each over the trace's %s): more than --max-work %s; raise it to run anyway",
+                       count_text(a, sizeof a, work), count_text(b, sizeof b, replays),
+                       count_text(c, sizeof c, (double)rt_trace_stats(t)->events), count_text(d, sizeof d, bg),
+                       load > 1 ? " piling up on overloaded links" : "", count_text(e, sizeof e, detours), rt_format_time((char[32]){0}, 32, span),
+                       count_text((char[32]){0}, 32, bound));
+    return 0;
+}
+
+int model_cli_window(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t)
 {
     rt_error err = {0};
     if (!m->window && rt_window_open(t, m->window_spec ? m->window_spec : "mpi", &m->window, &err))
         return cli_die("--window: %s", err.msg);
     o->window = m->window;
+    return work_check(m, o, t);
+}
+
+int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t)
+{
+    rt_error err = {0};
     if (!m->net.topology) {
         if (m->net.mapping || m->net.ranks_per_node || m->net.link_ns_per_byte || m->net.nic_ns_per_byte ||
             m->net.hop_latency_ns || m->net.shm_alpha_ns >= 0 || m->net.shm_ns_per_byte >= 0 || m->net.perturb)
             return cli_die("--mapping, --ranks-per-node, --link-bw, --nic-bw, --hop-latency, --shm-* and --perturb "
                            "need --topology (other than crossbar)");
-        return 0;
+        return model_cli_window(m, o, t);
     }
     if (rt_network_create(&m->net, rt_trace_ranks(t), &m->network, &err))
         return cli_fail(&err);
@@ -422,7 +480,7 @@ int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt
         if (rt_network_create(&calm, rt_trace_ranks(t), &m->calm, &err))
             return cli_fail(&err);
     }
-    return 0;
+    return model_cli_window(m, o, t);
 }
 
 static int set_param(struct model_cli *m, int i, const char *opt, const char *v)
@@ -497,6 +555,11 @@ int model_cli_option(struct args *a, struct model_cli *m)
         if (!v || rt_window_check(v, &err))
             return cli_die("--window: %s", v ? err.msg : "needs all, mpi, region:NAME[#FROM-TO] or time:T1-T2"), -1;
         m->window_spec = v;
+    } else if (cli_opt(a, "--max-work", &v)) {
+        double x;
+        if (!v || rt_parse_number(v, &x, &err) || !(x >= 1) || x > 1e18)
+            return cli_die("bad --max-work '%s' (a number of events from 1 to 1e18, e.g. 5e9)", v ? v : ""), -1;
+        m->max_work = x;
     } else if (cli_opt(a, "--coll-algos", &v)) {
         if (!v || !*v)
             return cli_die("--coll-algos needs retime, mpich, openmpi or a rules file"), -1;

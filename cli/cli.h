@@ -90,6 +90,8 @@ struct model_cli {
     const char *coll_spec;   /* --coll OP=ALGO,... */
     const char *coll_rules_spec; /* --coll-algos retime|mpich|openmpi|FILE */
     const char *window_spec;  /* --window all|mpi|region:...|time:... (NULL: mpi) */
+    double max_work;          /* --max-work N: events a command may replay in all (0: the default) */
+    uint64_t replays;         /* replays the command will run (runs × combinations; 0: 1) */
     rt_window *window;        /* opened by model_cli_network once the trace is known */
     rt_coll_rules *coll_rules; /* opened by model_cli_finish, freed by model_cli_free */
     struct rt_model_params params;
@@ -122,6 +124,9 @@ void model_cli_free(struct model_cli *m);
 /* With --topology: builds the network for trace @p t (its ranks) into @p o. Returns 0 or 1 after
  * printing the error. */
 int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t);
+/* The options that need the trace but no network (model_cli_network calls it): the measured
+ * window, and the estimate of the work to do (--max-work, m->replays replays). 0, or 1 (printed). */
+int model_cli_window(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t);
 /* The measured window's lines: "window ...", then measured and predicted in it (or the whole
  * run's without one), then the whole run's when there is a window. */
 void cli_window_text(FILE *f, const struct rt_replay_options *o, const struct rt_replay_result *res);

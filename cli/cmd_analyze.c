@@ -553,6 +553,7 @@ int cmd_analyze(struct args *a)
         goto out;
     if (dist_rank() == 0)
         cli_warn_dropped(t);
+    c.model.replays = 2; /* A and B */
     if (model_cli_network(&c.model, &opts, t))
         goto out_quiet;
     c.tr.fix = c.fix.on ? &c.fix : NULL;

@@ -204,6 +204,7 @@ int cmd_replay(struct args *a)
         goto out;
     if (dist_rank() == 0)
         cli_warn_dropped(t);
+    c.model.replays = c.runs ? c.runs : 1;
     if (model_cli_network(&c.model, &opts, t))
         goto out_quiet;
     c.tr.fix = c.fix.on ? &c.fix : NULL;

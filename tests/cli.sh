@@ -228,4 +228,19 @@ check window-bad-region fails_with "window 'region:nosuch': no region 'nosuch' (
 check window-bad-spec fails_with "--window: unknown window 'first' (all, mpi, region:NAME[#FROM-TO] or time:T1-T2)" "$retime" replay "$T1" "${H[@]}" --window first
 check window-bad-range fails_with "bad instance range (FROM-TO, FROM <= TO)" "$retime" replay "$T1" "${H[@]}" --window region:shift_iteration#3-2
 
+quiet_ok() { "$@" >/dev/null 2>&1; }
+# Work estimated before any run (issues #32 and #34): an overloaded --perturb warns and is refused
+# at once, as are detours every nanosecond; --max-work raises the bound
+P=(--topology torus:4x4x2 --perturb ratio=0.75,pattern=random-permutation,size=1MiB,interval=10us)
+err=$( { timeout 5 "$retime" replay "$T1" --alpha 2us --beta 0.1ns/B "${P[@]}" --runs 100 >/dev/null; } 2>&1); rc=$?
+check work-perturb-refused holds '$1 == 1' "$rc"
+check work-perturb-overload-warned has "$err" "warning: --perturb: each perturbing node offers 10.5x what its NIC link carries"
+check work-perturb-estimate has "$err" "868492 background messages piling up on overloaded links and 0 OS detours each over the trace's 361.9ms): more than --max-work 2e+09"
+check work-os-noise-refused fails_with "2.89e+09 OS detours each over the trace's 361.9ms): more than --max-work 2e+09" \
+    "$retime" replay "$T1" "${H[@]}" --os-noise periodic:period=1ns,duration=0.5ns
+check work-runs-multiply fails_with "(100 replay(s) of 2048 trace events, 0 background messages and 2.89e+07 OS detours" \
+    "$retime" replay "$T1" "${H[@]}" --os-noise periodic:period=100ns,duration=10ns --runs 100
+check work-raised quiet_ok "$retime" replay "$T1" "${H[@]}" --os-noise periodic:period=100ns,duration=10ns --max-work 1e8
+check work-bad fails_with "bad --max-work '0' (a number of events from 1 to 1e18, e.g. 5e9)" "$retime" replay "$T1" "${H[@]}" --max-work 0
+
 checks_done

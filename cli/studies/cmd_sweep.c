@@ -484,6 +484,7 @@ static int sweep_networks(struct sweep *s)
     const struct sweep_axis *tx = string_axis(s, SWEEP_AXIS_TOPOLOGY, NULL);
     const struct sweep_axis *mx = string_axis(s, SWEEP_AXIS_MAPPING, NULL);
     size_t nt = tx ? tx->n : 0, nm = mx ? mx->n : 1, routed = 0;
+    s->model.replays = s->combos; /* the work estimate's multiplier */
     for (size_t t = 0; t < nt; t++)
         routed += strcmp(tx->strs[t], "crossbar") != 0;
     if (!routed) { /* none, or only crossbar: the model alone; network options are errors there */
@@ -491,6 +492,8 @@ static int sweep_networks(struct sweep *s)
             s->model.net.mapping = mx->strs[0];
         return model_cli_network(&s->model, &s->base, s->trace);
     }
+    if (model_cli_window(&s->model, &s->base, s->trace)) /* (the networks' own background: not estimated) */
+        return 1;
     if (!(s->nets = calloc(nt * nm, sizeof *s->nets)))
         return cli_die("out of memory");
     for (size_t t = 0; t < nt; t++)

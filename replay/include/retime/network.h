@@ -61,6 +61,12 @@ typedef struct rt_network rt_network;
 int rt_network_create(const struct rt_network_params *p, uint32_t ranks, rt_network **out, rt_error *err);
 /** NULL is a no-op. */
 void rt_network_destroy(rt_network *net);
+/**
+ * What --perturb offers: background messages per ns (0 without it), and in *@p nic_load the share
+ * of a perturbing node's NIC link its own messages need (over 1: they pile up without bound).
+ * @p model_ns_per_byte stands in for an unset NIC bandwidth, as in a replay.
+ */
+double rt_network_background_rate(const rt_network *net, double model_ns_per_byte, double *nic_load);
 /** "torus:4x4x4, block mapping, 1 rank per node" style summary. */
 const char *rt_network_describe(const rt_network *net);
 /** The node rank @p rank runs on. */

@@ -75,6 +75,8 @@ void rt_os_noise_free(rt_os_noise *n);
 double rt_os_noise_load(const rt_os_noise *n, uint32_t rank);
 /** Number of sources. */
 unsigned rt_os_noise_sources(const rt_os_noise *n);
+/** Detours per ns summed over ranks 0..@p nranks-1: the work the noise adds to a replay. */
+double rt_os_noise_detour_rate(const rt_os_noise *n, uint32_t nranks);
 
 /* ------------------------------------------------------------------ bursty traffic */
 

@@ -572,3 +572,20 @@ int rt__netrun_perturb_fire(struct rt__netrun *n, rt_time_ps t)
     bg_update_next(n);
     return RT_OK;
 }
+
+double rt_network_background_rate(const rt_network *net, double model_ns_per_byte, double *nic_load)
+{
+    const struct perturb *b = &net->bg;
+    *nic_load = 0;
+    if (!b->on || !b->count)
+        return 0;
+    double per_node_per_ps; /* messages each perturbing node sends per ps */
+    if (b->pattern == PAT_IPP)
+        per_node_per_ps = b->rate_per_ps * b->sigma2_per_ps / (b->sigma1_per_ps + b->sigma2_per_ps);
+    else
+        per_node_per_ps = 1.0 / b->interval_ps;
+    double nic = net->p.nic_ns_per_byte > 0 ? net->p.nic_ns_per_byte : model_ns_per_byte;
+    /* the share of its NIC link's time each perturber's messages need: over 1, they pile up */
+    *nic_load = per_node_per_ps * 1e3 * b->size * nic;
+    return per_node_per_ps * 1e3 * b->count;
+}

@@ -509,3 +509,21 @@ rt_time_ps rt__os_advance(const struct rt__os_ctx *ctx, uint32_t rank, struct rt
     }
     return now + rem;
 }
+
+double rt_os_noise_detour_rate(const rt_os_noise *n, uint32_t nranks)
+{
+    double rate = 0; /* detours per ns, summed over the ranks */
+    for (unsigned i = 0; n && i < n->n && nranks; i++) {
+        const struct source *s = &n->src[i];
+        uint32_t hi = s->rank_hi < nranks - 1 ? s->rank_hi : nranks - 1;
+        double ranks = s->rank_lo <= hi ? (double)(hi - s->rank_lo) + 1 : 0, per_ns;
+        if (s->kind == S_PERIODIC)
+            per_ns = s->period > 0 ? 1e3 / (double)s->period : 0;
+        else if (s->kind == S_POISSON)
+            per_ns = s->interval_ns > 0 ? 1 / s->interval_ns : 0;
+        else
+            per_ns = s->span > 0 ? (double)s->n * 1e3 / (double)s->span : 0;
+        rate += ranks * per_ns;
+    }
+    return rate;
+}
