@@ -3,10 +3,12 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "montecarlo.h"
 #include "progress.h"
@@ -53,6 +55,40 @@ void cli_warn_dropped(const rt_trace *t)
         snprintf(msg, sizeof msg, "%s: dropped %s (not replayed)", rt_trace_path(t), what);
         say("warning", msg);
     }
+}
+
+void cli_std_fds(void)
+{
+    /* A closed descriptor would be taken by the next file opened (a trace, an output file), and
+     * what is printed would go there. Read-only /dev/null holds it: a write to a closed standard
+     * output still fails (EBADF), and is reported at the end like any other. */
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
+            (void)open("/dev/null", O_RDONLY); /* the lowest free descriptor: this one */
+}
+
+/* The errno of the first failed flush of standard output: stdio keeps only an error flag. */
+static int stdout_errno;
+
+int cli_flush_stdout(void)
+{
+    if (fflush(stdout) == 0)
+        return 0;
+    if (!stdout_errno)
+        stdout_errno = errno ? errno : EIO;
+    return -1;
+}
+
+int cli_stdout_done(int rc)
+{
+    /* What is still buffered fails again, with its errno, when flushed (a full disk, a closed
+     * descriptor); an earlier failure whose data stdio dropped is known by its flag, and by its
+     * errno when it came from cli_flush_stdout. */
+    int e = cli_flush_stdout() == 0 && !ferror(stdout) ? 0 : stdout_errno ? stdout_errno : EIO;
+    if (!e)
+        return rc;
+    cli_die("standard output: %s", strerror(e));
+    return rc ? rc : 1;
 }
 
 /* How control byte @p c is written in text: \xNN (4 bytes); NULL for a byte written as it is. */

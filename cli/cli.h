@@ -23,6 +23,16 @@ int cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Under mpirun every process finds the same errors, and process 0 says them: the others call
  * this with 1 before any command runs. */
 void cli_quiet_errors(int quiet);
+/* At start: a standard descriptor that is closed gets /dev/null, read-only, so that no file the
+ * command opens takes its number (and a write to a closed standard output still fails). */
+void cli_std_fds(void);
+/* At the end: standard output checked like any file. A write, flush or close error there is one
+ * line ("retime: error: standard output: No space left on device"); returns @p rc, or 1 for such
+ * an error after a command that succeeded. */
+int cli_stdout_done(int rc);
+/* fflush(stdout), keeping the errno of a failure for cli_stdout_done: every flush of standard
+ * output goes through it. 0, or -1 on failure. */
+int cli_flush_stdout(void);
 /* Prints an rt_error the same way; returns 1. */
 int cli_fail(const rt_error *err);
 /** One warning line on stderr naming what the trace holds that the replay drops (nothing if none). */

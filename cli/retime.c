@@ -313,9 +313,10 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cli_std_fds();
     dist_init(&argc, &argv); /* under mpirun: one process of a distributed replay */
     cli_quiet_errors(dist_active() && dist_rank() != 0);
-    int rc = dispatch(argc, argv);
+    int rc = cli_stdout_done(dispatch(argc, argv));
     dist_finalize(rc);
     return rc;
 }

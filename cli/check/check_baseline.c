@@ -20,6 +20,7 @@
 #include "retime/depgraph.h"
 #include "retime/units.h"
 
+#include "outfile.h"
 #include "sidefile.h"
 
 /* A baseline holds a few kB per trace; 16 MiB is thousands of traces and bounds what a wrong
@@ -937,17 +938,11 @@ static void write_trace(FILE *f, const struct check_trace *t, const struct check
 
 int check_baseline_write(const char *file, const struct check_baseline *b, rt_error *err)
 {
-    size_t n = strlen(file) + 32;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return rt_error_set(err, RT_ENOMEM, "out of memory");
-    snprintf(tmp, n, "%s.tmp.%ld", file, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        rt_error_set(err, RT_EIO, "%s: cannot write: %s", tmp, strerror(errno));
-        free(tmp);
-        return err ? err->code : RT_EIO;
-    }
+    struct rt__outfile *of;
+    int rc = rt__outfile_open(file, "baseline", &of, err); /* whole or not at all */
+    if (rc)
+        return rc;
+    FILE *f = rt__outfile_stream(of);
     fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n", CHECK_FORMAT, CHECK_VERSION);
     write_settings(f, &b->settings);
     fprintf(f, "  \"regions\": [");
@@ -961,21 +956,7 @@ int check_baseline_write(const char *file, const struct check_baseline *b, rt_er
         write_trace(f, &b->traces[i], b);
     }
     fprintf(f, "%s]\n}\n", b->ntraces ? "\n  " : "");
-    int bad_write = ferror(f);
-    if (fclose(f) != 0 || bad_write) {
-        rt_error_set(err, RT_EIO, "%s: cannot write: %s", tmp, strerror(errno ? errno : EIO));
-        remove(tmp);
-        free(tmp);
-        return RT_EIO;
-    }
-    if (rename(tmp, file) != 0) {
-        rt_error_set(err, RT_EIO, "%s: cannot replace with %s: %s", file, tmp, strerror(errno));
-        remove(tmp);
-        free(tmp);
-        return RT_EIO;
-    }
-    free(tmp);
-    return RT_OK;
+    return rt__outfile_close(of, err);
 }
 
 /* The lock file is removed on release, so that none is left beside the baseline. A waiter may

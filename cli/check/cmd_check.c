@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "outfile.h"
 #include "progress.h"
 #include "retime/depgraph.h"
 #include "retime/units.h"
@@ -172,7 +173,7 @@ static char *normalise(const char *abs)
 }
 
 /* The absolute path of @p p: symbolic links resolved where it exists, lexically otherwise. */
-static char *abs_path(const char *p)
+static char *resolved_path(const char *p)
 {
     char *r = realpath(p, NULL), cwd[PATH_MAX];
     if (r || p[0] == '/')
@@ -187,6 +188,29 @@ static char *abs_path(const char *p)
     r = normalise(t);
     free(t);
     return r;
+}
+
+/* The absolute path of trace operand @p p with the directories it goes through resolved, as the
+ * baseline's directory is, but its own name (or its directory's, for DIR/traces.otf2) as given:
+ * a trace reached through a symbolic link keeps the link's name, which its baseline entry has. */
+static char *abs_path(const char *p)
+{
+    size_t base, nlen;
+    rt__path_last(p, &base, &nlen);
+    const char *name = p + base;
+    if (!nlen || (nlen == 1 && name[0] == '.') || (nlen == 2 && name[0] == '.' && name[1] == '.'))
+        return resolved_path(p);
+    char *dir = base ? strndup(p, base) : strdup(".");
+    char *rdir = NULL, *out = NULL;
+    if (dir && (nlen == 11 && !strncmp(name, "traces.otf2", 11) && base > 0))
+        rdir = abs_path(dir); /* DIR/traces.otf2: DIR keeps its name */
+    else if (dir)
+        rdir = resolved_path(dir);
+    if (rdir && (out = malloc(strlen(rdir) + nlen + 2)))
+        snprintf(out, strlen(rdir) + nlen + 2, "%s%s%.*s", rdir, strcmp(rdir, "/") ? "/" : "", (int)nlen, name);
+    free(dir);
+    free(rdir);
+    return out;
 }
 
 static size_t split(char *s, char **comp)
@@ -870,9 +894,11 @@ static int write_junit(const struct check_cli *c, const struct tlist *l, const c
         skipped += l->v[i].verdict == V_SKIP;
         total += l->v[i].seconds;
     }
-    FILE *f = fopen(c->junit, "w");
-    if (!f)
-        return rt_error_set(err, RT_EIO, "%s: cannot write the JUnit file: %s", c->junit, strerror(errno));
+    struct rt__outfile *of;
+    int rc = rt__outfile_open(c->junit, "JUnit report", &of, err);
+    if (rc)
+        return rc;
+    FILE *f = rt__outfile_stream(of);
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     for (int k = 0; k < 2; k++)
         fprintf(f, "%s<%s name=\"retime check\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
@@ -919,10 +945,7 @@ static int write_junit(const struct check_cli *c, const struct tlist *l, const c
         fprintf(f, "</%s>\n    </testcase>\n", el);
     }
     fprintf(f, "  </testsuite>\n</testsuites>\n");
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return rt_error_set(err, RT_EIO, "%s: cannot write the JUnit file", c->junit);
-    return RT_OK;
+    return rt__outfile_close(of, err);
 }
 
 /* ------------------------------------------------------------------ reports */
@@ -1279,7 +1302,7 @@ int cmd_check(struct args *a)
         goto out;
     }
     rc = run_check(&c, &l, regions, nregions, model_text, note);
-    fflush(stdout);
+    cli_flush_stdout();
     if (c.junit && write_junit(&c, &l, model_text, note, &err)) {
         cli_fail(&err);
         rc = 2;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "retime/units.h"
 
 /* Okabe & Ito's palette (colour-blind safe), black last. */
@@ -129,21 +131,18 @@ void plot_datafile(const struct plot_out *o)
     plot_str(o->gp, buf);
 }
 
-static FILE *open_file(const struct plot_out *o, const char *ext)
-{
-    char path[PATH_MAX + 300];
-    snprintf(path, sizeof path, "%s.%s", o->prefix, ext);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        cli_die("cannot write %s: %s", path, strerror(errno));
-    return f;
-}
-
 int plot_begin(struct plot_out *o, const char *what)
 {
-    if (!(o->dat = open_file(o, "dat")) || !(o->gp = open_file(o, "gp"))) {
+    char path[PATH_MAX + 300];
+    rt_error err = {0};
+    snprintf(path, sizeof path, "%s.dat", o->prefix);
+    if (rt__outfile_open(path, "plot data", &o->dat_file, &err))
+        return cli_fail(&err);
+    o->dat = rt__outfile_stream(o->dat_file);
+    /* The script is kept in memory: gnuplot runs a copy that sends the pictures to retime. */
+    if (!(o->gp = open_memstream(&o->script, &o->script_len))) {
         plot_out_close(o);
-        return 1;
+        return cli_die("out of memory");
     }
     char svg[sizeof o->name + 8], png[sizeof o->name + 8];
     snprintf(svg, sizeof svg, "%s.svg", o->name);
@@ -158,11 +157,15 @@ int plot_begin(struct plot_out *o, const char *what)
                "if (term eq \"svg\") {\n"
                "    set terminal svg size width,height font \"DejaVu Sans,11\" background \"white\" noenhanced\n"
                "    set output ");
+    o->svg_at[0] = ftell(g);
     plot_str(g, svg);
+    o->svg_at[1] = ftell(g);
     fprintf(g, "\n} else {\n"
                "    set terminal pngcairo size width,height font \"DejaVu Sans,10\" background \"white\" noenhanced\n"
                "    set output ");
+    o->png_at[0] = ftell(g);
     plot_str(g, png);
+    o->png_at[1] = ftell(g);
     fprintf(g, "\n}\nreset\n");
     fprintf(o->dat, "# %s\n", what);
     return 0;
@@ -170,20 +173,14 @@ int plot_begin(struct plot_out *o, const char *what)
 
 void plot_out_close(struct plot_out *o)
 {
-    if (o->dat)
-        fclose(o->dat);
+    rt__outfile_abort(o->dat_file); /* not rendered: no file is left */
     if (o->gp)
         fclose(o->gp);
+    free(o->script);
+    o->dat_file = NULL;
     o->dat = o->gp = NULL;
-}
-
-/* Closes @p f and reports a write error (a full disk shows here, not at fprintf). */
-static int close_checked(const struct plot_out *o, FILE *f, const char *ext)
-{
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return cli_die("cannot write %s.%s: %s", o->prefix, ext, strerror(errno ? errno : EIO));
-    return 0;
+    o->script = NULL;
+    o->script_len = 0;
 }
 
 /* The last non-empty line of @p text (gnuplot's error message comes last), in place. */
@@ -196,68 +193,140 @@ static const char *last_line(char *text)
     return nl ? nl + 1 : text;
 }
 
-/* Runs `gnuplot NAME.gp` in PREFIX's directory; its stderr is collected into @p msg. Returns
- * its exit status, or -1 when it could not be started (@p msg says why). */
-static int run_gnuplot(const struct plot_out *o, char *msg, size_t n)
+/* Appends what gnuplot wrote on stderr to @p msg (of @p n bytes, holding @p *len), keeping the
+ * end: its error comes last. */
+static void keep_tail(char *msg, size_t n, size_t *len, const char *buf, size_t r)
 {
-    int fd[2];
-    msg[0] = '\0';
-    if (pipe(fd) != 0) {
-        snprintf(msg, n, "pipe: %s", strerror(errno));
-        return -1;
+    for (size_t i = 0; i < r; i++) {
+        if (*len + 1 >= n) {
+            memmove(msg, msg + n / 2, *len - n / 2);
+            *len -= n / 2;
+        }
+        msg[(*len)++] = buf[i];
     }
-    char script[sizeof o->name + 8];
-    snprintf(script, sizeof script, "%s.gp", o->name);
-    fflush(stdout);
+    msg[*len] = '\0';
+}
+
+/* Writes the script gnuplot runs, beside the others as ".NAME.gp.XXXXXX" (its name into @p name):
+ * the script with the pictures sent to descriptors 3 (SVG) and 4 (PNG), which are pipes to
+ * retime. 0, or 1 after printing the error. */
+static int run_script(const struct plot_out *o, char *name, size_t n)
+{
+    snprintf(name, n, "%s/.%s.gp.XXXXXX", o->dir, o->name);
+    int fd = mkstemp(name);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd), remove(name);
+        return cli_die("cannot write a gnuplot script in %s: %s", o->dir, strerror(e));
+    }
+    const char *s = o->script;
+    fwrite(s, 1, (size_t)o->svg_at[0], f);
+    fputs("'/dev/fd/3'", f);
+    fwrite(s + o->svg_at[1], 1, (size_t)(o->png_at[0] - o->svg_at[1]), f);
+    fputs("'/dev/fd/4'", f);
+    fwrite(s + o->png_at[1], 1, o->script_len - (size_t)o->png_at[1], f);
+    int e = fflush(f) != 0 ? errno : ferror(f) ? EIO : 0;
+    if (fclose(f) != 0 && !e)
+        e = errno;
+    if (e) {
+        remove(name);
+        return cli_die("cannot write a gnuplot script in %s: %s", o->dir, strerror(e));
+    }
+    return 0;
+}
+
+/* Runs gnuplot on @p script in PREFIX's directory; what it writes on descriptors 3 and 4 goes to
+ * @p pic[0] and @p pic[1] (@p got[] counts the bytes), its stderr into @p msg. Returns its exit
+ * status, or -1 when it could not be started (@p msg says why). */
+static int run_gnuplot(const struct plot_out *o, const char *script, struct rt__outfile *pic[2],
+                       uint64_t got[2], char *msg, size_t n)
+{
+    int fd[3][2]; /* stderr, SVG, PNG */
+    size_t len = 0;
+    msg[0] = '\0';
+    for (int k = 0; k < 3; k++) {
+        if (pipe(fd[k]) != 0) {
+            snprintf(msg, n, "pipe: %s", strerror(errno));
+            for (int j = 0; j < k; j++)
+                close(fd[j][0]), close(fd[j][1]);
+            return -1;
+        }
+        fcntl(fd[k][0], F_SETFD, FD_CLOEXEC);
+        fcntl(fd[k][1], F_SETFD, FD_CLOEXEC);
+    }
+    const char *slash = strrchr(script, '/');
+    cli_flush_stdout(); /* nothing buffered is written twice, by the child too */
     fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(msg, n, "fork: %s", strerror(errno));
-        close(fd[0]);
-        close(fd[1]);
+        for (int k = 0; k < 3; k++)
+            close(fd[k][0]), close(fd[k][1]);
         return -1;
     }
     if (pid == 0) {
-        /* The child: only async-signal-safe calls until exec. */
+        /* The child: only async-signal-safe calls until exec. The pipes' ends are first moved
+         * above the descriptors they go to, so that no dup2 overwrites another's source. */
+        int hi[3];
+        for (int k = 0; k < 3; k++)
+            hi[k] = fcntl(fd[k][1], F_DUPFD_CLOEXEC, 10);
         int null = open("/dev/null", O_RDWR);
         if (null >= 0) {
             dup2(null, 0);
             dup2(null, 1);
         }
-        dup2(fd[1], 2);
-        close(fd[0]);
+        dup2(hi[0], 2);
+        dup2(hi[1], 3);
+        dup2(hi[2], 4);
         if (chdir(o->dir) != 0) {
             static const char m[] = "cannot enter the output directory\n";
             (void)!write(2, m, sizeof m - 1);
             _exit(126);
         }
-        char *argv[] = {"gnuplot", script, NULL};
+        char *argv[] = {"gnuplot", (char *)(slash ? slash + 1 : script), NULL};
         execv(o->gnuplot, argv);
         static const char m[] = "cannot execute gnuplot\n";
         (void)!write(2, m, sizeof m - 1);
         _exit(127);
     }
-    close(fd[1]);
-    size_t len = 0;
-    char buf[512];
-    ssize_t r;
-    while ((r = read(fd[0], buf, sizeof buf)) != 0) {
-        if (r < 0) {
+    for (int k = 0; k < 3; k++)
+        close(fd[k][1]);
+    /* Read all three until gnuplot closes them; a picture's failed write is kept by its stream
+     * (rt__outfile_close names it) while the rest is still read, so that gnuplot never blocks. */
+    struct pollfd pf[3];
+    int open_n = 3;
+    for (int k = 0; k < 3; k++)
+        pf[k] = (struct pollfd){.fd = fd[k][0], .events = POLLIN};
+    char buf[1 << 15];
+    while (open_n > 0) {
+        if (poll(pf, 3, -1) < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
-        /* Keep the end of what it wrote: the error comes last. */
-        for (ssize_t i = 0; i < r; i++) {
-            if (len + 1 >= n) {
-                memmove(msg, msg + n / 2, len - n / 2);
-                len -= n / 2;
+        for (int k = 0; k < 3; k++) {
+            if (pf[k].fd < 0 || !(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            ssize_t r = read(pf[k].fd, buf, sizeof buf);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                close(pf[k].fd);
+                pf[k].fd = -1;
+                open_n--;
+            } else if (k == 0) {
+                keep_tail(msg, n, &len, buf, (size_t)r);
+            } else {
+                rt__outfile_write(pic[k - 1], buf, (size_t)r);
+                got[k - 1] += (uint64_t)r;
             }
-            msg[len++] = buf[i];
         }
     }
-    msg[len] = '\0';
-    close(fd[0]);
+    for (int k = 0; k < 3; k++)
+        if (pf[k].fd >= 0)
+            close(pf[k].fd);
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) {
@@ -271,20 +340,57 @@ static int run_gnuplot(const struct plot_out *o, char *msg, size_t n)
     return WEXITSTATUS(status);
 }
 
+/* Writes gnuplot's own script, PREFIX.gp, from memory. 0, or 1 after printing the error. */
+static int write_script(const struct plot_out *o)
+{
+    char path[PATH_MAX + 300];
+    struct rt__outfile *f;
+    rt_error err = {0};
+    snprintf(path, sizeof path, "%s.gp", o->prefix);
+    if (rt__outfile_open(path, "gnuplot script", &f, &err))
+        return cli_fail(&err);
+    rt__outfile_write(f, o->script, o->script_len);
+    return rt__outfile_close(f, &err) ? cli_fail(&err) : 0;
+}
+
 int plot_render(struct plot_out *o)
 {
+    static const char *const ext[2] = {"svg", "png"};
+    char msg[4096], script[PATH_MAX + 300], path[PATH_MAX + 300];
+    struct rt__outfile *pic[2] = {NULL, NULL};
+    uint64_t got[2] = {0, 0};
+    rt_error err = {0};
+    int rc = 1;
     fprintf(o->gp, "set output\n}\n");
-    FILE *dat = o->dat, *gp = o->gp;
-    o->dat = o->gp = NULL;
-    int bad = close_checked(o, dat, "dat");
-    bad |= close_checked(o, gp, "gp");
-    if (bad)
-        return 1;
-    char msg[4096];
-    int rc = run_gnuplot(o, msg, sizeof msg);
-    if (rc != 0)
-        return cli_die("gnuplot failed on %s.gp (%s %d): %s", o->prefix, rc < 0 ? "error" : "exit status",
-                       rc, last_line(msg));
+    int bad = fclose(o->gp) != 0;
+    o->gp = NULL;
+    if (bad) {
+        cli_die("out of memory");
+        goto out;
+    }
+    bad = rt__outfile_close(o->dat_file, &err);
+    o->dat_file = NULL;
+    o->dat = NULL;
+    if (bad || write_script(o)) {
+        if (bad)
+            cli_fail(&err);
+        goto out;
+    }
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s.%s", o->prefix, ext[i]);
+        if (rt__outfile_open(path, "picture", &pic[i], &err)) {
+            cli_fail(&err);
+            goto out;
+        }
+    }
+    if (run_script(o, script, sizeof script))
+        goto out;
+    int st = run_gnuplot(o, script, pic, got, msg, sizeof msg);
+    remove(script);
+    if (st != 0) {
+        cli_die("gnuplot failed on %s.gp (%s %d): %s", o->prefix, st < 0 ? "error" : "exit status", st, last_line(msg));
+        goto out;
+    }
     /* gnuplot reports some problems (an empty data block, a bad range) as warnings and goes on:
      * pass them on rather than hide a wrong picture. */
     if (msg[0]) {
@@ -293,16 +399,25 @@ int plot_render(struct plot_out *o)
             if (*line)
                 fprintf(stderr, "retime: gnuplot: %s\n", line);
     }
-    const char *ext[] = {"svg", "png"};
     for (int i = 0; i < 2; i++) {
-        char path[PATH_MAX + 300];
-        struct stat st;
-        snprintf(path, sizeof path, "%s.%s", o->prefix, ext[i]);
-        if (stat(path, &st) != 0 || st.st_size == 0)
-            return cli_die("gnuplot did not write %s", path);
+        if (!got[i]) {
+            cli_die("gnuplot did not write %s.%s", o->prefix, ext[i]);
+            goto out;
+        }
+        int e = rt__outfile_close(pic[i], &err);
+        pic[i] = NULL;
+        if (e) {
+            cli_fail(&err);
+            goto out;
+        }
     }
     printf("wrote %s.svg %s.png (data %s.dat, gnuplot script %s.gp)\n", o->prefix, o->prefix, o->prefix, o->prefix);
-    return 0;
+    rc = 0;
+out:
+    rt__outfile_abort(pic[0]);
+    rt__outfile_abort(pic[1]);
+    plot_out_close(o);
+    return rc;
 }
 
 const char *plot_title_path(char *buf, size_t n, const char *path, size_t max)

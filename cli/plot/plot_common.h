@@ -24,6 +24,10 @@ struct plot_out {
     char name[256];            /* PREFIX's last component: the files are DIR/NAME.{dat,gp,svg,png} */
     char gnuplot[PATH_MAX];    /* the gnuplot executable found on PATH */
     FILE *dat, *gp;            /* open between plot_begin and plot_render */
+    struct rt__outfile *dat_file; /* dat's file, renamed into place once whole (util/outfile.h) */
+    char *script;              /* gp's text, in memory until plot_render writes it */
+    size_t script_len;
+    long svg_at[2], png_at[2]; /* where the script names the two pictures: [begin, end) */
 };
 
 /* Sets the defaults. */
@@ -34,13 +38,15 @@ int plot_out_option(struct args *a, struct plot_out *o);
  * gnuplot on PATH (before any long replay). 0, or 1 after printing the error. */
 int plot_out_check(struct plot_out *o, const char *cmd);
 
-/* Opens PREFIX.dat and PREFIX.gp and writes the script's head: a comment naming the command
+/* Opens PREFIX.dat and PREFIX.gp (each written whole or not at all) and writes the script's head: a comment naming the command
  * (@p what, one line) and the loop that renders the body once per terminal (svg, pngcairo).
  * The body follows (write it to o->gp; it starts from `reset`), then plot_render. 0 or 1. */
 int plot_begin(struct plot_out *o, const char *what);
-/* Closes the script's loop and both files, runs gnuplot in PREFIX's directory and checks that
- * PREFIX.svg and PREFIX.png were written; prints "wrote PREFIX.svg PREFIX.png (data ..., gnuplot
- * script ...)" on stdout, and gnuplot's warnings on stderr. 0, or 1 after printing the error. */
+/* Closes the script's loop and both files, runs gnuplot in PREFIX's directory with the pictures
+ * sent to retime through pipes (so that a failed write, a full disk included, is seen and named)
+ * and writes PREFIX.svg and PREFIX.png, each whole or not at all; prints "wrote PREFIX.svg
+ * PREFIX.png (data ..., gnuplot script ...)" on stdout, and gnuplot's warnings on stderr. 0, or 1
+ * after printing the error. */
 int plot_render(struct plot_out *o);
 /* Closes whatever plot_begin left open (after an error). */
 void plot_out_close(struct plot_out *o);

@@ -850,7 +850,7 @@ int predict_tradeoff(struct args *a)
         tradeoff_text(&t);
     int rc = 0;
     if (o.prefix) {
-        fflush(stdout);
+        cli_flush_stdout();
         rc = tradeoff_plot(&o, &t);
         plot_out_close(&o);
     }

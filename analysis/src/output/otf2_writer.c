@@ -33,6 +33,7 @@
 #include <otf2/otf2.h>
 
 #include "retime/otf2_writer.h"
+#include "outfile.h"
 
 /* Attribute ids. */
 enum { ATTR_CALLSITE = 0, ATTR_CRITICAL = 1, ATTR_MEASURED = 2, ATTR_CALLSITE_LOCATION = 3 };
@@ -76,6 +77,7 @@ struct writer {
     uint32_t ctx_callsites; /* call sites [0, ctx_callsites) are calling contexts */
     uint64_t *nrecords;     /* per row: OTF2 event records written */
     rt_time_ps t_max;
+    OTF2_ErrorCode sys;     /* the first system error OTF2 met (OTF2_ERROR_E...), or OTF2_SUCCESS */
 };
 
 static OTF2_ErrorCode otf2_quiet(void *ud, const char *file, uint64_t line, const char *function,
@@ -84,6 +86,17 @@ static OTF2_ErrorCode otf2_quiet(void *ud, const char *file, uint64_t line, cons
     /* Library code never prints: OTF2's own messages are dropped, its codes are reported. */
     (void)ud; (void)file; (void)line; (void)function; (void)fmt; (void)va;
     return code;
+}
+
+/* The same while writing, keeping the first system error (a full disk: OTF2_ERROR_ENOSPC), which
+ * OTF2 passes here and then reports to the caller as a fault of its own (INTEGRITY_FAULT). */
+static OTF2_ErrorCode otf2_keep_sys(void *ud, const char *file, uint64_t line, const char *function,
+                                    OTF2_ErrorCode code, const char *fmt, va_list va)
+{
+    struct writer *w = ud;
+    if (w->sys == OTF2_SUCCESS && code >= OTF2_ERROR_E2BIG && code <= OTF2_ERROR_EXDEV)
+        w->sys = code;
+    return otf2_quiet(ud, file, line, function, code, fmt, va);
 }
 
 static int fail(struct writer *w, int code, const char *fmt, ...)
@@ -107,13 +120,32 @@ static int fail(struct writer *w, int code, const char *fmt, ...)
     return w->rc;
 }
 
+/* A system error OTF2 met, as strerror says it (as every other output's error does) for the ones
+ * a writer meets, else as OTF2 does. */
+static const char *sys_text(OTF2_ErrorCode c)
+{
+    static const struct {
+        OTF2_ErrorCode code;
+        int err;
+    } known[] = {{OTF2_ERROR_ENOSPC, ENOSPC}, {OTF2_ERROR_EFBIG, EFBIG},   {OTF2_ERROR_EDQUOT, EDQUOT},
+                 {OTF2_ERROR_EIO, EIO},       {OTF2_ERROR_EROFS, EROFS},   {OTF2_ERROR_EACCES, EACCES},
+                 {OTF2_ERROR_ENOENT, ENOENT}, {OTF2_ERROR_EMFILE, EMFILE}, {OTF2_ERROR_ENAMETOOLONG, ENAMETOOLONG}};
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (known[i].code == c)
+            return strerror(known[i].err);
+    return OTF2_Error_GetDescription(c);
+}
+
 /* Checks one OTF2 call; returns nonzero (and records RT_EIO) when it failed. */
 static int otf2_ok(struct writer *w, OTF2_ErrorCode ec, const char *what)
 {
     if (ec == OTF2_SUCCESS)
         return 1;
-    fail(w, RT_EIO, "cannot write the OTF2 archive: %s: %s (%s)", what, OTF2_Error_GetDescription(ec),
-         OTF2_Error_GetName(ec));
+    if (w->sys != OTF2_SUCCESS) /* the cause, in the words of its errno */
+        fail(w, RT_EIO, "cannot write the OTF2 archive: %s", sys_text(w->sys));
+    else
+        fail(w, RT_EIO, "cannot write the OTF2 archive: %s: %s (%s)", what, OTF2_Error_GetDescription(ec),
+             OTF2_Error_GetName(ec));
     return 0;
 }
 
@@ -629,14 +661,34 @@ static int check_shape(struct writer *w)
     return RT_OK;
 }
 
+/* A temporary directory beside @p dir for the archive to be written into: "PARENT/.NAME.XXXXXX",
+ * with the mode mkdir(dir, 0777) would give; NULL (errno set) when it cannot be made. */
+static char *temp_dir(const char *dir)
+{
+    size_t base, len;
+    rt__path_last(dir, &base, &len);
+    char *tmp = malloc(base + len + 16);
+    if (!tmp)
+        return NULL;
+    snprintf(tmp, base + len + 16, "%.*s.%.*s.XXXXXX", (int)base, dir, (int)len, dir + base);
+    if (!mkdtemp(tmp)) {
+        free(tmp);
+        return NULL;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    chmod(tmp, 0777 & ~mask);
+    return tmp;
+}
+
 int rt_otf2_write(const rt_trace *trace, const rt_depgraph *timing, const char *dir, rt_error *err)
 {
     struct writer w = {.t = trace, .g = timing, .err = err, .dir = dir ? dir : "", .rc = RT_OK};
     int created = 0;
-    char descr[1200];
+    char descr[1200], *tmp = NULL;
     if (!trace || !timing || !dir || !*dir)
         return rt_error_set(err, RT_EINVAL, "rt_otf2_write: no trace, timing or directory given");
-    OTF2_Error_RegisterCallback(otf2_quiet, NULL);
+    OTF2_Error_RegisterCallback(otf2_keep_sys, &w);
     uint32_t nrows = rt_trace_ranks(trace);
     if (check_shape(&w) || build_comm_index(&w))
         goto done;
@@ -657,9 +709,15 @@ int rt_otf2_write(const rt_trace *trace, const rt_depgraph *timing, const char *
         goto done;
     }
     created = 1;
+    /* The archive is written into a temporary directory beside it, which replaces the empty one
+     * just made once it is whole: a reader never sees a partial archive. */
+    if (!(tmp = temp_dir(dir))) {
+        fail(&w, RT_EIO, "cannot create a directory beside it: %s", strerror(errno));
+        goto done;
+    }
     snprintf(descr, sizeof descr, "retime: predicted timing of %s", rt_trace_path(trace));
     /* 1 MiB definition chunks, not 4: a reader zeroes one for each location's local definitions */
-    w.ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 1024 * 1024, OTF2_SUBSTRATE_POSIX,
+    w.ar = OTF2_Archive_Open(tmp, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 1024 * 1024, OTF2_SUBSTRATE_POSIX,
                              OTF2_COMPRESSION_NONE);
     if (!w.ar) {
         fail(&w, RT_EIO, "OTF2 cannot create an archive here");
@@ -695,13 +753,18 @@ int rt_otf2_write(const rt_trace *trace, const rt_depgraph *timing, const char *
         goto done;
     OTF2_Archive *ar = w.ar;
     w.ar = NULL;
-    otf2_ok(&w, OTF2_Archive_Close(ar), "closing the archive");
+    if (otf2_ok(&w, OTF2_Archive_Close(ar), "closing the archive") && rename(tmp, dir) != 0)
+        fail(&w, RT_EIO, "cannot move the OTF2 archive into place: %s", strerror(errno));
 done:
     if (w.ar)
         OTF2_Archive_Close(w.ar);
-    /* No partial archive is left behind: the directory is ours, made above. */
+    OTF2_Error_RegisterCallback(otf2_quiet, NULL);
+    /* No partial archive is left behind: both directories are ours, made above. */
+    if (w.rc != RT_OK && tmp)
+        nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     if (w.rc != RT_OK && created)
         nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(tmp);
     if (w.attrs)
         OTF2_AttributeList_Delete(w.attrs);
     for (uint32_t c = 0; w.comms && c < w.ncomms; c++)

@@ -34,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
+
 #define NO_INDEX UINT64_MAX
 
 /* Flow ids: 4 * (global event number) + kind, unique over the file. */
@@ -942,6 +944,7 @@ static void other_data(struct writer *w)
 int rt_perfetto_write(const rt_trace *trace, const rt_depgraph *timing, const char *path, rt_error *err)
 {
     struct writer w = {.t = trace, .g = timing, .err = err};
+    struct rt__outfile *of = NULL;
     int rc = RT_OK;
     if (!trace || !timing || !path)
         return rt_error_set(err, RT_EINVAL, "rt_perfetto_write: trace, timing and path are required");
@@ -977,12 +980,9 @@ int rt_perfetto_write(const rt_trace *trace, const rt_depgraph *timing, const ch
     }
     if ((rc = scan_timing(&w)) || (rc = match_messages(&w)))
         goto out;
-    errno = 0;
-    w.o->f = fopen(path, "wb");
-    if (!w.o->f) {
-        rc = rt_error_set(err, RT_EIO, "%s: cannot open for writing: %s", path, strerror(errno));
+    if ((rc = rt__outfile_open(path, "timeline", &of, err)))
         goto out;
-    }
+    w.o->f = rt__outfile_stream(of); /* a temporary file, renamed to @p path once whole */
     put_s(w.o, "{\"traceEvents\":[");
     for (uint32_t r = 0; r < w.ranks; r++) {
         char name[32];
@@ -1004,13 +1004,12 @@ int rt_perfetto_write(const rt_trace *trace, const rt_depgraph *timing, const ch
         flow(&w, 0, w.late[i].rank, w.late[i].track, w.late[i].ts, w.late[i].id_gid, w.late[i].kind);
     other_data(&w);
     out_flush(w.o);
-    if (!w.o->err && fflush(w.o->f))
-        w.o->err = errno ? errno : EIO;
     if (w.o->err)
-        rc = rt_error_set(err, RT_EIO, "%s: write failed: %s", path, strerror(w.o->err));
+        rc = rt_error_set(err, RT_EIO, "%s: cannot write the timeline: %s", path, strerror(w.o->err));
+    else
+        rc = rt__outfile_close(of, err), of = NULL;
 out:
-    if (w.o && w.o->f && fclose(w.o->f) && !rc)
-        rc = rt_error_set(err, RT_EIO, "%s: close failed: %s", path, strerror(errno));
+    rt__outfile_abort(of); /* after an error: no partial file is left */
     free(w.o);
     free(w.base);
     free(w.by_send);
