@@ -30,6 +30,7 @@ static void usage(FILE *f)
           "       retime analyze TRACE MODEL-OPTIONS [OUTPUT-OPTIONS] --against model|measured|crossbar [--top N]\n"
           "                      [--format text|json]\n"
           "       retime check [TRACE...] --baseline FILE [--tolerance P%] [--share-tolerance Npp] [--junit FILE]\n"
+          "                    [--source-root DIR] [--window SPEC]\n"
           "                    [--allow-trace-changes] [MODEL-OPTIONS] | --update [MODEL-OPTIONS] [--region NAME]...\n"
           "       retime plot shift|timeline|montecarlo|sweep ... --output PREFIX   (retime plot --help)\n",
           f);

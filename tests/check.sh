@@ -303,4 +303,28 @@ check new-baseline-needs-model usage_fails "does not exist yet: give the model o
   "$retime" check "$W" --baseline "$work/fresh.json" --update
 check bad-model-option usage_fails "the logp model needs" "$retime" check "$W" --baseline "$B" --model logp --L 1us
 
+# 9. The same program built and traced in another directory (its call sites' absolute paths
+#    differ: here the definitions' bytes with /work/main/ replaced by a path of the same length)
+#    checks clean: call sites are compared by their path relative to the trace's common source
+#    directory (or --source-root).
+mkdir -p "$work/elsewhere"
+cp -r "$traces/shift1d-ssend-p8-k1-m1000" "$work/elsewhere/"
+python3 - "$work/elsewhere/shift1d-ssend-p8-k1-m1000/traces.def" <<'PY'
+import sys
+p = sys.argv[1]
+b = open(p, 'rb').read()
+old = b'/work/main/'
+assert old in b
+open(p, 'wb').write(b.replace(old, b'/ci/build1/'))
+PY
+"$retime" check "$work/elsewhere" --baseline "$work/elsewhere/baseline.json" --update --alpha 2.122us \
+  --beta 0.7595ns/B >/dev/null
+check relative-labels-stored has "$(cat "$work/elsewhere/baseline.json")" '"label": "main shift.c:500 (MPI_Barrier)"'
+mkdir -p "$work/here"
+cp -r "$traces/shift1d-ssend-p8-k1-m1000" "$work/here/"
+cp "$work/elsewhere/baseline.json" "$work/here/baseline.json"
+check other-checkout-checks-clean exits 0 "$retime" check "$work/here" --baseline "$work/here/baseline.json"
+out=$("$retime" check "$work/here" --baseline "$work/here/baseline.json" --source-root /nowhere); rc=$?
+check source-root-used [ "$rc" -eq 1 ]
+
 checks_done

@@ -48,7 +48,9 @@ struct check_trace {
     char *path;              /* relative to the baseline's directory, '/'-separated */
     uint32_t ranks;
     uint64_t events;
-    uint64_t fingerprint;    /* FNV-1a 64 over the events and definitions the replay uses */
+    uint64_t fingerprint;    /* FNV-1a 64 over the events and definitions the replay uses (call-site
+                                files relative to their common directory) */
+    uint64_t fingerprint_abs; /* measured only: the same with absolute files, as older baselines hold it */
     rt_time_ns measured_ns;  /* the traced run's length */
     rt_time_ps predicted_ps;
     double act_pct[CHECK_NACT];       /* critical-path shares in percent, rounded to 0.001 */
@@ -97,8 +99,13 @@ int check_settings_diff(FILE *f, const char *indent, const struct check_settings
 /* Opens the trace at @p open, fingerprints it and replays it under @p o, filling @p m (named
  * @p key, with one region per name in @p regions). Returns RT_OK or the error of reading or
  * replaying it; @p m is then partly filled (free it with check_trace_free either way). */
+/* Call-site labels "FUNCTION PATH:LINE (MPI_X)" made relative: the absolute paths lose the
+ * directory prefix they all share (or @p root, where they start with it), so that a program built
+ * and traced in another directory checks the same. Idempotent: a baseline's labels, relative or
+ * written absolute by an older release, are normalised the same way when read. */
+void check_labels_relative(struct check_share *v, size_t n, const char *root);
 int check_measure(const char *open, const char *key, const struct rt_replay_options *o, const char *window,
-                  const char *const *regions,
+                  const char *source_root, const char *const *regions,
                   size_t nregions, struct check_trace *m, rt_error *err);
 /* @p pct rounded to 0.001: shares are kept so in the file and compared so. */
 double check_round3(double pct);

@@ -37,7 +37,33 @@ static uint64_t fnv_str(uint64_t h, const char *s)
 
 /* Everything of the trace the replay and the analysis use: every kept event, and the regions,
  * call sites and communicators they refer to. OTF2 records retime drops do not count. */
-static uint64_t trace_fingerprint(const rt_trace *t)
+/* The directory prefix every absolute call-site file of @p t shares (its length; 0: none). */
+static size_t callsite_dir_prefix(const rt_trace *t, const char **prefix)
+{
+    size_t plen = 0;
+    *prefix = NULL;
+    for (uint32_t i = 0; i < rt_trace_callsites(t); i++) {
+        const char *f = rt_trace_callsite(t, i)->file;
+        if (!f || f[0] != '/')
+            continue;
+        if (!*prefix) {
+            *prefix = f;
+            plen = strlen(f);
+        }
+        size_t k = 0;
+        while (k < plen && f[k] && (*prefix)[k] == f[k])
+            k++;
+        plen = k;
+    }
+    while (plen && (*prefix)[plen - 1] != '/')
+        plen--;
+    return plen > 1 ? plen : 0;
+}
+
+/* FNV-1a over the events and definitions the replay uses. @p relative: call-site files without
+ * their common directory (the fingerprint baselines record since call sites are relative; the
+ * absolute one still matches older baselines). */
+static uint64_t trace_fingerprint(const rt_trace *t, int relative)
 {
     uint64_t h = fnv_str(FNV_OFFSET, "retime trace fingerprint 1");
     h = fnv_u64(h, rt_trace_ranks(t));
@@ -64,9 +90,12 @@ static uint64_t trace_fingerprint(const rt_trace *t)
         h = fnv_u64(fnv_str(h, rg->name), (uint64_t)rg->is_mpi | (uint64_t)rg->role << 8);
     }
     h = fnv_u64(h, rt_trace_callsites(t));
+    const char *prefix;
+    size_t plen = relative ? callsite_dir_prefix(t, &prefix) : 0;
     for (uint32_t i = 0; i < rt_trace_callsites(t); i++) {
         const struct rt_callsite *cs = rt_trace_callsite(t, i);
-        h = fnv_u64(fnv_str(fnv_str(h, cs->function), cs->file), cs->line);
+        const char *file = plen && cs->file && !strncmp(cs->file, prefix, plen) ? cs->file + plen : cs->file;
+        h = fnv_u64(fnv_str(fnv_str(h, cs->function), file), cs->line);
     }
     h = fnv_u64(h, rt_trace_comms(t) - rt_trace_stats(t)->self_comms * rt_trace_ranks(t));
     for (uint32_t i = 0; i < rt_trace_comms(t); i++) {
@@ -115,7 +144,75 @@ static int cmp_share_desc(const void *a, const void *b)
     return x->pct < y->pct ? 1 : x->pct > y->pct ? -1 : strcmp(x->label, y->label);
 }
 
-static int callsite_shares(const rt_trace *t, const struct rt_critical_path *cp, struct check_trace *m, rt_error *err)
+/* The path in a call-site label "FUNCTION PATH:LINE (MPI_X)": *@p at its first byte, the
+ * length returned (0: none, e.g. "(outside MPI calls)"). */
+static size_t label_path(const char *label, const char **at)
+{
+    const char *sp = strchr(label, ' '), *open = strstr(label, " (");
+    if (!sp || !open || open <= sp)
+        return 0;
+    const char *colon = NULL;
+    for (const char *p = sp + 1; p < open; p++)
+        if (*p == ':')
+            colon = p;
+    if (!colon || colon <= sp + 1)
+        return 0;
+    *at = sp + 1;
+    return (size_t)(colon - (sp + 1));
+}
+
+void check_labels_relative(struct check_share *v, size_t n, const char *root)
+{
+    /* the directory prefix every absolute path shares (or @p root where a path starts with it) */
+    char prefix[1024] = "";
+    size_t plen = 0;
+    int any = 0;
+    if (root && *root) {
+        snprintf(prefix, sizeof prefix - 1, "%s", root);
+        plen = strlen(prefix);
+        if (plen && prefix[plen - 1] != '/')
+            prefix[plen++] = '/', prefix[plen] = '\0';
+        any = 1;
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            const char *p;
+            size_t len = label_path(v[i].label, &p);
+            if (!len || p[0] != '/')
+                continue;
+            if (!any) { /* the first path's directory */
+                size_t d = len;
+                while (d && p[d - 1] != '/')
+                    d--;
+                plen = d < sizeof prefix ? d : 0;
+                memcpy(prefix, p, plen);
+                prefix[plen] = '\0';
+                any = 1;
+                continue;
+            }
+            size_t k = 0;
+            while (k < plen && k < len && prefix[k] == p[k])
+                k++;
+            while (k && prefix[k - 1] != '/') /* back to a directory boundary */
+                k--;
+            plen = k;
+            prefix[plen] = '\0';
+        }
+    }
+    if (!any || plen <= 1) /* nothing shared beyond "/" */
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const char *p;
+        size_t len = label_path(v[i].label, &p);
+        if (len <= plen || strncmp(p, prefix, plen))
+            continue;
+        /* drop the prefix in place: FUNCTION and the rest stay */
+        char *w = v[i].label + (p - v[i].label);
+        memmove(w, w + plen, strlen(w + plen) + 1);
+    }
+}
+
+static int callsite_shares(const rt_trace *t, const struct rt_critical_path *cp, const char *source_root,
+                           struct check_trace *m, rt_error *err)
 {
     char raw[1024], label[1024];
     for (uint64_t i = 0; i < cp->nshare; i++) {
@@ -140,6 +237,7 @@ static int callsite_shares(const rt_trace *t, const struct rt_critical_path *cp,
             return rt_error_set(err, RT_ENOMEM, "out of memory");
         v[m->ncallsites++].pct = pct;
     }
+    check_labels_relative(m->callsites, m->ncallsites, source_root);
     for (size_t j = 0; j < m->ncallsites; j++)
         m->callsites[j].pct = check_round3(m->callsites[j].pct);
     if (m->ncallsites)
@@ -150,7 +248,7 @@ static int callsite_shares(const rt_trace *t, const struct rt_critical_path *cp,
 /* One replay feeds both collectors (no second pass over the trace); the graph's end must be the
  * replay's, as retime analyze checks it too. */
 int check_measure(const char *open, const char *key, const struct rt_replay_options *o, const char *window,
-                  const char *const *regions,
+                  const char *source_root, const char *const *regions,
                   size_t nregions, struct check_trace *m, rt_error *err)
 {
     rt_trace *t = NULL;
@@ -172,7 +270,8 @@ int check_measure(const char *open, const char *key, const struct rt_replay_opti
         goto out;
     m->ranks = rt_trace_ranks(t);
     m->events = rt_trace_stats(t)->events;
-    m->fingerprint = trace_fingerprint(t);
+    m->fingerprint = trace_fingerprint(t, 1);
+    m->fingerprint_abs = trace_fingerprint(t, 0);
     if ((rc = rt_depgraph_create(t, &ob.g, err)))
         goto out;
     for (size_t i = 0; i < nregions; i++) {
@@ -204,7 +303,7 @@ int check_measure(const char *open, const char *key, const struct rt_replay_opti
         goto out;
     for (int k = 0; k < CHECK_NACT; k++)
         m->act_pct[k] = cp->length_ps ? check_round3(100.0 * (double)cp->activity_ps[k] / (double)cp->length_ps) : 0;
-    if ((rc = callsite_shares(t, cp, m, err)))
+    if ((rc = callsite_shares(t, cp, source_root, m, err)))
         goto out;
     for (size_t i = 0; i < nregions; i++) {
         const struct rt_region_instance *inst;

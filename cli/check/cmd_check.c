@@ -38,12 +38,20 @@ struct check_cli {
     double share_pp; /* --share-tolerance, percentage points */
     int update, allow_changes, model_given, tol_given, share_given;
     const char *window; /* --window, or NULL: the baseline's (mpi for a new one) */
+    const char *source_root; /* --source-root DIR: call-site paths relative to it (NULL: their common prefix) */
     struct model_cli model;
     const char *regions[MAX_REGIONS];
     size_t nregions;
 };
 
 /* "5%" or "2pp": a number from 0 to @p max written with digits, then @p suffix. */
+/* Whether a trace is the baseline's: its fingerprint with call-site files relative to their
+ * common directory, or, for a baseline written before that, with absolute files. */
+static int same_fingerprint(const struct check_trace *base, const struct check_trace *now)
+{
+    return base->fingerprint == now->fingerprint || base->fingerprint == now->fingerprint_abs;
+}
+
 static int parse_suffixed(const char *v, const char *suffix, double max, double *out)
 {
     char num[64];
@@ -74,6 +82,12 @@ static int parse_check(struct args *a, struct check_cli *c)
         return cli_die("out of memory");
     for (a->i = 2; a->i < a->argc; a->i++) {
         const char *arg = a->argv[a->i], *v;
+        if (cli_opt(a, "--source-root", &v)) {
+            if (!v || !*v)
+                return USAGE("--source-root needs a DIR");
+            c->source_root = v;
+            continue;
+        }
         if (cli_opt(a, "--window", &v)) { /* not a model option: the baseline's window applies otherwise */
             rt_error e = {0};
             if (!v || rt_window_check(v, &e))
@@ -737,7 +751,7 @@ static void judge(struct target *t, const struct check_cli *c, const char *const
     } else {
         const struct check_trace *B = t->base, *N = &t->now;
         struct rows rs = {0};
-        int changed = B->fingerprint != N->fingerprint || B->ranks != N->ranks || B->events != N->events;
+        int changed = !same_fingerprint(B, N) || B->ranks != N->ranks || B->events != N->events;
         if (changed) {
             fprintf(f, "      trace changed since the baseline was recorded: fingerprint fnv1a64:%016" PRIx64
                        " -> fnv1a64:%016" PRIx64 "\n      (ranks %u -> %u, events %" PRIu64 " -> %" PRIu64
@@ -1125,7 +1139,7 @@ static int run_update(const struct check_cli *c, struct check_baseline *old, int
             double bp = (double)t->base->predicted_ps;
             printf("UPDATE %-*s  predicted %s (was %s, %+.2f%%)%s\n", w, t->key, a, fmt_ns(b, sizeof b, bp / 1e3, 0),
                    bp ? 100.0 * ((double)t->now.predicted_ps - bp) / bp : 0.0,
-                   t->base->fingerprint != t->now.fingerprint ? "; trace changed" : "");
+                   !same_fingerprint(t->base, &t->now) ? "; trace changed" : "");
         }
         nb.traces[nb.ntraces++] = t->now;
         memset(&t->now, 0, sizeof t->now);
@@ -1213,6 +1227,8 @@ int cmd_check(struct args *a)
     int lrc = check_baseline_load(c.baseline, &base, &err);
     if (lrc == RT_OK) {
         have_base = 1;
+        for (size_t i = 0; i < base.ntraces; i++) /* absolute labels of older baselines: relative */
+            check_labels_relative(base.traces[i].callsites, base.traces[i].ncallsites, c.source_root);
     } else if (lrc != RT_ENOTFOUND || !c.update) {
         if (lrc == RT_ENOTFOUND)
             cli_die("%s (record a baseline with --update and the model options)", err.msg);
@@ -1288,8 +1304,8 @@ int cmd_check(struct args *a)
         if (t->skip || !t->exists)
             continue;
         double t0 = now_s();
-        if (check_measure(t->open, t->key, &opts, set.window[0] ? set.window : "all", regions, nregions, &t->now,
-                          &t->err) == RT_OK)
+        if (check_measure(t->open, t->key, &opts, set.window[0] ? set.window : "all", c.source_root, regions,
+                          nregions, &t->now, &t->err) == RT_OK)
             t->measured = 1;
         else
             check_trace_free(&t->now);
