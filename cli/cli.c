@@ -785,8 +785,13 @@ void model_cli_noise_describe(FILE *f, const struct model_cli *m)
     }
     for (unsigned i = 0; i < m->n_os_noise; i++, sep = "; ")
         fprintf(f, "%sos %s", sep, m->os_noise_spec[i]);
-    if (m->os_noise)
-        fprintf(f, " (%.3g%% of rank 0's CPU)", 100.0 * rt_os_noise_load(m->os_noise, 0));
+    if (m->os_noise) { /* the load of the first rank that has any: a ranks= source may skip rank 0 */
+        uint32_t r = 0;
+        while (r < UINT32_MAX && rt_os_noise_load(m->os_noise, r) == 0 && r < 1u << 20)
+            r++;
+        fprintf(f, " (%.3g%% of rank %u's CPU)", 100.0 * rt_os_noise_load(m->os_noise, r == 1u << 20 ? 0 : r),
+                r == 1u << 20 ? 0 : r);
+    }
     if (m->net_burst) {
         fprintf(f, "%sburst %s (on %.3g%% of the time)", sep, m->net_burst_spec, 100.0 * rt_burst_on_share(m->net_burst));
         sep = "; ";

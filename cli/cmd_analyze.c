@@ -486,7 +486,8 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
         text_rows(t, ws->share, ws->nshare, (uint8_t)k, RT_GROUP_BLAME, c->top, 0, 3, "      ");
     }
     if (mi) {
-        printf("\nmeasured    %" PRIu64 " causality violations (receive before send: clocks out of sync)", mi->violations);
+        printf("\nmeasured    %" PRIu64 " causality violations (receive before send: clocks out of sync; --fix-clocks "
+               "corrects them, docs/clock-fix.md)", mi->violations);
         if (mi->violations)
             printf(", worst %s at rank %u event %" PRIu64, fmt_ps(a, sizeof a, mi->worst_ps), mi->worst_rank,
                    mi->worst_index);
@@ -532,7 +533,9 @@ int cmd_analyze(struct args *a)
 {
     struct analyze_cli c;
     struct rt_replay_options opts, free_opts;
-    if (parse_analyze(a, &c) || model_cli_finish(&c.model, &opts))
+    if (parse_analyze(a, &c))
+        return 2; /* a usage error */
+    if (model_cli_finish(&c.model, &opts))
         return 1;
     rt_error err = {0};
     rt_trace *t = NULL;

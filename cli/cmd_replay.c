@@ -185,7 +185,9 @@ int cmd_replay(struct args *a)
 {
     struct replay_cli c;
     struct rt_replay_options opts;
-    if (parse_replay(a, &c) || model_cli_finish(&c.model, &opts))
+    if (parse_replay(a, &c))
+        return 2; /* a usage error */
+    if (model_cli_finish(&c.model, &opts))
         return 1;
     rt_error err = {0};
     rt_trace *t = NULL;
@@ -212,7 +214,10 @@ int cmd_replay(struct args *a)
     if (c.tr.region) {
         reg = rt_trace_find_region(t, c.tr.region);
         if (reg == RT_NONE) {
-            rt_error_set(&err, RT_EINVAL, "%s: no region named '%s' in this trace", rt_trace_path(t), c.tr.region);
+            char list[600];
+            rt_trace_region_list(t, list, sizeof list);
+            rt_error_set(&err, RT_EINVAL, "%s: no region named '%s' in this trace (regions: %s)", rt_trace_path(t),
+                         c.tr.region, list);
             goto out;
         }
     }

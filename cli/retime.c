@@ -207,6 +207,13 @@ static int cmd_info(struct args *a)
             cli_json_string(stdout, cs->file);
             printf(", \"line\": %u}", cs->line);
         }
+        printf("], \"region_list\": [");
+        for (uint32_t i = 0; i < rt_trace_regions(t); i++) {
+            const struct rt_region *rg = rt_trace_region(t, i);
+            printf("%s{\"name\": ", i ? ", " : "");
+            cli_json_string(stdout, rg && rg->name ? rg->name : "");
+            printf(", \"mpi\": %s}", rg && rg->is_mpi ? "true" : "false");
+        }
         printf("]");
         if (collectives && info_collectives(t, &opts, fmt))
             rc = 1;
@@ -227,7 +234,9 @@ static int cmd_info(struct args *a)
         printf("collectives    %" PRIu64 " (calls, summed over ranks)\n", st->collectives);
         printf("bytes          %" PRIu64 " sent, %" PRIu64 " received\n", st->bytes_sent, bytes_recv);
         printf("time span      %s\n", span);
-        printf("regions        %u\n", rt_trace_regions(t));
+        char names[600], text[2400];
+        rt_trace_region_list(t, names, sizeof names);
+        printf("regions        %u: %s\n", rt_trace_regions(t), cli_text_buf(text, sizeof text, names));
         printf("communicators  %u", rt_trace_comms(t) - st->self_comms * rt_trace_ranks(t));
         if (st->self_comms)
             printf(" (%u self, one instance per rank)", st->self_comms);

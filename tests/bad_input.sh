@@ -92,6 +92,7 @@ one_line() { # name, exit status, line start, expected text, command...: that st
   fi
 }
 expect() { local name=$1 text=$2; shift 2; one_line "$name" 1 "retime: error: " "$text" "$@"; } # name, text, command...
+usage() { local name=$1 text=$2; shift 2; one_line "$name" 2 "retime: error: " "$text" "$@"; } # a usage error: exit 2
 warns() { local name=$1 text=$2; shift 2; one_line "$name" 0 "retime: warning: " "$text" "$@"; } # exit 0, one warning
 
 succeeds() { # name, expected text on stdout (or ""), command...: exit 0, stderr empty
@@ -305,16 +306,17 @@ clean ctl-check 1 'call site hop\x1b[31md shi\x1bt.c:285 (MPI_Ssend)' \
 expect ctl-error "no region named 'shift\x07iteration\x1b'" \
   "$retime" replay "$ctl" "${H[@]}" --region "$(printf 'shift\007iteration\033')"
 
-# Bad option values
-expect bad-alpha "--alpha: bad duration '2.1': needs a unit" "$retime" replay "$work/good" --alpha 2.1 --beta 1ns/B
-expect bad-beta "--beta: bad inverse bandwidth" "$retime" replay "$work/good" --alpha 2us --beta fast
-expect bad-eager "--eager-limit: bad size" "$retime" replay "$work/good" "${H[@]}" --eager-limit 64kb
-expect bad-scale "--compute-scale: must be between 0 and 1e6" "$retime" replay "$work/good" "${H[@]}" --compute-scale -1
-expect bad-format "bad --format 'xml'" "$retime" replay "$work/good" "${H[@]}" --format xml
+# Bad option values: usage errors (exit 2); a region, model or parameter the trace or the model
+# lacks (exit 1)
+usage bad-alpha "--alpha: bad duration '2.1': needs a unit" "$retime" replay "$work/good" --alpha 2.1 --beta 1ns/B
+usage bad-beta "--beta: bad inverse bandwidth" "$retime" replay "$work/good" --alpha 2us --beta fast
+usage bad-eager "--eager-limit: bad size" "$retime" replay "$work/good" "${H[@]}" --eager-limit 64kb
+usage bad-scale "--compute-scale: must be between 0 and 1e6" "$retime" replay "$work/good" "${H[@]}" --compute-scale -1
+usage bad-format "bad --format 'xml'" "$retime" replay "$work/good" "${H[@]}" --format xml
 expect bad-region "no region named 'nope'" "$retime" replay "$work/good" "${H[@]}" --region nope
 expect bad-model "unknown model 'magic'" "$retime" replay "$work/good" --model magic
 expect no-params "needs --alpha and --beta" "$retime" replay "$work/good"
-expect unknown-option "unknown option '--frobnicate'" "$retime" replay "$work/good" "${H[@]}" --frobnicate
+usage unknown-option "unknown option '--frobnicate'" "$retime" replay "$work/good" "${H[@]}" --frobnicate
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

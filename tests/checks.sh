@@ -9,10 +9,11 @@ check() { # name, condition-command...
 has() { [ -n "$2" ] && grep -qF -- "$2" <<<"$1"; }
 same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
 differ() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" != "$2" ]; }
-fails_with() { # expected text, command...: exit 1 and one error line containing the text
+fails_with() { # expected text, command...: exit 1 (2: a usage error) and one error line containing the text
   local text=$1 err rc; shift
   err=$("$@" 2>&1 >/dev/null); rc=$?
-  [ "$rc" -eq 1 ] && [ "$(grep -c . <<<"$err")" -eq 1 ] && has "$err" "$text" || { echo "  got rc=$rc: $err"; false; }
+  { [ "$rc" -eq 1 ] || [ "$rc" -eq 2 ]; } && [ "$(grep -c . <<<"$err")" -eq 1 ] && has "$err" "$text" ||
+    { echo "  got rc=$rc: $err"; false; }
 }
 # awk condition over numbers: holds 'expr' a b ... (the arguments are $1.. of one line)
 holds() { local expr=$1; shift; echo "$@" | awk "{ exit !($expr) }"; }

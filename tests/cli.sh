@@ -243,4 +243,21 @@ check work-runs-multiply fails_with "(100 replay(s) of 2048 trace events, 0 back
 check work-raised quiet_ok "$retime" replay "$T1" "${H[@]}" --os-noise periodic:period=100ns,duration=10ns --max-work 1e8
 check work-bad fails_with "bad --max-work '0' (a number of events from 1 to 1e18, e.g. 5e9)" "$retime" replay "$T1" "${H[@]}" --max-work 0
 
+# Frictions of a new user's first hour (issue #32 item 4), each failing before its change
+out=$("$retime" info "$T1")
+check info-region-names has "$out" 'regions        48: shift_warmup, shift_iteration, shift_dim_x, main, hop_ssend, shift_dim (48 regions in all)'
+check info-region-list-json has "$("$retime" info "$T1" --format json)" '"region_list": [{"name": "MPI_Init", "mpi": true}'
+check region-unknown-lists fails_with "no region named 'nosuch' in this trace (regions: shift_warmup, shift_iteration" \
+    "$retime" replay "$T1" "${H[@]}" --region nosuch
+check alpha-zero-no-unit quiet_ok "$retime" replay "$T1" --alpha 0 --beta 0.7595ns/B
+usage2() { "$@" >/dev/null 2>&1; [ $? -eq 2 ]; }
+check usage-unknown-option-exit-2 usage2 "$retime" replay "$T1" "${H[@]}" --bogus
+check usage-bad-format-exit-2 usage2 "$retime" replay "$T1" "${H[@]}" --format yaml
+check usage-missing-against-exit-2 usage2 "$retime" analyze "$T1" "${H[@]}"
+check usage-sweep-exit-2 usage2 "$retime" sweep "$T1" --alpha 1us,2us --beta 1ns/B --bogus
+out=$("$retime" replay "$T1" "${H[@]}" --os-noise periodic:period=10us,duration=1us,ranks=5)
+check noise-load-of-its-rank has "$out" "(10% of rank 5's CPU)"
+out=$("$retime" analyze "$T1" "${H[@]}" --against measured)
+check clock-violations-hint has "$out" "--fix-clocks corrects them"
+
 checks_done

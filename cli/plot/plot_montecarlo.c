@@ -203,7 +203,9 @@ int plot_montecarlo(struct args *a)
     }
     uint32_t region = RT_NONE;
     if (c.region && (region = rt_trace_find_region(t, c.region)) == RT_NONE) {
-        cli_die("%s: no region named '%s' in this trace", rt_trace_path(t), c.region);
+        char list[600];
+        rt_trace_region_list(t, list, sizeof list);
+        cli_die("%s: no region named '%s' in this trace (regions: %s)", rt_trace_path(t), c.region, list);
         goto out;
     }
     struct mc_config cfg = {.trace = t, .opts = opts, .runs = c.runs, .jobs = (long)c.jobs, .region = region};

@@ -520,8 +520,12 @@ int sweep_run(struct sweep *s)
     cli_warn_dropped(s->trace);
     if (sweep_networks(s))
         return 1;
-    if (s->tr.region && (s->region_id = rt_trace_find_region(s->trace, s->tr.region)) == RT_NONE)
-        return cli_die("%s: no region named '%s' in this trace", rt_trace_path(s->trace), s->tr.region);
+    if (s->tr.region && (s->region_id = rt_trace_find_region(s->trace, s->tr.region)) == RT_NONE) {
+        char list[600];
+        rt_trace_region_list(s->trace, list, sizeof list);
+        return cli_die("%s: no region named '%s' in this trace (regions: %s)", rt_trace_path(s->trace), s->tr.region,
+                       list);
+    }
     s->runs = calloc(s->combos, sizeof *s->runs);
     if (!s->runs)
         return cli_die("out of memory for %zu combinations", s->combos);
@@ -580,7 +584,9 @@ int cmd_sweep(struct args *a)
     struct sweep s;
     int rc = 1;
     sweep_init(&s);
-    if (!parse_sweep(a, &s) && !model_cli_finish(&s.model, &s.base) && !sweep_run(&s)) {
+    if (parse_sweep(a, &s))
+        rc = 2; /* a usage error */
+    else if (!model_cli_finish(&s.model, &s.base) && !sweep_run(&s)) {
         print_sweep(&s);
         rc = 0;
     }

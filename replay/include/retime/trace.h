@@ -222,6 +222,9 @@ uint64_t rt_trace_memory(const rt_trace *trace);
  * @return the number of characters written (0: nothing dropped)
  */
 size_t rt_trace_dropped(const rt_trace *trace, char *buf, size_t n);
+/** The trace's region names other than MPI calls for an error line: "a, b, c (N regions in
+ *  all)", the first dozen; "none but MPI calls". */
+void rt_trace_region_list(const rt_trace *trace, char *buf, size_t n);
 /** Name of a collective operation ("allreduce"). */
 const char *rt_coll_op_name(int op);
 

@@ -184,8 +184,7 @@ static void resolve_time(const rt_trace *t, struct rt_window *w, int *any)
     }
 }
 
-/* "a, b, c, ... (N in all)": the trace's region names for an error line. */
-static void region_list(const rt_trace *t, char *buf, size_t n)
+void rt_trace_region_list(const rt_trace *t, char *buf, size_t n)
 {
     size_t len = 0;
     uint32_t nr = rt_trace_regions(t), shown = 0;
@@ -248,7 +247,7 @@ int rt_window_open(const rt_trace *t, const char *spec, rt_window **out, rt_erro
             found |= a[r] = (uint8_t)is_named(t, r, w->name, NULL);
         char list[600];
         if (!found) {
-            region_list(t, list, sizeof list);
+            rt_trace_region_list(t, list, sizeof list);
             rc = rt_error_set(err, RT_EINVAL, "%s: window '%s': no region '%s' (regions: %s)", rt_trace_path(t), spec,
                               w->name, list);
             goto done;

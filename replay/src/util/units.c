@@ -61,6 +61,10 @@ int rt_parse_time_ns(const char *s, double *ns, rt_error *err)
     if (rc)
         return rc;
     const struct unit *unit = find_unit(time_units, u, strlen(u));
+    if (!unit && !*u && x == 0) { /* zero is zero in any unit */
+        *ns = 0;
+        return RT_OK;
+    }
     if (!unit)
         return rt_error_set(err, RT_EUNIT, "bad duration '%s': needs a unit ns, us, ms or s", Q(s));
     *ns = x * unit->factor;
