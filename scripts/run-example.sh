@@ -5,8 +5,13 @@
 # are passed to `retime replay` (e.g. --format json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+stage() { echo "== $*" >&2; } # one line per stage, on stderr (stdout is retime's)
+stage "installing the Debian packages retime needs (if any are missing)"
 ./scripts/install-deps.sh
+stage "configuring (build/)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+stage "building with $(nproc 2>/dev/null || echo 2) jobs"
 cmake --build build -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
+stage "replaying traces/shift1d-ssend-p8-k1-m1000; next: docs/tutorial.md (your own program)"
 exec ./build/cli/retime replay traces/shift1d-ssend-p8-k1-m1000 --model hockney \
   --alpha 2.122us --beta 0.7595ns/B --compute-scale 0 --region shift_iteration "$@"
