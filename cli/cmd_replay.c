@@ -147,13 +147,29 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
         printf("%6u %16s %16s\n", r, rt_format_time(a, sizeof a, (double)res->measured_end_ns[r]),
                rt_format_time(b, sizeof b, (double)res->predicted_end_ps[r] / 1e3));
     if (c->tr.region) {
-        printf("\nregion %s: %" PRIu64 " instances (mean and max over ranks, ns)\n", c->tr.region, ninst);
+        printf("\nregion %s: %" PRIu64 " instances (mean and max over ranks)\n", c->tr.region, ninst);
         printf("%6s %6s %16s %16s %16s %16s\n", "index", "ranks", "measured_mean", "measured_max", "predicted_mean",
                "predicted_max");
-        for (uint64_t i = 0; i < ninst; i++)
-            printf("%6" PRIu64 " %6u %16.1f %16.1f %16.1f %16.1f\n", inst[i].index, inst[i].ranks,
-                   inst[i].measured_mean_ns, inst[i].measured_max_ns, inst[i].predicted_mean_ns,
-                   inst[i].predicted_max_ns);
+        double sum[4] = {0}, max[4] = {0}; /* over instances: measured and predicted means and maxima */
+        char v[4][32];
+        for (uint64_t i = 0; i < ninst; i++) {
+            double x[4] = {inst[i].measured_mean_ns, inst[i].measured_max_ns, inst[i].predicted_mean_ns,
+                           inst[i].predicted_max_ns};
+            for (int k = 0; k < 4; k++) {
+                sum[k] += x[k];
+                max[k] = x[k] > max[k] ? x[k] : max[k];
+                rt_format_time(v[k], sizeof v[k], x[k]);
+            }
+            printf("%6" PRIu64 " %6u %16s %16s %16s %16s\n", inst[i].index, inst[i].ranks, v[0], v[1], v[2], v[3]);
+        }
+        if (ninst) { /* the summary: mean and max of the instances' rows, and their total */
+            static const char *const what[3] = {"mean", "max", "total"};
+            for (int row = 0; row < 3; row++) {
+                for (int k = 0; k < 4; k++)
+                    rt_format_time(v[k], sizeof v[k], row == 0 ? sum[k] / (double)ninst : row == 1 ? max[k] : sum[k]);
+                printf("%13s %16s %16s %16s %16s\n", what[row], v[0], v[1], v[2], v[3]);
+            }
+        }
     }
 }
 

@@ -259,5 +259,8 @@ out=$("$retime" replay "$T1" "${H[@]}" --os-noise periodic:period=10us,duration=
 check noise-load-of-its-rank has "$out" "(10% of rank 5's CPU)"
 out=$("$retime" analyze "$T1" "${H[@]}" --against measured)
 check clock-violations-hint has "$out" "--fix-clocks corrects them"
+out=$("$retime" replay "$T1" "${H[@]}" --compute-scale 0 --region shift_iteration)
+check region-rows-auto-units has "$out" "     0      8          107.2us          154.1us          11.53us          11.53us"
+check region-summary-total has "$out" "        total          810.9us           1.22ms          115.3us          115.3us"
 
 checks_done
