@@ -128,6 +128,56 @@ static char *fmt_ps(char *buf, size_t n, rt_time_ps ps)
                                                            it##_k < (top);                                 \
              it = NULL, it##_k++)
 
+/* ------------------------------------------------------------------ regions over their instances */
+
+/* The path's time per region summed over the region's instances (the rows of RT_GROUP_REGION
+ * are per instance), largest first: a profile of the phases. */
+struct region_total {
+    uint32_t region;
+    uint64_t instances;
+    rt_time_ps ps;
+};
+
+static int cmp_region_total(const void *a, const void *b)
+{
+    const struct region_total *x = a, *y = b;
+    if (x->ps != y->ps)
+        return x->ps > y->ps ? -1 : 1;
+    return x->region < y->region ? -1 : x->region > y->region;
+}
+
+/* The totals of @p cp's region rows in a new array (*@p n rows; NULL when there are none). */
+static struct region_total *region_totals(const struct rt_critical_path *cp, size_t *n)
+{
+    struct region_total *v = NULL;
+    *n = 0;
+    for (uint64_t i = 0; i < cp->nshare; i++) {
+        const struct rt_dep_share *e = &cp->share[i];
+        if (e->group != RT_GROUP_REGION)
+            continue;
+        size_t k = 0;
+        while (k < *n && v[k].region != e->region)
+            k++;
+        if (k == *n) {
+            struct region_total *w = realloc(v, (*n + 1) * sizeof *w);
+            if (!w)
+                break; /* a shorter profile rather than none */
+            v = w;
+            v[(*n)++] = (struct region_total){e->region, 0, 0};
+        }
+        v[k].instances++;
+        v[k].ps += e->value;
+    }
+    if (*n)
+        qsort(v, *n, sizeof *v, cmp_region_total);
+    return v;
+}
+
+static const char *region_name(const rt_trace *t, uint32_t r)
+{
+    return r != RT_NONE && r < rt_trace_regions(t) ? rt_trace_region(t, r)->name : "(no region)";
+}
+
 /* ------------------------------------------------------------------ congestion */
 
 /* A time of @p v ps (a sum of fractional delays) as rt_format_time writes it. */
@@ -328,6 +378,18 @@ static void print_json(const struct analyze_cli *c, const struct rt_replay_optio
         printf(", \"%s\": ", cpg[k].name);
         json_rows(t, cp->share, cp->nshare, 0, cpg[k].group, c->top, 0);
     }
+    size_t nrt;
+    struct region_total *rt = region_totals(cp, &nrt);
+    printf(", \"by_region_total\": [");
+    for (size_t k = 0; k < nrt && k < c->top; k++) {
+        printf("%s{\"region\": ", k ? ", " : "");
+        cli_json_string(stdout, region_name(t, rt[k].region));
+        printf(", \"instances\": %" PRIu64 ", \"ns\": ", rt[k].instances);
+        cli_print_ps_as_ns(stdout, rt[k].ps);
+        printf("}");
+    }
+    printf("]");
+    free(rt);
     printf("}, \"wait_states\": [");
     for (int k = 0; k < RT_WAIT_COUNT; k++) {
         printf("%s{\"kind\": \"%s\", \"ns\": ", k ? ", " : "", rt_wait_kind_name(k));
@@ -463,6 +525,23 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
     for (size_t k = 0; k < sizeof groups; k++) {
         printf("  by %s (top %" PRIu64 ")\n", gname[groups[k]], c->top);
         text_rows(t, cp->share, cp->nshare, 0, groups[k], c->top, cp->length_ps, 0, "    ");
+        if (groups[k] != RT_GROUP_REGION)
+            continue;
+        size_t nrt;
+        struct region_total *rt = region_totals(cp, &nrt);
+        printf("  by region over its instances (top %" PRIu64 ")\n", c->top);
+        for (size_t i = 0; i < nrt && i < c->top; i++) {
+            char raw[300], lab[600], v[32];
+            if (rt[i].region == RT_NONE || rt[i].region >= rt_trace_regions(t))
+                snprintf(raw, sizeof raw, "(no region)");
+            else
+                snprintf(raw, sizeof raw, "%s (%" PRIu64 " instance%s)", region_name(t, rt[i].region),
+                         rt[i].instances, rt[i].instances == 1 ? "" : "s");
+            cli_text_buf(lab, sizeof lab, raw);
+            printf("    %-48s %12s %6.1f%%\n", lab, fmt_ps(v, sizeof v, rt[i].ps),
+                   cp->length_ps ? 100.0 * (double)rt[i].ps / (double)cp->length_ps : 0.0);
+        }
+        free(rt);
     }
     uint64_t nshow = cp->nseg <= 2 * c->top ? cp->nseg : 2 * c->top;
     printf("  segments (%s%" PRIu64 " of %" PRIu64 ")\n", nshow < cp->nseg ? "first " : "", nshow, cp->nseg);
