@@ -73,6 +73,8 @@
 #                        "hop\x1b[31md" and regions "shift\x07iteration", "MPI_R\x1b[v": info, analyze and plot timeline's
 #                        data, check's report and its baseline write them escaped as \xNN in text (JSON
 #                        output as \u001b), an error quoting one too
+#   long-chain           5000 messages one after the other: at α = 1000 s the prediction passes the
+#                        replay's clock ("passes the replay's clock"); at 500 s it replays (2.5e6 s)
 # Bad option values (exit 1, one line): see the end of the file.
 set -u
 retime=$1; make_bad=$2; work=$3
@@ -317,6 +319,25 @@ expect bad-region "no region named 'nope'" "$retime" replay "$work/good" "${H[@]
 expect bad-model "unknown model 'magic'" "$retime" replay "$work/good" --model magic
 expect no-params "needs --alpha and --beta" "$retime" replay "$work/good"
 usage unknown-option "unknown option '--frobnicate'" "$retime" replay "$work/good" "${H[@]}" --frobnicate
+
+# Values that feed the clock (issue 34): one delay is at most 1000 s, a mean must be finite, a
+# source's ranks must be the trace's, and a run that passes the clock (4e18 ps) is an error, not
+# a prediction (docs/noise.md, "Bounds"). Each was accepted and printed a saturated prediction.
+expect exp-mean-huge "noise 'exp:mean=1e308s': mean is 1e308s, beyond 1000s, the most one delay may be" \
+  "$retime" replay "$work/good" "${H[@]}" --net-noise exp:mean=1e308s
+expect pareto-no-mean "noise 'pareto:scale=1us,shape=1e-300': a shape of at most 1 has no finite mean" \
+  "$retime" replay "$work/good" "${H[@]}" --net-noise pareto:scale=1us,shape=1e-300
+expect lognormal-mean "the mean is 5.185e+15s, beyond 1000s" \
+  "$retime" replay "$work/good" "${H[@]}" --net-noise lognormal:median=1us,sigma=10
+expect os-duration-long "noise 'poisson:interval=3600s,duration=2000s': duration is beyond 1000s" \
+  "$retime" replay "$work/good" "${H[@]}" --os-noise poisson:interval=3600s,duration=2000s
+expect os-ranks-outside "OS noise 'periodic:period=1ms,duration=10us,ranks=100': rank 100 is outside the trace, whose ranks are 0-1" \
+  "$retime" replay "$work/good" "${H[@]}" --os-noise periodic:period=1ms,duration=10us,ranks=100
+expect os-ranks-beyond "ranks 1-5 are outside the trace, whose ranks are 0-1" \
+  "$retime" analyze "$work/good" "${H[@]}" --os-noise periodic:period=1ms,duration=10us,ranks=1-5 --against model
+expect clock-passed "long-chain/traces.otf2: the predicted run of rank 0 passes the replay's clock (4e+18 ps" \
+  "$retime" replay "$work/long-chain" --alpha 1000s --beta 1ns/B
+succeeds clock-within '"predicted_ns": 2500000002039300' "$retime" replay "$work/long-chain" --alpha 500s --beta 1ns/B --format json
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

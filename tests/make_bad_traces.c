@@ -378,6 +378,23 @@ static int raw_locations(const char *dir, unsigned defined)
 static int undefined_location(const char *dir) { return raw_locations(dir, 1u); }
 static int no_locations(const char *dir) { return raw_locations(dir, 0u); }
 
+/* 2500 round trips of 8 bytes: 5000 messages one after the other, each α long in a replay (the
+ * clock's limit, 4e18 ps, falls after 4000 of them at α = 1000 s). */
+static int long_chain(const char *dir)
+{
+    tb_builder *b = tb_create(dir, 2);
+    if (!b)
+        return 1;
+    for (int i = 0; i < 2500; i++) {
+        uint64_t t = (uint64_t)i * 1000;
+        tb_call_send(b, 0, t, t + 100, "MPI_Send", 1, 0, 8);
+        tb_call_recv(b, 1, t, t + 100, 0, 0, 8);
+        tb_call_send(b, 1, t + 200, t + 300, "MPI_Send", 0, 1, 8);
+        tb_call_recv(b, 0, t + 200, t + 300, 1, 1, 8);
+    }
+    return tb_close(b);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -386,6 +403,7 @@ int main(int argc, char **argv)
     } traces[] = {
         {"good", good},
         {"ring3", ring3},
+        {"long-chain", long_chain},
         {"unmatched-recv", unmatched_recv},
         {"unmatched-send", unmatched_send},
         {"deadlock", deadlock},

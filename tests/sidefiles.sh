@@ -137,6 +137,24 @@ run baseline "$work/os.json" noise-file-in-baseline "os.json: settings.noise.os[
 printf '{"a": [1, 2, 3] x\001\002 }\n' >"$work/bad.json"
 run baseline "$work/bad.json" invalid-json "bad.json:1:"
 
+# ---------------------------------------------------------------- values that feed the clock (issue 34)
+# One delay is at most 1000 s (docs/noise.md, "Bounds"); counts are whole numbers; each key once.
+hist() { printf 'size_bytes,bin_lo_ns,bin_hi_ns,count\n'; printf '%s\n' "$@"; }
+hist 8,100,200,5 8,200,300,-1 >"$work/neg.csv"
+run histogram "$work/neg.csv" negative-count "neg.csv:3: count -1 is not a whole number from 0 to 2^53"
+hist 8,100,200,5 8,200,300,1.5 >"$work/frac.csv"
+run histogram "$work/frac.csv" fractional-count "frac.csv:3: count 1.5 is not a whole number from 0 to 2^53"
+hist 8,0,0,1 8,1e300,1e300,1 >"$work/huge.csv"
+run histogram "$work/huge.csv" huge-bin "huge.csv: a bin reaches 1e+291s above the smallest edge, beyond 1000s"
+hist 8,0,1,9007199254740991 8,1,2,9007199254740991 >"$work/many.csv"
+run histogram "$work/many.csv" counts-overflow "many.csv:3: the counts add up to 2^53 or more"
+printf '0 100\n5000 2000000000000\n' >"$work/long-detour.txt"
+run noise "$work/long-detour.txt" long-detour "long-detour.txt:2: a detour of 2000000000000 ns, beyond 1000s"
+printf 'format = retime-params 1\nalpha = 2us\nbeta = 1ns/B\nalpha = 3us\n' >"$work/twice.txt"
+run params "$work/twice.txt" key-twice "twice.txt:4: alpha: given again (first on line 2); each key appears once"
+printf 'format = retime-params 1\ninfo.host = a\nalpha = 2us\nbeta = 1ns/B\ninfo.host = b\n' >"$work/twice-info.txt"
+run params "$work/twice-info.txt" info-key-twice "twice-info.txt:5: info.host: given again (first on line 2)"
+
 rm -f "$work/fifo" "$work/sparse" # a 1 GB file, even sparse, would puzzle whoever looks at the disk
 echo "sidefiles: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -196,6 +196,13 @@ static void test_noise(void)
         {"exp:mean=1us,sd=2us", "unexpected 'sd=2us'", RT_EINVAL},
         {"uniform:min=2us,max=1us", "max must not be below min", RT_ERANGE},
         {"pareto:scale=1us,shape=0", "scale and shape must be above 0", RT_ERANGE},
+        /* the bound on one delay (RT_MAX_DELAY_NS, 1000 s) and finite means */
+        {"pareto:scale=1us,shape=1e-300", "a shape of at most 1 has no finite mean", RT_ERANGE},
+        {"pareto:scale=1ms,shape=1.0000001", "the mean is 1e+04s, beyond 1000s", RT_ERANGE},
+        {"exp:mean=1e308s", "mean is 1e308s, beyond 1000s", RT_ERANGE},
+        {"uniform:min=0ns,max=1001s", "max is 1001s, beyond 1000s", RT_ERANGE},
+        {"normal:mean=1us,sd=2000s", "sd is 2000s, beyond 1000s", RT_ERANGE},
+        {"lognormal:median=1us,sigma=10", "the mean is 5.185e+15s, beyond 1000s", RT_ERANGE},
         {"lognormal:median=0ns,sigma=1", "median must be above 0", RT_ERANGE},
         {"normal:mean=-1us,sd=1us", "must not be negative", RT_EUNIT},
         {"empirical:/nonexistent.csv", "/nonexistent.csv: cannot open histogram", RT_ENOTFOUND},
@@ -207,6 +214,20 @@ static void test_noise(void)
         CHECK_EQ_INT(rt_dist_parse(bad[i].spec, &d, &err), bad[i].code);
         CHECK(d == NULL);
         CHECK_CONTAINS(err.msg, bad[i].msg);
+    }
+    /* a tail's draws are cut at the bound: P(X > 1000 s) = 1000^-1.5 for this Pareto, some 3 of 10^5 */
+    {
+        rt_error e = {0};
+        rt_dist *p = NULL;
+        CHECK_EQ_INT(rt_dist_parse("pareto:scale=1s,shape=1.5", &p, &e), RT_OK);
+        uint64_t st = rt_rng_stream(7, 0, 0);
+        double max = 0;
+        for (int k = 0; p && k < 100000; k++) {
+            double x = rt_dist_sample_ns(p, &st);
+            max = x > max ? x : max;
+        }
+        CHECK(max == RT_MAX_DELAY_NS);
+        rt_dist_free(p);
     }
     snprintf(spec, sizeof spec, "empirical:%s,size=9", f);
     rt_error err = {0};

@@ -6,7 +6,7 @@
  * every time:
  *   exp:mean=2us                         exponential
  *   lognormal:median=1us,sigma=0.5       log-normal (sigma of the logarithm)
- *   pareto:scale=1us,shape=2.5           Pareto (shape > 1 for a finite mean)
+ *   pareto:scale=1us,shape=2.5           Pareto (shape > 1: a finite mean)
  *   uniform:min=0ns,max=2us              uniform
  *   normal:mean=1us,sd=0.5us             normal truncated at 0 (mean >= -3 sd)
  *   empirical:FILE[,size=BYTES]          a histogram as `pingpong --histogram` writes it
@@ -32,12 +32,21 @@ extern "C" {
 
 typedef struct rt_dist rt_dist;
 
-/** Parses a distribution spec (see above); *out owned by the caller (rt_dist_free). */
+/**
+ * The most one noise delay may be [ns]: 1000 s, as α at most. Every parameter that is a delay,
+ * a distribution's mean, each bin of a histogram and each OS detour must be within it (a larger
+ * one is refused), and every draw is cut to it: one event gets at most that much from one source,
+ * which keeps sums of delays far from the replay's 64-bit ps clock (docs/noise.md, "Bounds").
+ */
+#define RT_MAX_DELAY_NS 1e12
+
+/** Parses a distribution spec (see above); *out owned by the caller (rt_dist_free). A mean above
+ *  RT_MAX_DELAY_NS (or none: a Pareto shape <= 1) is refused. */
 int rt_dist_parse(const char *spec, rt_dist **out, rt_error *err);
 void rt_dist_free(rt_dist *d);
-/** The distribution's mean [ns] (analytic; +inf for a Pareto shape <= 1). */
+/** The distribution's mean [ns] (analytic). */
 double rt_dist_mean_ns(const rt_dist *d);
-/** One sample [ns], >= 0, drawn from the random stream @p state (advanced). */
+/** One sample [ns], from 0 to RT_MAX_DELAY_NS, drawn from the random stream @p state (advanced). */
 double rt_dist_sample_ns(const rt_dist *d, uint64_t *state);
 
 /* ------------------------------------------------------------------ OS noise */
@@ -73,6 +82,9 @@ int rt_os_noise_add(rt_os_noise **n, const char *spec, rt_error *err);
 void rt_os_noise_free(rt_os_noise *n);
 /** Long-run fraction of rank @p rank's CPU time taken by detours (sum over its sources, capped at 1). */
 double rt_os_noise_load(const rt_os_noise *n, uint32_t rank);
+/** Checks that every source's ranks= names ranks of a trace of @p nranks ranks (a source for rank
+ *  100 of an 8-rank trace injected nothing without a word): RT_OK or RT_EINVAL naming both. */
+int rt_os_noise_check_ranks(const rt_os_noise *n, uint32_t nranks, rt_error *err);
 /** Number of sources. */
 unsigned rt_os_noise_sources(const rt_os_noise *n);
 /** Detours per ns summed over ranks 0..@p nranks-1: the work the noise adds to a replay. */

@@ -983,6 +983,9 @@ static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
 static int setup_noise(struct engine *E)
 {
     const struct rt_replay_options *opts = E->o;
+    rt_error e = {0};
+    if (opts->os_noise && rt_os_noise_check_ranks(opts->os_noise, E->nranks, &e))
+        return E->failed = rt_error_set(E->err, e.code, "%s: %s", rt_trace_path(E->t), e.msg);
     if (opts->os_noise && rt_os_noise_sources(opts->os_noise)) {
         E->nsrc = rt_os_noise_sources(opts->os_noise);
         E->os = (struct rt__os_ctx){opts->os_noise, opts->seed, opts->run};
@@ -1103,9 +1106,18 @@ static int collect(struct engine *E, rt_time_ns first, rt_time_ns last)
             return rt__eng_oom(E);
         rt__netrun_counts(E->net, &E->res->routed, &E->res->local);
     }
-    for (uint32_t r = 0; r < E->nranks; r++)
-        if (E->res->predicted_end_ps[r] > E->res->predicted_ps)
-            E->res->predicted_ps = E->res->predicted_end_ps[r];
+    for (uint32_t r = 0; r < E->nranks; r++) {
+        rt_time_ps end = E->res->predicted_end_ps[r];
+        /* Every delay of one event is bounded (docs/noise.md, "Bounds"), but many of them may add
+         * up past the clock: that is an error, not a prediction (a wrapped sum is negative). */
+        if (end < 0 || (double)end >= MAX_CLOCK_PS)
+            return E->failed = rt_error_set(E->err, RT_ERANGE,
+                                            "%s: the predicted run of rank %u passes the replay's clock (%.3g ps, "
+                                            "46 days): too large a model or noise value for this trace?",
+                                            rt_trace_path(E->t), r, MAX_CLOCK_PS);
+        if (end > E->res->predicted_ps)
+            E->res->predicted_ps = end;
+    }
     if ((rc = collect_window(E)) != RT_OK)
         return rc;
     uint64_t mem = (uint64_t)E->capmsgs * sizeof(struct msg) + E->capheap * sizeof(struct qent) +

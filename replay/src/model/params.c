@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "map.h"
 #include "retime/model.h"
 #include "retime/units.h"
 #include "sidefile.h"
@@ -87,6 +88,18 @@ static int apply(const char *key, const char *val, struct rt_model_params *p, un
     return rc;
 }
 
+/* Two independent 64-bit hashes of @p key (FNV-1a from two offsets): the map's key for it. */
+static void key_hash(const char *key, uint64_t *h1, uint64_t *h2)
+{
+    uint64_t a = 1469598103934665603ull, b = 0x84222325cbf29ce4ull;
+    for (const unsigned char *s = (const unsigned char *)key; *s; s++) {
+        a = (a ^ *s) * 1099511628211ull;
+        b = (b ^ *s) * 0x100000001b3ull ^ (b >> 29);
+    }
+    *h1 = a;
+    *h2 = b;
+}
+
 int rt_model_params_load(const char *path, struct rt_model_params *p, unsigned *given, rt_bytes *eager_limit,
                          int *have_eager, rt_error *err)
 {
@@ -94,9 +107,11 @@ int rt_model_params_load(const char *path, struct rt_model_params *p, unsigned *
     const char *text;
     size_t len;
     char q[RT__QUOTE_SIZE];
+    struct rt__map seen; /* each key once (docs/parameter-file.md): key -> its line */
     int rc = rt__sidefile_open(path, "parameter file", PARAMS_MAX_BYTES, &f, err);
     if (rc)
         return rc;
+    rt__map_init(&seen);
     char line[RT__SIDEFILE_MAX_LINE + 1];
     while ((rc = rt__sidefile_line(f, &text, &len, err)) > 0) {
         unsigned lineno = rt__sidefile_lineno(f);
@@ -120,12 +135,24 @@ int rt_model_params_load(const char *path, struct rt_model_params *p, unsigned *
             rc = rt_error_set(err, RT_ECORRUPT, "%s:%u: expected 'key = value'", path, lineno);
             goto out;
         }
+        uint64_t h1, h2, *first;
+        key_hash(key, &h1, &h2);
+        if (!(first = rt__map_ref(&seen, h1, h2, lineno))) {
+            rc = rt_error_set(err, RT_ENOMEM, "%s: out of memory", path);
+            goto out;
+        }
+        if (*first != lineno) { /* a key again: which value was meant cannot be told */
+            rc = rt_error_set(err, RT_EINVAL, "%s:%u: %s: given again (first on line %u); each key appears once", path,
+                              lineno, rt__quote(q, sizeof q, key, strlen(key)), (unsigned)*first);
+            goto out;
+        }
         if ((rc = apply(key, val, p, given, eager_limit, have_eager, &e)) != RT_OK) {
             rc = rt_error_set(err, rc, "%s:%u: %s: %s", path, lineno, rt__quote(q, sizeof q, key, strlen(key)), e.msg);
             goto out;
         }
     }
 out:
+    rt__map_free(&seen);
     rt__sidefile_close(f);
     return rc < 0 ? rc : RT_OK;
 }

@@ -161,12 +161,18 @@ static int load_empirical(const char *spec, const char *args, struct rt_dist *d,
             }
             continue;
         }
-        unsigned long long size, count;
-        double lo, hi;
+        unsigned long long size;
+        double lo, hi, count;
         char extra;
-        if (sscanf(line, "%llu,%lf,%lf,%llu %c", &size, &lo, &hi, &count, &extra) != 4 || !(lo >= 0) ||
+        /* The count as a number, not %llu, which takes "-1" as 2^64 - 1 (it then had all the weight). */
+        if (sscanf(line, "%llu,%lf,%lf,%lf %c", &size, &lo, &hi, &count, &extra) != 4 || !(lo >= 0) ||
             !(hi >= lo) || !isfinite(hi)) {
             rc = rt_error_set(err, RT_ECORRUPT, "%s:%u: expected size_bytes,bin_lo_ns,bin_hi_ns,count", path, lineno);
+            goto out;
+        }
+        if (!(count >= 0) || count != floor(count) || count >= 0x1p53) {
+            rc = rt_error_set(err, RT_ECORRUPT, "%s:%u: count %g is not a whole number from 0 to 2^53", path, lineno,
+                              count);
             goto out;
         }
         if (chosen == UINT64_MAX)
@@ -188,8 +194,12 @@ static int load_empirical(const char *spec, const char *args, struct rt_dist *d,
         }
         d->lo[d->nbins] = lo;
         d->hi[d->nbins] = hi;
-        d->cum[d->nbins] = (d->nbins ? d->cum[d->nbins - 1] : 0) + (double)count;
+        d->cum[d->nbins] = (d->nbins ? d->cum[d->nbins - 1] : 0) + count;
         d->nbins++;
+        if (d->cum[d->nbins - 1] >= 0x1p53) { /* beyond, sums of counts are no longer exact */
+            rc = rt_error_set(err, RT_ECORRUPT, "%s:%u: the counts add up to 2^53 or more", path, lineno);
+            goto out;
+        }
     }
     if (rc < 0)
         goto out;
@@ -206,6 +216,12 @@ static int load_empirical(const char *spec, const char *args, struct rt_dist *d,
     for (size_t i = 0; i < d->nbins; i++) {
         d->lo[i] -= base;
         d->hi[i] -= base;
+        if (d->hi[i] > RT_MAX_DELAY_NS) {
+            char a[32];
+            rc = rt_error_set(err, RT_ERANGE, "%s: a bin reaches %s above the smallest edge, beyond %s, the most one "
+                              "delay may be", path, rt_format_time(a, sizeof a, d->hi[i]), "1000s");
+            goto out;
+        }
     }
 out:
     rt__sidefile_close(f);
@@ -273,6 +289,10 @@ int rt_dist_parse(const char *spec, rt_dist **out, rt_error *err)
             rt_error_set(err, rc, "noise '%s': scale and shape must be above 0", spec);
             goto fail;
         }
+        if (!(d->b > 1)) {
+            rt_error_set(err, rc, "noise '%s': a shape of at most 1 has no finite mean (shape > 1)", spec);
+            goto fail;
+        }
         break;
     case D_UNIFORM:
         if (d->b < d->a) {
@@ -284,6 +304,22 @@ int rt_dist_parse(const char *spec, rt_dist **out, rt_error *err)
         break; /* mean >= 0 (units parser), so P(X > 0) >= 1/2: rejection ends quickly */
     default:
         break;
+    }
+    /* Every parameter (all are delays but lognormal's sigma and pareto's shape) and the mean
+     * within the bound: a mean of 1e308 s saturated the clock and was printed as a prediction. */
+    const char *key = d->a > RT_MAX_DELAY_NS ? tab[i].keys[0]
+                      : tab[i].time[1] && d->b > RT_MAX_DELAY_NS ? tab[i].keys[1]
+                      : !(rt_dist_mean_ns(d) <= RT_MAX_DELAY_NS) ? "the mean" : NULL;
+    if (key) {
+        char a[32];
+        size_t n = 0;
+        const char *v = strcmp(key, "the mean") ? rt__noise_param(args, key, &n) : NULL;
+        if (!v) { /* the mean, computed */
+            v = isfinite(rt_dist_mean_ns(d)) ? rt_format_time(a, sizeof a, rt_dist_mean_ns(d)) : "infinite";
+            n = strlen(v);
+        }
+        rt_error_set(err, rc, "noise '%s': %s is %.*s, beyond 1000s, the most one delay may be", spec, key, (int)n, v);
+        goto fail;
     }
     *out = d;
     return RT_OK;
@@ -311,7 +347,8 @@ static double std_normal(uint64_t *st)
     return sqrt(-2.0 * log(u1)) * cos(2.0 * PI * u2);
 }
 
-double rt_dist_sample_ns(const rt_dist *d, uint64_t *st)
+/* One draw of distribution @p d, before the cut to RT_MAX_DELAY_NS. */
+static double draw(const rt_dist *d, uint64_t *st)
 {
     switch (d->kind) {
     case D_EXP:
@@ -342,6 +379,12 @@ double rt_dist_sample_ns(const rt_dist *d, uint64_t *st)
     }
     }
     return 0;
+}
+
+double rt_dist_sample_ns(const rt_dist *d, uint64_t *st)
+{
+    double x = draw(d, st);
+    return x < RT_MAX_DELAY_NS ? x : RT_MAX_DELAY_NS; /* a tail's far end: at most the bound */
 }
 
 double rt_dist_mean_ns(const rt_dist *d)

@@ -8,6 +8,7 @@
  * (they do: a rank's clock never goes back). With several sources, rt__os_advance takes at each
  * step the detour that starts first among the sources, which is the union of their detours.
  */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ enum kind { S_PERIODIC, S_POISSON, S_FILE };
 
 struct source {
     enum kind kind;
+    char *spec;                  /* as given, for messages */
     uint32_t rank_lo, rank_hi;  /* the ranks it applies to, inclusive */
     rt_time_ps period, duration; /* periodic; poisson: the fixed duration when dist is NULL */
     int aligned;                 /* periodic: every rank at phase 0 */
@@ -51,6 +53,7 @@ struct rt_os_noise {
 
 static void source_free(struct source *s)
 {
+    free(s->spec);
     rt_dist_free(s->dist);
     free(s->fs);
     free(s->fe);
@@ -92,6 +95,12 @@ static int time_ps(const char *spec, const char *args, const char *key, rt_time_
     return RT_OK;
 }
 
+/* A detour longer than RT_MAX_DELAY_NS (the bound on every delay; docs/noise.md, "Bounds"). */
+static int too_long(const char *spec, const char *what, rt_error *err)
+{
+    return rt_error_set(err, RT_ERANGE, "noise '%s': %s is beyond 1000s, the most one detour may last", spec, what);
+}
+
 static int parse_periodic(const char *spec, const char *args, struct source *s, rt_error *err)
 {
     static const char *const keys[] = {"period", "duration", "phase", "ranks", NULL};
@@ -101,6 +110,8 @@ static int parse_periodic(const char *spec, const char *args, struct source *s, 
         return rc;
     if (s->period <= 0 || s->duration >= s->period)
         return rt_error_set(err, RT_ERANGE, "noise '%s': needs 0 < duration < period", spec);
+    if ((double)s->duration > RT_MAX_DELAY_NS * 1e3)
+        return too_long(spec, "duration", err);
     size_t n;
     const char *ph = rt__noise_param(args, "phase", &n);
     if (ph && n == 7 && !strncmp(ph, "aligned", 7))
@@ -140,6 +151,8 @@ static int parse_poisson(const char *spec, const char *args, struct source *s, r
     } else {
         if ((rc = rt_parse_time_ns(dv, &mean, &e)))
             return rt_error_set(err, rc, "noise '%s': duration: %s", spec, e.msg);
+        if (mean > RT_MAX_DELAY_NS)
+            return too_long(spec, "duration", err);
         s->duration = rt_ns_to_ps(mean);
     }
     s->load = mean / s->interval_ns;
@@ -197,6 +210,11 @@ static int parse_file(const char *spec, const char *args, struct source *s, rt_e
         if (got != 2 || !(start >= 0) || !(dur >= 0) || start + dur > 1e15) {
             rc = rt_error_set(err, RT_ECORRUPT, "%s:%u: expected 'start duration' in ns (0 <= start, 0 <= duration)",
                               path, lineno);
+            goto out;
+        }
+        if (dur > RT_MAX_DELAY_NS) {
+            rc = rt_error_set(err, RT_ERANGE, "%s:%u: a detour of %.17g ns, beyond 1000s, the most one detour may last",
+                              path, lineno, dur);
             goto out;
         }
         if (n == cap) {
@@ -284,6 +302,8 @@ int rt_os_noise_add(rt_os_noise **np, const char *spec, rt_error *err)
     } else {
         rc = rt_error_set(err, RT_EINVAL, "unknown OS noise '%.*s' (known: periodic, poisson, file)", (int)nlen, spec);
     }
+    if (!rc && !(s.spec = strdup(spec)))
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
     if (!rc && !n && !(n = calloc(1, sizeof *n)))
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
     if (rc) {
@@ -292,6 +312,20 @@ int rt_os_noise_add(rt_os_noise **np, const char *spec, rt_error *err)
     }
     n->src[n->n++] = s;
     *np = n;
+    return RT_OK;
+}
+
+int rt_os_noise_check_ranks(const rt_os_noise *n, uint32_t nranks, rt_error *err)
+{
+    for (unsigned i = 0; n && i < n->n; i++) {
+        const struct source *s = &n->src[i];
+        if (s->rank_hi == UINT32_MAX || s->rank_hi < nranks) /* all ranks, or ranks of the trace */
+            continue;
+        char r[32];
+        snprintf(r, sizeof r, s->rank_lo == s->rank_hi ? "rank %u is" : "ranks %u-%u are", s->rank_lo, s->rank_hi);
+        return rt_error_set(err, RT_EINVAL, "OS noise '%s': %s outside the trace, whose ranks are 0-%u", s->spec, r,
+                            nranks ? nranks - 1 : 0);
+    }
     return RT_OK;
 }
 
