@@ -3,7 +3,8 @@
 # Bad side files (issue 19): every file retime reads besides the trace goes through one reader
 # (replay/src/util/sidefile.c). For each kind (parameter file --params, noise file --os-noise
 # file:PATH, empirical histogram --net-noise empirical:PATH, retime check's --baseline, the
-# network's --mapping file:PATH) and each
+# network's --mapping file:PATH, the collective rules of --coll-algos FILE, whose FIFO waited for a
+# writer forever before issue 34) and each
 # bad input (/dev/zero, a FIFO without a writer, a 1 GB sparse file, random bytes, an overlong
 # line, control bytes in a line, a directory) retime must print exactly one line on stderr,
 # "retime: error: " and the expected text, of printable ASCII only and at most 200 characters
@@ -63,9 +64,9 @@ head -c 5000 /dev/zero | tr '\0' x >"$work/long"; echo >>"$work/long"
 head -c 2097152 /dev/zero | tr '\0' ' ' >"$work/long-json"; echo '{}' >>"$work/long-json"
 
 # ---------------------------------------------------------------- each kind
-kinds=(params noise histogram baseline mapping)
+kinds=(params noise histogram baseline mapping rules)
 declare -A what=([params]="parameter file" [noise]="noise file" [histogram]="histogram" [baseline]="baseline"
-                 [mapping]="mapping file")
+                 [mapping]="mapping file" [rules]="collective rules file")
 run() { # kind, path, test name, expected text: the command that reads this kind of side file
   local kind=$1 path=$2 name=$3 text=$4
   case $kind in
@@ -74,6 +75,7 @@ run() { # kind, path, test name, expected text: the command that reads this kind
   histogram) expect "$kind-$name" 1 "$text" "$retime" replay "$T" "${H[@]}" --net-noise "empirical:$path" ;;
   baseline) expect "$kind-$name" 2 "$text" "$retime" check "$T" --baseline "$path" ;;
   mapping) expect "$kind-$name" 1 "$text" "$retime" replay "$T" "${H[@]}" --topology torus:4x4 --mapping "file:$path" ;;
+  rules) expect "$kind-$name" 1 "$text" "$retime" replay "$T" "${H[@]}" --coll-algos "$path" ;;
   esac
 }
 for k in "${kinds[@]}"; do
@@ -84,7 +86,7 @@ for k in "${kinds[@]}"; do
   run "$k" "$work/sparse" sparse-1g "sparse: $w of 1073741824 bytes is larger than the maximum"
 done
 run params "$work/binary" binary "binary: parameter file of 3000000 bytes is larger than the maximum 1048576 bytes"
-for k in noise histogram baseline mapping; do
+for k in noise histogram baseline mapping rules; do
   run "$k" "$work/binary" binary "binary:1: NUL byte in the line"
 done
 run mapping "$work/binary-nonul" binary-nonul "binary-nonul line 1: expected 'RANK NODE', found '"
@@ -93,7 +95,7 @@ run params "$work/binary-nonul" binary-nonul "binary-nonul:1: "
 run noise "$work/binary-nonul" binary-nonul "binary-nonul:1: expected 'start duration' in ns"
 run histogram "$work/binary-nonul" binary-nonul "binary-nonul:1: not a histogram"
 run baseline "$work/binary-nonul" binary-nonul "binary-nonul:1:1: not valid JSON"
-for k in params noise histogram; do
+for k in params noise histogram rules; do
   run "$k" "$work/long" long-line "long:1: line longer than 4096 bytes"
 done
 run baseline "$work/long-json" long-line "long-json:1: line longer than 1048576 bytes"

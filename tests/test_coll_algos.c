@@ -542,7 +542,7 @@ static void test_rules_file(void)
         CHECK_CONTAINS(err.msg, ":1: line longer than");
         free(line);
     }
-    CHECK_EQ_INT(rt_coll_rules_open("/nonexistent/rules", &r, &err), RT_EIO);
+    CHECK_EQ_INT(rt_coll_rules_open("/nonexistent/rules", &r, &err), RT_ENOTFOUND);
     CHECK_CONTAINS(err.msg, "/nonexistent/rules: cannot open collective rules");
 }
 

@@ -22,10 +22,12 @@
 #include "collective.h"
 #include "coll_rules.h"
 #include "retime/units.h"
+#include "sidefile.h"
 
 enum { RULES_RETIME, RULES_MPICH, RULES_OPENMPI, RULES_FILE };
 
 #define RULES_MAX_LINES 4096 /* a rules file is a small table */
+#define RULES_MAX_BYTES (4u << 20) /* that many lines of RULES_LINE_MAX, and as much again of comments */
 #define RULES_LINE_MAX 512
 
 /* One line of a rules file: OP (with its v-variant flag: 0 plain, 1 v, 2 both) on RANKS in
@@ -287,20 +289,21 @@ static int parse_line(char **w, int nw, struct rule *x, rt_error *err)
 
 static int load(const char *path, struct rt_coll_rules *r, rt_error *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return rt_error_set(err, RT_EIO, "%s: cannot open collective rules: %s", path, strerror(errno));
-    char line[RULES_LINE_MAX + 2];
-    int rc = RT_OK;
-    size_t cap = 0;
-    for (unsigned lineno = 1; fgets(line, sizeof line, f); lineno++) {
-        size_t len = strlen(line);
-        if (len && line[len - 1] == '\n')
-            line[--len] = '\0';
-        else if (!feof(f)) {
+    /* Through the side-file reader: a FIFO as rules file waited for a writer forever (issue 34). */
+    struct rt__sidefile *f;
+    int rc = rt__sidefile_open(path, "collective rules file", RULES_MAX_BYTES, &f, err);
+    if (rc)
+        return rc;
+    char line[RULES_LINE_MAX + 1];
+    size_t cap = 0, len;
+    const char *text;
+    while ((rc = rt__sidefile_line(f, &text, &len, err)) > 0) {
+        unsigned lineno = rt__sidefile_lineno(f);
+        if (len > RULES_LINE_MAX) {
             rc = rt_error_set(err, RT_EINVAL, "%s:%u: line longer than %d characters", path, lineno, RULES_LINE_MAX);
             break;
         }
+        memcpy(line, text, len + 1); /* a copy for strtok */
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
@@ -340,9 +343,7 @@ static int load(const char *path, struct rt_coll_rules *r, rt_error *err)
         }
         r->n++;
     }
-    if (!rc && ferror(f))
-        rc = rt_error_set(err, RT_EIO, "%s: read error", path);
-    fclose(f);
+    rt__sidefile_close(f);
     if (!rc && r->n == 0)
         rc = rt_error_set(err, RT_EINVAL, "%s: no rules (expected OP RANKS BYTES ALGORITHM lines)", path);
     return rc;
