@@ -469,21 +469,19 @@ static int work_check(const struct model_cli *m, const struct rt_replay_options 
     if (m->network)
         bg = span * rt_network_background_rate(m->network, model_per_byte_ns(&o->model), &load);
     double detours = span * rt_os_noise_detour_rate(o->os_noise, rt_trace_ranks(t));
-    /* overloaded links keep a growing share (1 - 1/load) of the messages so far on the wire, and
-     * every start or end of a flow reworks the flows sharing its links: quadratic work */
-    double bg_work = load > 1 ? bg + bg * bg * (1 - 1 / load) / 2 : bg;
+    double bg_work = bg; /* (overloaded links: the replay stops once their pile is too high) */
     double replays = m->replays ? (double)m->replays : 1, bound = m->max_work > 0 ? m->max_work : MAX_WORK_DEFAULT;
     double work = replays * ((double)rt_trace_stats(t)->events + bg_work + detours);
     char a[32], b[32], c[32], d[32], e[32];
     if (load > 1)
         fprintf(stderr, "retime: warning: --perturb: each perturbing node offers %.3gx what its NIC link carries: its "
-                        "messages pile up and the other jobs' traffic grows without bound during the replay\n", load);
+                        "messages pile up on the wire (the replay stops when they average 8 per node)\n", load);
     if (work > bound)
-        return cli_die("about %s events of work (%s replay(s) of %s trace events, %s background messages%s and %s OS "
+        return cli_die("about %s events of work (%s replay(s) of %s trace events, %s background messages and %s OS "
                        "detours each over the trace's %s): more than --max-work %s; raise it to run anyway",
                        count_text(a, sizeof a, work), count_text(b, sizeof b, replays),
                        count_text(c, sizeof c, (double)rt_trace_stats(t)->events), count_text(d, sizeof d, bg),
-                       load > 1 ? " piling up on overloaded links" : "", count_text(e, sizeof e, detours), rt_format_time((char[32]){0}, 32, span),
+                       count_text(e, sizeof e, detours), rt_format_time((char[32]){0}, 32, span),
                        count_text((char[32]){0}, 32, bound));
     return 0;
 }

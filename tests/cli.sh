@@ -229,13 +229,16 @@ check window-bad-spec fails_with "--window: unknown window 'first' (all, mpi, re
 check window-bad-range fails_with "bad instance range (FROM-TO, FROM <= TO)" "$retime" replay "$T1" "${H[@]}" --window region:shift_iteration#3-2
 
 quiet_ok() { "$@" >/dev/null 2>&1; }
-# Work estimated before any run (issues #32 and #34): an overloaded --perturb warns and is refused
-# at once, as are detours every nanosecond; --max-work raises the bound
+# Work estimated before any run (issues #32 and #34): an overloaded --perturb warns and stops
+# within a second, detours every nanosecond are refused before it starts; --max-work sets the bound
 P=(--topology torus:4x4x2 --perturb ratio=0.75,pattern=random-permutation,size=1MiB,interval=10us)
 err=$( { timeout 5 "$retime" replay "$T1" --alpha 2us --beta 0.1ns/B "${P[@]}" --runs 100 >/dev/null; } 2>&1); rc=$?
 check work-perturb-refused holds '$1 == 1' "$rc"
 check work-perturb-overload-warned has "$err" "warning: --perturb: each perturbing node offers 10.5x what its NIC link carries"
-check work-perturb-estimate has "$err" "868492 background messages piling up on overloaded links and 0 OS detours each over the trace's 361.9ms): more than --max-work 2e+09"
+check work-perturb-stopped has "$err" "--perturb: 1200 background messages on the wire at once at predicted time 500us: the other jobs offer more than the links carry"
+check work-perturb-estimate fails_with "(200 replay(s) of 2048 trace events, 868492 background messages and 0 OS detours each over the trace's 361.9ms): more than --max-work 1e+08" \
+    "$retime" replay "$T1" --alpha 2us --beta 0.1ns/B --topology torus:4x4x2 \
+    --perturb ratio=0.75,pattern=random-permutation,size=1KiB,interval=10us --runs 200 --max-work 1e8
 check work-os-noise-refused fails_with "2.89e+09 OS detours each over the trace's 361.9ms): more than --max-work 2e+09" \
     "$retime" replay "$T1" "${H[@]}" --os-noise periodic:period=1ns,duration=0.5ns
 check work-runs-multiply fails_with "(100 replay(s) of 2048 trace events, 0 background messages and 2.89e+07 OS detours" \

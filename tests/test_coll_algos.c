@@ -206,6 +206,37 @@ static void test_allreduce_reduce_bcast(void)
                NULL, want);
 }
 
+/* reduce_scatter of a 4000 B vector (blocks of 1000 B) as the libraries run it; retime's rules
+ * time it as the allreduce of its vector, as before (2 (T(2000) + T(1000))). */
+static void test_reduce_scatter(void)
+{
+    char path[300];
+    rt_time_ps want[5];
+    struct setup mp = {.rules = "mpich"}; /* recursive halving: 2000 B, then 1000 B */
+    fill(want, 4, T2 + T1);
+    check_coll("reduce_scatter mpich P=4", &mp, 4, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, "MPI_Reduce_scatter", NO_ROOT,
+               4000, NULL, want);
+    /* P = 5: 1 hands its vector to 0 (T(4000)), halving among 0, 2, 3, 4, then 0 passes rank 1
+     * its block of 800 B */
+    rt_time_ps w5[5] = {15800 * NS, 15800 * NS, 13000 * NS, 13000 * NS, 13000 * NS};
+    if (!g_topology) /* (on a network 2's first halving flow shares 0's link with 1's pre-step flow) */
+        check_coll("reduce_scatter mpich P=5", &mp, 5, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, "MPI_Reduce_scatter",
+                   NO_ROOT, 4000, NULL, w5);
+    rules_file(path, sizeof path, "reduce_scatter * * pairwise\n");
+    struct setup pw = {.rules = path}; /* 3 rounds of one block */
+    fill(want, 4, 3 * T1);
+    check_coll("reduce_scatter pairwise P=4", &pw, 4, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, "MPI_Reduce_scatter",
+               NO_ROOT, 4000, NULL, want);
+    rules_file(path, sizeof path, "reduce_scatter * * reduce-bcast\n");
+    struct setup rb = {.rules = path}; /* binomial reduce of 4000 B to 0 (2 T(4000)), then its blocks */
+    rt_time_ps w4[4] = {2 * T4 + 3 * T1, 2 * T4 + T1, 2 * T4 + 2 * T1, 2 * T4 + 3 * T1};
+    check_coll("reduce_scatter reduce-bcast P=4", &rb, 4, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, "MPI_Reduce_scatter",
+               NO_ROOT, 4000, NULL, w4);
+    fill(want, 4, 2 * (T2 + T1)); /* retime's: the allreduce of the vector */
+    check_coll("reduce_scatter retime P=4", NULL, 4, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, "MPI_Reduce_scatter", NO_ROOT,
+               4000, NULL, want);
+}
+
 /* ------------------------------------------------------------------ allgather, alltoall */
 
 /* neighbour exchange, P = 4: one block with the neighbour, then two blocks with the other. */
@@ -373,6 +404,9 @@ static void test_rules_mpich(void)
     CHECK_EQ_INT(pick(r, RT_COLL_GATHER, 1, 5, 100, 500), RT_ALGO_LINEAR);
     CHECK_EQ_INT(pick(r, RT_COLL_SCATTER, 1, 5, 100, 500), RT_ALGO_LINEAR);
     PICK(r, RT_COLL_SCAN, 5, 100, RT_ALGO_RECDBL);
+    /* reduce_scatter on the whole vector: recursive halving below 512 KiB, pairwise above */
+    CHECK_EQ_INT(pick(r, RT_COLL_ALLREDUCE, 1, 8, 524287, 8 * 524287), RT_ALGO_RABENSEIFNER);
+    CHECK_EQ_INT(pick(r, RT_COLL_ALLREDUCE, 1, 8, 524288, 8 * 524288), RT_ALGO_PAIRWISE);
     rt_coll_rules_free(r);
 }
 
@@ -452,6 +486,11 @@ static void test_rules_openmpi(void)
     PICK(r, RT_COLL_GATHER, 4, 262144, RT_ALGO_LINEAR_SYNC);
     PICK(r, RT_COLL_SCATTER, 64, 511, RT_ALGO_BINOMIAL);
     PICK(r, RT_COLL_SCATTER, 64, 512, RT_ALGO_LINEAR_NB);
+    /* reduce_scatter, 4 <= P <= 7: S < 8 nonoverlapping, < 262144 halving, then ring */
+    CHECK_EQ_INT(pick(r, RT_COLL_ALLREDUCE, 1, 4, 7, 28), RT_ALGO_REDUCE_BCAST);
+    CHECK_EQ_INT(pick(r, RT_COLL_ALLREDUCE, 1, 4, 8, 32), RT_ALGO_RABENSEIFNER);
+    CHECK_EQ_INT(pick(r, RT_COLL_ALLREDUCE, 1, 4, 262143, 4 * 262143), RT_ALGO_RABENSEIFNER);
+    CHECK_EQ_INT(pick(r, RT_COLL_ALLREDUCE, 1, 4, 262144, 4 * 262144), RT_ALGO_RING);
     /* basic: scan, gatherv, scatterv linear */
     PICK(r, RT_COLL_SCAN, 5, 100, RT_ALGO_LINEAR);
     CHECK_EQ_INT(pick(r, RT_COLL_GATHER, 1, 5, 100, 500), RT_ALGO_LINEAR);
@@ -599,6 +638,7 @@ int main(void)
         test_reduce_rabenseifner_odd_root();
         test_allreduce_segmented_ring();
         test_allreduce_reduce_bcast();
+        test_reduce_scatter();
         test_allgather_neighbor();
         test_alltoall_bruck();
         test_alltoall_all_at_once();

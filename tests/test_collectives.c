@@ -591,7 +591,7 @@ static void test_algo_parse(void)
     CHECK_CONTAINS(err.msg, "algorithm 'ring' does not apply to bcast (valid: auto, binomial, linear, pipeline, chain, binary, split-binary, knomial, scatter-recdbl, scatter-ring)");
     CHECK(memcmp(a, before, sizeof a) == 0); /* a bad spec changes nothing */
     CHECK_EQ_INT(rt_coll_algo_parse("allreduce=fast", a, &err), RT_EINVAL);
-    CHECK_CONTAINS(err.msg, "unknown collective algorithm 'fast' for allreduce (valid: auto, recdbl, ring, rabenseifner, linear, segmented-ring, reduce-bcast)");
+    CHECK_CONTAINS(err.msg, "unknown collective algorithm 'fast' for allreduce (valid: auto, recdbl, ring, rabenseifner, pairwise, linear, segmented-ring, reduce-bcast)");
     CHECK_EQ_INT(rt_coll_algo_parse("allredux=ring", a, &err), RT_EINVAL);
     CHECK_CONTAINS(err.msg, "unknown collective operation 'allredux' (operations: barrier, bcast");
     CHECK_EQ_INT(rt_coll_algo_parse("allreduce", a, &err), RT_EINVAL);

@@ -29,7 +29,7 @@ enum rt_coll_algo {
     RT_ALGO_RECDBL,        /**< recursive doubling: allreduce, allgather, scan */
     RT_ALGO_RING,          /**< allreduce (reduce-scatter + allgather), allgather */
     RT_ALGO_RABENSEIFNER,  /**< allreduce: recursive halving + recursive doubling */
-    RT_ALGO_PAIRWISE,      /**< alltoall */
+    RT_ALGO_PAIRWISE,      /**< alltoall, reduce_scatter */
     RT_ALGO_BRUCK,         /**< allgather, alltoall (Bruck et al. 1997), barrier (= dissemination) */
     RT_ALGO_LINEAR,        /**< every operation: one rank talks to all in turn */
     RT_ALGO_PIPELINE,      /**< bcast, reduce: a chain in segments */
@@ -61,6 +61,11 @@ struct rt_coll_plan {
     rt_bytes seg;
     uint32_t fanout;
     uint8_t part[2];
+    /** An allreduce's vector variant (MPI_Reduce_scatter) runs as what the MPI library runs for it:
+     *  rabenseifner's reduce-scatter half (recursive halving), ring's, pairwise, or reduce-bcast
+     *  as a reduce and a linear scatter. Set by the mpich and openmpi rule sets and by rules files;
+     *  retime's rules time it as an allreduce of its vector, as before. */
+    uint8_t reduce_scatter;
 };
 
 /** A rule set that picks each collective's algorithm (docs/collectives.md). */

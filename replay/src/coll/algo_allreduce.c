@@ -17,6 +17,15 @@
  *                picks for a reduce and a bcast of m on the same ranks (Open MPI's
  *                "nonoverlapping"; binomial both when the plan names none).
  *  linear        Open MPI's basic linear: a linear reduce to rank 0, then a linear bcast.
+ *
+ * reduce_scatter (the vector variant, plan->reduce_scatter): each rank ends with its block of
+ * b = ceil(m/P) bytes of the reduced vector of m, as the libraries run it:
+ *  rabenseifner  recursive halving: the pre-step to pof2 ranks, exchanges of m/2, m/4, ...,
+ *                m/pof2, then each rank that stood in for a second one sends it its block.
+ *  ring          P-1 rounds of one block to the right neighbour.
+ *  pairwise      MPICH's for long vectors: in round i, r sends the block of (r + i) mod P to it.
+ *  reduce-bcast  Open MPI's nonoverlapping: a reduce of m to rank 0, then a linear scatter.
+ * Other algorithms run as the allreduce of the vector (an upper bound).
  */
 #include "coll_sim.h"
 
@@ -64,9 +73,20 @@ void rt__alg_allreduce_recdbl(struct rt__cs *s)
     post_step(s, rem, s->mmax);
 }
 
+/* The block each rank keeps of a reduce_scatter. */
+static rt_bytes rs_block(const struct rt__cs *s)
+{
+    return rt__cs_ceil_div(s->mmax, s->P);
+}
+
 void rt__alg_allreduce_rabenseifner(struct rt__cs *s)
 {
     uint64_t pof2 = rt__cs_pof2(s->P), rem = s->P - pof2;
+    if (s->plan->reduce_scatter) { /* recursive halving, then the stand-ins pass the blocks on */
+        rt__cs_reduce_scatter_pof2(s, pof2, rem, s->mmax);
+        post_step(s, rem, rs_block(s));
+        return;
+    }
     rt__cs_reduce_scatter_pof2(s, pof2, rem, s->mmax);
     for (uint64_t mask = pof2 >> 1; mask > 0; mask >>= 1) /* allgather: ..., m/4, m/2 */
         exchange(s, pof2, rem, mask, rt__cs_ceil_div(s->mmax, 2 * mask));
@@ -86,7 +106,21 @@ static void ring(struct rt__cs *s, uint64_t rounds, rt_bytes bs)
 
 void rt__alg_allreduce_ring(struct rt__cs *s)
 {
-    ring(s, 2 * (s->P - 1), rt__cs_ceil_div(s->mmax, s->P));
+    ring(s, (s->plan->reduce_scatter ? 1 : 2) * (s->P - 1), rt__cs_ceil_div(s->mmax, s->P));
+}
+
+void rt__alg_allreduce_pairwise(struct rt__cs *s)
+{
+    if (!s->plan->reduce_scatter) { /* an allreduce has no pairwise schedule: recursive doubling */
+        rt__alg_allreduce_recdbl(s);
+        return;
+    }
+    for (uint64_t i = 1; i < s->P; i++) {
+        rt__cs_round_begin(s);
+        for (uint64_t r = 0; r < s->P; r++)
+            rt__cs_message(s, (uint32_t)r, (uint32_t)((r + i) % s->P), rs_block(s));
+        rt__cs_round_end(s);
+    }
 }
 
 void rt__alg_allreduce_segmented_ring(struct rt__cs *s)
@@ -104,6 +138,14 @@ void rt__alg_allreduce_reduce_bcast(struct rt__cs *s)
     int red = s->plan->part[0] ? s->plan->part[0] : RT_ALGO_BINOMIAL;
     int bc = s->plan->part[1] ? s->plan->part[1] : RT_ALGO_BINOMIAL;
     rt__coll_algo_fn(RT_COLL_REDUCE, red)(s);
+    if (s->plan->reduce_scatter) { /* the blocks from rank 0, one after the other */
+        for (uint64_t r = 1; r < s->P; r++) {
+            rt__cs_round_begin(s);
+            rt__cs_message(s, 0, (uint32_t)r, rs_block(s));
+            rt__cs_round_end(s);
+        }
+        return;
+    }
     rt__coll_algo_fn(RT_COLL_BCAST, bc)(s);
 }
 

@@ -182,6 +182,7 @@ void rt__alg_allreduce_ring(struct rt__cs *s);
 void rt__alg_allreduce_segmented_ring(struct rt__cs *s);
 void rt__alg_allreduce_reduce_bcast(struct rt__cs *s);
 void rt__alg_allreduce_linear(struct rt__cs *s);
+void rt__alg_allreduce_pairwise(struct rt__cs *s);
 
 void rt__alg_allgather_bruck(struct rt__cs *s);
 void rt__alg_allgather_recdbl(struct rt__cs *s);

@@ -72,6 +72,7 @@ static const struct {
     {RT_COLL_ALLREDUCE, RT_ALGO_SEGMENTED_RING, rt__alg_allreduce_segmented_ring},
     {RT_COLL_ALLREDUCE, RT_ALGO_REDUCE_BCAST, rt__alg_allreduce_reduce_bcast},
     {RT_COLL_ALLREDUCE, RT_ALGO_LINEAR, rt__alg_allreduce_linear},
+    {RT_COLL_ALLREDUCE, RT_ALGO_PAIRWISE, rt__alg_allreduce_pairwise}, /* reduce_scatter only */
     {RT_COLL_SCAN, RT_ALGO_RECDBL, rt__alg_scan_recdbl},
     {RT_COLL_SCAN, RT_ALGO_LINEAR, rt__alg_scan_linear},
     {RT_COLL_OTHER, RT_ALGO_DISSEMINATION, rt__alg_other},

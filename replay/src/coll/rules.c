@@ -119,6 +119,10 @@ void rt_coll_plan_choose(const rt_coll_rules *r, const uint8_t *override, int op
         /* the rule set's segment and fan-out belong to its own algorithm */
         *out = (struct rt_coll_plan){.op = op, .algo = forced};
     }
+    /* a reduce_scatter runs as the library runs it, except under retime's rules (as before) */
+    out->reduce_scatter = (uint8_t)(op == RT_COLL_ALLREDUCE && vector && r && r->kind != RULES_RETIME);
+    if (op == RT_COLL_ALLREDUCE && !out->reduce_scatter && out->algo == RT_ALGO_PAIRWISE)
+        out->algo = RT_ALGO_RECDBL; /* pairwise is a reduce_scatter's alone */
     if (out->algo == RT_ALGO_REDUCE_BCAST) { /* its parts as the rule set would run them */
         struct rt_coll_plan part;
         q.op = RT_COLL_REDUCE;

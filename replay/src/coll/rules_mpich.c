@@ -13,8 +13,9 @@
  * (MPI_SUM); where MPICH compares the count of elements with pof2, elements of 8 bytes are
  * assumed. As in 3.4.1 and 4.0.2, alltoall's "comm_size < 8", evaluated at call time, holds for
  * P <= 8.
- * Not modelled: reduce_scatter's own algorithms (it runs as an allreduce of its vector under the
- * allreduce rule), MPI_IN_PLACE alltoall (pairwise sendrecv_replace).
+ * reduce_scatter (an allreduce's vector variant, total = its whole vector): recursive halving
+ * (rabenseifner's reduce-scatter half) below 524288 B, pairwise above.
+ * Not modelled: MPI_IN_PLACE alltoall (pairwise sendrecv_replace), non-commutative reduce_scatter.
  */
 #include "coll_rules.h"
 
@@ -40,7 +41,10 @@ void rt__rules_mpich(const struct rt__coll_query *q, struct rt_coll_plan *out)
         out->algo = avg <= 2048 || count < pof2 ? RT_ALGO_BINOMIAL : RT_ALGO_RABENSEIFNER;
         break;
     case RT_COLL_ALLREDUCE:
-        out->algo = avg <= 8 || count < pof2 ? RT_ALGO_RECDBL : RT_ALGO_RABENSEIFNER;
+        if (q->vector) /* reduce_scatter (commutative): recursive halving below 512 KiB in all */
+            out->algo = q->block < 524288 ? RT_ALGO_RABENSEIFNER : RT_ALGO_PAIRWISE;
+        else
+            out->algo = avg <= 8 || count < pof2 ? RT_ALGO_RECDBL : RT_ALGO_RABENSEIFNER;
         break;
     case RT_COLL_ALLGATHER: /* on the total of all blocks (allgatherv: the same rule) */
         if (rt__pof2(P))

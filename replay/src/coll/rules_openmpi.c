@@ -17,8 +17,8 @@
  * The fixed rules pass segment size 0 and fan-out 0 to every algorithm: one segment, chains of
  * fan-out 1, k-nomial radix 4 (coll_tuned_bcast_algorithm_knomial_radix), so no plan here is
  * segmented. A binomial bcast is Open MPI's tree (fanout 1 in the plan: algo_bcast.c).
- * Not modelled: reduce_scatter's own algorithms (a reduce_scatter runs as an allreduce of its
- * vector under the allreduce table), MPI_IN_PLACE alltoall variants, non-commutative tables.
+ * reduce_scatter (an allreduce's vector variant): its own table, with butterfly run as recursive
+ * halving. Not modelled: MPI_IN_PLACE alltoall variants, non-commutative tables.
  */
 #include "coll_rules.h"
 
@@ -165,6 +165,22 @@ static const struct row scatter_rows[] = {
     {32, ANY, LINEAR_NB}, {64, 512, BINOMIAL}, {64, ANY, LINEAR_NB},
     {0, 0, 0}};
 
+/* reduce_scatter (commutative op): S = the whole vector; butterfly runs as recursive halving
+ * (rabenseifner: the same volumes in the same number of rounds) */
+static const struct row reduce_scatter_rows[] = {
+    {2, 65536, RING}, {2, 131072, RABENSEIFNER}, {2, ANY, RING}, {4, 8, REDUCE_BCAST},
+    {4, 262144, RABENSEIFNER}, {4, ANY, RING}, {8, 262144, RABENSEIFNER}, {8, ANY, RING},
+    {32, 64, REDUCE_BCAST}, {32, 2048, RABENSEIFNER}, {32, 524288, RABENSEIFNER}, {32, ANY, RING},
+    {64, 256, REDUCE_BCAST}, {64, 512, RABENSEIFNER}, {64, 2048, RABENSEIFNER}, {64, 4096, RABENSEIFNER},
+    {64, ANY, RABENSEIFNER}, {128, 256, REDUCE_BCAST}, {128, 512, RABENSEIFNER}, {128, ANY, RABENSEIFNER},
+    {256, 256, REDUCE_BCAST}, {256, 1024, RABENSEIFNER}, {256, ANY, RABENSEIFNER}, {512, 512, REDUCE_BCAST},
+    {512, 2048, RABENSEIFNER}, {512, 8192, RABENSEIFNER}, {512, 16384, RABENSEIFNER}, {512, ANY, RABENSEIFNER},
+    {1024, 512, REDUCE_BCAST}, {1024, 4096, RABENSEIFNER}, {1024, 16384, RABENSEIFNER},
+    {1024, 32768, RABENSEIFNER}, {1024, ANY, RABENSEIFNER}, {2048, 512, REDUCE_BCAST},
+    {2048, 4096, RABENSEIFNER}, {2048, ANY, RABENSEIFNER}, {4096, 1024, REDUCE_BCAST},
+    {4096, 8192, RABENSEIFNER}, {4096, ANY, RABENSEIFNER},
+    {0, 0, 0}};
+
 /* The algorithm of the row for (P, S): the last band that starts at or below P. */
 static int lookup(const struct row *t, uint64_t P, uint64_t S)
 {
@@ -204,6 +220,10 @@ void rt__rules_openmpi(const struct rt__coll_query *q, struct rt_coll_plan *out)
         break;
     case RT_COLL_ALLREDUCE: {
         rt_bytes S = q->block;
+        if (q->vector) { /* reduce_scatter */
+            out->algo = lookup(reduce_scatter_rows, P, S);
+            break;
+        }
         out->algo = lookup(allreduce_rows, P, S);
         count = S / 8;
         if ((out->algo == RING || out->algo == SEGMENTED_RING) && count < P)

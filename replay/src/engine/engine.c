@@ -39,6 +39,7 @@
 #include "map.h"
 #include "noise_internal.h"
 #include "retime/replay.h"
+#include "retime/units.h"
 #include "retime/window.h"
 
 
@@ -429,7 +430,17 @@ static int bg_event(struct engine *E, struct qent q)
 {
     if (E->done >= E->total)
         return 0; /* the trace is done: the other jobs no longer matter */
-    if (rt__netrun_perturb_fire(E->net, q.t) || net_kick(E, q.t))
+    int rc = rt__netrun_perturb_fire(E->net, q.t);
+    if (rc == RT_ERANGE) {
+        char at[32];
+        return E->failed = rt_error_set(E->err, RT_ERANGE,
+                                        "%s: --perturb: %llu background messages on the wire at once at predicted "
+                                        "time %s: the other jobs offer more than the links carry and their traffic "
+                                        "piles up without bound (lower the ratio or size, or raise the interval)",
+                                        rt_trace_path(E->t), (unsigned long long)rt__netrun_bg_on_wire(E->net),
+                                        rt_format_time(at, sizeof at, (double)q.t / 1e3));
+    }
+    if (rc || net_kick(E, q.t))
         return rt__eng_oom(E);
     rt_time_ps nx = rt__netrun_perturb_next(E->net);
     return nx == INT64_MAX ? 0 : push(E, nx, Q_BG, 0, 0);

@@ -252,7 +252,7 @@ struct rt__netrun {
     uint8_t *bg_on;          /* ipp: in the on state */
     rt_time_ps *bg_switch, *bg_arrive; /* ipp: next state change, next message while on */
     rt_time_ps bg_next;      /* the next injection time (INT64_MAX: none) */
-    uint64_t bg_round, bg_sent;
+    uint64_t bg_round, bg_sent, bg_done; /* background messages started, and arrived */
     uint32_t *bg_perm;
 };
 
@@ -376,6 +376,7 @@ static void flow_done(void *ud, const struct rt__flow_done *f)
     for (uint32_t i = 0; i < f->n; i++) {
         struct rt_link_use *u = &n->use[f->links[i]];
         if (bg) {
+            n->bg_done += i == 0;
             u->bg_flows++;
             u->bg_bytes += f->bytes;
         } else {
@@ -527,6 +528,8 @@ int rt__netrun_perturb_fire(struct rt__netrun *n, rt_time_ps t)
     uint32_t k = n->nbg;
     if (t != n->bg_next)
         return RT_OK;
+    if (n->bg_sent - n->bg_done > (uint64_t)RT_NET_BG_MAX_PER_NODE * k + RT_NET_BG_MAX_SLACK)
+        return RT_ERANGE; /* the links are overloaded: the pile grows without bound */
     if (b->pattern == PAT_IPP) {
         for (uint32_t i = 0; i < k; i++) {
             while (ipp_next(n, i) == t) {
@@ -588,4 +591,9 @@ double rt_network_background_rate(const rt_network *net, double model_ns_per_byt
     /* the share of its NIC link's time each perturber's messages need: over 1, they pile up */
     *nic_load = per_node_per_ps * 1e3 * b->size * nic;
     return per_node_per_ps * 1e3 * b->count;
+}
+
+uint64_t rt__netrun_bg_on_wire(const struct rt__netrun *n)
+{
+    return n->bg_sent - n->bg_done;
 }
