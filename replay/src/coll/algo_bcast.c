@@ -44,17 +44,6 @@ void rt__cs_binomial_down(struct rt__cs *s, int subtrees)
     }
 }
 
-/* Down a tree of @p shape in segments; the unsegmented binomial is MPICH's. */
-static void tree_bcast(struct rt__cs *s, int shape, uint32_t fanout)
-{
-    struct rt__cs_tree t;
-    if (rt__cs_tree_build(&t, shape, s->P, fanout)) {
-        s->failed = RT_ENOMEM;
-        return;
-    }
-    rt__cs_tree_down(s, &t, s->mmax);
-    rt__cs_tree_free(&t);
-}
 
 void rt__alg_bcast_binomial(struct rt__cs *s)
 {
@@ -62,27 +51,27 @@ void rt__alg_bcast_binomial(struct rt__cs *s)
     if (rt__cs_segments(s, s->mmax, &piece) == 1 && s->fanout == 0)
         rt__cs_binomial_down(s, 0);
     else
-        tree_bcast(s, RT_TREE_BMTREE, 1);
+        rt__cs_tree(s, RT_TREE_BMTREE, 1, 0);
 }
 
 void rt__alg_bcast_pipeline(struct rt__cs *s)
 {
-    tree_bcast(s, RT_TREE_CHAIN, 1);
+    rt__cs_tree(s, RT_TREE_CHAIN, 1, 0);
 }
 
 void rt__alg_bcast_chain(struct rt__cs *s)
 {
-    tree_bcast(s, RT_TREE_CHAIN, s->fanout);
+    rt__cs_tree(s, RT_TREE_CHAIN, s->fanout, 0);
 }
 
 void rt__alg_bcast_binary(struct rt__cs *s)
 {
-    tree_bcast(s, RT_TREE_KARY, 2);
+    rt__cs_tree(s, RT_TREE_KARY, 2, 0);
 }
 
 void rt__alg_bcast_knomial(struct rt__cs *s)
 {
-    tree_bcast(s, RT_TREE_KNOMIAL, s->fanout ? s->fanout : 4);
+    rt__cs_tree(s, RT_TREE_KNOMIAL, s->fanout ? s->fanout : 4, 0);
 }
 
 void rt__alg_bcast_linear(struct rt__cs *s)

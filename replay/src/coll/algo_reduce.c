@@ -32,16 +32,6 @@ void rt__cs_binomial_up(struct rt__cs *s, int subtrees)
     }
 }
 
-static void tree_reduce(struct rt__cs *s, int shape, uint32_t fanout)
-{
-    struct rt__cs_tree t;
-    if (rt__cs_tree_build(&t, shape, s->P, fanout)) {
-        s->failed = RT_ENOMEM;
-        return;
-    }
-    rt__cs_tree_up(s, &t, s->mmax);
-    rt__cs_tree_free(&t);
-}
 
 void rt__alg_reduce_binomial(struct rt__cs *s)
 {
@@ -49,22 +39,22 @@ void rt__alg_reduce_binomial(struct rt__cs *s)
     if (rt__cs_segments(s, s->mmax, &piece) == 1)
         rt__cs_binomial_up(s, 0);
     else
-        tree_reduce(s, RT_TREE_BMTREE, 1);
+        rt__cs_tree(s, RT_TREE_BMTREE, 1, 1);
 }
 
 void rt__alg_reduce_pipeline(struct rt__cs *s)
 {
-    tree_reduce(s, RT_TREE_CHAIN, 1);
+    rt__cs_tree(s, RT_TREE_CHAIN, 1, 1);
 }
 
 void rt__alg_reduce_chain(struct rt__cs *s)
 {
-    tree_reduce(s, RT_TREE_CHAIN, s->fanout);
+    rt__cs_tree(s, RT_TREE_CHAIN, s->fanout, 1);
 }
 
 void rt__alg_reduce_binary(struct rt__cs *s)
 {
-    tree_reduce(s, RT_TREE_KARY, 2);
+    rt__cs_tree(s, RT_TREE_KARY, 2, 1);
 }
 
 void rt__alg_reduce_linear(struct rt__cs *s)
@@ -80,7 +70,7 @@ void rt__alg_reduce_linear(struct rt__cs *s)
 
 void rt__alg_reduce_in_order_binary(struct rt__cs *s)
 {
-    tree_reduce(s, RT_TREE_IN_ORDER_BINARY, 2);
+    rt__cs_tree(s, RT_TREE_IN_ORDER_BINARY, 2, 1);
     if (s->root != s->P - 1) {
         rt__cs_round_begin(s);
         rt__cs_message(s, (uint32_t)(s->P - 1), (uint32_t)s->root, s->mmax);

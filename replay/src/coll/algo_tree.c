@@ -198,3 +198,17 @@ void rt__cs_tree_up(struct rt__cs *s, const struct rt__cs_tree *t, rt_bytes m)
         rt__cs_round_end(s);
     }
 }
+
+void rt__cs_tree(struct rt__cs *s, int shape, uint32_t fanout, int up)
+{
+    struct rt__cs_tree t;
+    if (rt__cs_tree_build(&t, shape, s->P, fanout)) {
+        s->failed = RT_ENOMEM;
+        return;
+    }
+    if (up)
+        rt__cs_tree_up(s, &t, s->mmax);
+    else
+        rt__cs_tree_down(s, &t, s->mmax);
+    rt__cs_tree_free(&t);
+}

@@ -134,6 +134,8 @@ void rt__cs_tree_free(struct rt__cs_tree *t);
 /* The whole message down the tree in segments of s->seg (bcast), or up it (reduce). */
 void rt__cs_tree_down(struct rt__cs *s, const struct rt__cs_tree *t, rt_bytes m);
 void rt__cs_tree_up(struct rt__cs *s, const struct rt__cs_tree *t, rt_bytes m);
+/* The whole message (the largest block) down (bcast) or @p up (reduce) a tree of @p shape. */
+void rt__cs_tree(struct rt__cs *s, int shape, uint32_t fanout, int up);
 
 /* MPICH's binomial tree (algo_bcast.c, algo_reduce.c): down sends the whole message (bcast) or
  * the receiver's subtree of blocks (@p subtrees: scatter); up the mirror image (reduce, gather). */
