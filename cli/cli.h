@@ -35,7 +35,9 @@ int cli_stdout_done(int rc);
 int cli_flush_stdout(void);
 /* Prints an rt_error the same way; returns 1. */
 int cli_fail(const rt_error *err);
-/** One warning line on stderr naming what the trace holds that the replay drops (nothing if none). */
+/** One warning line on stderr naming what the trace holds that the replay drops (nothing if none),
+ *  one note line counting the set-up collectives kept as measured time, one warning line counting
+ *  collectives of operations OTF2 does not define (each line only when there are some). */
 void cli_warn_dropped(const rt_trace *t);
 /* Matches "--name value" or "--name=value" at a->i; *val is NULL when the value is missing. */
 int cli_opt(struct args *a, const char *name, const char **val);
@@ -162,6 +164,7 @@ void model_cli_noise_json(FILE *f, const struct model_cli *m);
 
 int cmd_replay(struct args *a);
 int cmd_sweep(struct args *a);
+int cmd_calibrate(struct args *a);
 int cmd_predict(struct args *a);
 int cmd_analyze(struct args *a);
 int cmd_check(struct args *a);

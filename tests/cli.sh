@@ -265,5 +265,13 @@ check clock-violations-hint has "$out" "--fix-clocks corrects them"
 out=$("$retime" replay "$T1" "${H[@]}" --compute-scale 0 --region shift_iteration)
 check region-rows-auto-units has "$out" "     0      8          107.2us          154.1us          11.53us          11.53us"
 check region-summary-total has "$out" "        total          810.9us           1.22ms          115.3us          115.3us"
+# retime calibrate (issue #36): what a trace cannot determine is said, and no file is written
+out=$("$retime" calibrate "$traces/shift1d-ssend-p8-k2-m100000")
+check calibrate-rendezvous-one-size has "$out" "one message size only (100000 B): beta cannot be determined, nor alpha (no 0-byte messages)"
+check calibrate-no-eager has "$out" "check       none: the eager messages do not determine alpha and beta"
+check calibrate-no-file fails_with "$work/calib.txt: not written: 0 samples: at least 3 are needed" \
+    "$retime" calibrate "$traces/shift1d-ssend-p8-k2-m100000" --output "$work/calib.txt"
+check calibrate-no-file-left [ ! -e "$work/calib.txt" ]
+check calibrate-bad-cut fails_with "bad --cut-coef '0.5'" "$retime" calibrate "$T1" --cut-coef 0.5
 
 checks_done
