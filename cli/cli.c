@@ -55,6 +55,20 @@ void cli_warn_dropped(const rt_trace *t)
         snprintf(msg, sizeof msg, "%s: dropped %s (not replayed)", rt_trace_path(t), what);
         say("warning", msg);
     }
+    uint64_t kept = rt_trace_stats(t)->measured_collectives;
+    if (kept) {
+        snprintf(msg, sizeof msg, "%s: %llu set-up collective record%s (MPI_Init, MPI_Finalize, communicator or window "
+                 "creation) kept as measured time, not timed by the model", rt_trace_path(t), (unsigned long long)kept,
+                 kept == 1 ? "" : "s");
+        say("note", msg);
+    }
+    uint64_t unknown = rt_trace_stats(t)->unknown_coll_ops;
+    if (unknown) {
+        snprintf(msg, sizeof msg, "%s: %llu collective record%s of an operation OTF2 3 does not define (a newer "
+                 "writer's?) timed as dissemination rounds of their largest count", rt_trace_path(t),
+                 (unsigned long long)unknown, unknown == 1 ? "" : "s");
+        say("warning", msg);
+    }
 }
 
 void cli_std_fds(void)

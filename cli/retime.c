@@ -194,13 +194,15 @@ static int cmd_info(struct args *a)
                ", \"self_communicators\": %u, \"threads\": %u, \"thread_records\": %" PRIu64
                ", \"thread_teams\": %" PRIu64 ", \"accelerator_locations\": %u, \"accelerator_records\": %" PRIu64
                ", \"metric_locations\": %u, \"metric_records\": %" PRIu64 ", \"rma_records\": %" PRIu64
-               ", \"unknown_records\": %" PRIu64 ", \"orphan_completions\": %" PRIu64 ", \"dropped_requests\": %" PRIu64
+               ", \"unknown_records\": %" PRIu64 ", \"measured_collectives\": %" PRIu64
+               ", \"unknown_collective_ops\": %" PRIu64 ", \"orphan_completions\": %" PRIu64 ", \"dropped_requests\": %" PRIu64
                ", \"callsites\": [",
                rt_trace_ranks(t), st->events, st->otf2_events, st->sends, st->isends, st->recvs, st->irecvs,
                st->collectives, st->bytes_sent, bytes_recv, st->span_ns, rt_trace_regions(t),
                rt_trace_comms(t) - st->self_comms * rt_trace_ranks(t), st->self_comms, st->threads,
                st->thread_records, st->forks, st->accel_locations, st->accel_records, st->metric_locations,
-               st->metric_records, st->rma_records, st->unknown_records, st->orphan_completions, st->dropped_requests);
+               st->metric_records, st->rma_records, st->unknown_records, st->measured_collectives,
+               st->unknown_coll_ops, st->orphan_completions, st->dropped_requests);
         for (uint32_t i = 0; i < rt_trace_callsites(t); i++) {
             const struct rt_callsite *cs = rt_trace_callsite(t, i);
             printf("%s{\"id\": %u, \"function\": ", i ? ", " : "", i);
@@ -233,7 +235,14 @@ static int cmd_info(struct args *a)
         printf("events         %" PRIu64 " kept of %" PRIu64 " OTF2 records\n", st->events, st->otf2_events);
         printf("messages       %" PRIu64 " send, %" PRIu64 " isend, %" PRIu64 " recv, %" PRIu64 " irecv\n",
                st->sends, st->isends, st->recvs, st->irecvs);
-        printf("collectives    %" PRIu64 " (calls, summed over ranks)\n", st->collectives);
+        printf("collectives    %" PRIu64 " (calls, summed over ranks)", st->collectives);
+        if (st->measured_collectives)
+            printf("; %" PRIu64 " set-up records (MPI_Init, MPI_Finalize, communicator or window creation) kept as "
+                   "measured time", st->measured_collectives);
+        if (st->unknown_coll_ops)
+            printf("; %" PRIu64 " of an operation OTF2 3 does not define (timed as dissemination rounds)",
+                   st->unknown_coll_ops);
+        printf("\n");
         printf("bytes          %" PRIu64 " sent, %" PRIu64 " received\n", st->bytes_sent, bytes_recv);
         printf("time span      %s\n", span);
         char names[600], text[2400];

@@ -104,6 +104,39 @@ check two-comms-replays [ "$rc" -eq 0 ]
 check two-comms-rank0 same "$(rank_end "$out" 0)" 4816
 check two-comms-rank1 same "$(rank_end "$out" 1)" 5816
 
+# --- Score-P 8 and 9 (scorep8-init): MPI_Init, MPI_Comm_split and MPI_Finalize recorded as
+# collectives of the handle operations (CREATE_HANDLE, DESTROY_HANDLE) keep their measured time as
+# compute. With alpha = beta = 0 and compute scale 1, rank r: MPI_Init 10 .. 1000000 + 1000r kept;
+# 100 us of work, the allreduce entered at 1100000 + 1000r ends at the last entry, 1103000, on
+# every rank; 10 us of work, MPI_Comm_split 1113000 .. 1114000 + 100r (kept); 4000 - 100r of work,
+# MPI_Finalize from 1118000 for its 50000 + 500r; main left 1000 later: 1169000 + 500r. The
+# window (MPI_Init's end on every rank, 1003000, to MPI_Finalize's start) is 115000 predicted,
+# 117000 measured. (As dissemination rounds of 0 cost, MPI_Init ended at 10: 115010 in all.)
+Z=(--alpha 0 --beta 0ns/B)
+out=$("$retime" replay "$work/scorep8-init" "${Z[@]}" --format csv 2>"$work/err"); rc=$?
+check scorep8-replays [ "$rc" -eq 0 ]
+for r in 0 1 2 3; do check "scorep8-rank$r-keeps-startup" same "$(rank_end "$out" $r)" $((1169000 + 500 * r)); done
+check scorep8-window same "$(grep '^window,' <<<"$out")" "window,,,117000,115000,,"
+check scorep8-note-one-line same "$(cat "$work/err")" \
+  "retime: note: $work/scorep8-init/traces.otf2: 12 set-up collective records (MPI_Init, MPI_Finalize, communicator or window creation) kept as measured time, not timed by the model"
+text=$("$retime" replay "$work/scorep8-init" "${Z[@]}" 2>/dev/null)
+check scorep8-window-found has "$text" "MPI_Init's end to MPI_Finalize's start"
+info=$("$retime" info "$work/scorep8-init" --format json)
+check scorep8-info-counts has "$info" '"collectives": 4}'
+check scorep8-info-measured has "$info" '"measured_collectives": 12, "unknown_collective_ops": 0,'
+# at compute scale 0.5 the kept calls are halved as any compute: MPI_Init from 5 to 500000 + 500r,
+# the allreduce entered at 550000 + 500r, everyone leaves it at 551500; then 5000 of work, the
+# split's 500 + 50r, 2000 - 50r of work, MPI_Finalize's 25000 + 250r, 500: 584500 + 250r
+out=$("$retime" replay "$work/scorep8-init" "${Z[@]}" --compute-scale 0.5 --format csv 2>/dev/null)
+for r in 0 3; do check "scorep8-half-rank$r" same "$(rank_end "$out" $r)" $((584500 + 250 * r)); done
+# scorep8-unknown-op: MPI_Comm_split's operation is 23, which OTF2 3 does not define: one warning
+# line, and it is timed as dissemination rounds (0 cost: everyone leaves at the last entry,
+# 1113000), 4000 - 100r of work, MPI_Finalize's 50000 + 500r, 1000: 1168000 + 400r
+out=$("$retime" replay "$work/scorep8-unknown-op" "${Z[@]}" --format csv 2>"$work/err")
+for r in 0 3; do check "scorep8-unknown-op-rank$r" same "$(rank_end "$out" $r)" $((1168000 + 400 * r)); done
+check scorep8-unknown-op-warning has "$(cat "$work/err")" \
+  "retime: warning: $work/scorep8-unknown-op/traces.otf2: 4 collective records of an operation OTF2 3 does not define"
+
 # against the measured run, a negative absorbed total says why
 out=$("$retime" analyze "$T" "${H[@]}" --against measured 2>/dev/null); rc=$?
 check hybrid-analyze [ "$rc" -eq 0 ]

@@ -176,6 +176,37 @@ with ctx as trace:
         coll(w, defs, "MPI_Barrier", 25000, 27000, CollectiveOp.BARRIER, halves[r % 2], NOROOT, 0, 0)
         w.write(otf2.events.Leave(30000, main))
 
+# --------------------------------------------------------------------------- Score-P 8 and 9: MPI_Init as a collective
+# Score-P 8 and later record MPI_Init and MPI_Finalize as collectives on MPI_COMM_WORLD inside the
+# calls' regions: Enter MPI_Init, MpiCollectiveBegin, (CommCreate records), MpiCollectiveEnd with
+# operation CREATE_HANDLE, no root and 0 bytes, Leave MPI_Init; MPI_Finalize likewise with
+# DESTROY_HANDLE. Score-P 9 records MPI_Comm_split the same way (CREATE_HANDLE on the parent).
+# 4 ranks: MPI_Init from 10 ns to 1 ms + 1000 r (the start-up), 100 us of work, an 8-byte
+# MPI_Allreduce entered at 1.1 ms + 1000 r and left at 1.105 ms, 10 us of work, MPI_Comm_split
+# (1.115 ms to 1.116 ms + 100 r), MPI_Finalize from 1.12 ms to 1.17 ms + 500 r, main left 1000 ns
+# later.
+def scorep8(name, split_op):
+    ctx, path = archive(name)
+    with ctx as trace:
+        P = 4
+        defs = Defs(trace, P)
+        main = defs.region("main")
+        for r in range(P):
+            w = trace.event_writer_from_location(defs.ranks[r])
+            w.write(otf2.events.Enter(0, main))
+            coll(w, defs, "MPI_Init", 10, 1000000 + 1000 * r, CollectiveOp.CREATE_HANDLE, defs.world, NOROOT, 0, 0)
+            coll(w, defs, "MPI_Allreduce", 1100000 + 1000 * r, 1105000, CollectiveOp.ALLREDUCE, defs.world, NOROOT,
+                 8 * P, 8 * P)
+            coll(w, defs, "MPI_Comm_split", 1115000, 1116000 + 100 * r, split_op, defs.world, NOROOT, 0, 0)
+            coll(w, defs, "MPI_Finalize", 1120000, 1170000 + 500 * r, CollectiveOp.DESTROY_HANDLE, defs.world,
+                 NOROOT, 0, 0)
+            w.write(otf2.events.Leave(1171000 + 500 * r, main))
+
+
+scorep8("scorep8-init", CollectiveOp.CREATE_HANDLE)
+# the same whose MPI_Comm_split carries an operation OTF2 3.0 does not define (a newer writer's)
+scorep8("scorep8-unknown-op", 23)
+
 # --------------------------------------------------------------------------- hybrid MPI + OpenMP (+ CUDA, RMA)
 # 2 processes of 3 CPU threads each (the MPI rank and 2 OpenMP threads), one thread team each,
 # then rank 0 sends 8 B to rank 1 (0 B in hybrid-zero-byte). Rank 0 also has a CUDA stream (an accelerator location of 6

@@ -294,8 +294,10 @@ static OTF2_CollectiveOp otf2_coll_op(uint32_t op, int vector)
     case RT_COLL_REDUCE: return OTF2_COLLECTIVE_OP_REDUCE;
     case RT_COLL_ALLREDUCE: return vector ? OTF2_COLLECTIVE_OP_REDUCE_SCATTER : OTF2_COLLECTIVE_OP_ALLREDUCE;
     case RT_COLL_SCAN: return OTF2_COLLECTIVE_OP_SCAN;
-    /* Communicator and window management: the reader files these under RT_COLL_OTHER. */
-    default: return OTF2_COLLECTIVE_OP_CREATE_HANDLE;
+    /* RT_COLL_OTHER: operations OTF2 3 does not define (the reader keeps the handle operations as
+     * measured time, not as collectives). Written as the first value after those OTF2 3 defines,
+     * so that reading the archive back times it as before. */
+    default: return (OTF2_CollectiveOp)(OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE + 1);
     }
 }
 

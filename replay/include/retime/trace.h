@@ -145,6 +145,12 @@ struct rt_trace_stats {
     uint32_t metric_locations;/**< metric locations: not replayed */
     uint64_t metric_records;  /**< their records (declared counts): dropped */
     uint64_t rma_records;     /**< one-sided (RMA) records on the CPU threads: dropped */
+    uint64_t measured_collectives; /**< collective records of set-up operations (OTF2's handle and
+                               *   allocation operations: Score-P 8's MPI_Init and MPI_Finalize,
+                               *   communicator and window creation) kept as their call's measured
+                               *   time, not timed by a model (one per rank and call) */
+    uint64_t unknown_coll_ops; /**< collective records of an operation OTF2 3.x does not define (a newer
+                               *   writer's): timed as dissemination rounds (RT_COLL_OTHER) */
     uint64_t unknown_records; /**< event records of a type OTF2 does not know (a newer writer, or a
                                *   damaged type byte): skipped, and named by rt_trace_dropped */
 };

@@ -336,6 +336,8 @@ static int read_events(struct reader *r, OTF2_Reader *rd, uint32_t nw, const uin
         a->thread_records += b->thread_records;
         a->forks += b->forks;
         a->rma_records += b->rma_records;
+        a->measured_collectives += b->measured_collectives;
+        a->unknown_coll_ops += b->unknown_coll_ops;
         if (b->unknown_records && !a->unknown_records) { /* the first in row order, as a serial read finds it */
             r->t->unknown_location = x->r.unknown_location;
             r->t->unknown_record = x->r.unknown_record;

@@ -683,6 +683,18 @@ static uint32_t coll_op(OTF2_CollectiveOp op)
     }
 }
 
+/* The handle and allocation operations of OTF2_CollectiveOp (OTF2 3.x): communicator, window
+ * and memory set-up and tear-down. Score-P 8 and later record MPI_Init and MPI_Finalize so (one
+ * CREATE_HANDLE, one DESTROY_HANDLE on the world communicator inside the call's region), and every
+ * version records MPI_Comm_split, _dup, _free, MPI_Win_create ... so. Their time is the MPI
+ * library's own start-up and bookkeeping (seconds for an MPI_Init), not data moved between the
+ * ranks, so no network model can time them: the reader keeps the call as its measured time, as
+ * an older Score-P's MPI_Init region without collective records is kept (see ev_coll_end). */
+static int coll_handle(OTF2_CollectiveOp op)
+{
+    return op >= OTF2_COLLECTIVE_OP_CREATE_HANDLE && op <= OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE;
+}
+
 /* Vector variants, whose ranks may pass different counts (the replay then skips its size check). */
 static int coll_vector(OTF2_CollectiveOp op)
 {
@@ -704,6 +716,19 @@ static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRe
     uint32_t ci = RT_NONE, root_row = RT_NONE; /* set by peer_row on success */
     if (peer_row(r, comm, root, "collective", &ci, &root_row))
         return OTF2_CALLBACK_INTERRUPT;
+    if (coll_handle(op) && r->coll_begin == r->cur->nevents - 1) {
+        /* A set-up call (coll_handle): its begin, the row's last event, is taken back, so that the
+         * call's region holds no operation and keeps its measured duration. (With events between
+         * begin and end, which no producer is known to write, it stays a collective.) */
+        struct rt__row *row = r->cur;
+        uint64_t n = --row->nevents;
+        row->pblocks[n >> 6].has &= ~(1ull << (n & 63));
+        row->npay--;
+        r->tail_final = 0; /* the payload before may or may not be final: share none with it */
+        r->coll_begin = UINT64_MAX;
+        r->stats.measured_collectives++;
+        return OTF2_CALLBACK_SUCCESS;
+    }
     if (sent > RT_MAX_BYTES || received > RT_MAX_BYTES) {
         rt__rd_fail(r, RT_ECORRUPT, "rank %u event %llu: collective of %llu bytes sent, %llu received, more than %llu "
                     "(corrupt size?)", r->row, (unsigned long long)r->cur->nevents, (unsigned long long)sent,
@@ -716,6 +741,8 @@ static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRe
     struct rt_event *b = &r->cur->events[r->coll_begin];
     b->ref = root_row;
     b->aux = coll_op(op);
+    if (op > OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE) /* a newer writer's: said, not silent */
+        r->stats.unknown_coll_ops++;
     if (coll_vector(op))
         b->flags |= RT_EVF_VECTOR;
     struct rt_event_payload *bp = rt__row_payload_of(r->cur, r->coll_begin), *ep = last_payload(r);
