@@ -167,6 +167,17 @@ check openmp-end-half same "$(rank_end "$out" 0)" 14000
 out=$("$retime" replay "$work/openmp-only-legacy" "${H[@]}" --format csv 2>/dev/null)
 check openmp-legacy-end same "$(rank_end "$out" 0)" 28000
 
+# --- a worker whose first record of the team comes 3 us before the master's fork (omp-early-worker,
+# one process of 3 threads): its work ends at 15000, 5000 after the fork at 10000, the latest of
+# the team (worker 1: 2000; the master's own to 11000, then it waits in the barrier), with a
+# nested team inside that counts as part of it. Join = max(11000, 10000 + 5000 s) at s = 1:
+# 15000, then 4000 of work: 19000; s = 0.5: fork 5000, join 7500, end 9500. (Leaving out the
+# early worker, the join came at fork + 2000: 16000 and 8000.)
+out=$("$retime" replay "$work/omp-early-worker" "${Z[@]}" --format csv 2>/dev/null)
+check omp-early-worker-joins same "$(rank_end "$out" 0)" 19000
+out=$("$retime" replay "$work/omp-early-worker" "${Z[@]}" --compute-scale 0.5 --format csv 2>/dev/null)
+check omp-early-worker-joins-half same "$(rank_end "$out" 0)" 9500
+
 # --- 65 ranks in a ring with persistent requests, MPI_Waitany and MPI_Testsome, then a barrier
 # on the even (33) or odd (32) ranks of a split communicator. Per iteration (t0 = 1000 + 10000 i
 # measured): the starts cost nothing, the vain MPI_Testsome keeps its 10 ns (it moves nothing),

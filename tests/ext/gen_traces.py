@@ -357,6 +357,59 @@ LEGACY = True
 openmp_only("openmp-only-legacy")
 
 
+# --------------------------------------------------------------------------- a worker that begins before the fork
+# One process of 3 threads (OMPT-style records): the master forks at 10000 and works to 11000, then
+# waits in the barrier to 16000 and joins. Worker 1 begins the team at 10050 and works to 12000.
+# Worker 2's first record of the team, at 7000, comes 3 us before the master's fork (threads'
+# records are not ordered across threads); inside the team it runs a nested team of its own
+# (12000-14500) and works on to 15000, the last of all, then waits in the barrier to 16000.
+ctx, path = archive("omp-early-worker")
+with ctx as trace:
+    d = trace.definitions
+    grp = d.location_group("Process", location_group_type=LocationGroupType.PROCESS,
+                           system_tree_parent=d.system_tree_node("node"))
+    locs = [d.location("OMP thread %d" % t, type=LocationType.CPU_THREAD, group=grp) for t in range(3)]
+    d.group("team", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.OPENMP, members=locs)
+    teamc = d.comm("team", group=d.group("team members", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.OPENMP,
+                                        members=[0, 1, 2]))
+    inner = d.comm("inner team", group=d.group("inner members", group_type=GroupType.COMM_GROUP,
+                                               paradigm=Paradigm.OPENMP, members=[0]))
+    main = d.region("main", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+    par = d.region("!$omp parallel @early.c:10", region_role=RegionRole.PARALLEL, paradigm=Paradigm.OPENMP)
+    bar = d.region("!$omp implicit barrier @early.c:20", region_role=RegionRole.IMPLICIT_BARRIER,
+                   paradigm=Paradigm.OPENMP)
+    par2 = d.region("!$omp parallel @early.c:30", region_role=RegionRole.PARALLEL, paradigm=Paradigm.OPENMP)
+    bar2 = d.region("!$omp implicit barrier @early.c:40", region_role=RegionRole.IMPLICIT_BARRIER,
+                    paradigm=Paradigm.OPENMP)
+    work = d.region("compute", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+    E, L = otf2.events.Enter, otf2.events.Leave
+    for t, begin, work_end in ((0, 10000, 11000), (1, 10050, 12000), (2, 7000, 15000)):
+        w = trace.event_writer_from_location(locs[t])
+        if t == 0:
+            w.write(E(0, main))
+            w.write(otf2.events.ThreadFork(10000, Paradigm.OPENMP, 3))
+        w.write(otf2.events.ThreadTeamBegin(begin, teamc))
+        w.write(E(begin, par))
+        w.write(E(begin, work))
+        if t == 2:  # a nested team inside its work
+            w.write(otf2.events.ThreadFork(12000, Paradigm.OPENMP, 1))
+            w.write(otf2.events.ThreadTeamBegin(12000, inner))
+            w.write(E(12000, par2))
+            w.write(E(14000, bar2))
+            w.write(L(14500, bar2))
+            w.write(L(14500, par2))
+            w.write(otf2.events.ThreadTeamEnd(14500, inner))
+            w.write(otf2.events.ThreadJoin(14500, Paradigm.OPENMP))
+        w.write(L(work_end, work))
+        w.write(E(work_end, bar))
+        w.write(L(16000, bar))
+        w.write(L(16000, par))
+        w.write(otf2.events.ThreadTeamEnd(16000, teamc))
+        if t == 0:
+            w.write(otf2.events.ThreadJoin(16000, Paradigm.OPENMP))
+            w.write(L(20000, main))
+
+
 # --------------------------------------------------------------------------- network patterns (tests/network.sh)
 def exchange(name, P, m, sends):
     """P ranks; at 1000 ns every rank enters one MPI_Startall that posts its receives and its

@@ -212,8 +212,11 @@ static int worker_open(struct read_worker *w)
 }
 
 /* Gives each of rank @p row's joins the work of its slowest other thread in that team: the
- * latest arrival, from the fork, of a team span that began between the fork and the join. Then
- * the spans are freed. */
+ * latest arrival, from the fork, of a team span that began after the rank's previous join and
+ * not after this one. Not only those that began after the fork: a worker's first record of a
+ * team may come a few us before the master's fork record (threads' clocks and OMPT's callbacks
+ * are not ordered across threads; seen with nested teams), and it is the team's work all the
+ * same. Then the spans are freed. */
 static int match_teams(struct reader *r, uint32_t row)
 {
     struct rt__row *R = &r->t->rows[row];
@@ -230,9 +233,7 @@ static int match_teams(struct reader *r, uint32_t row)
         rt_time_ns f = R->events[e->ref].time, w = 0;
         for (uint32_t k = k0; k < k1; k++) {
             const struct thread_loc *th = &r->thr[k];
-            uint64_t c = cursor[k - k0];
-            while (c < th->nspans && th->spans[c].begin < f)
-                c++;
+            uint64_t c = cursor[k - k0]; /* past the spans of the rank's earlier teams */
             for (; c < th->nspans && th->spans[c].begin <= e->time; c++)
                 if (th->spans[c].arrive - f > w)
                     w = th->spans[c].arrive - f;
