@@ -174,12 +174,15 @@ static int cmd_info(struct args *a)
     }
     const struct rt_trace_stats *st = rt_trace_stats(t);
     uint64_t bytes_recv = 0;
+    int mpi = 0; /* some rank calls MPI (a trace of threads alone, e.g. APEX's, does not) */
     for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(t, r, &n);
-        for (uint64_t i = 0; i < n; i++)
+        for (uint64_t i = 0; i < n; i++) {
+            mpi |= ev[i].flags & RT_EVF_MPI;
             if (ev[i].kind == RT_EV_RECV || ev[i].kind == RT_EV_IRECV_REQUEST)
                 bytes_recv += ev[i].flags & RT_EVF_CANCELLED ? 0 : rt_trace_payload(t, r, i).bytes;
+        }
     }
     char span[32], dropped[200];
     rt_format_time(span, sizeof span, (double)st->span_ns);
@@ -224,7 +227,7 @@ static int cmd_info(struct args *a)
         printf("}\n");
     } else {
         printf("trace          %s\n", rt_trace_path(t));
-        printf("ranks          %u (MPI processes)\n", rt_trace_ranks(t));
+        printf("ranks          %u (%s)\n", rt_trace_ranks(t), mpi ? "MPI processes" : "processes; no MPI calls");
         printf("threads        %u besides the ranks' own", st->threads);
         if (st->threads)
             printf(" (%" PRIu64 " records; %" PRIu64 " thread teams forked and joined)", st->thread_records, st->forks);

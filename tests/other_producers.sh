@@ -178,6 +178,22 @@ check omp-early-worker-joins same "$(rank_end "$out" 0)" 19000
 out=$("$retime" replay "$work/omp-early-worker" "${Z[@]}" --compute-scale 0.5 --format csv 2>/dev/null)
 check omp-early-worker-joins-half same "$(rank_end "$out" 0)" 9500
 
+# --- threads without MPI (threads-only, as APEX writes them): the process's MPI location holds no
+# events, its first thread with events is the rank and the other its thread. Fork at 1000 (the
+# parallel region), the rank's own work to 2000, its thread's to 4000: join at
+# max(2000, 1000 + 3000 s); then 1000 to the end: 5000 at s = 1, 2500 at s = 0.5 (fork 500,
+# join 2000). Before: "the trace holds no events".
+out=$("$retime" replay "$work/threads-only" "${Z[@]}" --format csv 2>&1); rc=$?
+check threads-only-replays [ "$rc" -eq 0 ]
+check threads-only-end same "$(rank_end "$out" 0)" 5000
+out=$("$retime" replay "$work/threads-only" "${Z[@]}" --compute-scale 0.5 --format csv 2>/dev/null)
+check threads-only-end-half same "$(rank_end "$out" 0)" 2500
+text=$("$retime" info "$work/threads-only")
+check threads-only-info-no-mpi has "$text" 'ranks          1 (processes; no MPI calls)'
+check threads-only-info-threads has "$text" '(8 records; 1 thread teams forked and joined)'
+"$retime" analyze "$work/threads-only" "${Z[@]}" --against measured >/dev/null 2>&1; rc=$?
+check threads-only-analyzes [ "$rc" -eq 0 ]
+
 # --- 65 ranks in a ring with persistent requests, MPI_Waitany and MPI_Testsome, then a barrier
 # on the even (33) or odd (32) ranks of a split communicator. Per iteration (t0 = 1000 + 10000 i
 # measured): the starts cost nothing, the vain MPI_Testsome keeps its 10 ns (it moves nothing),

@@ -223,6 +223,23 @@ static int classify_locations(struct reader *r)
         int has_mpi = 0;
         for (uint32_t i = g0; i < g1 && nmpi; i++)
             has_mpi |= r->locv[i].type == OTF2_LOCATION_TYPE_CPU_THREAD && is_mpi_location(sorted, nmpi, r->locv[i].id);
+        /* A process of one rank whose rank location holds no events, while another of its CPU
+         * threads does (APEX writes its MPI location empty and the work on other threads): that
+         * thread, the first such, is its rank instead, so that the process replays with its
+         * threads rather than as nothing. */
+        uint64_t instead = UINT64_MAX;
+        uint32_t nrank = 0, empty = 0;
+        for (uint32_t i = g0; i < g1; i++) {
+            const struct loc_def *l = &r->locv[i];
+            if (l->type == OTF2_LOCATION_TYPE_CPU_THREAD &&
+                (has_mpi ? is_mpi_location(sorted, nmpi, l->id) : nrank == 0)) {
+                nrank++;
+                empty = l->nevents == 0;
+            }
+        }
+        for (uint32_t i = g0; i < g1 && nrank == 1 && empty && instead == UINT64_MAX; i++)
+            if (r->locv[i].type == OTF2_LOCATION_TYPE_CPU_THREAD && r->locv[i].nevents)
+                instead = r->locv[i].id;
         uint64_t first_rank = UINT64_MAX;
         uint32_t thr0 = r->nthr;
         for (uint32_t i = g0; i < g1; i++) {
@@ -237,7 +254,8 @@ static int classify_locations(struct reader *r)
                 t->stats.accel_records += l->nevents;
                 continue;
             }
-            int rank = has_mpi ? is_mpi_location(sorted, nmpi, l->id) : first_rank == UINT64_MAX;
+            int rank = instead != UINT64_MAX ? l->id == instead
+                       : has_mpi ? is_mpi_location(sorted, nmpi, l->id) : first_rank == UINT64_MAX;
             if (rank) {
                 t->rows[t->nrows++] = (struct rt__row){.location = l->id, .name = (char *)l->name, .nevents = l->nevents};
                 if (first_rank == UINT64_MAX)
