@@ -148,6 +148,31 @@ out=$("$retime" replay "$T" "${H[@]}" --output-trace "$work/hybrid-out" 2>/dev/n
 check hybrid-output-trace [ "$rc" -eq 0 ]
 check hybrid-output-trace-reads has "$("$retime" info "$work/hybrid-out" --format json)" '"ranks": 2,'
 
+# --output-trace keeps the communicators as defined (comms-split-self, Score-P's layout): one
+# COMM_SELF group that MPI_COMM_SELF and "alone" share, the duplicate sharing MPI_COMM_WORLD's
+# group, the splits' parents; per communicator (ref, group ref, parent ref) as in the input, and
+# otf2-print has no warning (it warned of a duplicate COMM_SELF group, and the parents were lost)
+comm_refs() { otf2-print -G "$1/traces.otf2" 2>/dev/null | grep '^COMM ' |
+  sed -E 's/^COMM +([0-9]+) .*Group: "[^"]*" <([0-9]+)>, Parent: ("[^"]*" <([0-9]+)>|UNDEFINED).*/\1 \2 \4/'; }
+"$retime" replay "$work/comms-split-self" "${H[@]}" --output-trace "$work/comms-out" >/dev/null 2>&1; rc=$?
+check comms-output-trace [ "$rc" -eq 0 ]
+check comms-output-same-comms same "$(comm_refs "$work/comms-out")" "$(comm_refs "$work/comms-split-self")"
+check comms-output-parents has "$(comm_refs "$work/comms-out" | tr '\n' ';')" "2 3 0;3 4 0;4 2 2;5 1 0;"
+check comms-output-one-self-group same "$(otf2-print -G "$work/comms-out/traces.otf2" 2>/dev/null | grep -c 'Type: COMM_SELF')" 1
+check comms-output-reads has "$("$retime" info "$work/comms-out" --format json)" '"communicators": 6, "self_communicators": 2,'
+# and no archive written from a trace here or beside the checkout makes otf2-print warn
+warned=
+for d in "$work"/*/ ${ext:+"$ext"/*/}; do
+  [ -f "$d/traces.otf2" ] || continue
+  case $d in */comms-out/|*/hybrid-out/|*/written-*/) continue ;; esac
+  o=$work/written-$(basename "$d")
+  "$retime" replay "$d" "${H[@]}" --output-trace "$o" >/dev/null 2>&1 || continue # the refused ones
+  w=$(otf2-print -G "$o/traces.otf2" 2>&1 >/dev/null | grep -i warn | head -1)
+  [ -n "$w" ] && warned="$warned $(basename "$d"): $w;"
+  rm -rf "$o"
+done
+check output-trace-no-otf2-print-warning same "${warned:-none}" none
+
 # MPI on a worker thread: refused in one line naming the thread and its rank
 check hybrid-mpi-on-thread fails_with "thread location 3 of rank 0: an MPI send on a thread other than the process's MPI thread" \
   "$retime" replay "$work/hybrid-mpi-on-thread" "${H[@]}"

@@ -440,6 +440,32 @@ with ctx as trace:
         w.write(rec)
 
 
+# --------------------------------------------------------------------------- split and self communicators (Score-P)
+# Score-P's communicator definitions: one COMM_SELF group that MPI_COMM_SELF and every
+# communicator of one process share, and split or duplicated communicators naming their parent
+# (a duplicate shares its parent's group). 4 ranks: MPI_COMM_SELF, "halves" (MPI_Comm_split of
+# MPI_COMM_WORLD into ranks {0,1} and {2,3}: two definitions, one group each), "alone" (a split of
+# "halves" into one process each: the COMM_SELF group, parent "halves") and "world dup" (parent
+# MPI_COMM_WORLD, its group). Every rank runs a barrier on each, 1000 ns apart.
+ctx, path = archive("comms-split-self")
+with ctx as trace:
+    P = 4
+    defs = Defs(trace, P)
+    d = trace.definitions
+    main = defs.region("main")
+    halves = [d.comm("halves", group=d.group("halves %d" % h, group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI,
+                                            members=[2 * h, 2 * h + 1]), parent=defs.world) for h in (0, 1)]
+    alone = d.comm("alone", group=defs.self_group, parent=halves[0])
+    dup = d.comm("world dup", group=defs.world_group, parent=defs.world)
+    for r in range(P):
+        w = trace.event_writer_from_location(defs.ranks[r])
+        w.write(otf2.events.Enter(0, main))
+        for i, c in enumerate((defs.self, halves[r // 2], alone, dup)):
+            t = 1000 + 1000 * i
+            coll(w, defs, "MPI_Barrier", t, t + 500, CollectiveOp.BARRIER, c, NOROOT, 0, 0)
+        w.write(otf2.events.Leave(6000, main))
+
+
 # --------------------------------------------------------------------------- network patterns (tests/network.sh)
 def exchange(name, P, m, sends):
     """P ranks; at 1000 ns every rank enters one MPI_Startall that posts its receives and its

@@ -15,8 +15,10 @@
  *     one are bare source code locations, referenced by `retime::callsite_location` (as Score-P
  *     does), so that the reader (replay/src/trace/trace_defs.c) numbers them the same when it
  *     reads the archive back;
- *   - one COMM_LOCATIONS group (MPI rank r = row r), one COMM_GROUP (or COMM_SELF) group per
- *     communicator, communicators in the trace's order (ref = communicator index);
+ *   - one COMM_LOCATIONS group (MPI rank r = row r), one COMM_SELF group that every self
+ *     communicator shares (as Score-P defines them), one COMM_GROUP group per distinct member list
+ *     (a duplicate shares its parent's), communicators in the trace's order (ref = communicator
+ *     index) with their parents (a split's or a duplicate's);
  *   - every event carries `retime::measured_ns` (its measured time), and the events on the
  *     critical path `retime::critical_path` = 1.
  */
@@ -257,6 +259,23 @@ static int build_comm_index(struct writer *w)
         qsort(ci->by_row, ci->n, sizeof *ci->by_row, cmp_u64);
     }
     return RT_OK;
+}
+
+/* The first defined communicator (not an instance) up to @p c whose group is @p c's: every self
+ * communicator shares the first one's, a communicator of other members the first one of the same
+ * members in the same order. Quadratic in the communicators, compared only when their sizes are
+ * equal: traces define tens of them. */
+static uint32_t same_group(const rt_trace *t, uint32_t c)
+{
+    const struct rt_comm *cm = rt_trace_comm(t, c);
+    for (uint32_t d = 0; d < c; d++) {
+        const struct rt_comm *dm = rt_trace_comm(t, d);
+        if (dm->origin != d || !dm->members != !cm->members)
+            continue;
+        if (!cm->members || (dm->size == cm->size && !memcmp(dm->members, cm->members, cm->size * sizeof *cm->members)))
+            return d;
+    }
+    return c;
 }
 
 /* Rank of trace row @p row in communicator @p comm; UINT32_MAX if it is not a member. */
@@ -607,14 +626,19 @@ static int write_definitions(struct writer *w)
         uint32_t n = 0;
         if (cm->origin != c) /* an instance of a self communicator: written as that one */
             continue;
+        /* The group of an earlier communicator with the same members, if there is one (group c + 1
+         * otherwise): the input's groups are shared so (Score-P's one COMM_SELF group; a
+         * duplicate's group is its parent's), and otf2-print warns of a second COMM_SELF group. */
+        uint32_t group = same_group(t, c);
+        OTF2_CommRef parent = cm->parent < c ? cm->parent : OTF2_UNDEFINED_COMM; /* defined before it */
         for (uint32_t k = 0; cm->members && k < cm->size; k++)
             members[n++] = cm->members[k] < nrows ? cm->members[k] : nomember;
         if (intern(w, cm->name, &s) ||
-            !otf2_ok(w, OTF2_GlobalDefWriter_WriteGroup(w->gw, c + 1, s,
-                                                        cm->members ? OTF2_GROUP_TYPE_COMM_GROUP : OTF2_GROUP_TYPE_COMM_SELF,
-                                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n, members),
-                     "group") ||
-            !otf2_ok(w, OTF2_GlobalDefWriter_WriteComm(w->gw, c, s, c + 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
+            (group == c && !otf2_ok(w, OTF2_GlobalDefWriter_WriteGroup(
+                                           w->gw, c + 1, s, cm->members ? OTF2_GROUP_TYPE_COMM_GROUP : OTF2_GROUP_TYPE_COMM_SELF,
+                                           OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n, members),
+                                    "group")) ||
+            !otf2_ok(w, OTF2_GlobalDefWriter_WriteComm(w->gw, c, s, group + 1, parent, OTF2_COMM_FLAG_NONE),
                      "communicator"))
             goto done;
     }

@@ -123,6 +123,8 @@ struct rt_comm {
     const uint32_t *members; /**< members[comm rank] = trace row */
     uint32_t origin;         /**< the communicator as defined: itself, or for one process's instance of a
                                   self communicator (MPI_COMM_SELF: members NULL) that communicator */
+    uint32_t parent;         /**< the communicator it was made from (OTF2's parent: a split or a
+                                  duplicate; an instance: its origin's), or RT_NONE */
 };
 
 typedef struct rt_trace rt_trace;

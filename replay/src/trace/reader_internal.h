@@ -118,6 +118,7 @@ struct reader {
     uint32_t ngroups, capgroups;
     struct ref_index comms;     /* comm ref -> comm index */
     uint64_t *comm_group;       /* comm index -> group ref, resolved after the definitions */
+    uint64_t *comm_parent;      /* comm index -> parent comm ref (OTF2_UNDEFINED_COMM: none), likewise */
     uint32_t capcomms;
     struct rt__map scls;        /* source code location ref -> (string ref << 32 | line) */
     uint64_t *sclv;             /* source code location refs in definition order */

@@ -332,7 +332,7 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
 {
     struct reader *r = ud;
     rt_trace *t = r->t;
-    (void)parent; (void)flags;
+    (void)flags;
     if (t->ncomms == r->capcomms) {
         uint32_t ncap = r->capcomms ? r->capcomms * 2 : 8;
         struct rt__comm *nc = realloc(t->comms, ncap * sizeof *nc);
@@ -343,11 +343,17 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
         if (!ng)
             goto oom;
         r->comm_group = ng;
+        uint64_t *np = realloc(r->comm_parent, ncap * sizeof *np);
+        if (!np)
+            goto oom;
+        r->comm_parent = np;
         r->capcomms = ncap;
     }
     const char *s = string_ref(r, name);
-    t->comms[t->ncomms] = (struct rt__comm){.pub = {.name = s ? s : "", .size = 0, .members = NULL, .origin = t->ncomms}};
+    t->comms[t->ncomms] = (struct rt__comm){.pub = {.name = s ? s : "", .size = 0, .members = NULL, .origin = t->ncomms,
+                                                   .parent = RT_NONE}};
     r->comm_group[t->ncomms] = group;
+    r->comm_parent[t->ncomms] = parent;
     if (ref_put(&r->comms, self, t->ncomms))
         goto oom;
     t->ncomms++;
@@ -432,6 +438,9 @@ static int resolve_definitions(struct reader *r)
             return rt__rd_fail(r, RT_ECORRUPT, "communicator '%s' refers to undefined group %llu",
                                comm->pub.name, (unsigned long long)r->comm_group[c]);
         struct group_def *g = &r->groupv[*gi];
+        /* A parent that is not defined is not an error: it is kept for --output-trace only. */
+        if (r->comm_parent[c] != OTF2_UNDEFINED_COMM)
+            comm->pub.parent = ref_get(&r->comms, r->comm_parent[c]);
         if (g->type == OTF2_GROUP_TYPE_COMM_SELF) {
             comm->is_self = 1;
             comm->pub.size = 1;
@@ -490,7 +499,8 @@ static int resolve_definitions(struct reader *r)
             t->comms[c].self_base = t->ncomms;
             for (uint32_t i = 0; i < t->nrows; i++)
                 t->comms[t->ncomms++] = (struct rt__comm){
-                    .pub = {.name = t->comms[c].pub.name, .size = 1, .members = &t->self_rows[i], .origin = c}};
+                    .pub = {.name = t->comms[c].pub.name, .size = 1, .members = &t->self_rows[i], .origin = c,
+                            .parent = t->comms[c].pub.parent}};
         }
         t->memory += (uint64_t)t->nrows * sizeof(uint32_t) + (total - ndefined) * sizeof *t->comms;
         t->stats.self_comms = nself;

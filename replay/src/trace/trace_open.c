@@ -486,6 +486,7 @@ static void free_reader(struct reader *r)
     free(r->ctxv);
     free(r->sclv);
     free(r->comm_group);
+    free(r->comm_parent);
     for (uint32_t k = 0; k < r->nthr; k++)
         free(r->thr[k].spans);
     free(r->thr);
