@@ -62,6 +62,7 @@ struct comm_index {
     uint64_t *by_row;
     uint32_t n;
     int self;
+    uint32_t group; /* the communicator whose group it is written with (share_groups) */
 };
 
 struct writer {
@@ -261,21 +262,64 @@ static int build_comm_index(struct writer *w)
     return RT_OK;
 }
 
-/* The first defined communicator (not an instance) up to @p c whose group is @p c's: every self
- * communicator shares the first one's, a communicator of other members the first one of the same
- * members in the same order. Quadratic in the communicators, compared only when their sizes are
- * equal: traces define tens of them. */
-static uint32_t same_group(const rt_trace *t, uint32_t c)
+/* A defined communicator's members as a sort key: communicators of the same members (in the same
+ * order) share one group, found by sorting the keys rather than comparing every pair (a trace
+ * may define many thousands of communicators). A self communicator has no members: size
+ * UINT32_MAX keeps them apart from the others. */
+struct group_key {
+    uint64_t hash;
+    uint32_t size, comm;
+};
+
+static int cmp_group_key(const void *a, const void *b)
 {
-    const struct rt_comm *cm = rt_trace_comm(t, c);
-    for (uint32_t d = 0; d < c; d++) {
-        const struct rt_comm *dm = rt_trace_comm(t, d);
-        if (dm->origin != d || !dm->members != !cm->members)
+    const struct group_key *x = a, *y = b;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    if (x->size != y->size)
+        return x->size < y->size ? -1 : 1;
+    return x->comm < y->comm ? -1 : x->comm > y->comm;
+}
+
+static int same_members(const struct rt_comm *a, const struct rt_comm *b)
+{
+    return !a->members ? !b->members
+                       : b->members && a->size == b->size && !memcmp(a->members, b->members, a->size * sizeof *a->members);
+}
+
+/* Each defined communicator's group (struct comm_index.group): the first communicator's of the
+ * same members, as the input shares them (Score-P's one COMM_SELF group for every self
+ * communicator; a duplicate's group is its parent's). */
+static int share_groups(struct writer *w)
+{
+    struct group_key *key = malloc((w->ncomms ? w->ncomms : 1) * sizeof *key);
+    if (!key)
+        return fail(w, RT_ENOMEM, "out of memory");
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < w->ncomms; c++) {
+        const struct rt_comm *cm = rt_trace_comm(w->t, c);
+        w->comms[c].group = c;
+        if (cm->origin != c)
             continue;
-        if (!cm->members || (dm->size == cm->size && !memcmp(dm->members, cm->members, cm->size * sizeof *cm->members)))
-            return d;
+        uint64_t h = 14695981039346656037ull; /* FNV-1a over the members */
+        for (uint32_t k = 0; cm->members && k < cm->size; k++)
+            h = (h ^ cm->members[k]) * 1099511628211ull;
+        key[n++] = (struct group_key){h, cm->members ? cm->size : UINT32_MAX, c};
     }
-    return c;
+    qsort(key, n, sizeof *key, cmp_group_key);
+    for (uint32_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && key[j].hash == key[i].hash && key[j].size == key[i].size; j++)
+            ;
+        /* a run of equal keys, in communicator order: almost always one list of members */
+        for (uint32_t a = i + 1; a < j; a++)
+            for (uint32_t b = i; b < a; b++)
+                if (same_members(rt_trace_comm(w->t, key[a].comm), rt_trace_comm(w->t, key[b].comm))) {
+                    w->comms[key[a].comm].group = w->comms[key[b].comm].group;
+                    break;
+                }
+    }
+    free(key);
+    return RT_OK;
 }
 
 /* Rank of trace row @p row in communicator @p comm; UINT32_MAX if it is not a member. */
@@ -629,7 +673,7 @@ static int write_definitions(struct writer *w)
         /* The group of an earlier communicator with the same members, if there is one (group c + 1
          * otherwise): the input's groups are shared so (Score-P's one COMM_SELF group; a
          * duplicate's group is its parent's), and otf2-print warns of a second COMM_SELF group. */
-        uint32_t group = same_group(t, c);
+        uint32_t group = w->comms[c].group;
         OTF2_CommRef parent = cm->parent < c ? cm->parent : OTF2_UNDEFINED_COMM; /* defined before it */
         for (uint32_t k = 0; cm->members && k < cm->size; k++)
             members[n++] = cm->members[k] < nrows ? cm->members[k] : nomember;
@@ -716,7 +760,7 @@ int rt_otf2_write(const rt_trace *trace, const rt_depgraph *timing, const char *
         return rt_error_set(err, RT_EINVAL, "rt_otf2_write: no trace, timing or directory given");
     OTF2_Error_RegisterCallback(otf2_keep_sys, &w);
     uint32_t nrows = rt_trace_ranks(trace);
-    if (check_shape(&w) || build_comm_index(&w))
+    if (check_shape(&w) || build_comm_index(&w) || share_groups(&w))
         goto done;
     w.ctx_callsites = ctx_callsites(trace);
     w.nrecords = calloc(nrows ? nrows : 1, sizeof *w.nrecords);
