@@ -84,6 +84,13 @@ int main(void)
     k = fit(dir);
     CHECK(!k.eager.beta_ok && !k.eager.alpha_ok);
     CHECK_CONTAINS(k.eager.why, "one message size only (1000 B): beta cannot be determined, nor alpha");
+    /* times that shrink with the size: no negative beta, said */
+    static const uint64_t down[] = {8000, 4000, 2000, 1000, 0};
+    static const double shrink[] = {0, 4000, 8000, 12000, 16000};
+    CHECK_EQ_INT(trace(dir, sizeof dir, down, shrink, NULL, 5), 0);
+    k = fit(dir);
+    CHECK(!k.eager.beta_ok && !k.eager.alpha_ok);
+    CHECK_CONTAINS(k.eager.why, "the times do not grow with the size");
     /* two samples: not enough */
     CHECK_EQ_INT(trace(dir, sizeof dir, sz, NULL, NULL, 2), 0);
     k = fit(dir);

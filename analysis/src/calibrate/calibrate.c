@@ -169,6 +169,12 @@ static void fit(struct sample *v, size_t n, double cut, struct rt_calib_fit *f)
     for (uint32_t i = 0; i < f->nsize; i++)
         f->size[i].beta_ns_per_byte =
             f->size[i].bytes ? (f->size[i].median_ns - f->alpha_ns) / (double)f->size[i].bytes : 0;
+    if (!(f->beta_ns_per_byte >= 0)) { /* never a negative β: the times do not grow with the size */
+        snprintf(f->why, sizeof f->why, "the times do not grow with the size (slope %.3g ns/B): beta cannot be "
+                 "determined", f->beta_ns_per_byte);
+        f->beta_ok = f->alpha_ok = 0;
+        return;
+    }
     if (f->alpha_ns < 0) {
         snprintf(f->why, sizeof f->why, "the line crosses 0 bytes below 0 ns (%.1f ns): alpha is set to 0",
                  f->alpha_ns);
