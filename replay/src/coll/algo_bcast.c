@@ -44,7 +44,6 @@ void rt__cs_binomial_down(struct rt__cs *s, int subtrees)
     }
 }
 
-
 void rt__alg_bcast_binomial(struct rt__cs *s)
 {
     rt_bytes piece;

@@ -585,6 +585,63 @@ static void window_event(struct rank *R, uint64_t j, rt_time_ps t)
     }
 }
 
+/* The Leave of an MPI call that waits for its blocking sends: STEP_BLOCK until they are done,
+ * else STEP_OK with *@p t when the call returns (and its edge in *@p dep). */
+RT_HOT_INLINE int leave_call(struct engine *E, struct rank *R, uint32_t r, int deps, struct rt_dep *dep,
+                             rt_time_ps *t)
+{
+    rt_time_ps last = NEVER; /* the latest send completion it waits for */
+    const struct msg *bind = NULL;
+    for (uint32_t i = 0; i < R->nwaits; i++) {
+        const struct msg *m = &E->msgs[R->waits[i]];
+        if (!(m->flags & M_SDONE))
+            return STEP_BLOCK;
+        if (m->send_done > last) {
+            last = m->send_done;
+            bind = m;
+        }
+    }
+    /* resumes after the detour it may have ended in */
+    *t = cpu(E, r, last > R->clock ? last : R->clock, 0);
+    if (deps && bind) {
+        dep->kind = RT_DEP_MESSAGE;
+        dep->src_rank = bind->origin_rank;
+        dep->src_index = bind->origin_ev;
+        dep->local_ready = last > R->clock ? R->clock : *t;
+        dep->remote_ready = last > R->clock ? *t : last;
+    }
+    for (uint32_t i = 0; i < R->nwaits; i++)
+        msg_release(E, R->waits[i]);
+    R->nwaits = 0;
+    return STEP_OK;
+}
+
+/* A member leaves its collective (its pending slot @p pv): STEP_BLOCK until its part is done,
+ * else STEP_OK with *@p t at its own end (and its edge in *@p dep). */
+RT_HOT_INLINE int coll_end(struct engine *E, struct rank *R, uint32_t r, uint64_t *pv, int deps, struct rt_dep *dep,
+                           rt_time_ps *t)
+{
+    uint64_t p = *pv;
+    struct coll *c = &E->colls[(uint32_t)p];
+    uint32_t mi = (uint32_t)((p & ~COLL_BIT) >> 32);
+    if (!c->complete && !(c->cx && rt__cx_member_done(c->cx, mi))) /* on a network: its own part */
+        return STEP_BLOCK;
+    const struct rt__coll_member *me = &c->mem[mi];
+    rt_time_ps done = me->done; /* this member's own end */
+    *t = cpu(E, r, done > R->clock ? done : R->clock, 0);
+    if (deps) {
+        dep->kind = RT_DEP_COLLECTIVE;
+        dep->src_rank = member_row(E, c, me->origin);
+        dep->src_index = c->ev[me->origin];
+        dep->local_ready = done > R->clock ? R->clock : *t;
+        dep->remote_ready = done > R->clock ? *t : done;
+    }
+    pt_remove(&R->pending, pv);
+    if (--c->refs == 0)
+        rt__eng_coll_release(E, (uint32_t)p);
+    return STEP_OK;
+}
+
 /* Replays event R->cursor of rank @p r. @p deps and @p events say whether the observer wants the
  * events' edges and the events: run_rank inlines this once with them and once with zeros, so
  * that a replay without an observer carries none of their tests. */
@@ -610,29 +667,8 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
         break;
     case RT_EV_LEAVE:
         if ((e->flags & RT_EVF_MPI) && R->depth == 1 && R->call_ops) {
-            rt_time_ps last = NEVER; /* the latest send completion it waits for */
-            const struct msg *bind = NULL;
-            for (uint32_t i = 0; i < R->nwaits; i++) {
-                const struct msg *m = &E->msgs[R->waits[i]];
-                if (!(m->flags & M_SDONE))
-                    return STEP_BLOCK;
-                if (m->send_done > last) {
-                    last = m->send_done;
-                    bind = m;
-                }
-            }
-            /* resumes after the detour it may have ended in */
-            t = cpu(E, r, last > R->clock ? last : R->clock, 0);
-            if (deps && bind) {
-                dep.kind = RT_DEP_MESSAGE;
-                dep.src_rank = bind->origin_rank;
-                dep.src_index = bind->origin_ev;
-                dep.local_ready = last > R->clock ? R->clock : t;
-                dep.remote_ready = last > R->clock ? t : last;
-            }
-            for (uint32_t i = 0; i < R->nwaits; i++)
-                msg_release(E, R->waits[i]);
-            R->nwaits = 0;
+            if (leave_call(E, R, r, deps, &dep, &t))
+                return STEP_BLOCK;
         } else if (__builtin_expect((e->flags & RT_EVF_NOWORK) != 0, 0)) {
             t = R->clock; /* it waited here for its thread team: the JOIN times that */
         } else {
@@ -710,26 +746,8 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
             t = local_time(E, R, e);
             break;
         }
-        p = *pv;
-        {
-            struct coll *c = &E->colls[(uint32_t)p];
-            uint32_t mi = (uint32_t)((p & ~COLL_BIT) >> 32);
-            if (!c->complete && !(c->cx && rt__cx_member_done(c->cx, mi))) /* on a network: its own part */
-                return STEP_BLOCK;
-            const struct rt__coll_member *me = &c->mem[mi];
-            rt_time_ps done = me->done; /* this member's own end */
-            t = cpu(E, r, done > R->clock ? done : R->clock, 0);
-            if (deps) {
-                dep.kind = RT_DEP_COLLECTIVE;
-                dep.src_rank = member_row(E, c, me->origin);
-                dep.src_index = c->ev[me->origin];
-                dep.local_ready = done > R->clock ? R->clock : t;
-                dep.remote_ready = done > R->clock ? t : done;
-            }
-            pt_remove(&R->pending, pv);
-            if (--c->refs == 0)
-                rt__eng_coll_release(E, (uint32_t)p);
-        }
+        if (coll_end(E, R, r, pv, deps, &dep, &t))
+            return STEP_BLOCK;
         break;
     case RT_EV_FORK:
         t = local_time(E, R, e);
