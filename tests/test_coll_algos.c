@@ -243,7 +243,7 @@ static void test_reduce_scatter(void)
 static void test_allgather_neighbor(void)
 {
     struct setup su = {.algos = "allgather=neighbor"};
-    rt_time_ps want[4];
+    rt_time_ps want[5];
     fill(want, 4, T1 + T2);
     check_coll("allgather neighbor P=4", &su, 4, OTF2_COLLECTIVE_OP_ALLGATHER, "MPI_Allgather", NO_ROOT, 1000, NULL,
                want);
