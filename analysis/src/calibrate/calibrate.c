@@ -192,8 +192,10 @@ int rt_calibrate(const rt_trace *t, rt_bytes eager_limit, double cut_coef, struc
     int rc = collect(t, &s, &ns, &r, &nr);
     if (rc)
         goto done;
-    qsort(s, ns, sizeof *s, cmp_side);
-    qsort(r, nr, sizeof *r, cmp_side);
+    if (ns) /* (qsort's array must not be NULL, even for no elements) */
+        qsort(s, ns, sizeof *s, cmp_side);
+    if (nr)
+        qsort(r, nr, sizeof *r, cmp_side);
     size_t i = 0, j = 0;
     while (i < ns && j < nr) { /* channels in the same order on both sides: zip them */
         struct side a = s[i], b = r[j];
@@ -225,8 +227,10 @@ int rt_calibrate(const rt_trace *t, rt_bytes eager_limit, double cut_coef, struc
             eg[neg++] = smp;
     }
     out->unmatched += (ns - i) + (nr - j);
-    qsort(eg, neg, sizeof *eg, cmp_sample);
-    qsort(rv, nrv, sizeof *rv, cmp_sample);
+    if (neg)
+        qsort(eg, neg, sizeof *eg, cmp_sample);
+    if (nrv)
+        qsort(rv, nrv, sizeof *rv, cmp_sample);
     fit(eg, neg, cut_coef, &out->eager);
     fit(rv, nrv, cut_coef, &out->rendezvous);
 done:

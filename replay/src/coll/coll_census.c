@@ -159,7 +159,8 @@ int rt_coll_census(const rt_trace *t, const rt_coll_rules *rules, const uint8_t 
         rt_coll_census_free(out);
         return rt_error_set(err, rc, "%s: out of memory", rt_trace_path(t));
     }
-    qsort(out->rows, out->n, sizeof *out->rows, cmp_row);
+    if (out->n)
+        qsort(out->rows, out->n, sizeof *out->rows, cmp_row);
     return RT_OK;
 }
 
