@@ -339,5 +339,8 @@ expect clock-passed "long-chain/traces.otf2: the predicted run of rank 0 passes 
   "$retime" replay "$work/long-chain" --alpha 1000s --beta 1ns/B
 succeeds clock-within '"predicted_ns": 2500000002039300' "$retime" replay "$work/long-chain" --alpha 500s --beta 1ns/B --format json
 
+# The archives with a FIFO or a directory as member go: whatever later walks the build tree for
+# traces (scripts/outputs-digest.sh) would wait forever in an older retime's open of them.
+rm -rf "$work/fifo-evt" "$work/fifo-local-def" "$work/fifo-global-def" "$work/dir-evt"
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
