@@ -11,7 +11,8 @@
 #    can mount one) is one line naming the cause and leaves no partial file, nor a temporary one,
 #    and an older file at the path as it was; two runs writing one timeline at once leave a
 #    valid one;
-#  * a trace given through a symbolic link keeps the link's name in retime check.
+#  * a trace given through a symbolic link keeps the link's name in retime check (a directory of
+#    traces given through one is resolved, as the baseline's directory is).
 # Usage: outputs_atomic.sh RETIME TRACES_DIR WORKDIR
 set -u
 retime=$1; traces=$2; work=$3
@@ -159,6 +160,10 @@ out=$("$retime" check "$work/ck/current" --baseline "$work/ck/b.json")
 check symlink-checks has "$out" "PASS  current"
 out=$("$retime" check "$work/ck/current/traces.otf2" --baseline "$work/ck/b.json")
 check symlink-anchor-checks has "$out" "PASS  current"
+# a directory of traces reached through a link, its baseline in it: resolved as the baseline's is
+ln -s ck "$work/ck-link"
+out=$("$retime" check "$work/ck-link" --baseline "$work/ck-link/b.json")
+check symlink-collection-checks has "$out" "PASS  current"
 
 rm -f "$work"/fifo*
 checks_done

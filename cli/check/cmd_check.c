@@ -468,8 +468,12 @@ static int collect(const struct check_cli *c, const struct check_baseline *b, co
         }
         int exists = stat(op, &st) == 0;
         if (exists && S_ISDIR(st.st_mode) && !is_trace_dir(op)) {
-            char *prefix = rel_path(abs, base_abs);
+            /* A directory of traces is resolved whole, as the baseline's directory is (it is often
+             * the same one): only a trace keeps the name of the link it is reached through. */
             free(abs);
+            char *rabs = resolved_path(op);
+            char *prefix = rabs ? rel_path(rabs, base_abs) : NULL;
+            free(rabs);
             if (!prefix) {
                 rc = rt_error_set(err, RT_ENOMEM, "out of memory");
                 goto out;

@@ -237,6 +237,24 @@ static int run_script(const struct plot_out *o, char *name, size_t n)
     return 0;
 }
 
+/* gnuplot's messages name the script it ran, a temporary copy: @p msg (of @p n bytes) with each
+ * @p tmp replaced by NAME.gp, the script they are about (its lines are the same). */
+static void script_named(char *msg, size_t n, const char *tmp, const char *name)
+{
+    char out[4096], gp[sizeof ((struct plot_out *)0)->name + 8];
+    size_t k = 0, tl = strlen(tmp);
+    snprintf(gp, sizeof gp, "%s.gp", name);
+    for (const char *p = msg; *p && k + 1 < sizeof out;) {
+        const char *hit = strstr(p, tmp);
+        size_t take = hit ? (size_t)(hit - p) : strlen(p);
+        k += (size_t)snprintf(out + k, sizeof out - k, "%.*s%s", (int)take, p, hit ? gp : "");
+        k = k < sizeof out ? k : sizeof out - 1;
+        p = hit ? hit + tl : p + take;
+    }
+    out[k] = '\0';
+    snprintf(msg, n, "%s", out);
+}
+
 /* Runs gnuplot on @p script in PREFIX's directory; what it writes on descriptors 3 and 4 goes to
  * @p pic[0] and @p pic[1] (@p got[] counts the bytes), its stderr into @p msg. Returns its exit
  * status, or -1 when it could not be started (@p msg says why). */
@@ -387,6 +405,7 @@ int plot_render(struct plot_out *o)
         goto out;
     int st = run_gnuplot(o, script, pic, got, msg, sizeof msg);
     remove(script);
+    script_named(msg, sizeof msg, strrchr(script, '/') + 1, o->name);
     if (st != 0) {
         cli_die("gnuplot failed on %s.gp (%s %d): %s", o->prefix, st < 0 ? "error" : "exit status", st, last_line(msg));
         goto out;
