@@ -327,4 +327,21 @@ check other-checkout-checks-clean exits 0 "$retime" check "$work/here" --baselin
 out=$("$retime" check "$work/here" --baseline "$work/here/baseline.json" --source-root /nowhere); rc=$?
 check source-root-used [ "$rc" -eq 1 ]
 
+# 10. Numbers written short (issue #32 item 4): a region's mean is kept to the ps, as the
+#     predicted total is, so the file holds 7464.064, not 7464.063750000001 (the mean over
+#     instances of the mean over ranks); a baseline that holds the long form still loads and
+#     compares exactly as the short one does (--tolerance 0%).
+mkdir -p "$work/short"
+cp -r "$traces/shift1d-ssend-p8-k1-m1000" "$work/short/"
+"$retime" check "$work/short" --baseline "$work/short/b.json" --update --alpha 1us --beta 0.7595ns/B \
+  --compute-scale 0.3 --region shift_iteration >/dev/null
+check baseline-mean-short has "$(cat "$work/short/b.json")" '"predicted_mean_ns": 7464.064}'
+check baseline-numbers-short [ -z "$(grep -E '[0-9]\.[0-9]{6,}' "$work/short/b.json")" ]
+sed 's/"predicted_mean_ns": 7464.064}/"predicted_mean_ns": 7464.063750000001}/' "$work/short/b.json" >"$work/short/old.json"
+check baseline-old-long-form has "$(cat "$work/short/old.json")" '7464.063750000001}'
+a=$("$retime" check "$work/short" --baseline "$work/short/b.json" --tolerance 0% --share-tolerance 0pp); ra=$?
+b=$("$retime" check "$work/short" --baseline "$work/short/old.json" --tolerance 0% --share-tolerance 0pp); rb=$?
+check baseline-old-loads-and-passes [ "$ra" -eq 0 ] && [ "$rb" -eq 0 ]
+check baseline-old-compares-identically same "$(sed 1d <<<"$a")" "$(sed 1d <<<"$b")"
+
 checks_done

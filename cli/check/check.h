@@ -109,5 +109,9 @@ int check_measure(const char *open, const char *key, const struct rt_replay_opti
                   size_t nregions, struct check_trace *m, rt_error *err);
 /* @p pct rounded to 0.001: shares are kept so in the file and compared so. */
 double check_round3(double pct);
+/* @p ns rounded to the ps (0.001 ns), the replay's resolution: a region's mean time is kept so
+ * when measured and when read from a baseline, so that the file holds it short (7464.064, not
+ * 7464.063750000001) and an older file that holds the long form compares the same. */
+double check_round_ps(double ns);
 
 #endif

@@ -658,6 +658,7 @@ static int read_trace(struct rd *r, json_t *tr, size_t idx, const struct check_b
         } else if (get_num(r, rg, w3, "predicted_mean_ns", 0, 9e15, &t->regions[i].mean_ns)) {
             return r->err->code;
         }
+        t->regions[i].mean_ns = check_round_ps(t->regions[i].mean_ns); /* as measured (an older file: long) */
     }
 
     json_t *cp = json_object_get(tr, "critical_path");

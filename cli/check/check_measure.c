@@ -117,6 +117,15 @@ double check_round3(double pct)
     return r == 0 ? 0.0 : r;
 }
 
+double check_round_ps(double ns)
+{
+    /* From 2^53 ps on (about 2.5 hours) a double holds no fraction of a ps to round away. */
+    if (!(fabs(ns) < 9007199254740992.0 / 1000.0))
+        return ns;
+    double r = round(ns * 1000.0) / 1000.0;
+    return r == 0 ? 0.0 : r;
+}
+
 /* What one replay feeds: the dependency graph, and the region collectors (NULL: region absent). */
 struct observers {
     rt_depgraph *g;
@@ -316,7 +325,7 @@ int check_measure(const char *open, const char *key, const struct rt_replay_opti
         for (uint64_t j = 0; j < n; j++)
             sum += inst[j].predicted_mean_ns;
         m->regions[i].instances = n;
-        m->regions[i].mean_ns = n ? sum / (double)n : 0;
+        m->regions[i].mean_ns = n ? check_round_ps(sum / (double)n) : 0;
     }
 out:
     for (size_t i = 0; i < nregions && ob.rs; i++)
