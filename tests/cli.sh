@@ -156,6 +156,10 @@ sj=$("$retime" sweep "$T1" --model logp --params "$work/p.txt" --L 1us,2us --com
 check sweep-json has "$sj" '"varied": ["L_ns", "compute_scale"]'
 check sweep-bad-list fails_with "--alpha: bad duration '3'" "$retime" sweep "$T1" --alpha 1us,3 --beta 1ns/B
 check sweep-twice fails_with "given twice" "$retime" sweep "$T1" --alpha 1us --alpha 2us --beta 1ns/B
+# text speed-ups in 4 decimals, as the Monte Carlo's slowdown (issue #32 item 4: "1" beside "1.81")
+st=$("$retime" sweep "$T1" --alpha 2.122us,1us --beta 0.7595ns/B --compute-scale 0 --region shift_iteration)
+check sweep-text-speedup-first has "$st" "     0      2.122us   0.7595ns/B            0        240.6us   1.0000          11.53us   1.0000"
+check sweep-text-speedup-decimals has "$st" "        132.9us   1.8104          7.038us   1.6377"
 
 # network noise: same seed -> identical output, another seed -> different; the injected total is reported
 n1=$("$retime" replay "$T1" "${H[@]}" --net-noise lognormal:median=1us,sigma=0.5 --seed 3 --format json)

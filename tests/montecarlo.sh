@@ -104,7 +104,10 @@ check csv-header same "$(head -1 <<<"$r")" "record,run,predicted_ns,slowdown,reg
 # Text output
 t=$("$retime" replay "$T1" "${H[@]}" "${N[@]}" --runs 20 --region shift_iteration)
 check text-table has "$t" 'noise-free         min      median        mean         p95         max          sd'
-check text-slowdown same "$(awk '$1 == "slowdown" { print $2 }' <<<"$t")" 1.000000
+check text-slowdown same "$(awk '$1 == "slowdown" { print $2 }' <<<"$t")" 1.0000
+# A ratio near 1 in 4 decimals, its sd too (issue #32 item 4: 6 decimals and an sd of 1.68e-06 before)
+sl=$(awk '$1 == "slowdown"' <<<"$t")
+check text-slowdown-4-decimals holds '$1 == 7' "$(awk '{ for (i = 2; i <= NF; i++) n += $i ~ /^[0-9]+\.[0-9][0-9][0-9][0-9]$/ } END { print n }' <<<"$sl")"
 check text-region has "$t" 'shift_iteration mean'
 check text-runs has "$t" 'runs        20 (run r draws from seed 3, run r) and one noise-free replay'
 

@@ -69,10 +69,8 @@ static void text_row(const char *label, double base, const struct mc_stats *s, i
         double v = k < 0 ? base : stat_at(s, k);
         if (is_time)
             printf(" %11s", text_time(buf, sizeof buf, v));
-        else if (k == NSTATS - 1)
-            printf(" %11.3g", v); /* the spread of a ratio near 1 needs significant digits */
-        else
-            printf(" %11.6f", v);
+        else /* a ratio near 1, its sd too: 4 decimals (0.0000 for a spread below 5e-5; JSON and CSV keep it whole) */
+            printf(" %11.4f", v);
     }
     putchar('\n');
 }
