@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* retime calibrate: Hockney's α and β fitted from the trace's own messages (retime/calibrate.h),
- * how well a replay under them reproduces the measured run, and the parameter file --params
- * reads (docs/parameter-file.md). */
-#define _POSIX_C_SOURCE 200809L /* getpid */
-#include <errno.h>
+/* retime calibrate: Hockney's α and β and LogP-lite's L, o, g, G fitted from traces' own messages
+ * (retime/calibrate.h), how well a replay under the Hockney fit reproduces each measured run, and
+ * the parameter file --params reads (docs/parameter-file.md). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "outfile.h"
 #include "retime/calibrate.h"
 #include "retime/replay.h"
 #include "retime/units.h"
@@ -18,10 +16,15 @@
 
 #include "cli.h"
 
+#define MAX_TRACES 256
+
+enum which_fit { FIT_AUTO, FIT_EAGER, FIT_RENDEZVOUS };
+
 struct calib_cli {
-    const char *path, *output;
-    rt_bytes eager_limit;
-    double cut;
+    const char *path[MAX_TRACES], *output;
+    size_t ntraces;
+    struct rt_calib_options o;
+    enum which_fit which;
     enum format fmt;
 };
 
@@ -29,17 +32,35 @@ static int parse_calibrate(struct args *a, struct calib_cli *c)
 {
     rt_error err = {0};
     memset(c, 0, sizeof *c);
-    c->eager_limit = 64 * 1024;
-    c->cut = 2;
+    rt_calib_options_default(&c->o);
     for (a->i = 2; a->i < a->argc; a->i++) {
         const char *v, *arg = a->argv[a->i];
+        double x;
         if (cli_opt(a, "--eager-limit", &v)) {
-            if (!v || rt_parse_bytes(v, &c->eager_limit, &err))
+            if (!v || rt_parse_bytes(v, &c->o.eager_limit, &err))
                 return cli_die("--eager-limit: %s", v ? err.msg : "needs a SIZE");
+        } else if (cli_opt(a, "--small", &v)) {
+            if (!v || rt_parse_bytes(v, &c->o.small_limit, &err))
+                return cli_die("--small: %s", v ? err.msg : "needs a SIZE (the largest message for o_s, o_r, g)");
+        } else if (cli_opt(a, "--gap", &v)) {
+            if (!v || rt_parse_time_ns(v, &x, &err) || !(x >= 0) || x > 1e12)
+                return cli_die("bad --gap '%s' (a TIME from 0 to 1000s: the most time outside MPI between "
+                               "back-to-back sends)", v ? v : "");
+            c->o.gap_ns = (rt_time_ns)x;
         } else if (cli_opt(a, "--cut-coef", &v)) {
-            if (!v || rt_parse_number(v, &c->cut, &err) || !(c->cut >= 1) || c->cut > 1e6)
+            if (!v || rt_parse_number(v, &c->o.cut_coef, &err) || !(c->o.cut_coef >= 1) || c->o.cut_coef > 1e6)
                 return cli_die("bad --cut-coef '%s' (a number from 1 to 1e6: samples above it times their size's "
                                "median are dropped)", v ? v : "");
+        } else if (cli_opt(a, "--fit", &v)) {
+            if (v && !strcmp(v, "auto"))
+                c->which = FIT_AUTO;
+            else if (v && !strcmp(v, "eager"))
+                c->which = FIT_EAGER;
+            else if (v && !strcmp(v, "rendezvous"))
+                c->which = FIT_RENDEZVOUS;
+            else
+                return cli_die("bad --fit '%s' (auto, eager or rendezvous: the Hockney fit the check and the "
+                               "parameter file use)", v ? v : "");
         } else if (cli_opt(a, "--output", &v)) {
             if (!v || !*v)
                 return cli_die("--output needs a FILE (the parameter file to write)");
@@ -49,13 +70,13 @@ static int parse_calibrate(struct args *a, struct calib_cli *c)
                 return cli_die("bad --format '%s' (text or json)", v ? v : "");
         } else if (arg[0] == '-' && arg[1]) {
             return cli_die("unknown option '%s' for calibrate", arg);
-        } else if (!c->path) {
-            c->path = arg;
+        } else if (c->ntraces == MAX_TRACES) {
+            return cli_die("more than %d traces given", MAX_TRACES);
         } else {
-            return cli_die("more than one trace given ('%s' and '%s')", c->path, arg);
+            c->path[c->ntraces++] = arg;
         }
     }
-    return c->path ? 0 : cli_die("calibrate needs a TRACE");
+    return c->ntraces ? 0 : cli_die("calibrate needs a TRACE");
 }
 
 /* @p x with 6 significant digits in fixed notation (docs/parameter-file.md: never 1e-05). */
@@ -66,34 +87,65 @@ static const char *fixed6(char *buf, size_t n, double x)
     return buf;
 }
 
-/* The parameter file, written whole (a temporary file renamed) so a failed write leaves none. */
-static int write_params(const char *path, const char *trace, const struct rt_calib_fit *f)
+/* The Hockney fit the check and the file use: the one asked for, or (auto) of the two that
+ * determine α and β the one with more samples. NULL when it does not determine them. */
+static const struct rt_calib_fit *chosen(const struct calib_cli *c, const struct rt_calibration *k, const char **name)
 {
-    char tmp[4096], a[64], b[64];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return cli_die("--output: path too long");
-    FILE *o = fopen(tmp, "w");
-    if (!o)
-        return cli_die("%s: cannot write: %s", path, strerror(errno));
-    fprintf(o, "# Hockney parameters fitted from %s's own messages by retime calibrate\n", trace);
-    fprintf(o, "format = retime-params 1\nalpha = %sns\nbeta = %sns/B\n", fixed6(a, sizeof a, f->alpha_ns),
-            fixed6(b, sizeof b, f->beta_ns_per_byte));
+    const struct rt_calib_fit *e = &k->eager, *r = &k->rendezvous, *f;
+    if (c->which == FIT_EAGER || (c->which == FIT_AUTO && !(r->alpha_ok && r->beta_ok)))
+        f = e, *name = "eager";
+    else if (c->which == FIT_RENDEZVOUS || !(e->alpha_ok && e->beta_ok) || r->samples > e->samples)
+        f = r, *name = "rendezvous";
+    else
+        f = e, *name = "eager";
+    return f->alpha_ok && f->beta_ok ? f : NULL;
+}
+
+/* The parameter file, written whole or not at all (util/outfile.h). */
+static int write_params(const struct calib_cli *c, const struct rt_calibration *k, const struct rt_calib_fit *f,
+                        const char *fname)
+{
+    rt_error err = {0};
+    struct rt__outfile *of = NULL;
+    if (rt__outfile_open(c->output, "parameter file", &of, &err))
+        return cli_fail(&err);
+    FILE *o = rt__outfile_stream(of);
+    char a[64], b[64];
+    fprintf(o, "# Parameters fitted by retime calibrate from the own messages of");
+    for (size_t i = 0; i < c->ntraces; i++)
+        fprintf(o, " %s", c->path[i]);
+    fprintf(o, "\nformat = retime-params 1\n");
+    fprintf(o, "alpha = %sns        # Hockney, the %s fit\n", fixed6(a, sizeof a, f->alpha_ns), fname);
+    fprintf(o, "beta = %sns/B\n", fixed6(b, sizeof b, f->beta_ns_per_byte));
+    const struct rt_calib_logp *p = &k->logp;
+    if (p->L.ok)
+        fprintf(o, "L = %sns\n", fixed6(a, sizeof a, p->L.ns));
+    if (p->o_s.ok)
+        fprintf(o, "o_s = %sns\n", fixed6(a, sizeof a, p->o_s.ns));
+    if (p->o_r.ok)
+        fprintf(o, "o_r = %sns\n", fixed6(a, sizeof a, p->o_r.ns));
+    if (p->g.ok)
+        fprintf(o, "g = %sns\n", fixed6(a, sizeof a, p->g.ns));
+    if (p->G_ok)
+        fprintf(o, "G = %sns/B\n", fixed6(b, sizeof b, p->G_ns_per_byte));
+    for (uint32_t i = 0; i < f->nsize; i++)
+        if (f->size[i].bytes && f->size[i].beta_ns_per_byte > 0)
+            fprintf(o, "beta@%" PRIu64 "B = %sns/B\n", f->size[i].bytes,
+                    fixed6(b, sizeof b, f->size[i].beta_ns_per_byte));
+    fprintf(o, "info.method = retime-calibrate\ninfo.fit = %s\ninfo.filter = cut%gxmedian\n", fname, c->o.cut_coef);
     fprintf(o, "info.samples = %" PRIu64 "\ninfo.sizes = %u\ninfo.r2 = %s\n", f->samples, f->sizes,
             fixed6(a, sizeof a, f->r2));
-    int bad = ferror(o);
-    if (fclose(o) != 0 || bad || rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return cli_die("%s: cannot write: %s", path, strerror(e));
-    }
-    return 0;
+    for (uint32_t i = 0; i < f->nsize; i++)
+        fprintf(o, "info.T@%" PRIu64 "B = %sns\n", f->size[i].bytes, fixed6(a, sizeof a, f->size[i].median_ns));
+    return rt__outfile_close(of, &err) ? cli_fail(&err) : 0;
 }
 
 static void fit_text(const char *name, const struct rt_calib_fit *f)
 {
     char a[32], b[32], c[32];
-    printf("%-11s %" PRIu64 " samples of %u sizes (%" PRIu64 " dropped above the cut)\n", name, f->samples, f->sizes,
-           f->dropped);
+    printf("%-11s %" PRIu64 " samples of %u sizes (%" PRIu64 " dropped above the cut; from %" PRIu64
+           " blocking receives, %" PRIu64 " waits, %" PRIu64 " synchronous sends)\n",
+           name, f->samples, f->sizes, f->dropped, f->from_recv, f->from_wait, f->from_send);
     if (f->alpha_ok)
         printf("            alpha %s", rt_format_time(a, sizeof a, f->alpha_ns));
     if (f->beta_ok)
@@ -109,10 +161,26 @@ static void fit_text(const char *name, const struct rt_calib_fit *f)
                fixed6(b, sizeof b, f->size[i].beta_ns_per_byte));
 }
 
+static void value_text(const char *name, const struct rt_calib_value *v, int derived)
+{
+    char a[32], b[32], c[32];
+    printf("            %-4s", name);
+    if (v->ok && derived)
+        printf("%s", rt_format_time(a, sizeof a, v->ns));
+    else if (v->ok)
+        printf("%-10s %" PRIu64 " samples (%" PRIu64 " dropped)  |residual| median %s, max %s",
+               rt_format_time(a, sizeof a, v->ns), v->samples, v->dropped,
+               rt_format_time(b, sizeof b, v->resid_median_ns), rt_format_time(c, sizeof c, v->resid_max_ns));
+    if (v->why[0])
+        printf("%s%s", v->ok ? "  " : "", v->why);
+    printf("\n");
+}
+
 static void fit_json(const char *name, const struct rt_calib_fit *f)
 {
-    printf("\"%s\": {\"samples\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"sizes\": %u, \"alpha_ns\": ", name,
-           f->samples, f->dropped, f->sizes);
+    printf("\"%s\": {\"samples\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"sizes\": %u, \"from_recv\": %" PRIu64
+           ", \"from_wait\": %" PRIu64 ", \"from_send\": %" PRIu64 ", \"alpha_ns\": ",
+           name, f->samples, f->dropped, f->sizes, f->from_recv, f->from_wait, f->from_send);
     if (f->alpha_ok)
         cli_print_double(stdout, f->alpha_ns);
     else
@@ -142,7 +210,23 @@ static void fit_json(const char *name, const struct rt_calib_fit *f)
     printf("]}");
 }
 
-/* How well the fitted model reproduces the measured window: one replay under it. */
+static void value_json(const char *name, const struct rt_calib_value *v)
+{
+    printf("\"%s\": {\"samples\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"ns\": ", name, v->samples, v->dropped);
+    if (v->ok)
+        cli_print_double(stdout, v->ns);
+    else
+        printf("null");
+    printf(", \"residual_median_ns\": ");
+    cli_print_double(stdout, v->resid_median_ns);
+    printf(", \"residual_max_ns\": ");
+    cli_print_double(stdout, v->resid_max_ns);
+    printf(", \"why\": ");
+    cli_json_string(stdout, v->why);
+    printf("}");
+}
+
+/* How well the fitted model reproduces a measured window: one replay under it. */
 static int check_fit(const rt_trace *t, const struct rt_calib_fit *f, rt_bytes eager, rt_window *w,
                      struct rt_replay_result **res, rt_error *err)
 {
@@ -157,77 +241,141 @@ static int check_fit(const rt_trace *t, const struct rt_calib_fit *f, rt_bytes e
     return rt_replay_run(t, &o, NULL, res, err);
 }
 
+struct check_row {
+    const char *path, *window;
+    double meas, pred;
+};
+
 int cmd_calibrate(struct args *a)
 {
     struct calib_cli c;
     if (parse_calibrate(a, &c))
         return 2;
     rt_error err = {0};
-    rt_trace *t = NULL;
-    rt_window *w = NULL;
+    rt_trace *t[MAX_TRACES] = {0};
+    rt_window *w[MAX_TRACES] = {0};
+    struct check_row chk[MAX_TRACES];
     struct rt_calibration k;
-    struct rt_replay_result *res = NULL;
     int rc = 1;
-    if (rt_trace_open(c.path, &t, &err) || rt_calibrate(t, c.eager_limit, c.cut, &k, &err) ||
-        rt_window_open(t, "mpi", &w, &err)) {
+    for (size_t i = 0; i < c.ntraces; i++)
+        if (rt_trace_open(c.path[i], &t[i], &err)) {
+            cli_fail(&err);
+            goto out;
+        }
+    if (rt_calibrate_traces((const rt_trace *const *)t, c.ntraces, &c.o, &k, &err)) {
         cli_fail(&err);
         goto out;
     }
-    const struct rt_calib_fit *f = &k.eager; /* the parameters the file gets: the eager fit */
-    int usable = f->alpha_ok && f->beta_ok;
-    if (usable && check_fit(t, f, c.eager_limit, w, &res, &err)) {
-        cli_fail(&err);
-        goto out;
+    const char *fname = "eager";
+    const struct rt_calib_fit *f = chosen(&c, &k, &fname);
+    size_t nchk = 0;
+    for (size_t i = 0; f && i < c.ntraces; i++) {
+        struct rt_replay_result *res = NULL;
+        if (rt_window_open(t[i], "mpi", &w[i], &err) || check_fit(t[i], f, c.o.eager_limit, w[i], &res, &err)) {
+            cli_fail(&err);
+            goto out;
+        }
+        int win = res->window && res->window_ranks;
+        chk[nchk++] = (struct check_row){rt_trace_path(t[i]), rt_window_text(w[i]),
+                                         (double)(win ? res->window_measured_ns : res->measured_ns),
+                                         (double)(win ? res->window_predicted_ps : res->predicted_ps) / 1e3};
+        rt_replay_result_destroy(res);
     }
-    double meas = res ? (double)(res->window && res->window_ranks ? res->window_measured_ns : res->measured_ns) : 0;
-    double pred = res ? (res->window && res->window_ranks ? res->window_predicted_ps : res->predicted_ps) / 1e3 : 0;
+    const struct rt_calib_logp *p = &k.logp;
     if (c.fmt == FMT_JSON) {
-        printf("{\"trace\": ");
-        cli_json_string(stdout, rt_trace_path(t));
-        printf(", \"messages\": %" PRIu64 ", \"unmatched\": %" PRIu64 ", ", k.messages, k.unmatched);
+        printf("{\"traces\": [");
+        for (size_t i = 0; i < c.ntraces; i++) {
+            printf(i ? ", " : "");
+            cli_json_string(stdout, rt_trace_path(t[i]));
+        }
+        printf("], \"messages\": %" PRIu64 ", \"unmatched\": %" PRIu64 ", \"left_out\": {\"late_receiver\": %" PRIu64
+               ", \"not_waited\": %" PRIu64 ", \"shared_wait\": %" PRIu64 ", \"backwards\": %" PRIu64
+               "}, \"collectives_not_used\": %" PRIu64 ", ",
+               k.messages, k.unmatched, k.late_receiver, k.not_waited, k.shared_wait, k.backwards, k.collectives);
         fit_json("eager", &k.eager);
         printf(", ");
         fit_json("rendezvous", &k.rendezvous);
-        printf(", \"check\": ");
-        if (res) {
-            printf("{\"window\": ");
-            cli_json_string(stdout, rt_window_text(w));
-            printf(", \"measured_ns\": ");
-            cli_print_double(stdout, meas);
-            printf(", \"predicted_ns\": ");
-            cli_print_double(stdout, pred);
-            printf(", \"error_pct\": ");
-            cli_print_double(stdout, meas > 0 ? 100 * (pred - meas) / meas : 0);
-            printf("}");
-        } else {
+        printf(", \"logp\": {");
+        value_json("o_s", &p->o_s);
+        printf(", ");
+        value_json("o_r", &p->o_r);
+        printf(", ");
+        value_json("g", &p->g);
+        printf(", ");
+        value_json("L", &p->L);
+        printf(", \"G_ns_per_byte\": ");
+        if (p->G_ok)
+            cli_print_double(stdout, p->G_ns_per_byte);
+        else
             printf("null");
+        printf(", \"G_why\": ");
+        cli_json_string(stdout, p->G_why);
+        printf("}, \"fit_used\": ");
+        if (f)
+            cli_json_string(stdout, fname);
+        else
+            printf("null");
+        printf(", \"check\": [");
+        for (size_t i = 0; i < nchk; i++) {
+            printf("%s{\"trace\": ", i ? ", " : "");
+            cli_json_string(stdout, chk[i].path);
+            printf(", \"window\": ");
+            cli_json_string(stdout, chk[i].window);
+            printf(", \"measured_ns\": ");
+            cli_print_double(stdout, chk[i].meas);
+            printf(", \"predicted_ns\": ");
+            cli_print_double(stdout, chk[i].pred);
+            printf(", \"error_pct\": ");
+            cli_print_double(stdout, chk[i].meas > 0 ? 100 * (chk[i].pred - chk[i].meas) / chk[i].meas : 0);
+            printf("}");
         }
-        printf("}\n");
+        printf("]}\n");
     } else {
         char x[32], y[32];
-        printf("trace       %s\nmessages    %" PRIu64 " matched (%" PRIu64 " sends or receives without a partner)\n",
-               rt_trace_path(t), k.messages, k.unmatched);
+        for (size_t i = 0; i < c.ntraces; i++)
+            printf("trace       %s\n", rt_trace_path(t[i]));
+        printf("messages    %" PRIu64 " matched (%" PRIu64 " sends or receives without a partner)\n", k.messages,
+               k.unmatched);
+        printf("left out    %" PRIu64 " late receivers, %" PRIu64 " receives not waited for when sent, %" PRIu64
+               " in a wait of several receives, %" PRIu64 " backwards in time; %" PRIu64
+               " collective calls not used\n",
+               k.late_receiver, k.not_waited, k.shared_wait, k.backwards, k.collectives);
         fit_text("eager", &k.eager);
         fit_text("rendezvous", &k.rendezvous);
-        if (res)
-            printf("check       a replay under alpha and beta: %s predicted against %s measured (%+.1f%%) over %s\n",
-                   rt_format_time(x, sizeof x, pred), rt_format_time(y, sizeof y, meas),
-                   meas > 0 ? 100 * (pred - meas) / meas : 0.0, rt_window_text(w));
+        printf("logp-lite   (messages of at most %" PRIu64 " B for o_s, o_r and g)\n", c.o.small_limit);
+        value_text("o_s", &p->o_s, 0);
+        value_text("o_r", &p->o_r, 0);
+        value_text("g", &p->g, 0);
+        value_text("L", &p->L, 1);
+        printf("            G   ");
+        if (p->G_ok)
+            printf("%sns/B (the eager beta)\n", fixed6(x, sizeof x, p->G_ns_per_byte));
         else
-            printf("check       none: the eager messages do not determine alpha and beta\n");
+            printf("%s\n", p->G_why);
+        for (size_t i = 0; i < nchk; i++)
+            printf("check       a replay under the %s alpha and beta: %s predicted against %s measured (%+.1f%%) "
+                   "over %s%s%s\n",
+                   fname, rt_format_time(x, sizeof x, chk[i].pred), rt_format_time(y, sizeof y, chk[i].meas),
+                   chk[i].meas > 0 ? 100 * (chk[i].pred - chk[i].meas) / chk[i].meas : 0.0, chk[i].window,
+                   c.ntraces > 1 ? " of " : "", c.ntraces > 1 ? chk[i].path : "");
+        if (!f)
+            printf("check       none: the %s messages do not determine alpha and beta\n",
+                   c.which == FIT_RENDEZVOUS ? "rendezvous" : c.which == FIT_EAGER ? "eager" : "eager or rendezvous");
     }
     if (c.output) {
-        if (!usable) {
-            cli_die("%s: not written: %s", c.output, f->why[0] ? f->why : "alpha and beta are not determined");
+        if (!f) {
+            const struct rt_calib_fit *g = c.which == FIT_RENDEZVOUS ? &k.rendezvous : &k.eager;
+            cli_die("%s: not written: %s", c.output, g->why[0] ? g->why : "alpha and beta are not determined");
             goto out;
         }
-        if (write_params(c.output, rt_trace_path(t), f))
+        if (write_params(&c, &k, f, fname))
             goto out;
     }
     rc = 0;
 out:
-    rt_replay_result_destroy(res);
-    rt_window_free(w);
-    rt_trace_close(t);
+    for (size_t i = 0; i < c.ntraces; i++) {
+        rt_window_free(w[i]);
+        rt_trace_close(t[i]);
+    }
     return rc;
 }

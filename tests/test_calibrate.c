@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <otf2/otf2.h>
+
 #include "otf2_builder.h"
 #include "retime/calibrate.h"
 #include "test_util.h"
@@ -29,6 +31,70 @@ static int trace(char *dir, size_t n, const uint64_t *sizes, const double *extra
         tb_call_send(b, 0, t, t + 100, "MPI_Send", 1, 7, m);
         tb_call_recv(b, 1, late && late[i] ? t + 50 : t - 10, done, 0, 7, m);
     }
+    return tb_close(b);
+}
+
+/* Irecv + MPI_Wait on rank 1, entered before the send (a network sample each: alpha 2000 ns,
+ * beta 0.5 ns/B), then (pair != 0) one MPI_Waitall of two receives from ranks 0 and 2, then a
+ * burst of five 0-byte MPI_Sends 300 ns apart (100 ns each) that rank 1 takes 2500 ns after
+ * each send, in 250 ns, and (coll) a barrier. With sync: MPI_Ssend of 4000 B whose Irecv rank 1
+ * posted first and completes in an MPI_Test long after; the Ssend takes 2000 + 0.5 * 4000 ns. */
+static int trace_nb(char *dir, size_t n, int pair, int coll, int sync)
+{
+    snprintf(dir, n, "%s/t%d", root, ntr++);
+    tb_builder *b = tb_create(dir, 3);
+    static const uint64_t sizes[] = {0, 1000, 2000, 4000, 8000};
+    uint64_t req = 1;
+    for (int i = 0; i < 5; i++, req++) {
+        uint64_t t = 1000 + (uint64_t)i * 100000, m = sizes[i], done = t + 2000 + m / 2;
+        tb_call_send(b, 0, t, t + 100, "MPI_Send", 1, 7, m);
+        tb_enter(b, 1, t - 30, "MPI_Irecv");
+        tb_irecv_request(b, 1, t - 30, req);
+        tb_leave(b, 1, t - 25, "MPI_Irecv");
+        tb_enter(b, 1, t - 10, "MPI_Wait");
+        tb_irecv(b, 1, done, 0, 7, m, req);
+        tb_leave(b, 1, done, "MPI_Wait");
+    }
+    uint64_t t = 600000;
+    if (pair) { /* two receives in one wait: the wait's end is the later one's, no sample */
+        tb_enter(b, 1, t - 40, "MPI_Irecv");
+        tb_irecv_request(b, 1, t - 40, 100);
+        tb_leave(b, 1, t - 38, "MPI_Irecv");
+        tb_enter(b, 1, t - 36, "MPI_Irecv");
+        tb_irecv_request(b, 1, t - 36, 101);
+        tb_leave(b, 1, t - 34, "MPI_Irecv");
+        tb_call_send(b, 0, t, t + 100, "MPI_Send", 1, 8, 1000);
+        tb_call_send(b, 2, t, t + 100, "MPI_Send", 1, 8, 1000);
+        tb_enter(b, 1, t - 10, "MPI_Waitall");
+        tb_irecv(b, 1, t + 2500, 0, 8, 1000, 100);
+        tb_irecv(b, 1, t + 2500, 2, 8, 1000, 101);
+        tb_leave(b, 1, t + 2500, "MPI_Waitall");
+    }
+    t = 700000;
+    for (int i = 0; i < 5; i++) { /* back-to-back: o_s 100, g 300; taken late: o_r 250 */
+        uint64_t s = t + (uint64_t)i * 300;
+        tb_call_send(b, 0, s, s + 100, "MPI_Send", 1, 9, 0);
+        tb_call_recv(b, 1, s + 2500, s + 2750, 0, 9, 0);
+    }
+    t = 750000;
+    for (int i = 0; i < 3; i++) { /* taken before the message had arrived (T(0) = 2000 ns): not o_r's */
+        uint64_t s = t + (uint64_t)i * 10000;
+        tb_call_send(b, 0, s, s + (i ? 100 : 5000), "MPI_Send", 1, 11, 0); /* an o_s outlier */
+        tb_call_recv(b, 1, s + 500, s + 2000, 0, 11, 0);
+    }
+    if (sync) {
+        t = 800000;
+        tb_enter(b, 1, t - 500, "MPI_Irecv");
+        tb_irecv_request(b, 1, t - 500, 200);
+        tb_leave(b, 1, t - 490, "MPI_Irecv");
+        tb_call_send(b, 0, t, t + 4000, "MPI_Ssend", 1, 10, 4000);
+        tb_enter(b, 1, t + 50000, "MPI_Test");
+        tb_irecv(b, 1, t + 50010, 0, 10, 4000, 200);
+        tb_leave(b, 1, t + 50010, "MPI_Test");
+    }
+    if (coll)
+        for (uint32_t r = 0; r < 3; r++)
+            tb_collective(b, r, 900000, 901000, "MPI_Barrier", OTF2_COLLECTIVE_OP_BARRIER, RT_NONE, 0, 0);
     return tb_close(b);
 }
 
@@ -96,6 +162,79 @@ int main(void)
     k = fit(dir);
     CHECK(!k.eager.alpha_ok);
     CHECK_CONTAINS(k.eager.why, "2 samples: at least 3 are needed");
+    /* MPI_Wait on an Irecv posted and waited for before the send: samples as blocking receives;
+     * a wait of two receives gives none; LogP-lite from the burst; the barrier is not used */
+    CHECK_EQ_INT(trace_nb(dir, sizeof dir, 1, 1, 1), 0);
+    k = fit(dir);
+    CHECK_EQ_INT(k.messages, 16);
+    CHECK_EQ_INT(k.eager.from_wait, 5);
+    CHECK_EQ_INT(k.eager.from_recv, 0);
+    CHECK_EQ_INT(k.eager.samples, 5);
+    CHECK_EQ_INT(k.shared_wait, 2);
+    CHECK_EQ_INT(k.late_receiver, 8);
+    CHECK_EQ_INT(k.collectives, 3);
+    CHECK_NEAR(k.eager.alpha_ns, 2000, 1e-6);
+    CHECK_NEAR(k.eager.beta_ns_per_byte, 0.5, 1e-9);
+    CHECK(k.logp.o_s.ok && k.logp.g.ok && k.logp.o_r.ok && k.logp.L.ok && k.logp.G_ok);
+    CHECK_EQ_INT(k.logp.o_s.samples, 11); /* of the five waited sends those up to 1 KiB (0 and 1000 B), the burst's
+                                               five, the pair's two, the three early receivers' less the outlier */
+    CHECK_EQ_INT(k.logp.o_s.dropped, 1);
+    CHECK_NEAR(k.logp.o_s.ns, 100, 1e-9);
+    CHECK_EQ_INT(k.logp.g.samples, 4); /* not the 10 us and 100 us intervals */
+    CHECK_EQ_INT(k.logp.g.dropped, 0);
+    CHECK_NEAR(k.logp.g.ns, 300, 1e-9);
+    CHECK_EQ_INT(k.logp.o_r.samples, 5); /* not the three taken early */
+    CHECK_EQ_INT(k.logp.o_r.dropped, 0);
+    CHECK_NEAR(k.logp.o_r.ns, 250, 1e-9);
+    CHECK_NEAR(k.logp.L.ns, 2000 - 100 - 250, 1e-6);
+    CHECK_NEAR(k.logp.G_ns_per_byte, 0.5, 1e-9);
+    /* the Ssend whose Irecv was posted first and completed by a late MPI_Test: its own time */
+    CHECK_EQ_INT(k.rendezvous.from_send, 1);
+    CHECK_EQ_INT(k.rendezvous.samples, 1);
+    CHECK_EQ_INT(k.rendezvous.size[0].bytes, 4000);
+    CHECK_NEAR(k.rendezvous.size[0].median_ns, 4000, 1e-9);
+    /* several traces together: two of one size each determine alpha and beta */
+    {
+        char d1[300], d2[300];
+        static const uint64_t s1[] = {1000, 1000, 1000}, s2[] = {4000, 4000, 4000};
+        CHECK_EQ_INT(trace(d1, sizeof d1, s1, NULL, NULL, 3), 0);
+        CHECK_EQ_INT(trace(d2, sizeof d2, s2, NULL, NULL, 3), 0);
+        /* and one more trace of a lone send, one of a lone receive: never matched across traces */
+        char d3[300], d4[300];
+        snprintf(d3, sizeof d3, "%s/t%d", root, ntr++);
+        tb_builder *b = tb_create(d3, 2);
+        tb_call_send(b, 0, 1000, 1100, "MPI_Send", 1, 7, 0);
+        CHECK_EQ_INT(tb_close(b), 0);
+        snprintf(d4, sizeof d4, "%s/t%d", root, ntr++);
+        b = tb_create(d4, 2);
+        tb_call_recv(b, 1, 900, 3000, 0, 7, 0);
+        CHECK_EQ_INT(tb_close(b), 0);
+        rt_trace *tt[4] = {NULL, NULL, NULL, NULL};
+        rt_error err = {0};
+        CHECK_EQ_INT(rt_trace_open(d1, &tt[0], &err), RT_OK);
+        CHECK_EQ_INT(rt_trace_open(d2, &tt[1], &err), RT_OK);
+        CHECK_EQ_INT(rt_trace_open(d3, &tt[2], &err), RT_OK);
+        CHECK_EQ_INT(rt_trace_open(d4, &tt[3], &err), RT_OK);
+        struct rt_calib_options o;
+        rt_calib_options_default(&o);
+        if (tt[0] && tt[1] && tt[2] && tt[3])
+            CHECK_EQ_INT(rt_calibrate_traces((const rt_trace *const *)tt, 4, &o, &k, &err), RT_OK);
+        CHECK_EQ_INT(k.traces, 4);
+        CHECK_EQ_INT(k.messages, 6);
+        CHECK_EQ_INT(k.unmatched, 2);
+        CHECK(k.eager.alpha_ok && k.eager.beta_ok);
+        CHECK_NEAR(k.eager.alpha_ns, 2000, 1e-6);
+        CHECK_NEAR(k.eager.beta_ns_per_byte, 0.5, 1e-9);
+        /* the sends of 1000 B (and the lone 0 B) are o_s samples (100 ns each); no receive came after its
+         * message */
+        CHECK_NEAR(k.logp.o_s.ns, 100, 1e-9);
+        CHECK(!k.logp.o_r.ok);
+        CHECK_CONTAINS(k.logp.o_r.why, "0 samples of small receives entered after their message had arrived");
+        CHECK(!k.logp.L.ok);
+        CHECK_CONTAINS(k.logp.L.why, "L is alpha - o_s - o_r and o_r is not");
+        for (int i = 0; i < 4; i++)
+            rt_trace_close(tt[i]);
+    }
     /* RETIME_TEST_KEEP=DIR: the first trace stays there, for the CLI's parameter-file check */
     const char *keep = getenv("RETIME_TEST_KEEP");
     if (keep && *keep) {

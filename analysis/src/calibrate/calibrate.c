@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Hockney's α and β from a trace's own messages (retime/calibrate.h): the sends and receives of
- * every rank in program order, matched per channel by sorting, the samples whose time is the
- * network's, pingpong's outlier cut per size, and a least-squares line.
+ * Model parameters from traces' own messages (retime/calibrate.h): the sends and receives of
+ * every rank in program order with their calls' times, matched per channel by sorting, the
+ * samples whose time is the network's, pingpong's outlier cut per size, a least-squares line
+ * (Hockney) and medians (LogP-lite's overheads and gap).
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,14 +12,18 @@
 
 #include "retime/calibrate.h"
 
-/* One side of a message: the channel, its place on it, and its call's times. */
+/* One side of a message: the channel, its place on it, and its calls' times. */
 struct side {
-    uint32_t src, dst, comm, tag;
-    uint64_t seq;       /* its rank's program order */
-    rt_time_ns enter;   /* its MPI call's entry */
-    rt_time_ns done;    /* receives: the completion (blocking ones), else -1 */
+    uint32_t trace, src, dst, comm, tag;
+    uint64_t seq;          /* its rank's program order */
+    uint64_t ev;           /* its event (a receive request's: the request) */
+    rt_time_ns enter;      /* the MPI call that sent or posted it: entry */
+    rt_time_ns leave;      /* and leave */
+    rt_time_ns done;       /* receives: the completion, -1 while unknown */
+    rt_time_ns wait_enter; /* receives: the entry of the call that completed it */
     rt_bytes bytes;
-    uint8_t sync;
+    uint8_t sync, blocking;
+    uint8_t waited;        /* receives: completed by a blocking receive, or by a wait completing it alone */
 };
 
 struct sample {
@@ -26,12 +31,40 @@ struct sample {
     double ns;
 };
 
+/* A small eager message whose receiver came after it: its receive call's time, for o_r once the
+ * eager fit says whether it had arrived. */
+struct late {
+    rt_bytes m;
+    double since_send; /* the receiver's ready time minus the send's entry */
+    double in_call;    /* the completion minus the receiver's ready time */
+};
+
+struct vec {
+    void *v;
+    size_t n, cap;
+};
+
+static int push(struct vec *a, const void *x, size_t size)
+{
+    if (a->n == a->cap) {
+        size_t c = a->cap ? 2 * a->cap : 1024;
+        void *w = realloc(a->v, c * size);
+        if (!w)
+            return -1;
+        a->v = w;
+        a->cap = c;
+    }
+    memcpy((char *)a->v + a->n++ * size, x, size);
+    return 0;
+}
+
 static int cmp_side(const void *a, const void *b)
 {
     const struct side *x = a, *y = b;
 #define CMP(f)                                                                                                         \
     if (x->f != y->f)                                                                                                  \
         return x->f < y->f ? -1 : 1;
+    CMP(trace)
     CMP(src)
     CMP(dst)
     CMP(comm)
@@ -55,50 +88,133 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
+static int is_wait(const rt_trace *t, uint32_t region)
 {
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? 2 * *cap : 1024;
-    void *w = realloc(*v, c * size);
-    if (!w)
-        return -1;
-    *v = w;
-    *cap = c;
-    return 0;
+    const struct rt_region *g = region < rt_trace_regions(t) ? rt_trace_region(t, region) : NULL;
+    return g && g->name && strncmp(g->name, "MPI_Wait", 8) == 0;
 }
 
-/* Every rank's sends and receives (the posting order of its receives) with their calls' times. */
-static int collect(const rt_trace *t, struct side **sp, size_t *ns, struct side **rp, size_t *nr)
+/* What one rank's current outermost MPI call holds, for its Leave. */
+struct call {
+    rt_time_ns enter;
+    uint32_t region;
+    size_t first_send;    /* sends made in it: [first_send, sends.n) */
+    size_t done[4];       /* receives completed in it (the first four) */
+    unsigned ndone;
+    unsigned nsend, small_sends;
+    int blocking_send;    /* its one send is a blocking eager small one */
+};
+
+/* The state of the LogP-lite sampling of one rank: the previous call, if it was one small send. */
+struct prev_send {
+    int valid;
+    rt_time_ns enter, leave;
+};
+
+/* Every rank's sends and receives (the posting order of its receives) with their calls' times,
+ * and the o_s and g samples of its send calls. */
+static int collect(const rt_trace *t, uint32_t ti, const struct rt_calib_options *o, struct vec *sends,
+                   struct vec *recvs, struct vec *os, struct vec *gap, uint64_t *colls)
 {
-    size_t cs = 0, cr = 0;
     for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
         uint64_t n, seq = 0;
         const struct rt_event *ev = rt_trace_events(t, r, &n);
-        rt_time_ns enter = 0;
+        size_t rfirst = recvs->n; /* this rank's receives, in event order */
+        struct call c = {0};
+        struct prev_send prev = {0};
         int depth = 0;
         for (uint64_t i = 0; i < n; i++) {
             const struct rt_event *e = &ev[i];
-            if (e->kind == RT_EV_ENTER && (e->flags & RT_EVF_MPI) && depth++ == 0)
-                enter = e->time;
-            else if (e->kind == RT_EV_LEAVE && (e->flags & RT_EVF_MPI) && depth > 0)
-                depth--;
+            if (e->kind == RT_EV_ENTER && (e->flags & RT_EVF_MPI)) {
+                if (depth++ == 0) {
+                    memset(&c, 0, sizeof c);
+                    c.enter = e->time;
+                    c.region = e->ref;
+                    c.first_send = sends->n;
+                }
+                continue;
+            }
+            if (e->kind == RT_EV_LEAVE && (e->flags & RT_EVF_MPI) && depth > 0) {
+                if (--depth)
+                    continue;
+                struct side *s = sends->v;
+                for (size_t k = c.first_send; k < sends->n; k++)
+                    s[k].leave = e->time;
+                struct side *rv = recvs->v;
+                int alone = c.ndone == 1 && (is_wait(t, c.region) || rv[c.done[0]].blocking);
+                for (unsigned k = 0; k < c.ndone && k < 4; k++)
+                    rv[c.done[k]].waited = (uint8_t)alone;
+                if (c.ndone > 1)
+                    for (unsigned k = 0; k < c.ndone && k < 4; k++)
+                        rv[c.done[k]].waited = 2; /* several receives in one wait */
+                /* LogP-lite: a call of one small send is o_s's (blocking eager) and, right after
+                 * another such call, g's */
+                int one_small = c.nsend == 1 && c.small_sends == 1 && c.ndone == 0;
+                if (one_small && c.blocking_send) {
+                    double d = (double)(e->time - c.enter);
+                    if (d >= 0 && push(os, &d, sizeof d))
+                        return RT_ENOMEM;
+                }
+                if (one_small && prev.valid && c.enter - prev.leave <= o->gap_ns && c.enter >= prev.leave) {
+                    double d = (double)(c.enter - prev.enter);
+                    if (push(gap, &d, sizeof d))
+                        return RT_ENOMEM;
+                }
+                prev = (struct prev_send){one_small, c.enter, e->time};
+                continue;
+            }
+            if (e->kind == RT_EV_COLL_BEGIN) {
+                (*colls)++;
+                prev.valid = 0;
+                continue;
+            }
             int send = e->kind == RT_EV_SEND || e->kind == RT_EV_ISEND;
-            int recv = e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV_REQUEST;
-            if ((!send && !recv) || (e->flags & RT_EVF_CANCELLED))
+            int post = e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV_REQUEST;
+            if (e->kind == RT_EV_IRECV && !(e->flags & RT_EVF_CANCELLED)) {
+                /* the completion of a request posted earlier: binary search of this rank's receives */
+                struct side *rv = recvs->v;
+                size_t lo = rfirst, hi = recvs->n;
+                while (lo < hi) {
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (rv[mid].ev < e->ref)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                if (lo < recvs->n && rv[lo].ev == e->ref) {
+                    rv[lo].done = e->time;
+                    rv[lo].wait_enter = depth ? c.enter : e->time;
+                    if (depth && c.ndone < 4)
+                        c.done[c.ndone] = lo;
+                    c.ndone += depth > 0;
+                }
+                continue;
+            }
+            if ((!send && !post) || (e->flags & RT_EVF_CANCELLED))
                 continue;
             struct rt_event_payload p = rt_trace_payload(t, r, i);
-            struct side s = {.src = send ? r : e->ref, .dst = send ? e->ref : r, .comm = (uint32_t)p.comm,
-                             .tag = e->aux, .seq = seq++, .enter = depth ? enter : e->time, .done = -1,
-                             .bytes = p.bytes, .sync = (e->flags & RT_EVF_SYNC) != 0};
-            if (e->kind == RT_EV_RECV)
+            rt_time_ns enter = depth ? c.enter : e->time;
+            struct side s = {.trace = ti, .src = send ? r : e->ref, .dst = send ? e->ref : r,
+                             .comm = (uint32_t)p.comm, .tag = e->aux, .seq = seq++, .ev = i, .enter = enter,
+                             .leave = e->time, .done = -1, .wait_enter = enter, .bytes = p.bytes,
+                             .sync = (e->flags & RT_EVF_SYNC) != 0,
+                             .blocking = e->kind == RT_EV_SEND || e->kind == RT_EV_RECV};
+            if (e->kind == RT_EV_RECV) {
                 s.done = e->time;
-            if (send ? grow((void **)sp, &cs, *ns, sizeof **sp) : grow((void **)rp, &cr, *nr, sizeof **rp))
+                s.waited = 1;
+                if (depth && c.ndone < 4)
+                    c.done[c.ndone] = recvs->n;
+                c.ndone += depth > 0;
+            }
+            if (send) {
+                c.nsend++;
+                if (s.bytes <= o->small_limit) {
+                    c.small_sends++;
+                    c.blocking_send = s.blocking && !s.sync && !(e->flags & RT_EVF_BUFFERED);
+                }
+            }
+            if (push(send ? sends : recvs, &s, sizeof s))
                 return RT_ENOMEM;
-            if (send)
-                (*sp)[(*ns)++] = s;
-            else
-                (*rp)[(*nr)++] = s;
         }
     }
     return RT_OK;
@@ -107,7 +223,6 @@ static int collect(const rt_trace *t, struct side **sp, size_t *ns, struct side 
 /* Fits @p v (@p n samples, sorted by size) into @p f after the cut. */
 static void fit(struct sample *v, size_t n, double cut, struct rt_calib_fit *f)
 {
-    memset(f, 0, sizeof *f);
     size_t keep = 0;
     for (size_t lo = 0; lo < n;) { /* per size: drop the samples above cut x its median */
         size_t hi = lo;
@@ -182,23 +297,101 @@ static void fit(struct sample *v, size_t n, double cut, struct rt_calib_fit *f)
     }
 }
 
-int rt_calibrate(const rt_trace *t, rt_bytes eager_limit, double cut_coef, struct rt_calibration *out,
-                 rt_error *err)
+/* One value: the median of @p v (@p n samples) after pingpong's cut, with its residuals. */
+static void fit_value(double *v, size_t n, double cut, const char *what, struct rt_calib_value *f)
+{
+    if (n)
+        qsort(v, n, sizeof *v, cmp_double);
+    double med = n ? (v[(n - 1) / 2] + v[n / 2]) / 2 : 0;
+    size_t keep = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] <= cut * med || med <= 0)
+            v[keep++] = v[i];
+    f->samples = keep;
+    f->dropped = n - keep;
+    if (keep < 3) {
+        snprintf(f->why, sizeof f->why, "%zu sample%s of %s: at least 3 are needed", keep, keep == 1 ? "" : "s",
+                 what);
+        return;
+    }
+    f->ok = 1;
+    f->ns = (v[(keep - 1) / 2] + v[keep / 2]) / 2;
+    for (size_t i = 0; i < keep; i++) {
+        v[i] = fabs(v[i] - f->ns);
+        f->resid_max_ns = v[i] > f->resid_max_ns ? v[i] : f->resid_max_ns;
+    }
+    qsort(v, keep, sizeof *v, cmp_double);
+    f->resid_median_ns = (v[(keep - 1) / 2] + v[keep / 2]) / 2;
+}
+
+/* LogP-lite from the eager fit, the send calls and the receives that came after their message. */
+static int fit_logp(const struct rt_calibration *k, const struct rt_calib_options *o, struct vec *os,
+                    struct vec *gap, const struct vec *late, struct rt_calib_logp *p)
+{
+    const struct rt_calib_fit *e = &k->eager;
+    fit_value(os->v, os->n, o->cut_coef, "blocking eager sends of at most the small size", &p->o_s);
+    fit_value(gap->v, gap->n, o->cut_coef, "back-to-back small sends", &p->g);
+    if (p->g.ok && p->o_s.ok && p->g.ns <= 1.1 * p->o_s.ns)
+        snprintf(p->g.why, sizeof p->g.why,
+                 "the sends' interval is their own duration (o_s): g is at most this, not told apart from o_s");
+    if (e->alpha_ok) { /* o_r: receives entered once T(m) had passed since the send */
+        double *v = malloc((late->n ? late->n : 1) * sizeof *v);
+        if (!v)
+            return RT_ENOMEM;
+        size_t nv = 0;
+        const struct late *l = late->v;
+        for (size_t i = 0; i < late->n; i++)
+            if (l[i].since_send >= e->alpha_ns + e->beta_ns_per_byte * (double)l[i].m)
+                v[nv++] = l[i].in_call;
+        fit_value(v, nv, o->cut_coef, "small receives entered after their message had arrived", &p->o_r);
+        free(v);
+    } else {
+        snprintf(p->o_r.why, sizeof p->o_r.why,
+                 "not determined: whether a message had arrived is told from the eager alpha and beta, and they are not");
+    }
+    p->G_ok = e->beta_ok;
+    p->G_ns_per_byte = e->beta_ok ? e->beta_ns_per_byte : 0;
+    if (!e->beta_ok)
+        snprintf(p->G_why, sizeof p->G_why, "not determined: G is the eager fit's slope (%.100s)",
+                 e->why[0] ? e->why : "no eager fit");
+    if (e->alpha_ok && p->o_s.ok && p->o_r.ok) {
+        p->L.ok = 1;
+        p->L.ns = e->alpha_ns - p->o_s.ns - p->o_r.ns;
+        if (p->L.ns < 0) {
+            snprintf(p->L.why, sizeof p->L.why, "alpha - o_s - o_r is %.1f ns: L is set to 0", p->L.ns);
+            p->L.ns = 0;
+        }
+    } else {
+        snprintf(p->L.why, sizeof p->L.why, "not determined: L is alpha - o_s - o_r and %s",
+                 !e->alpha_ok ? "the eager alpha is not" : !p->o_s.ok ? "o_s is not" : "o_r is not");
+    }
+    return RT_OK;
+}
+
+void rt_calib_options_default(struct rt_calib_options *o)
+{
+    *o = (struct rt_calib_options){.eager_limit = 64 * 1024, .cut_coef = 2, .small_limit = 1024, .gap_ns = 1000};
+}
+
+int rt_calibrate_traces(const rt_trace *const *t, size_t ntr, const struct rt_calib_options *o,
+                        struct rt_calibration *out, rt_error *err)
 {
     memset(out, 0, sizeof *out);
-    struct side *s = NULL, *r = NULL;
-    struct sample *eg = NULL, *rv = NULL;
-    size_t ns = 0, nr = 0, neg = 0, nrv = 0, ceg = 0, crv = 0;
-    int rc = collect(t, &s, &ns, &r, &nr);
+    out->traces = (uint32_t)ntr;
+    struct vec s = {0}, r = {0}, eg = {0}, rv = {0}, os = {0}, gap = {0}, late = {0};
+    int rc = RT_OK;
+    for (size_t ti = 0; ti < ntr && !rc; ti++)
+        rc = collect(t[ti], (uint32_t)ti, o, &s, &r, &os, &gap, &out->collectives);
     if (rc)
         goto done;
-    if (ns) /* (qsort's array must not be NULL, even for no elements) */
-        qsort(s, ns, sizeof *s, cmp_side);
-    if (nr)
-        qsort(r, nr, sizeof *r, cmp_side);
+    if (s.n) /* (qsort's array must not be NULL, even for no elements) */
+        qsort(s.v, s.n, sizeof(struct side), cmp_side);
+    if (r.n)
+        qsort(r.v, r.n, sizeof(struct side), cmp_side);
     size_t i = 0, j = 0;
-    while (i < ns && j < nr) { /* channels in the same order on both sides: zip them */
-        struct side a = s[i], b = r[j];
+    const struct side *sv = s.v, *rw = r.v;
+    while (i < s.n && j < r.n) { /* channels in the same order on both sides: zip them */
+        struct side a = sv[i], b = rw[j];
         a.seq = b.seq = 0;
         int c = cmp_side(&a, &b);
         if (c) {
@@ -206,37 +399,73 @@ int rt_calibrate(const rt_trace *t, rt_bytes eager_limit, double cut_coef, struc
             c < 0 ? i++ : j++;
             continue;
         }
-        const struct side *x = &s[i++], *y = &r[j++];
+        const struct side *x = &sv[i++], *y = &rw[j++];
         out->messages++;
-        if (y->done < 0) /* a nonblocking receive: its wait is not the network's to tell */
+        int rdv = x->sync || x->bytes > o->eager_limit;
+        /* the receiver is ready from the later of its posting and its wait's entry */
+        rt_time_ns ready = y->wait_enter > y->enter ? y->wait_enter : y->enter;
+        struct sample smp = {x->bytes, 0};
+        struct vec *into = rdv ? &rv : &eg;
+        struct rt_calib_fit *f = rdv ? &out->rendezvous : &out->eager;
+        uint64_t *from_count;
+        if (y->waited == 1 && y->done >= 0 && (rdv || ready <= x->enter)) {
+            rt_time_ns from = rdv && ready > x->enter ? ready : x->enter;
+            smp.ns = (double)(y->done - from);
+            from_count = y->blocking ? &f->from_recv : &f->from_wait;
+        } else if (rdv && x->blocking && y->enter <= x->enter) {
+            smp.ns = (double)(x->leave - x->enter); /* the receive was posted: the Ssend's own time */
+            from_count = &f->from_send;
+        } else {
+            if (y->waited == 2)
+                out->shared_wait++;
+            else if (y->waited == 1 && y->done >= 0)
+                out->late_receiver++;
+            else
+                out->not_waited++;
+            /* o_r: a small eager message whose receiver came later, in a call that completes it alone */
+            if (!rdv && y->waited == 1 && y->done >= 0 && x->bytes <= o->small_limit) {
+                struct late l = {x->bytes, (double)(ready - x->enter), (double)(y->done - ready)};
+                if (l.in_call >= 0 && push(&late, &l, sizeof l))
+                    goto nomem;
+            }
             continue;
-        int rdv = x->sync || x->bytes > eager_limit;
-        if (!rdv && y->enter > x->enter) /* the receiver came later: a wait, not the network */
-            continue;
-        rt_time_ns from = rdv && y->enter > x->enter ? y->enter : x->enter;
-        struct sample smp = {x->bytes, (double)(y->done - from)};
-        if (smp.ns < 0) /* clocks out of sync */
-            continue;
-        if (rdv ? grow((void **)&rv, &crv, nrv, sizeof *rv) : grow((void **)&eg, &ceg, neg, sizeof *eg)) {
-            rc = RT_ENOMEM;
-            goto done;
         }
-        if (rdv)
-            rv[nrv++] = smp;
-        else
-            eg[neg++] = smp;
+        if (smp.ns < 0) { /* clocks out of sync */
+            out->backwards++;
+            continue;
+        }
+        (*from_count)++;
+        if (push(into, &smp, sizeof smp))
+            goto nomem;
     }
-    out->unmatched += (ns - i) + (nr - j);
-    if (neg)
-        qsort(eg, neg, sizeof *eg, cmp_sample);
-    if (nrv)
-        qsort(rv, nrv, sizeof *rv, cmp_sample);
-    fit(eg, neg, cut_coef, &out->eager);
-    fit(rv, nrv, cut_coef, &out->rendezvous);
+    out->unmatched += (s.n - i) + (r.n - j);
+    if (eg.n)
+        qsort(eg.v, eg.n, sizeof(struct sample), cmp_sample);
+    if (rv.n)
+        qsort(rv.v, rv.n, sizeof(struct sample), cmp_sample);
+    fit(eg.v, eg.n, o->cut_coef, &out->eager);
+    fit(rv.v, rv.n, o->cut_coef, &out->rendezvous);
+    rc = fit_logp(out, o, &os, &gap, &late, &out->logp);
+    goto done;
+nomem:
+    rc = RT_ENOMEM;
 done:
-    free(s);
-    free(r);
-    free(eg);
-    free(rv);
-    return rc ? rt_error_set(err, rc, "%s: out of memory", rt_trace_path(t)) : RT_OK;
+    free(s.v);
+    free(r.v);
+    free(eg.v);
+    free(rv.v);
+    free(os.v);
+    free(gap.v);
+    free(late.v);
+    return rc ? rt_error_set(err, rc, "%s: out of memory", ntr ? rt_trace_path(t[0]) : "calibrate") : RT_OK;
+}
+
+int rt_calibrate(const rt_trace *t, rt_bytes eager_limit, double cut_coef, struct rt_calibration *out,
+                 rt_error *err)
+{
+    struct rt_calib_options o;
+    rt_calib_options_default(&o);
+    o.eager_limit = eager_limit;
+    o.cut_coef = cut_coef;
+    return rt_calibrate_traces(&t, 1, &o, out, err);
 }
