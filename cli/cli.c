@@ -749,11 +749,19 @@ void model_cli_network_text(FILE *f, const struct rt_replay_options *o, const st
         }
         order[j] = k;
     }
-    fprintf(f, "  top %" PRIu64 " links by contention %24s %10s %14s %12s\n", top < n ? top : n, "contention",
-            "messages", "bytes", "most at once");
+    /* the names' column as wide as the longest shown, so that the header stays over its columns */
+    int w = 40;
+    for (uint32_t i = 0; i < n && i < top; i++) {
+        int len = (int)strlen(rt_network_link_name(o->network, res->links[order[i]].link, name, sizeof name));
+        w = len > w ? len : w;
+    }
+    char title[64];
+    snprintf(title, sizeof title, "top %" PRIu64 " links by contention", top < n ? top : n);
+    fprintf(f, "  %-*s %14s %10s %14s %13s\n", w + 2, title, "contention", "messages", "bytes", "most at once");
     for (uint32_t i = 0; i < n && i < top; i++) {
         const struct rt_link_use *l = &res->links[order[i]];
-        fprintf(f, "    %-40s %14s %10" PRIu64 " %14.0f %12u\n", rt_network_link_name(o->network, l->link, name, sizeof name),
+        fprintf(f, "    %-*s %14s %10" PRIu64 " %14.0f %13u\n", w,
+                rt_network_link_name(o->network, l->link, name, sizeof name),
                 rt_format_time(a, sizeof a, l->delay_ps / 1e3), l->flows, l->bytes, l->max_flows);
     }
     free(order);
@@ -840,6 +848,8 @@ void model_cli_noise_json(FILE *f, const struct model_cli *m)
         return;
     }
     fprintf(f, "{\"seed\": %" PRIu64 ", \"net\": ", m->seed);
+    fprintf(f, "  (most at once: the most messages that shared the link at one time; contention: the time they "
+               "lost, summed)\n");
     json_spec(f, m->net_noise ? m->net_noise_spec : NULL, "net_mean_ns", m->net_noise ? rt_dist_mean_ns(m->net_noise) : 0);
     fprintf(f, ", \"os\": [");
     for (unsigned i = 0; i < m->n_os_noise; i++) {

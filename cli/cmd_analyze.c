@@ -186,28 +186,41 @@ static const char *fmt_ps_f(char *buf, size_t n, double v)
     return rt_format_time(buf, n, v / 1e3);
 }
 
-/* Rows @p r (the first @p top of @p n) as lines of text. */
-static void congestion_rows_text(FILE *f, const struct rt_congestion_row *r, uint32_t n, uint64_t top)
+/* The width of the names of rows @p r (the first @p top of @p n): 40, or the longest. */
+static int congestion_name_width(const struct rt_congestion_row *r, uint32_t n, uint64_t top, int w)
+{
+    for (uint32_t i = 0; i < n && i < top; i++)
+        w = (int)strlen(r[i].name) > w ? (int)strlen(r[i].name) : w;
+    return w;
+}
+
+/* Rows @p r (the first @p top of @p n) as lines of text under the header @p title, the names in a
+ * column @p w wide, so that the header's words end where their columns do. */
+static void congestion_rows_text(FILE *f, const char *title, const struct rt_congestion_row *r, uint32_t n,
+                                 uint64_t top, int w)
 {
     char a[32], b[32];
+    fprintf(f, "  %-*s %12s %12s %9s\n", w + 2, title, "accumulated", "absorbed", "messages");
     for (uint32_t i = 0; i < n && i < top; i++)
-        fprintf(f, "    %-40s %12s %12s %9" PRIu64 "\n", r[i].name, fmt_ps_f(a, sizeof a, r[i].accumulated_ps),
+        fprintf(f, "    %-*s %12s %12s %9" PRIu64 "\n", w, r[i].name, fmt_ps_f(a, sizeof a, r[i].accumulated_ps),
                 fmt_ps_f(b, sizeof b, r[i].absorbed_ps), r[i].messages);
 }
 
 /* The congestion of B along its critical path (retime/congestion.h), the first @p top links. */
 static void congestion_text(FILE *f, const struct rt_congestion *c, uint64_t top)
 {
-    char a[32];
+    char a[32], title[64];
     fprintf(f, "\ncongestion of B: time its messages lost sharing links (%" PRIu64 " messages)\n", c->messages);
     fprintf(f, "  total        %14s\n", fmt_ps_f(a, sizeof a, c->total_ps));
     fprintf(f, "  accumulated  %14s  (on B's critical path)\n", fmt_ps_f(a, sizeof a, c->accumulated_ps));
     fprintf(f, "  absorbed     %14s  (off it: slack)\n", fmt_ps_f(a, sizeof a, c->absorbed_ps));
-    fprintf(f, "  by kind of link %28s %12s %9s\n", "accumulated", "absorbed", "messages");
-    congestion_rows_text(f, c->kinds, c->nkinds, UINT64_MAX);
-    fprintf(f, "  top %" PRIu64 " links %38s %12s %9s\n", top < c->nlinks ? top : c->nlinks, "accumulated", "absorbed",
-            "messages");
-    congestion_rows_text(f, c->links, c->nlinks, top);
+    /* one width for both tables, so that their columns line up with each other too */
+    int w = congestion_name_width(c->links, c->nlinks, top, congestion_name_width(c->kinds, c->nkinds, UINT64_MAX, 40));
+    congestion_rows_text(f, "by kind of link", c->kinds, c->nkinds, UINT64_MAX, w);
+    snprintf(title, sizeof title, "top %" PRIu64 " links", top < c->nlinks ? top : c->nlinks);
+    congestion_rows_text(f, title, c->links, c->nlinks, top, w);
+    fprintf(f, "  (messages: those that lost time sharing the link; accumulated: that time on B's critical path, "
+               "absorbed: off it)\n");
 }
 
 /* Rows @p r (the first @p top of @p n) as JSON objects. */

@@ -269,6 +269,23 @@ check clock-violations-hint has "$out" "--fix-clocks corrects them"
 out=$("$retime" replay "$T1" "${H[@]}" --compute-scale 0 --region shift_iteration)
 check region-rows-auto-units has "$out" "     0      8          107.2us          154.1us          11.53us          11.53us"
 check region-summary-total has "$out" "        total          810.9us           1.22ms          115.3us          115.3us"
+# Link and congestion tables on a network (issue #32 item 4): each column's last K values end
+# where a word of the header ends (the header lined up with its columns), and "most at once" is
+# explained. aligned K: stdin holds the header line, then rows.
+aligned() { awk -v k="$1" '
+  function ends(s, e,   i, n, c, d) { n = 0; for (i = 1; i <= length(s); i++) { c = substr(s, i, 1); d = substr(s, i + 1, 1)
+    if (c != " " && (d == " " || d == "")) e[++n] = i }; return n }
+  NR == 1 { nh = ends($0, he); for (i = 1; i <= nh; i++) hend[he[i]] = 1; next }
+  { n = ends($0, re); for (i = n - k + 1; i <= n; i++) if (!(re[i] in hend)) { if (!bad++) print "  column ending at " re[i] " of: " $0 } }
+  END { exit bad > 0 || NR < 2 }'; }
+NT=(--alpha 1us --beta 0.1ns/B --topology torus:2x2 --ranks-per-node 2 --link-bw 1GB/s)
+out=$("$retime" replay "$traces/shift1d-ssend-p8-k2-m100000" "${NT[@]}")
+check links-table-aligned aligned 4 <<<"$(sed -n '/^  top [0-9]* links by contention/,/^$/p' <<<"$out" | grep -v '^  (' | grep .)"
+check links-most-at-once-explained has "$out" "most at once: the most messages that shared the link at one time"
+out=$("$retime" analyze "$traces/shift1d-ssend-p8-k2-m100000" "${NT[@]}" --against crossbar)
+check congestion-kinds-aligned aligned 3 <<<"$(sed -n '/^  by kind of link/,/^  top/p' <<<"$out" | sed '$d')"
+check congestion-links-aligned aligned 3 <<<"$(sed -n '/^  top [0-9]* links  /,/^$/p' <<<"$out" | grep -v '^  (' | grep .)"
+
 # retime calibrate (issue #36): what a trace cannot determine is said, and no file is written
 out=$("$retime" calibrate "$traces/shift1d-ssend-p8-k2-m100000")
 check calibrate-rendezvous-one-size has "$out" "one message size only (100000 B): beta cannot be determined, nor alpha (no 0-byte messages)"
