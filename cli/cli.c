@@ -480,6 +480,18 @@ static int work_check(const struct model_cli *m, const struct rt_replay_options 
     uint32_t lr, hr;
     rt_trace_time_range(t, &lo, &lr, &hi, &hr);
     double span = lr == RT_NONE ? 0 : (double)(hi - lo), load = 0, bg = 0;
+const char *cli_topology_list_next(const char *v)
+{
+    for (const char *c = strchr(v, ','); c; c = strchr(c + 1, ',')) {
+        const char *p = c + 1;
+        size_t name = strspn(p, "abcdefghijklmnopqrstuvwxyz-");
+        if ((name && p[name] == ':') || !strcmp(p, "crossbar") || !strcmp(p, "crossbar-flow") ||
+            !strncmp(p, "crossbar,", 9) || !strncmp(p, "crossbar-flow,", 14))
+            return p;
+    }
+    return NULL;
+}
+
     if (m->network)
         bg = span * rt_network_background_rate(m->network, model_per_byte_ns(&o->model), &load);
     double detours = span * rt_os_noise_detour_rate(o->os_noise, rt_trace_ranks(t));
@@ -490,12 +502,19 @@ static int work_check(const struct model_cli *m, const struct rt_replay_options 
     if (load > 1)
         fprintf(stderr, "retime: warning: --perturb: each perturbing node offers %.3gx what its NIC link carries: its "
                         "messages pile up on the wire (the replay stops when they average 8 per node)\n", load);
+        const char *next = cli_topology_list_next(v);
+        if (next)
+            return cli_die("--topology '%s': one topology per replay; retime sweep compares several (--topology %.*s "
+                           "--topology %s)", v, (int)(next - 1 - v), v, next), -1;
     if (work > bound)
         return cli_die("about %s events of work (%s replay(s) of %s trace events, %s background messages and %s OS "
                        "detours each over the trace's %s): more than --max-work %s; raise it to run anyway",
                        count_text(a, sizeof a, work), count_text(b, sizeof b, replays),
                        count_text(c, sizeof c, (double)rt_trace_stats(t)->events), count_text(d, sizeof d, bg),
                        count_text(e, sizeof e, detours), rt_format_time((char[32]){0}, 32, span),
+        if (strchr(v, ',') && strncmp(v, "file:", 5)) /* a file's PATH may hold commas */
+            return cli_die("--mapping '%s': one mapping per replay; retime sweep compares several (--mapping %s)", v,
+                           v), -1;
                        count_text((char[32]){0}, 32, bound));
     return 0;
 }

@@ -269,6 +269,30 @@ check clock-violations-hint has "$out" "--fix-clocks corrects them"
 out=$("$retime" replay "$T1" "${H[@]}" --compute-scale 0 --region shift_iteration)
 check region-rows-auto-units has "$out" "     0      8          107.2us          154.1us          11.53us          11.53us"
 check region-summary-total has "$out" "        total          810.9us           1.22ms          115.3us          115.3us"
+# Lists of mappings and topologies (issue #32 item 4: "--mapping block,random:1" said "unknown
+# mapping"): sweep splits a --mapping list as it does a parameter's, unless a file: mapping is in
+# it (its PATH may hold commas: refused with the hint to repeat the option; file:PATH alone is
+# whole); a topology spec holds commas itself, so a list of topologies is refused with the hint;
+# replay, which takes one of each, says so and points to sweep.
+SW=(--alpha 1us,2us --beta 1ns/B --topology torus:2x2x2 --format csv)
+l1=$("$retime" sweep "$T1" "${SW[@]}" --mapping block,random:1)
+l2=$("$retime" sweep "$T1" "${SW[@]}" --mapping block --mapping random:1)
+check mapping-list-as-repeated same "$l1" "$l2"
+check mapping-list-rows same "$(grep -c '^[0-9]' <<<"$l1")" 4
+for r in $(seq 0 7); do echo "$r $r"; done >"$work/map,8.txt"
+check mapping-file-with-comma-whole quiet_ok "$retime" sweep "$T1" "${SW[@]}" --mapping "file:$work/map,8.txt"
+check mapping-list-with-file fails_with "--mapping 'block,file:$work/map,8.txt': a file: mapping's PATH may hold commas, so this list is not split: give each mapping its own --mapping (--mapping block --mapping file:PATH)" \
+    "$retime" sweep "$T1" "${SW[@]}" --mapping "block,file:$work/map,8.txt"
+check mapping-list-empty fails_with "--mapping 'block,': an empty mapping in the list" "$retime" sweep "$T1" "${SW[@]}" --mapping block,
+check topology-list-refused fails_with "--topology 'torus:2x2x2,mesh:2x4': a topology spec holds commas itself (torus:4x4x4,adaptive), so a list is not split: give each topology its own --topology (--topology torus:2x2x2 --topology mesh:2x4)" \
+    "$retime" sweep "$T1" --alpha 1us,2us --beta 1ns/B --topology torus:2x2x2,mesh:2x4
+check topology-own-commas-kept quiet_ok "$retime" sweep "$T1" --alpha 1us,2us --beta 1ns/B --topology torus:2x2x2,adaptive --topology dragonfly:2,2,2,1
+check replay-mapping-list fails_with "--mapping 'block,random:1': one mapping per replay; retime sweep compares several (--mapping block,random:1)" \
+    "$retime" replay "$T1" "${H[@]}" --topology torus:2x2x2 --mapping block,random:1
+check replay-topology-list fails_with "--topology 'torus:2x2x2,mesh:2x4': one topology per replay; retime sweep compares several (--topology torus:2x2x2 --topology mesh:2x4)" \
+    "$retime" replay "$T1" "${H[@]}" --topology torus:2x2x2,mesh:2x4
+check replay-mapping-file-comma quiet_ok "$retime" replay "$T1" "${H[@]}" --topology torus:2x2x2 --mapping "file:$work/map,8.txt"
+
 # Link and congestion tables on a network (issue #32 item 4): each column's last K values end
 # where a word of the header ends (the header lined up with its columns), and "most at once" is
 # explained. aligned K: stdin holds the header line, then rows.

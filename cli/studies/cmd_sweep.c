@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * retime sweep: what-if studies. Every model parameter option (and --compute-scale) takes a
- * comma-separated list, --topology and --mapping one value per option (a topology spec holds
- * commas); the trace is read once and replayed once per combination (the first option on the
+ * retime sweep: what-if studies. Every model parameter option (and --compute-scale) and --mapping
+ * take a comma-separated list, --topology one value per option (a topology spec holds commas);
+ * the trace is read once and replayed once per combination (the first option on the
  * command line varies slowest), spread over threads. Each combination is an independent,
  * deterministic replay, so the output does not depend on --jobs. The runner (sweep.h) is shared
  * with `retime plot sweep`.
@@ -140,6 +140,38 @@ void sweep_init(struct sweep *s)
     pthread_mutex_init(&s->lock, NULL);
 }
 
+/* --topology SPEC: one value (a spec holds commas itself, so a list of topologies is refused
+ * with the way to give them). */
+static int topology_value(struct sweep *s, const char *v)
+{
+    const char *next = v ? cli_topology_list_next(v) : NULL;
+    if (next)
+        return cli_die("--topology '%s': a topology spec holds commas itself (torus:4x4x4,adaptive), so a list is not "
+                       "split: give each topology its own --topology (--topology %.*s --topology %s)",
+                       v, (int)(next - 1 - v), v, next);
+    return add_string_value(s, SWEEP_AXIS_TOPOLOGY, "topology", v);
+}
+
+/* --mapping LIST: block,random:1 is two values, as a parameter's list is. A file: mapping's PATH
+ * may hold commas: file:PATH alone is one value, and a list that holds one is refused with the
+ * way to give it. The list is cut in place: @p v is a piece of @p arg, an argument of main(),
+ * which the program may modify, and the pieces stay valid as long as argv. */
+static int mapping_values(struct sweep *s, char *arg, const char *v)
+{
+    if (!v || !*v || !strchr(v, ',') || !strncmp(v, "file:", 5))
+        return add_string_value(s, SWEEP_AXIS_MAPPING, "mapping", v);
+    if (strstr(v, ",file:"))
+        return cli_die("--mapping '%s': a file: mapping's PATH may hold commas, so this list is not split: give each "
+                       "mapping its own --mapping (--mapping block --mapping file:PATH)", v);
+    if (v[strlen(v) - 1] == ',' || strstr(v, ",,") || v[0] == ',')
+        return cli_die("--mapping '%s': an empty mapping in the list", v);
+    char *p = arg + (v - arg);
+    for (char *save = NULL, *tok = strtok_r(p, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        if (add_string_value(s, SWEEP_AXIS_MAPPING, "mapping", tok))
+            return 1;
+    return 0;
+}
+
 int sweep_option(struct args *a, struct sweep *s)
 {
     const char *arg = a->argv[a->i], *v;
@@ -156,9 +188,9 @@ int sweep_option(struct args *a, struct sweep *s)
         }
     }
     if (cli_opt(a, "--topology", &v))
-        return add_string_value(s, SWEEP_AXIS_TOPOLOGY, "topology", v) ? -1 : 1;
+        return topology_value(s, v) ? -1 : 1;
     if (cli_opt(a, "--mapping", &v))
-        return add_string_value(s, SWEEP_AXIS_MAPPING, "mapping", v) ? -1 : 1;
+        return mapping_values(s, a->argv[a->i], v) ? -1 : 1;
     if (cli_opt(a, "--jobs", &v)) {
         double j;
         rt_error err = {0};

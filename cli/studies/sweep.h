@@ -9,9 +9,10 @@
  * read s->runs; sweep_free. Combination c varies the first axis slowest (mixed radix).
  *
  * --topology and --mapping are axes too, but of strings: a topology spec holds commas and
- * semicolons, so each is given once per value (`--topology torus:4x4x4 --topology fattree:64`),
- * and the axis takes its place among the others where its first value is given. sweep_run
- * builds one network per topology and mapping pair once the trace (its ranks) is known.
+ * semicolons, so each is given once per value (`--topology torus:4x4x4 --topology fattree:64`);
+ * --mapping takes a list too (`--mapping block,random:1`) unless a file: mapping, whose PATH may
+ * hold commas, is in it. Each axis takes its place among the others where its first value is
+ * given. sweep_run builds one network per topology and mapping pair once the trace (its ranks) is known.
  */
 #ifndef RETIME_SWEEP_H
 #define RETIME_SWEEP_H
