@@ -402,6 +402,18 @@ void model_cli_init(struct model_cli *m)
     rt_network_params_default(&m->net);
 }
 
+const char *cli_topology_list_next(const char *v)
+{
+    for (const char *c = strchr(v, ','); c; c = strchr(c + 1, ',')) {
+        const char *p = c + 1;
+        size_t name = strspn(p, "abcdefghijklmnopqrstuvwxyz-");
+        if ((name && p[name] == ':') || !strcmp(p, "crossbar") || !strcmp(p, "crossbar-flow") ||
+            !strncmp(p, "crossbar,", 9) || !strncmp(p, "crossbar-flow,", 14))
+            return p;
+    }
+    return NULL;
+}
+
 /* The network options: 1 consumed, 0 not ours, -1 error (printed). */
 static int network_option(struct args *a, struct model_cli *m)
 {
@@ -412,12 +424,19 @@ static int network_option(struct args *a, struct model_cli *m)
     if (cli_opt(a, "--topology", &v)) {
         if (!v || !*v)
             return cli_die("--topology needs a topology (e.g. torus:4x4x4)"), -1;
+        const char *next = cli_topology_list_next(v);
+        if (next)
+            return cli_die("--topology '%s': one topology per replay; retime sweep compares several (--topology %.*s "
+                           "--topology %s)", v, (int)(next - 1 - v), v, next), -1;
         m->net.topology = strcmp(v, "crossbar") ? v : NULL; /* the default: no network layer */
         return 1;
     }
     if (cli_opt(a, "--mapping", &v)) {
         if (!v || !*v)
             return cli_die("--mapping needs block, round-robin, random:SEED or file:PATH"), -1;
+        if (strchr(v, ',') && strncmp(v, "file:", 5)) /* a file's PATH may hold commas */
+            return cli_die("--mapping '%s': one mapping per replay; retime sweep compares several (--mapping %s)", v,
+                           v), -1;
         m->net.mapping = v;
         return 1;
     }
@@ -480,18 +499,6 @@ static int work_check(const struct model_cli *m, const struct rt_replay_options 
     uint32_t lr, hr;
     rt_trace_time_range(t, &lo, &lr, &hi, &hr);
     double span = lr == RT_NONE ? 0 : (double)(hi - lo), load = 0, bg = 0;
-const char *cli_topology_list_next(const char *v)
-{
-    for (const char *c = strchr(v, ','); c; c = strchr(c + 1, ',')) {
-        const char *p = c + 1;
-        size_t name = strspn(p, "abcdefghijklmnopqrstuvwxyz-");
-        if ((name && p[name] == ':') || !strcmp(p, "crossbar") || !strcmp(p, "crossbar-flow") ||
-            !strncmp(p, "crossbar,", 9) || !strncmp(p, "crossbar-flow,", 14))
-            return p;
-    }
-    return NULL;
-}
-
     if (m->network)
         bg = span * rt_network_background_rate(m->network, model_per_byte_ns(&o->model), &load);
     double detours = span * rt_os_noise_detour_rate(o->os_noise, rt_trace_ranks(t));
@@ -502,19 +509,12 @@ const char *cli_topology_list_next(const char *v)
     if (load > 1)
         fprintf(stderr, "retime: warning: --perturb: each perturbing node offers %.3gx what its NIC link carries: its "
                         "messages pile up on the wire (the replay stops when they average 8 per node)\n", load);
-        const char *next = cli_topology_list_next(v);
-        if (next)
-            return cli_die("--topology '%s': one topology per replay; retime sweep compares several (--topology %.*s "
-                           "--topology %s)", v, (int)(next - 1 - v), v, next), -1;
     if (work > bound)
         return cli_die("about %s events of work (%s replay(s) of %s trace events, %s background messages and %s OS "
                        "detours each over the trace's %s): more than --max-work %s; raise it to run anyway",
                        count_text(a, sizeof a, work), count_text(b, sizeof b, replays),
                        count_text(c, sizeof c, (double)rt_trace_stats(t)->events), count_text(d, sizeof d, bg),
                        count_text(e, sizeof e, detours), rt_format_time((char[32]){0}, 32, span),
-        if (strchr(v, ',') && strncmp(v, "file:", 5)) /* a file's PATH may hold commas */
-            return cli_die("--mapping '%s': one mapping per replay; retime sweep compares several (--mapping %s)", v,
-                           v), -1;
                        count_text((char[32]){0}, 32, bound));
     return 0;
 }
@@ -783,6 +783,8 @@ void model_cli_network_text(FILE *f, const struct rt_replay_options *o, const st
                 rt_network_link_name(o->network, l->link, name, sizeof name),
                 rt_format_time(a, sizeof a, l->delay_ps / 1e3), l->flows, l->bytes, l->max_flows);
     }
+    fprintf(f, "  (most at once: the most messages that shared the link at one time; contention: the time they "
+               "lost, summed)\n");
     free(order);
 }
 
@@ -867,8 +869,6 @@ void model_cli_noise_json(FILE *f, const struct model_cli *m)
         return;
     }
     fprintf(f, "{\"seed\": %" PRIu64 ", \"net\": ", m->seed);
-    fprintf(f, "  (most at once: the most messages that shared the link at one time; contention: the time they "
-               "lost, summed)\n");
     json_spec(f, m->net_noise ? m->net_noise_spec : NULL, "net_mean_ns", m->net_noise ? rt_dist_mean_ns(m->net_noise) : 0);
     fprintf(f, ", \"os\": [");
     for (unsigned i = 0; i < m->n_os_noise; i++) {

@@ -125,6 +125,12 @@ struct model_cli {
     rt_network *calm;        /* the same without background traffic (--perturb), for noise-free replays */
 };
 
+/* Where the second topology of a --topology value that lists several starts (the "mesh:2x4" of
+ * "torus:2x2x2,mesh:2x4"), or NULL when it is one spec. A spec has commas of its own
+ * (torus:4x4x4,adaptive, dragonfly:9,4,2,2, fattree:N,radix=K, XGFT(2;18,36;1,18)), but none is
+ * followed by NAME: or by crossbar, which start another topology. */
+const char *cli_topology_list_next(const char *v);
+
 void model_cli_init(struct model_cli *m);
 /* Consumes the option at a->i if it is a model option: 1 consumed, 0 not ours, -1 error (printed). */
 int model_cli_option(struct args *a, struct model_cli *m);
@@ -139,12 +145,6 @@ int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt
 /* The options that need the trace but no network (model_cli_network calls it): the measured
  * window, and the estimate of the work to do (--max-work, m->replays replays). 0, or 1 (printed). */
 int model_cli_window(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t);
-/* Where the second topology of a --topology value that lists several starts (the "mesh:2x4" of
- * "torus:2x2x2,mesh:2x4"), or NULL when it is one spec. A spec has commas of its own
- * (torus:4x4x4,adaptive, dragonfly:9,4,2,2, fattree:N,radix=K, XGFT(2;18,36;1,18)), but none is
- * followed by NAME: or by crossbar, which start another topology. */
-const char *cli_topology_list_next(const char *v);
-
 /* The measured window's lines: "window ...", then measured and predicted in it (or the whole
  * run's without one), then the whole run's when there is a window. */
 void cli_window_text(FILE *f, const struct rt_replay_options *o, const struct rt_replay_result *res);

@@ -12,7 +12,8 @@
  * semicolons, so each is given once per value (`--topology torus:4x4x4 --topology fattree:64`);
  * --mapping takes a list too (`--mapping block,random:1`) unless a file: mapping, whose PATH may
  * hold commas, is in it. Each axis takes its place among the others where its first value is
- * given. sweep_run builds one network per topology and mapping pair once the trace (its ranks) is known.
+ * given. sweep_run builds one network per topology and mapping pair once the trace (its ranks)
+ * is known.
  */
 #ifndef RETIME_SWEEP_H
 #define RETIME_SWEEP_H
