@@ -204,6 +204,28 @@ check mc-p95 near "$(data "$work/mc" 5 | head -1 | awk '{ printf "%.6f", $1 * 10
 check mc-region-svg svg "$work/mcr.svg" 800 500 "mean time per instance of region shift_iteration over 50 noisy runs" \
   "runs per bin (7 bins)"
 check mc-bins same "$(data "$work/mcr" 0 | wc -l)" 7
+# The title fits the picture (issue #32 item 4: the model's line, with noise options, ran off both
+# edges of the PNG): every line of it at most width/8 characters, broken at "; " first, and no
+# word lost. title_fits PREFIX WIDTH
+title_fits() {
+  python3 - "$1.gp" "$2" <<'PY'
+import re, sys
+gp, width = open(sys.argv[1], encoding="utf-8").read(), int(sys.argv[2])
+t = re.search(r"^set title (.*)$", gp, re.M).group(1)
+lines = [x.replace("''", "'") for x in t[1:-1].split("'.\"\\n\".'")]
+assert len(lines) >= 3, lines
+long = [x for x in lines if len(x) > width // 8]
+assert not long, "lines over %d characters: %r" % (width // 8, long)
+PY
+}
+L=(--net-noise lognormal:median=1us,sigma=0.5 --os-noise periodic:period=1ms,duration=10us --seed 3)
+"$retime" plot montecarlo "$T1" "${H[@]}" "${L[@]}" --runs 20 --region shift_iteration --output "$work/mcl" >/dev/null
+check mc-title-fits title_fits "$work/mcl" 800
+check mc-title-broken-at-semicolons has "$(grep '^set title' "$work/mcl.gp")" "compute-scale 1;'.\"\\n\".'net lognormal:median=1us,sigma=0.5 (mean 1.133us per message);'.\"\\n\".'os periodic"
+check mc-title-svg svg "$work/mcl.svg" 800 500 "net lognormal:median=1us,sigma=0.5 (mean 1.133us per message);" \
+  "os periodic:period=1ms,duration=10us (1% of rank 0's CPU); seed 3"
+"$retime" plot montecarlo "$T1" "${H[@]}" "${L[@]}" --runs 20 --output "$work/mcs" --size 400x300 >/dev/null
+check mc-title-fits-small title_fits "$work/mcs" 400
 check mc-no-noise fails_with "plot montecarlo needs noise options" \
   "$retime" plot montecarlo "$T1" "${H[@]}" --runs 10 --output "$work/x"
 check mc-no-runs fails_with "plot montecarlo needs --runs N" \

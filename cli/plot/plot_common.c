@@ -449,6 +449,55 @@ const char *plot_title_path(char *buf, size_t n, const char *path, size_t max)
     return buf;
 }
 
+/* Appends bytes [@p from, @p to) to @p buf at *@p o, keeping room for the NUL. */
+static void put_bytes(char *buf, size_t n, size_t *o, const char *from, const char *to)
+{
+    for (; from < to && *o + 1 < n; from++)
+        buf[(*o)++] = *from;
+}
+
+size_t plot_title_wrap(char *buf, size_t n, const char *text, size_t max)
+{
+    size_t o = 0, lines = 1;
+    if (!n)
+        return 0;
+    if (max < 8)
+        max = 8;
+    const char *line = text;
+    while (*line) {
+        const char *p = line, *semi = NULL, *comma = NULL, *space = NULL;
+        size_t chars = 0;
+        for (; *p && *p != '\n'; p++) {
+            if (((unsigned char)*p & 0xC0) != 0x80 && ++chars > max)
+                break; /* p starts the first character that does not fit */
+            if (*p == ' ' && p > line) {
+                space = p;
+                semi = p[-1] == ';' ? p : semi;
+                comma = p[-1] == ',' ? p : comma;
+            }
+        }
+        if (!*p || *p == '\n') { /* the rest of the line fits */
+            put_bytes(buf, n, &o, line, p + (*p == '\n'));
+            lines += *p == '\n';
+            line = p + (*p == '\n');
+            continue;
+        }
+        const char *third = line + (p - line) / 3;
+        const char *cut = semi && semi > third ? semi : comma && comma > third ? comma : space;
+        put_bytes(buf, n, &o, line, cut ? cut : p);
+        put_bytes(buf, n, &o, "\n", "\n" + 1);
+        lines++;
+        line = cut ? cut + 1 : p; /* the space a line is broken at is dropped */
+    }
+    buf[o] = '\0';
+    return lines;
+}
+
+size_t plot_title_width(int width)
+{
+    return width > 64 ? (size_t)width / 8 : 8;
+}
+
 struct plot_unit plot_time_unit(double max_ns)
 {
     if (max_ns < 1e4)

@@ -77,6 +77,14 @@ void plot_model_text(char *buf, size_t n, const struct rt_replay_options *o, con
 
 /* @p path for a title: as it is, or its last @p max - 1 characters after "…" when longer. */
 const char *plot_title_path(char *buf, size_t n, const char *path, size_t max);
+/* @p text (lines separated by '\n') with every line longer than @p max characters (a UTF-8
+ * sequence counts one) broken, at its last "; " past a third of the line, else its last ", "
+ * there, else its last space, else at @p max: a title as wide as the picture instead of one cut
+ * off at its edges. Written to @p buf (truncated to @p n); returns the number of lines. */
+size_t plot_title_wrap(char *buf, size_t n, const char *text, size_t max);
+/* The characters of a title line that fit across a picture @p width pixels wide (8 pixels a
+ * character: the 10-point PNG and 11-point SVG fonts average 6.5-7.5 with the margins' slack). */
+size_t plot_title_width(int width);
 
 /* The colours the plots use for series, in order (8 of them, a colour-blind-safe set). */
 extern const char *const plot_colors[8];

@@ -153,10 +153,16 @@ static int draw_mc(struct mc_plot_cli *c, const struct rt_replay_options *opts, 
         fprintf(f, "\n\n# block %d: %s: value, at the bottom and top of the plot [%s]\n%.9g 0\n%.9g 1\n", 2 + k,
                 marks[k].name, u.name, marks[k].v / u.ns, marks[k].v / u.ns);
 
-    char tp[128];
+    /* The title wrapped to the picture's width: the model's line, with noise options and a
+     * network, is often twice as wide and was cut off at both edges. */
+    char tp[128], title[1024], wrapped[1200];
+    size_t cols = plot_title_width(c->out.width);
+    snprintf(title, sizeof title, "Monte Carlo: %s%s%s over %zu noisy runs\n%s\n%s", figure, c->region ? " " : "",
+             c->region ? c->region : "", n, plot_title_path(tp, sizeof tp, c->path, cols < 100 ? cols : 100),
+             model_text);
+    plot_title_wrap(wrapped, sizeof wrapped, title, cols);
     fprintf(g, "set title ");
-    plot_strf(g, "Monte Carlo: %s%s%s over %zu noisy runs\n%s\n%s", figure, c->region ? " " : "",
-              c->region ? c->region : "", n, plot_title_path(tp, sizeof tp, c->path, 100), model_text);
+    plot_str(g, wrapped);
     fprintf(g, "\nset xlabel '%s [%s]'\n", c->region ? "mean region time per run" : "predicted run time", u.name);
     fprintf(g, "set ylabel 'runs per bin'\nset y2label 'fraction of runs at or below (CDF)'\n");
     fprintf(g, "set yrange [0:%" PRIu64 "]\nset y2range [0:1.05]\nset ytics nomirror\nset y2tics 0.2\n",
