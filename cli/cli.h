@@ -171,6 +171,7 @@ void model_cli_noise_json(FILE *f, const struct model_cli *m);
 int cmd_replay(struct args *a);
 int cmd_sweep(struct args *a);
 int cmd_calibrate(struct args *a);
+int cmd_validate(struct args *a);
 int cmd_predict(struct args *a);
 int cmd_analyze(struct args *a);
 int cmd_check(struct args *a);

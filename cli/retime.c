@@ -33,8 +33,12 @@ static void usage(FILE *f)
           "                    [--source-root DIR] [--window SPEC]\n"
           "                    [--allow-trace-changes] [MODEL-OPTIONS] | --update [MODEL-OPTIONS] [--region NAME]...\n"
           "       retime plot shift|timeline|montecarlo|sweep ... --output PREFIX   (retime plot --help)\n"
-          "       retime calibrate TRACE [--eager-limit SIZE] [--cut-coef X] [--output PARAMS] [--format text|json]\n"
-          "                        alpha and beta fitted from the trace's own messages (docs/calibrate.md)\n",
+          "       retime calibrate TRACE... [--eager-limit SIZE] [--cut-coef X] [--small SIZE] [--gap TIME]\n"
+          "                        [--fit auto|eager|rendezvous] [--output PARAMS] [--format text|json]\n"
+          "                        alpha, beta and LogP-lite fitted from the traces' own messages (docs/calibrate.md)\n"
+          "       retime validate TRACE [MODEL-OPTIONS | --params FILE] [--window SPEC] [--max-error PCT] [--top N]\n"
+          "                       [--plot PREFIX] [--format text|json|csv]\n"
+          "                       measured against predicted per rank, region, call site, size (docs/calibrate.md)\n",
           f);
     fputs(cli_model_usage, f);
     fputs(outputs_usage, f);
@@ -323,7 +327,7 @@ static int dispatch(int argc, char **argv)
         const char *name;
         int (*fn)(struct args *);
     } cmds[] = {{"sweep", cmd_sweep},   {"predict", cmd_predict}, {"check", cmd_check},
-                {"plot", cmd_plot},     {"calibrate", cmd_calibrate}};
+                {"plot", cmd_plot},     {"calibrate", cmd_calibrate}, {"validate", cmd_validate}};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         if (strcmp(argv[1], cmds[i].name))
             continue;
