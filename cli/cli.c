@@ -163,6 +163,52 @@ int cli_opt(struct args *a, const char *name, const char **val)
     return 1;
 }
 
+/* The column where "retime " starts a synopsis line (after "usage: " or spaces), or -1. */
+static int synopsis_column(const char *line, size_t len)
+{
+    size_t i = 0;
+    if (len >= 7 && !strncmp(line, "usage: ", 7))
+        i = 7;
+    else
+        while (i < len && line[i] == ' ')
+            i++;
+    return len - i > 7 && !strncmp(line + i, "retime ", 7) ? (int)i : -1;
+}
+
+int cli_usage_of(FILE *f, const char *usage, const char *cmd)
+{
+    size_t cl = strlen(cmd);
+    int found = 0, in = 0, shift = 0; /* in a synopsis of cmd; what its lines move to sit under "usage: " */
+    for (const char *l = usage; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        int c0 = synopsis_column(l, len);
+        if (c0 >= 0) {
+            const char *w = l + c0 + 7;
+            in = len - (size_t)c0 - 7 > cl && !strncmp(w, cmd, cl) && w[cl] == ' ';
+            if (in) {
+                fprintf(f, "usage: %.*s\n", (int)(len - (size_t)c0), l + c0);
+                shift = 7 - c0;
+                found++;
+            }
+        } else if (in && len > 8 && !strncmp(l, "        ", 8)) { /* its continuation, as indented */
+            fprintf(f, "%*s%.*s\n", shift > 0 ? shift : 0, "", (int)len, l);
+        } else {
+            in = 0;
+        }
+        l += len + (e != NULL);
+    }
+    return found;
+}
+
+int cli_wants_help(int argc, char **argv, int from)
+{
+    for (int i = from; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return 1;
+    return 0;
+}
+
 int cli_format(const char *v, enum format *f, int allow_csv)
 {
     if (!v)

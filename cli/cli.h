@@ -54,6 +54,12 @@ void cli_text(FILE *f, const char *s, int keep_newlines);
 /* The same for one name into @p buf of @p n bytes (newlines escaped; cut to fit, always
  * terminated), for printf and its field widths; returns buf. */
 const char *cli_text_buf(char *buf, size_t n, const char *s);
+/* Writes the synopsis of command @p cmd ("replay", "plot timeline") out of a usage text @p usage:
+ * each of its lines that starts (after "usage: " or spaces) with "retime CMD ", as "usage: retime
+ * CMD ...", with the indented lines that follow it. Returns how many synopses it wrote. */
+int cli_usage_of(FILE *f, const char *usage, const char *cmd);
+/* Whether @p argv[from..argc) asks for help (--help or -h). */
+int cli_wants_help(int argc, char **argv, int from);
 /* Prints a double with the fewest digits (15..17) that read back to the same value. */
 void cli_print_double(FILE *f, double v);
 /* Prints picoseconds as nanoseconds with exactly the precision they have. */

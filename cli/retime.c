@@ -22,7 +22,7 @@ static void usage(FILE *f)
           "       retime replay TRACE MODEL-OPTIONS [OUTPUT-OPTIONS] [--region NAME]\n"
           "                     [--runs N [--jobs J] [--split ranks|runs]] [--format text|json|csv]\n"
           "       retime sweep TRACE --model M --PARAM LIST... [--compute-scale LIST] [--region NAME]\n"
-          "                    [--topology SPEC]... [--mapping SPEC]... [--jobs N] [--format text|json|csv]\n"
+          "                    [--topology SPEC]... [--mapping LIST]... [--jobs N] [--format text|json|csv]\n"
           "       retime predict shift --dims 1|3 --k K --m1 SIZE --mode ssend|isend --alpha TIME --beta TIME/SIZE\n"
           "       retime predict team-shift --dims 1|3 --k K --m1 SIZE --team C --alpha TIME --beta TIME/SIZE\n"
           "       retime predict tradeoff --dims 1|3 --k K --m1 SIZE --alpha TIME --beta TIME/SIZE [--P N] [--c LIST]\n"
@@ -51,6 +51,96 @@ static void usage(FILE *f)
           "Under mpirun -np N, retime replay splits the ranks over the processes (each reads its part;\n"
           "docs/distributed.md); with --runs, --split runs gives each process whole runs instead.\n",
           f);
+}
+
+/* What each command is for, after its synopsis in `retime COMMAND --help` (commands whose
+ * synopsis says it have none here). */
+static const struct {
+    const char *cmd, *text;
+} purpose[] = {
+    {"info", "What a trace holds: ranks, threads, events, messages, bytes, its time span, regions and call\n"
+             "sites; --collectives adds the algorithm each collective gets (docs/collectives.md).\n"},
+    {"replay", "The trace re-timed under the model: the measured window's prediction, the whole run's, and\n"
+               "each rank's end; --region NAME: every instance of a region; --runs N: N noisy runs and the\n"
+               "distribution of their predictions.\n"},
+    {"analyze", "The critical path of the window and its breakdown, the wait states, and where the difference\n"
+                "between two timings comes from: --against model (A without noise, B with it), measured (A the\n"
+                "model, B the trace's own times) or crossbar (A the model alone, B on the --topology network).\n"},
+    {"sweep", "Every combination of the listed values replayed (the first option varies slowest), with its\n"
+              "speed-up against the first. A parameter's LIST and --mapping's are comma-separated; --topology\n"
+              "is given once per topology (a spec holds commas itself).\n"},
+    {"check", "The CI gate: replays the traces under the baseline's settings and fails when a prediction moves\n"
+              "by more than --tolerance or a critical-path share by more than --share-tolerance, or a trace\n"
+              "changed; --update records the baseline (docs/check.md). Exit 0 passed, 1 failed, 2 not run.\n"},
+};
+
+/* The line of @p text that starts with @p start, on @p f (nothing when there is none). */
+static void usage_line(FILE *f, const char *text, const char *start)
+{
+    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (!strncmp(l, start, strlen(start))) {
+            fprintf(f, "%.*s\n", (int)strcspn(l, "\n"), l);
+            return;
+        }
+}
+
+/* `retime COMMAND --help`: the command's synopsis out of the global usage, what it is for, the
+ * option groups it takes and the notes that apply; plot and predict list their own (@p sub: their
+ * subcommand). 0, or 2 for an unknown command. */
+static int command_help(const char *cmd, const char *sub)
+{
+    if (cmd && (!strcmp(cmd, "plot") || !strcmp(cmd, "predict"))) {
+        char *argv[] = {"retime", (char *)cmd, (char *)(sub && sub[0] != '-' ? sub : "--help"), "--help", NULL};
+        struct args a = {4, 1, argv};
+        return !strcmp(cmd, "plot") ? cmd_plot(&a) : cmd_predict(&a);
+    }
+    char *text = NULL, *syn = NULL;
+    size_t len = 0, slen = 0;
+    FILE *m = open_memstream(&text, &len), *s = open_memstream(&syn, &slen);
+    int found = 0;
+    if (m && s) {
+        usage(m);
+        if (fflush(m) == 0)
+            found = cmd && cli_usage_of(s, text, cmd);
+    }
+    if (m)
+        fclose(m);
+    if (s)
+        fclose(s);
+    if (!text || !syn) {
+        free(text);
+        free(syn);
+        return cli_die("out of memory"), 1;
+    }
+    if (!found) {
+        cli_die("unknown command '%s' (retime --help lists them)", cmd ? cmd : "");
+        free(text);
+        free(syn);
+        return 2;
+    }
+    int model = strstr(syn, "MODEL-OPTIONS") || strstr(syn, "--model");
+    fputs(syn, stdout);
+    for (size_t i = 0; i < sizeof purpose / sizeof *purpose; i++)
+        if (!strcmp(cmd, purpose[i].cmd))
+            fputs(purpose[i].text, stdout);
+    if (model) {
+        puts("MODEL-OPTIONS:");
+        fputs(cli_model_usage, stdout);
+    }
+    if (strstr(syn, "OUTPUT-OPTIONS"))
+        fputs(outputs_usage, stdout);
+    if (strstr(syn, "TRACE"))
+        usage_line(stdout, text, "TRACE is");
+    if (model || strstr(syn, "TIME") || strstr(syn, "SIZE"))
+        usage_line(stdout, text, "Units:");
+    if (strstr(syn, "LIST"))
+        usage_line(stdout, text, "LIST:");
+    if (model)
+        usage_line(stdout, text, "Defaults:");
+    puts("retime --help: every command.");
+    free(text);
+    free(syn);
+    return 0;
 }
 
 /* ------------------------------------------------------------------ info */
@@ -303,20 +393,21 @@ static int dispatch(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc == 2)) {
         usage(stdout);
+        puts("retime COMMAND --help (or retime help COMMAND): that command's usage alone.");
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
         printf("retime %s\n", RETIME_VERSION);
         return 0;
     }
-    /* `retime COMMAND --help`: the usage, not an unknown option (plot and predict have their own) */
-    for (int i = 2; i < argc && strcmp(argv[1], "plot") && strcmp(argv[1], "predict"); i++)
-        if (!strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        }
+    /* `retime help COMMAND [SUB]`, `retime COMMAND --help` (-h, anywhere): that command's usage,
+     * not an unknown option */
+    if (!strcmp(argv[1], "help"))
+        return command_help(argv[2], argc > 3 ? argv[3] : NULL);
+    if (cli_wants_help(argc, argv, 2))
+        return command_help(argv[1], argc > 2 ? argv[2] : NULL);
     if (!strcmp(argv[1], "info"))
         return cmd_info(&a);
     if (!strcmp(argv[1], "replay"))

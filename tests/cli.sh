@@ -9,11 +9,24 @@ rm -rf "$work"; mkdir -p "$work"
 T1=$traces/shift1d-ssend-p8-k1-m1000
 H=(--alpha 2.122us --beta 0.7595ns/B)
 
-# COMMAND --help: the usage on stdout, status 0 (not an unknown option)
-for c in info replay analyze sweep check; do
+# COMMAND --help: that command's usage on stdout, status 0 (not an unknown option), not the
+# global one (issue #32 item 4): its synopsis, no other command's, the model options where it
+# takes them; plot's and predict's subcommands alike; `retime help COMMAND` and -h the same
+for c in info replay analyze sweep check calibrate "plot timeline" "plot montecarlo" "plot shift" "plot sweep" \
+         "predict shift" "predict team-shift" "predict tradeoff"; do
     out=$("$retime" $c --help); rc=$?
-    check help-$c has "rc=$rc $out" "rc=0 usage: retime info TRACE"
+    n=${c// /-}
+    check help-$n has "rc=$rc $(head -1 <<<"$out")" "rc=0 usage: retime $c "
+    check help-$n-own-only same "$(grep -c '^usage: \|^ *retime [a-z]' <<<"$out")" 1
 done
+check help-info-no-model-options same "$("$retime" info --help | grep -c -- '--model hockney')" 0
+check help-replay-model-options has "$("$retime" replay --help)" "  model:   --model hockney|logp"
+check help-replay-output-options has "$("$retime" replay --help)" "OUTPUT-OPTIONS"
+check help-analyze-anywhere has "$("$retime" analyze traces.otf2 --help | head -1)" "usage: retime analyze TRACE"
+check help-command same "$("$retime" help sweep)" "$("$retime" sweep --help)"
+check help-h same "$("$retime" check -h)" "$("$retime" check --help)"
+check help-global-points-to-command has "$("$retime" --help)" "retime COMMAND --help"
+check help-unknown-command fails_with "unknown command 'nosuch'" "$retime" help nosuch
 
 # predict: the paper's numbers (eq. 1-3) for alpha = 2.122us, beta = 0.7595ns/B
 out=$("$retime" predict shift --dims 1 --k 1 --m1 1000 --mode ssend "${H[@]}" --format json)

@@ -26,6 +26,15 @@ static const char plot_usage[] =
 int cmd_plot(struct args *a)
 {
     const char *what = a->argc > 2 ? a->argv[2] : NULL;
+    char sub[32];
+    snprintf(sub, sizeof sub, "plot %s", what ? what : "");
+    /* `retime plot SUB --help`: that plot's synopsis, the model options and the notes */
+    if (what && cli_wants_help(a->argc, a->argv, 3) && cli_usage_of(stdout, plot_usage, sub)) {
+        fputs("MODEL-OPTIONS:\n", stdout);
+        fputs(cli_model_usage, stdout);
+        fputs(strstr(plot_usage, "\nEach writes") + 1, stdout);
+        return 0;
+    }
     if (!what || !strcmp(what, "--help") || !strcmp(what, "-h")) {
         fputs(plot_usage, what ? stdout : stderr);
         fputs(cli_model_usage, what ? stdout : stderr);

@@ -27,6 +27,13 @@ static int predict_shift(struct args *a);
 int cmd_predict(struct args *a)
 {
     const char *what = a->argc >= 3 ? a->argv[2] : "";
+    char sub[32];
+    snprintf(sub, sizeof sub, "predict %s", what);
+    /* `retime predict SUB --help`: that prediction's synopsis and the notes */
+    if (cli_wants_help(a->argc, a->argv, 3) && cli_usage_of(stdout, predict_usage, sub)) {
+        fputs(strstr(predict_usage, "\nClosed forms") + 1, stdout);
+        return 0;
+    }
     if (!strcmp(what, "--help") || !strcmp(what, "-h")) {
         fputs(predict_usage, stdout);
         return 0;
