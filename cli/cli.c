@@ -48,9 +48,86 @@ int cli_fail(const rt_error *err)
     return 1;
 }
 
+static unsigned trace_flags;
+
+void cli_set_trace_flags(unsigned flags) { trace_flags = flags; }
+unsigned cli_trace_flags(void) { return trace_flags; }
+
+int cli_trace_open(const char *path, rt_trace **t, rt_error *err)
+{
+    return rt_trace_open_flags(path, trace_flags, t, err);
+}
+
+/* "MPI rank 2 missing: 12 messages to it and 10 from it dropped, 4 collective records timed without
+ * it, 1 rooted at it kept as measured time" into @p buf; 0 when no rank is missing. */
+static size_t missing_phrase(const rt_trace *t, char *buf, size_t n)
+{
+    const struct rt_trace_stats *st = rt_trace_stats(t);
+    char ranks[200];
+    size_t r = 0;
+    if (!st->missing_ranks)
+        return 0;
+    for (uint32_t i = 0; i < st->missing_ranks && i < 16; i++)
+        r += (size_t)snprintf(ranks + r, sizeof ranks - r, "%s%u", i ? ", " : "", rt_trace_missing_rank(t, i));
+    if (st->missing_ranks > 16)
+        snprintf(ranks + r, sizeof ranks - r, " and %u more", st->missing_ranks - 16);
+    const char *it = st->missing_ranks == 1 ? "it" : "them";
+    int k = snprintf(buf, n, "MPI rank%s %s missing: %llu message%s to %s and %llu from %s dropped, %llu collective "
+                     "record%s timed without %s, %llu rooted at %s kept as measured time",
+                     st->missing_ranks == 1 ? "" : "s", ranks, (unsigned long long)st->missing_sends,
+                     st->missing_sends == 1 ? "" : "s", it, (unsigned long long)st->missing_recvs, it,
+                     (unsigned long long)st->missing_colls, st->missing_colls == 1 ? "" : "s", it,
+                     (unsigned long long)st->missing_roots, it);
+    return k < 0 ? 0 : (size_t)k < n ? (size_t)k : n - 1;
+}
+
+void cli_coverage_text(FILE *f, const rt_trace *t, int width)
+{
+    char what[2000], missing[400] = "";
+    size_t k = rt_trace_coverage(t, what, sizeof what), m = missing_phrase(t, missing, sizeof missing);
+    if (!k && !m)
+        return;
+    fprintf(f, "%-*s %s%s%s\n", width - 1, "not replayed", what, k && m ? "; " : "", missing);
+}
+
+void cli_coverage_json(FILE *f, const rt_trace *t)
+{
+    const struct rt_trace_stats *st = rt_trace_stats(t);
+    char what[2000];
+    size_t k = rt_trace_coverage(t, what, sizeof what);
+    if (!k && !st->missing_ranks)
+        return;
+    fprintf(f, ", \"not_replayed\": {\"text\": ");
+    cli_json_string(f, what);
+    fprintf(f, ", \"kinds\": [");
+    for (int i = 0, n = 0; i < RT_SKIP_KINDS; i++) {
+        const struct rt_trace_skip *s = &st->skipped[i];
+        if (!s->records)
+            continue;
+        fprintf(f, "%s{\"kind\": ", n++ ? ", " : "");
+        cli_json_string(f, rt_skip_kind_name(i));
+        fprintf(f, ", \"records\": %" PRIu64, s->records);
+        if (s->worst_ns > 0 && s->span_ns > 0 && s->worst_rank != RT_NONE)
+            fprintf(f, ", \"worst_rank\": %u, \"time_ns\": %" PRId64 ", \"rank_span_ns\": %" PRId64 ", \"share\": %.6f",
+                    s->worst_rank, s->worst_ns, s->span_ns, (double)s->worst_ns / (double)s->span_ns);
+        fprintf(f, "}");
+    }
+    fprintf(f, "], \"missing_ranks\": [");
+    for (uint32_t i = 0; i < st->missing_ranks; i++)
+        fprintf(f, "%s%u", i ? ", " : "", rt_trace_missing_rank(t, i));
+    fprintf(f, "], \"missing_messages_to\": %" PRIu64 ", \"missing_messages_from\": %" PRIu64
+            ", \"collectives_without_missing\": %" PRIu64 ", \"collectives_rooted_at_missing\": %" PRIu64 "}",
+            st->missing_sends, st->missing_recvs, st->missing_colls, st->missing_roots);
+}
+
 void cli_warn_dropped(const rt_trace *t)
 {
     char what[200], msg[4400];
+    char missing[400];
+    if (missing_phrase(t, missing, sizeof missing)) {
+        snprintf(msg, sizeof msg, "%s: %s (--allow-missing-ranks)", rt_trace_path(t), missing);
+        say("warning", msg);
+    }
     if (rt_trace_dropped(t, what, sizeof what)) {
         snprintf(msg, sizeof msg, "%s: dropped %s (not replayed)", rt_trace_path(t), what);
         say("warning", msg);

@@ -37,8 +37,22 @@ int cli_flush_stdout(void);
 int cli_fail(const rt_error *err);
 /** One warning line on stderr naming what the trace holds that the replay drops (nothing if none),
  *  one note line counting the set-up collectives kept as measured time, one warning line counting
- *  collectives of operations OTF2 does not define (each line only when there are some). */
+ *  collectives of operations OTF2 does not define, one warning line naming the missing ranks
+ *  (--allow-missing-ranks) and what was dropped with them (each line only when there are some). */
 void cli_warn_dropped(const rt_trace *t);
+/* --allow-missing-ranks (any command that reads a trace; taken out of argv by main): the flags
+ * every trace is opened with (enum rt_trace_open_flag). */
+void cli_set_trace_flags(unsigned flags);
+/* rt_trace_open with the flags above: every command opens its traces through it. */
+int cli_trace_open(const char *path, rt_trace **t, rt_error *err);
+/* Those flags (for the opening of a part of a trace under mpirun). */
+unsigned cli_trace_flags(void);
+/* The coverage line: "not replayed" and what the replay leaves out (rt_trace_coverage; the
+ * missing ranks and what was dropped with them), its label padded to @p width, on @p f; nothing
+ * when every record is replayed and no rank is missing. */
+void cli_coverage_text(FILE *f, const rt_trace *t, int width);
+/* The same as a JSON member after others: , "not_replayed": {...}; nothing when nothing is left out. */
+void cli_coverage_json(FILE *f, const rt_trace *t);
 /* Matches "--name value" or "--name=value" at a->i; *val is NULL when the value is missing. */
 int cli_opt(struct args *a, const char *name, const char **val);
 /* A whole number from @p lo to @p hi, written in decimal digits only: 0, or -1 (nothing printed). */

@@ -336,6 +336,7 @@ static void print_json(const struct analyze_cli *c, const struct rt_replay_optio
 {
     printf("{\"trace\": ");
     cli_json_string(stdout, rt_trace_path(t));
+    cli_coverage_json(stdout, t);
     printf(", \"model\": ");
     model_cli_json(stdout, o);
     printf(", \"noise\": ");
@@ -497,7 +498,9 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
 {
     char a[32], b[32], x[32];
     static const char *gname[] = {"rank", "call site", "region", "activity", "message size"};
-    printf("trace       %s\nmodel       ", rt_trace_path(t));
+    printf("trace       %s\n", rt_trace_path(t));
+    cli_coverage_text(stdout, t, 12);
+    printf("model       ");
     model_cli_describe(stdout, o);
     if (rt_replay_options_noisy(o)) {
         printf("\nnoise       ");

@@ -62,6 +62,7 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
     if (c->tr.fmt == FMT_JSON) {
         printf("{\"trace\": ");
         cli_json_string(stdout, rt_trace_path(t));
+        cli_coverage_json(stdout, t);
         printf(", \"model\": ");
         model_cli_json(stdout, o);
         printf(", \"noise\": ");
@@ -122,6 +123,7 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
         return;
     }
     printf("trace       %s\n", rt_trace_path(t));
+    cli_coverage_text(stdout, t, 12);
     printf("model       ");
     model_cli_describe(stdout, o);
     if (rt_replay_options_noisy(o)) {

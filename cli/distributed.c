@@ -162,8 +162,9 @@ int dist_trace_open(const char *path, int whole, rt_trace **t, const struct rt_r
 {
     *partp = NULL;
     if (!dist_active())
-        return rt_trace_open(path, t, err);
-    int rc = whole ? rt_trace_open(path, t, err) : rt_trace_open_part(path, (uint32_t)nprocs, (uint32_t)me, t, err);
+        return cli_trace_open(path, t, err);
+    int rc = whole ? cli_trace_open(path, t, err)
+                   : rt_trace_open_part_flags(path, cli_trace_flags(), (uint32_t)nprocs, (uint32_t)me, t, err);
     if (!rc && !whole) {
         first_rank = calloc((size_t)nprocs + 1, sizeof *first_rank);
         scount = calloc((size_t)nprocs, sizeof *scount);
@@ -261,7 +262,7 @@ int dist_trace_open(const char *path, int whole, rt_trace **t, const struct rt_r
 {
     (void)whole;
     *part = NULL;
-    return rt_trace_open(path, t, err);
+    return cli_trace_open(path, t, err);
 }
 
 #endif

@@ -48,6 +48,9 @@ static void usage(FILE *f)
           "Defaults: --eager-limit 64KiB --compute-scale 1 --format text.\n"
           "Progress: long replays, sweeps and Monte Carlo runs show progress on stderr when it is a\n"
           "terminal; --quiet (any command) silences it.\n"
+          "--allow-missing-ranks (any command that reads a trace): a rank whose locations the archive lacks\n"
+          "(its event file missing or empty: killed before it wrote) is left out, the messages to and from\n"
+          "it dropped, collectives timed over the ranks present (docs/other-producers.md).\n"
           "Under mpirun -np N, retime replay splits the ranks over the processes (each reads its part;\n"
           "docs/distributed.md); with --runs, --split runs gives each process whole runs instead.\n",
           f);
@@ -262,7 +265,7 @@ static int cmd_info(struct args *a)
         return cli_die("--coll-algos: %s", err.msg);
     opts.coll_rules = rules;
     int rc = 0;
-    if (rt_trace_open(path, &t, &err)) {
+    if (cli_trace_open(path, &t, &err)) {
         rt_coll_rules_free(rules);
         return cli_fail(&err);
     }
@@ -284,6 +287,7 @@ static int cmd_info(struct args *a)
     if (fmt == FMT_JSON) {
         printf("{\"trace\": ");
         cli_json_string(stdout, rt_trace_path(t));
+        cli_coverage_json(stdout, t);
         printf(", \"ranks\": %u, \"events\": %" PRIu64 ", \"otf2_records\": %" PRIu64
                ", \"messages\": {\"send\": %" PRIu64 ", \"isend\": %" PRIu64 ", \"recv\": %" PRIu64
                ", \"irecv\": %" PRIu64 ", \"collectives\": %" PRIu64 "}, \"bytes_sent\": %" PRIu64
@@ -321,6 +325,7 @@ static int cmd_info(struct args *a)
         printf("}\n");
     } else {
         printf("trace          %s\n", rt_trace_path(t));
+        cli_coverage_text(stdout, t, 15);
         printf("ranks          %u (%s)\n", rt_trace_ranks(t), mpi ? "MPI processes" : "processes; no MPI calls");
         printf("threads        %u besides the ranks' own", st->threads);
         if (st->threads)
@@ -372,15 +377,17 @@ static int cmd_info(struct args *a)
     return rc;
 }
 
-/* Takes --quiet out of argv, wherever it is: it applies to every command. */
+/* Takes --quiet and --allow-missing-ranks out of argv, wherever they are: they apply to every command. */
 static int take_quiet(int argc, char **argv)
 {
     int n = 1;
     for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--quiet"))
-            argv[n++] = argv[i];
-        else
+        if (!strcmp(argv[i], "--quiet"))
             progress_set_quiet(1);
+        else if (!strcmp(argv[i], "--allow-missing-ranks"))
+            cli_set_trace_flags(RT_TRACE_ALLOW_MISSING_RANKS);
+        else
+            argv[n++] = argv[i];
     argv[n] = NULL;
     return n;
 }

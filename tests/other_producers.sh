@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Traces from other producers (issue 16): synthetic ones written by a second OTF2 writer, Debian's
 # python3-otf2 (tests/ext/gen_traces.py: self communicators, a root recording one block, OpenMP
-# thread teams, a CUDA stream, RMA and MPI on a worker thread), with answers worked out by hand
+# thread teams, a CUDA stream, RMA and MPI on a worker thread, records the replay leaves out, a rank
+# that wrote nothing), with answers worked out by hand
 # below, and the real Score-P traces of ../shared/ext-traces when they are there.
 set -u
 retime=$1; work=$2; ext=${3:-}
@@ -235,6 +236,65 @@ for r in 1 63; do check "requests-p65-odd-$r" same "$(rank_end "$out" $r)" 31200
 info=$("$retime" info "$work/requests-p65" --format json)
 check requests-p65-counts has "$info" '"isend": 130, "recv": 0, "irecv": 130, "collectives": 65}'
 
+# --- what a replay leaves out (coverage-mix, issue #33 item 5): every kind of record not replayed
+# is counted, and where it has time, the rank with the largest share of its span inside it is
+# named. By hand (gen_traces.py): rank 0 spans 10000, rank 1 20000. Accelerator: rank 0's CUDA
+# call 1000-3000, 2000/10000 = 20 %. RMA: rank 0's MPI_Put holds 500 (5 %), rank 1's 4000 (20 %).
+# Non-blocking collective: MPI_Iallreduce + MPI_Wait, 100 + 200 on both: 3.0 % of rank 0's, 1.5 %
+# of rank 1's. Communicator: MPI_Comm_dup 400, 4.0 % of rank 0's. Measurement off: rank 0 1000
+# (10 %), rank 1 from 15000 to its end, 5000 (25 %). Flush: 300, 3.0 % of rank 0's. Locks and
+# program begin/end are counted without time. Every call keeps its measured time: the ends are
+# the measured ones, 10000 and 20000.
+C=$work/coverage-mix
+line='4 accelerator records (20 % of rank 0'"'"'s time in accelerator API calls), 2 RMA records (20 % of rank 1'"'"'s time in the MPI calls that hold them), 4 non-blocking collective records (3.0 % of rank 0'"'"'s time in the MPI calls that hold them), 1 communicator record (4.0 % of rank 0'"'"'s time in the MPI calls that hold them), 3 measurement on/off records (25 % of rank 1'"'"'s time with measurement off), 1 buffer flush record (3.0 % of rank 0'"'"'s time flushing), 2 thread lock/task/create records, 4 program begin/end records'
+check coverage-info-line has "$("$retime" info "$C")" "not replayed   $line"
+out=$("$retime" replay "$C" "${H[@]}" 2>/dev/null); rc=$?
+check coverage-replays [ "$rc" -eq 0 ]
+check coverage-replay-line has "$out" "not replayed $line"
+check coverage-analyze-line has "$("$retime" analyze "$C" "${H[@]}" --against measured 2>/dev/null)" "not replayed $line"
+check coverage-sweep-line has "$("$retime" sweep "$C" --alpha 1us,2us --beta 1ns/B 2>/dev/null)" "not replayed $line"
+json=$("$retime" replay "$C" "${H[@]}" --format json 2>/dev/null)
+check coverage-json-measurement has "$json" '{"kind": "measurement on/off", "records": 3, "worst_rank": 1, "time_ns": 5000, "rank_span_ns": 20000, "share": 0.250000}'
+check coverage-json-program has "$json" '{"kind": "program begin/end", "records": 4}'
+check coverage-info-json has "$("$retime" info "$C" --format json)" '{"kind": "accelerator", "records": 4, "worst_rank": 0, "time_ns": 2000, "rank_span_ns": 10000, "share": 0.200000}'
+out=$("$retime" replay "$C" "${H[@]}" --format csv 2>/dev/null)
+check coverage-rank0-as-measured same "$(rank_end "$out" 0)" 10000
+check coverage-rank1-as-measured same "$(rank_end "$out" 1)" 20000
+# a trace that leaves nothing out has no such line (outputs of retime's own traces stay as they were)
+check coverage-none bash -c '! grep -q "not replayed" <<<"$1"' _ "$("$retime" replay "$work/two-comms" "${H[@]}" 2>/dev/null)"
+check coverage-none-json bash -c '! grep -q "not_replayed" <<<"$1"' _ "$("$retime" info "$work/two-comms" --format json)"
+
+# --- a rank that wrote nothing (missing-rank: 4 ranks, rank 2's event file deleted). Refused, the
+# error naming the option; with --allow-missing-ranks the messages to and from rank 2 are dropped
+# (2 sends to it: rank 1's MPI_Send, rank 3's MPI_Isend; 2 receives from it: rank 3's MPI_Recv,
+# rank 1's MPI_Irecv), the barrier is timed over ranks 0, 1, 3 (3 records) and the bcast rooted
+# at rank 2 keeps its measured 600 ns (3 records); every call that lost its message keeps its
+# measured time. By hand, Hockney alpha = 1 us, beta = 1 ns/B: rank 0's eager 1000 B send stays
+# in MPI_Send for alpha + 1000 B x beta = 2000 ns (1000-3000), 2900 of work: barrier at 5900.
+# Rank 1's receive ends at 3000, then 100 + 100 (the send, kept) + 100 + 50 + 50 + 200 (MPI_Irecv,
+# MPI_Wait, kept) + 1400: barrier at 5000. Rank 3: its MPI_Recv kept (1000-3000), ..., barrier at
+# 4000 as measured. A dissemination barrier of 3 takes ceil(log2 3) = 2 rounds of alpha from the
+# last entry: 7900 on all; then 500 of work, the bcast's 600, 1400: 10400 on rows 0, 1, 2 (MPI
+# ranks 0, 1, 3). (Waiting for rank 2 the barrier never ends; timing the bcast needs its root.)
+M=$work/missing-rank
+rm -f "$M/traces/2.evt"
+check missing-rank-refused-names-option fails_with \
+  "location 2 (rank 2): no event reader: $M/traces/2.evt is missing (a rank killed before it wrote? --allow-missing-ranks replays without it)" \
+  "$retime" replay "$M" "${H[@]}"
+out=$("$retime" replay "$M" "${H[@]}" --allow-missing-ranks --format csv 2>"$work/err"); rc=$?
+check missing-rank-replays [ "$rc" -eq 0 ]
+for r in 0 1 2; do check "missing-rank-row$r-end" same "$(rank_end "$out" $r)" 10400; done
+check missing-rank-warning-one-line same "$(cat "$work/err")" \
+  "retime: warning: $M/traces.otf2: MPI rank 2 missing: 2 messages to it and 2 from it dropped, 3 collective records timed without it, 3 rooted at it kept as measured time (--allow-missing-ranks)"
+check missing-rank-replay-line has "$("$retime" replay "$M" "${H[@]}" --allow-missing-ranks 2>/dev/null)" \
+  "not replayed MPI rank 2 missing: 2 messages to it and 2 from it dropped"
+check missing-rank-info-json has "$("$retime" info "$M" --allow-missing-ranks --format json)" \
+  '"missing_ranks": [2], "missing_messages_to": 2, "missing_messages_from": 2, "collectives_without_missing": 3, "collectives_rooted_at_missing": 3}, "ranks": 3,'
+"$retime" analyze "$M" "${H[@]}" --allow-missing-ranks --against measured >/dev/null 2>&1; rc=$?
+check missing-rank-analyzes [ "$rc" -eq 0 ]
+"$retime" sweep "$M" --alpha 1us,2us --beta 1ns/B --allow-missing-ranks >/dev/null 2>&1; rc=$?
+check missing-rank-sweeps [ "$rc" -eq 0 ]
+
 # --- the real Score-P traces beside the checkout: replay and analyze must succeed
 if [ -n "$ext" ] && [ -d "$ext" ]; then
   for d in "$ext"/*/; do
@@ -244,6 +304,25 @@ if [ -n "$ext" ] && [ -d "$ext" ]; then
     check "scorep-$n-replays" [ "$rc" -eq 0 ]
     "$retime" analyze "$d" "${H[@]}" --against measured >/dev/null 2>>"$work/err"; rc=$?
     check "scorep-$n-analyzes" [ "$rc" -eq 0 ]
+    # the coverage line against otf2-print: the measurement on/off records (Score-P 3's traces
+    # hold them) counted, and the rank of the largest share of its span with measurement off;
+    # a trace of nothing but regions and MPI records has no line
+    kinds=$(otf2-print "$d/traces.otf2" 2>/dev/null | awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ {print $1}' |
+            sort -u | grep -Ev '^(ENTER|LEAVE|MPI_[A-Z_]+)$' | tr '\n' ' ')
+    want=$(otf2-print "$d/traces.otf2" 2>/dev/null | awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ {
+        l = $2; t = $3; if (!(l in f)) f[l] = t; e[l] = t
+        if ($1 == "MEASUREMENT_ON_OFF") { n++; if ($5 == "OFF") { if (!(l in off)) off[l] = t }
+                                          else if (l in off) { s[l] += t - off[l]; delete off[l] } } }
+      END { if (!n) exit; best = -1
+            for (l = 0; l in f; l++) { if (l in off) s[l] += e[l] - off[l]; sh = 100 * s[l] / (e[l] - f[l])
+                                       if (sh > best) { best = sh; bl = l } }
+            printf "%d measurement on/off records (%.*f %% of rank %d'"'"'s time with measurement off)", n, best < 9.95 ? 1 : 0, best, bl }')
+    text=$("$retime" info "$d")
+    if [ -n "$want" ]; then
+      check "scorep-$n-coverage" has "$text" "not replayed   $want"
+    elif [ -z "$kinds" ]; then
+      check "scorep-$n-coverage-none" bash -c '! grep -q "not replayed" <<<"$1"' _ "$text"
+    fi
   done
 else
   echo "skip Score-P traces: ${ext:-no directory given} not found"

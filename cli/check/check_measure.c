@@ -275,7 +275,7 @@ int check_measure(const char *open, const char *key, const struct rt_replay_opti
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         goto out;
     }
-    if ((rc = rt_trace_open(open, &t, err)))
+    if ((rc = cli_trace_open(open, &t, err)))
         goto out;
     m->ranks = rt_trace_ranks(t);
     m->events = rt_trace_stats(t)->events;

@@ -203,7 +203,7 @@ int plot_montecarlo(struct args *a)
                 "run is the noise-free replay");
         goto out;
     }
-    if (rt_trace_open(c.path, &t, &err)) {
+    if (cli_trace_open(c.path, &t, &err)) {
         cli_fail(&err);
         goto out;
     }

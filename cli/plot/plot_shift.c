@@ -577,7 +577,7 @@ int plot_shift(struct args *a)
         struct shift_point *p = &pt[i];
         memset(p, 0, sizeof *p);
         p->path = paths[i];
-        int bad = rt_trace_open(paths[i], &t, &err) ||
+        int bad = cli_trace_open(paths[i], &t, &err) ||
                   shift_detect(t, rt_trace_find_region(t, region), region, &p->cfg, &err) ||
                   measure(t, &opts, rt_trace_find_region(t, region), p, &err);
         p->closed_ns = NAN;

@@ -534,7 +534,7 @@ int plot_timeline(struct args *a)
     memset(&tl, 0, sizeof tl);
     if (parse_timeline(a, &c) || model_cli_finish(&c.model, &opts))
         goto out;
-    if (rt_trace_open(c.path, &t, &err) || clock_fix_cli_apply(&c.fix, t, opts.eager_limit, &err))
+    if (cli_trace_open(c.path, &t, &err) || clock_fix_cli_apply(&c.fix, t, opts.eager_limit, &err))
         goto fail;
     if (c.fix.on) {
         printf("clock fix: ");

@@ -80,6 +80,7 @@ static void print_json(const struct mc_config *cfg, const struct trace_cli *tr, 
 {
     printf("{\"trace\": ");
     cli_json_string(stdout, rt_trace_path(cfg->trace));
+    cli_coverage_json(stdout, cfg->trace);
     printf(", \"model\": ");
     model_cli_json(stdout, &cfg->opts);
     printf(", \"noise\": ");
@@ -176,6 +177,7 @@ static void print_text(const struct mc_config *cfg, const struct trace_cli *tr, 
     char a[32], b[32], d[32];
     int noisy = rt_replay_options_noisy(&cfg->opts);
     printf("trace       %s\n", rt_trace_path(cfg->trace));
+    cli_coverage_text(stdout, cfg->trace, 12);
     printf("model       ");
     model_cli_describe(stdout, &cfg->opts);
     printf("\nnoise       ");

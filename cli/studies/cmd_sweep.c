@@ -373,6 +373,7 @@ static void print_sweep(const struct sweep *s)
     if (s->tr.fmt == FMT_JSON) {
         printf("{\"trace\": ");
         cli_json_string(stdout, rt_trace_path(s->trace));
+        cli_coverage_json(stdout, s->trace);
         printf(", \"model\": ");
         model_cli_json(stdout, &s->base);
         printf(", \"window\": {\"spec\": ");
@@ -448,6 +449,7 @@ static void print_sweep(const struct sweep *s)
         return;
     }
     printf("trace       %s\n", rt_trace_path(s->trace));
+    cli_coverage_text(stdout, s->trace, 12);
     printf("model       ");
     model_cli_describe(stdout, &s->base);
     if (s->nets) { /* every network of the sweep, in the order of its axes' values */
@@ -548,7 +550,7 @@ static int sweep_networks(struct sweep *s)
 int sweep_run(struct sweep *s)
 {
     rt_error err = {0};
-    if (rt_trace_open(s->tr.path, &s->trace, &err))
+    if (cli_trace_open(s->tr.path, &s->trace, &err))
         return cli_fail(&err);
     cli_warn_dropped(s->trace);
     if (sweep_networks(s))

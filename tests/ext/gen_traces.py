@@ -525,3 +525,97 @@ with ctx as trace:
                  8 * P, 8 * P)
             t += 70000
         w.write(otf2.events.Leave(t + 1000, main))
+
+
+# --------------------------------------------------------------------------- what a replay leaves out
+# 2 ranks whose records the replay does not replay, each kind with its time chosen (issue #33,
+# item 5). Rank 0 spans 0 - 10000: a CUDA call 1000 - 3000 (2000: 20 %), MPI_Put 4000 - 4500
+# holding an RMA put (500: 5 %), MPI_Comm_dup 5000 - 5400 holding a CommCreate (400: 4 %),
+# measurement off 6000 - 7000 (1000: 10 %), a buffer flush 7500 - 7800 (300: 3 %), MPI_Iallreduce
+# 8600 - 8700 and MPI_Wait 8800 - 9000 holding a non-blocking collective's request and completion
+# (300: 3 %), an OpenMP lock taken and given back. Rank 1 spans 0 - 20000: MPI_Put 1000 - 5000
+# (4000: 20 %), the same MPI_Iallreduce and MPI_Wait (300: 1.5 %), measurement off from 15000 and
+# never on again (5000 to its end: 25 %). Both begin and end with ProgramBegin/ProgramEnd. A CUDA
+# stream of rank 0's process holds 2 kernels (4 records).
+ctx, path = archive("coverage-mix")
+with ctx as trace:
+    d = trace.definitions
+    defs = Defs(trace, 2)
+    main = defs.region("main")
+    memcpy = defs.region("cudaMemcpy", RegionRole.DATA_TRANSFER, Paradigm.CUDA)
+    win = d.rma_win("window", comm=defs.world)
+    dup = d.comm("dup", group=defs.world_group, parent=defs.world)
+    for r, end in ((0, 10000), (1, 20000)):
+        w = trace.event_writer_from_location(defs.ranks[r])
+        w.write(otf2.events.ProgramBegin(0, "coverage", []))
+        w.write(otf2.events.Enter(0, main))
+        if r == 0:
+            w.write(otf2.events.Enter(1000, memcpy))
+            w.write(otf2.events.Leave(3000, memcpy))
+            call(w, defs, "MPI_Put", 4000, 4500, [lambda w: w.write(otf2.events.RmaPut(4100, win, 1, 64, 0))],
+                 RegionRole.FUNCTION)
+            call(w, defs, "MPI_Comm_dup", 5000, 5400, [lambda w: w.write(otf2.events.CommCreate(5000, dup))],
+                 RegionRole.FUNCTION)
+            w.write(otf2.events.MeasurementOnOff(6000, otf2.MeasurementMode.OFF))
+            w.write(otf2.events.MeasurementOnOff(7000, otf2.MeasurementMode.ON))
+            w.write(otf2.events.BufferFlush(7500, 7800))
+        else:
+            call(w, defs, "MPI_Put", 1000, 5000, [lambda w: w.write(otf2.events.RmaPut(1100, win, 0, 64, 0))],
+                 RegionRole.FUNCTION)
+        call(w, defs, "MPI_Iallreduce", 8600, 8700,
+             [lambda w: w.write(otf2.events.NonBlockingCollectiveRequest(8600, 1))], RegionRole.COLL_ALL2ALL)
+        call(w, defs, "MPI_Wait", 8800, 9000,
+             [lambda w: w.write(otf2.events.NonBlockingCollectiveComplete(9000, CollectiveOp.ALLREDUCE, defs.world,
+                                                                          NOROOT, 16, 16, 1))], RegionRole.FUNCTION)
+        if r == 0:
+            w.write(otf2.events.OmpAcquireLock(9100, 1, 1))
+            w.write(otf2.events.OmpReleaseLock(9200, 1, 1))
+        else:
+            w.write(otf2.events.MeasurementOnOff(15000, otf2.MeasurementMode.OFF))
+        w.write(otf2.events.Leave(end, main))
+        w.write(otf2.events.ProgramEnd(end, 0))
+    acc = d.location_group("CUDA context 0", location_group_type=LocationGroupType.ACCELERATOR,
+                           system_tree_parent=d.system_tree_node("node"), creating_location_group=defs.groups[0])
+    stream = d.location("CUDA stream 1", type=LocationType.ACCELERATOR_STREAM, group=acc)
+    kern = defs.region("kernel", RegionRole.FUNCTION, Paradigm.CUDA)
+    w = trace.event_writer_from_location(stream)
+    for k in range(2):
+        w.write(otf2.events.Enter(1200 + 1000 * k, kern))
+        w.write(otf2.events.Leave(1700 + 1000 * k, kern))
+
+
+# --------------------------------------------------------------------------- a rank that wrote nothing
+# 4 ranks; tests/other_producers.sh deletes rank 2's event file (traces/2.evt: a rank killed before
+# it wrote). Every rank: main 0 - 7000, an MPI_Barrier entered at 4000 (left at 4500 measured), an
+# MPI_Bcast of 100 B rooted at rank 2 (5000 - 5600). Before them: rank 0 sends 1000 B to rank 1
+# (MPI_Send 1000 - 1100; rank 1's MPI_Recv 1000 - 2000); rank 1 sends 1000 B to rank 2 (MPI_Send
+# 2100 - 2200) and receives 1000 B from it nonblocking (MPI_Irecv 2300 - 2350, MPI_Wait 2400 -
+# 2600); rank 3 receives 1000 B from rank 2 (MPI_Recv 1000 - 3000) and sends it 1000 B nonblocking
+# (MPI_Isend 3100 - 3150, MPI_Wait 3200 - 3300); rank 2 the other ends of these.
+ctx, path = archive("missing-rank")
+with ctx as trace:
+    P = 4
+    defs = Defs(trace, P)
+    main = defs.region("main")
+    p2p = {
+        0: [("MPI_Send", 1000, 1100, [lambda w: w.write(otf2.events.MpiSend(1000, 1, defs.world, 1, 1000))])],
+        1: [("MPI_Recv", 1000, 2000, [lambda w: w.write(otf2.events.MpiRecv(2000, 0, defs.world, 1, 1000))]),
+            ("MPI_Send", 2100, 2200, [lambda w: w.write(otf2.events.MpiSend(2100, 2, defs.world, 2, 1000))]),
+            ("MPI_Irecv", 2300, 2350, [lambda w: w.write(otf2.events.MpiIrecvRequest(2300, 6))]),
+            ("MPI_Wait", 2400, 2600, [lambda w: w.write(otf2.events.MpiIrecv(2600, 2, defs.world, 3, 1000, 6))])],
+        2: [("MPI_Recv", 1000, 2200, [lambda w: w.write(otf2.events.MpiRecv(2200, 1, defs.world, 2, 1000))]),
+            ("MPI_Send", 2300, 2400, [lambda w: w.write(otf2.events.MpiSend(2300, 1, defs.world, 3, 1000))]),
+            ("MPI_Send", 2500, 2600, [lambda w: w.write(otf2.events.MpiSend(2500, 3, defs.world, 4, 1000))]),
+            ("MPI_Recv", 3000, 3200, [lambda w: w.write(otf2.events.MpiRecv(3200, 3, defs.world, 5, 1000))])],
+        3: [("MPI_Recv", 1000, 3000, [lambda w: w.write(otf2.events.MpiRecv(3000, 2, defs.world, 4, 1000))]),
+            ("MPI_Isend", 3100, 3150, [lambda w: w.write(otf2.events.MpiIsend(3100, 2, defs.world, 5, 1000, 5))]),
+            ("MPI_Wait", 3200, 3300, [lambda w: w.write(otf2.events.MpiIsendComplete(3300, 5))])],
+    }
+    for r in range(P):
+        w = trace.event_writer_from_location(defs.ranks[r])
+        w.write(otf2.events.Enter(0, main))
+        for name, t0, t1, recs in p2p[r]:
+            call(w, defs, name, t0, t1, recs, RegionRole.POINT2POINT)
+        coll(w, defs, "MPI_Barrier", 4000, 4500, CollectiveOp.BARRIER, defs.world, NOROOT, 0, 0)
+        coll(w, defs, "MPI_Bcast", 5000, 5600, CollectiveOp.BCAST, defs.world, 2, 100 * P if r == 2 else 0, 100)
+        w.write(otf2.events.Leave(7000, main))

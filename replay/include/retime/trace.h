@@ -129,6 +129,42 @@ struct rt_comm {
 
 typedef struct rt_trace rt_trace;
 
+/**
+ * Kinds of OTF2 records a replay does not replay (struct rt_trace_stats.skipped). The replay keeps
+ * a rank's time around them as measured (compute); what each kind stands for, and the time counted
+ * as "inside" it (docs/other-producers.md, "What a replay leaves out"):
+ */
+enum rt_skip_kind {
+    RT_SKIP_ACCEL = 0,   /**< records of accelerator locations (declared counts); time: the rank's thread
+                              inside calls of an accelerator API (regions of paradigm CUDA, HIP, OpenCL,
+                              OpenACC, HMPP), which wait for the device */
+    RT_SKIP_RMA,         /**< one-sided records (Rma*); time: inside the MPI calls that hold them */
+    RT_SKIP_NBCOLL,      /**< NonBlockingCollectiveRequest/Complete; time: inside the MPI calls that hold them */
+    RT_SKIP_COMM,        /**< CommCreate, CommDestroy; time: inside the MPI calls that hold them */
+    RT_SKIP_IO,          /**< Io* records; time: inside the MPI, accelerator or file-I/O calls that hold them */
+    RT_SKIP_MEASUREMENT, /**< MeasurementOnOff; time: from an Off to the next On (or the rank's end) */
+    RT_SKIP_FLUSH,       /**< BufferFlush; time: each flush's own span (its stop time - its time) */
+    RT_SKIP_THREAD,      /**< locks, tasks, ThreadCreate/Begin/Wait/End (Omp*, Thread*): counted only */
+    RT_SKIP_CONTEXT,     /**< CallingContextEnter/Leave/Sample: counted only */
+    RT_SKIP_METRIC,      /**< Metric records (CPU threads, and metric locations' declared counts): counted only */
+    RT_SKIP_PARAMETER,   /**< ParameterString/Int/UnsignedInt: counted only */
+    RT_SKIP_PROGRAM,     /**< ProgramBegin, ProgramEnd: counted only */
+    RT_SKIP_UNKNOWN,     /**< records of a type OTF2 does not know: counted only */
+    RT_SKIP_KINDS
+};
+
+/**
+ * One kind of record not replayed: how many, and the rank most of whose time lies inside them.
+ * A rank's share is the time of its thread inside the kind (enum rt_skip_kind) over its own span,
+ * first event to last; the worst rank is the one of the largest share (the lowest of equal ones).
+ */
+struct rt_trace_skip {
+    uint64_t records;     /**< records of the kind, on all locations */
+    rt_time_ns worst_ns;  /**< the worst rank's time inside them [ns] (0: none, or a kind without time) */
+    rt_time_ns span_ns;   /**< that rank's span [ns] */
+    uint32_t worst_rank;  /**< that rank (row), or RT_NONE */
+};
+
 /** Counters of what the reader kept, translated or dropped. */
 struct rt_trace_stats {
     uint64_t events;          /**< events kept */
@@ -155,6 +191,24 @@ struct rt_trace_stats {
                                *   writer's): timed as dissemination rounds (RT_COLL_OTHER) */
     uint64_t unknown_records; /**< event records of a type OTF2 does not know (a newer writer, or a
                                *   damaged type byte): skipped, and named by rt_trace_dropped */
+    struct rt_trace_skip skipped[RT_SKIP_KINDS]; /**< every kind of record not replayed (rt_trace_coverage) */
+    uint32_t missing_ranks;   /**< MPI ranks whose locations the archive lacks (RT_TRACE_ALLOW_MISSING_RANKS):
+                               *   no row; rt_trace_missing_rank names them */
+    uint64_t missing_sends;   /**< messages to them dropped (sends and nonblocking sends) */
+    uint64_t missing_recvs;   /**< messages from them dropped (receives and completed receive requests) */
+    uint64_t missing_colls;   /**< collective records on communicators holding them: timed over the members
+                               *   present, each with its own counts (as a vector variant) */
+    uint64_t missing_roots;   /**< collective records whose root is missing: kept as measured time */
+};
+
+/** Flags of rt_trace_open_flags. */
+enum rt_trace_open_flag {
+    /** An MPI rank whose locations the archive lacks (its event file missing or empty, or its
+     *  location not defined: a rank killed before it wrote) is left out instead of refused: the
+     *  messages to and from it are dropped, collectives on communicators holding it are timed over
+     *  the members present, and a rooted one whose root it is keeps its measured time. The rows
+     *  are the ranks present, in order of location id (so later ranks' row numbers move down). */
+    RT_TRACE_ALLOW_MISSING_RANKS = 1u << 0
 };
 
 /**
@@ -171,6 +225,8 @@ struct rt_trace_stats {
  * @return RT_OK or a negative RT_E* code
  */
 int rt_trace_open(const char *path, rt_trace **out, rt_error *err);
+/** rt_trace_open with flags (enum rt_trace_open_flag; 0: as rt_trace_open). */
+int rt_trace_open_flags(const char *path, unsigned flags, rt_trace **out, rt_error *err);
 /** Frees the trace; NULL is a no-op. */
 void rt_trace_close(rt_trace *trace);
 
@@ -181,6 +237,9 @@ void rt_trace_close(rt_trace *trace);
  * events (rt_trace_events gives 0). rt_trace_part_rows tells which ranks were read.
  */
 int rt_trace_open_part(const char *path, uint32_t nparts, uint32_t part, rt_trace **out, rt_error *err);
+/** rt_trace_open_part with flags (enum rt_trace_open_flag). */
+int rt_trace_open_part_flags(const char *path, unsigned flags, uint32_t nparts, uint32_t part, rt_trace **out,
+                             rt_error *err);
 /** The ranks [*first, *end) whose events @p trace holds (all of them unless opened as a part). */
 void rt_trace_part_rows(const rt_trace *trace, uint32_t *first, uint32_t *end);
 /**
@@ -230,6 +289,21 @@ uint64_t rt_trace_memory(const rt_trace *trace);
  * @return the number of characters written (0: nothing dropped)
  */
 size_t rt_trace_dropped(const rt_trace *trace, char *buf, size_t n);
+/**
+ * The coverage phrase: every kind of record not replayed (struct rt_trace_stats.skipped) with its
+ * count and, for kinds that have time, the worst rank's share of its time inside them:
+ * "1,810 accelerator records (61 % of rank 0's time in accelerator API calls), 1,618 RMA records
+ * (2.5 % of rank 3's time in the MPI calls that hold them)". Empty when every record is replayed.
+ * @return the number of characters written (0: nothing left out)
+ */
+size_t rt_trace_coverage(const rt_trace *trace, char *buf, size_t n);
+/** The name of a kind of record not replayed ("accelerator", "RMA", ...; "unknown" out of range). */
+const char *rt_skip_kind_name(int kind);
+/**
+ * The @p i th of the MPI ranks left out by RT_TRACE_ALLOW_MISSING_RANKS (stats.missing_ranks of
+ * them, ascending), as its number in MPI_COMM_WORLD (the MPI COMM_LOCATIONS group); RT_NONE past them.
+ */
+uint32_t rt_trace_missing_rank(const rt_trace *trace, uint32_t i);
 /** The trace's region names other than MPI calls for an error line: "a, b, c (N regions in
  *  all)", the first dozen; "none but MPI calls". */
 void rt_trace_region_list(const rt_trace *trace, char *buf, size_t n);

@@ -107,6 +107,7 @@ struct reader {
     rt_trace *t;
     rt_error *err;
     const char *path;
+    unsigned flags;             /* enum rt_trace_open_flag */
     int failed;                 /* set by callbacks that stored an error */
     struct rt__map strings;     /* string ref -> index into t->strings */
     struct ref_index regions;   /* region ref -> region index */
@@ -161,6 +162,14 @@ struct reader {
     uint64_t *open;             /* per region: the rank's Enters of it not yet left (NULL until a rank is read) */
     uint64_t nopen;             /* their sum */
     uint64_t unknown_location, unknown_record; /* this reader's first record of unknown type */
+    /* what the rank's thread spends inside records not replayed (enum rt_skip_kind): the outermost
+     * call (a region of paradigm MPI, of an accelerator API or of role FILE_IO) open, when it was
+     * entered and the kinds of the records inside it; measurement switched off since when */
+    int call_depth;
+    rt_time_ns call_enter;
+    uint32_t call_kinds;        /* bit per enum rt_skip_kind */
+    rt_time_ns off_since;       /* INT64_MIN: measurement on */
+    rt_time_ns skip_ns[RT_SKIP_KINDS]; /* the row's time inside each kind */
     /* what this reader's locations add to the trace's counters (several readers may run at
      * once, see read_events; their counts are summed when all are done) */
     struct rt_trace_stats stats;
@@ -171,6 +180,31 @@ struct reader {
  * the thread-team regions, which only the reader looks at. */
 #define RF_PARALLEL (1u << 6) /* a parallel region (OpenMP): a thread team */
 #define RF_BARRIER (1u << 7)  /* a thread team's barrier (implicit or explicit; not MPI_Barrier) */
+#define RF_ACCEL (1u << 3)    /* a call of an accelerator API (CUDA, HIP, OpenCL, OpenACC, HMPP) */
+#define RF_FILEIO (1u << 4)   /* a file I/O call (role FILE_IO) */
+/* Regions that are calls for the time inside records not replayed (see struct reader.call_depth). */
+#define RF_CALL (RT_EVF_MPI | RF_ACCEL | RF_FILEIO)
+/* The row of a message's peer or a collective's root that is a missing rank
+ * (RT_TRACE_ALLOW_MISSING_RANKS): the message is dropped. */
+#define ROW_MISSING (RT_NONE - 1)
+/* A request whose message was dropped (a missing peer): its completion is read over. */
+#define REQ_DROPPED (UINT64_MAX - 1)
+
+/* Keeps in @p a the worse of two worst ranks of a kind not replayed (the larger share of its
+ * time; of equal ones the lower rank): readers of parts of the rows merge theirs so. */
+static inline void rt__skip_worse(struct rt_trace_skip *a, const struct rt_trace_skip *b)
+{
+    if (b->worst_ns <= 0 || b->span_ns <= 0 || b->worst_rank == RT_NONE)
+        return;
+    if (a->worst_ns > 0 && a->span_ns > 0 && a->worst_rank != RT_NONE) {
+        __int128 x = (__int128)b->worst_ns * a->span_ns, y = (__int128)a->worst_ns * b->span_ns;
+        if (x < y || (x == y && b->worst_rank > a->worst_rank))
+            return;
+    }
+    a->worst_ns = b->worst_ns;
+    a->span_ns = b->span_ns;
+    a->worst_rank = b->worst_rank;
+}
 
 /* Stores the first error of a read (later ones are dropped: the first is the cause) as
  * "<path>: <message>" in r->err; returns the code stored, r->failed. */
@@ -191,6 +225,10 @@ int rt__rd_member(struct reader *r, const char *tail, const char *where);
 /* What is wrong with the archive file DIR/<stem><tail> (the anchor is DIR/<stem>.otf2) that OTF2
  * would not open, written to @p buf (of @p n bytes); returns buf, or a constant string. */
 const char *rt__rd_file_problem(const char *anchor, const char *tail, char *buf, size_t n);
+
+/* Whether archive member DIR/<stem><tail> is missing or empty (a location's event file that a rank
+ * killed before it wrote left so). */
+int rt__rd_member_empty(const char *anchor, const char *tail);
 
 /* trace_defs.c: reads the global definitions (r->path's archive, opened as @p rd). */
 int rt__rd_definitions(struct reader *r, OTF2_Reader *rd);

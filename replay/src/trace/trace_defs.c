@@ -6,6 +6,7 @@
  * other locations, and resolves communicators' members and call sites.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +116,12 @@ static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRe
                                  : role == OTF2_REGION_ROLE_PARALLEL ? RF_PARALLEL
                                  : role == OTF2_REGION_ROLE_IMPLICIT_BARRIER || role == OTF2_REGION_ROLE_BARRIER
                                      ? RF_BARRIER : 0) |
+                                (paradigm == OTF2_PARADIGM_CUDA || paradigm == OTF2_PARADIGM_HIP ||
+                                         paradigm == OTF2_PARADIGM_OPENCL || paradigm == OTF2_PARADIGM_OPENACC ||
+                                         paradigm == OTF2_PARADIGM_HMPP
+                                     ? RF_ACCEL
+                                 : role == OTF2_REGION_ROLE_FILE_IO && paradigm != OTF2_PARADIGM_MPI ? RF_FILEIO
+                                                                                                    : 0) |
                                 (!s                                                    ? 0
                                  : !strcmp(s, "MPI_Ssend") || !strcmp(s, "MPI_Issend") ? RT_EVF_SYNC
                                  : !strcmp(s, "MPI_Bsend") || !strcmp(s, "MPI_Ibsend") ? RT_EVF_BUFFERED
@@ -278,13 +285,18 @@ done:
 static int index_threads(struct reader *r)
 {
     rt_trace *t = r->t;
+    uint32_t kept = 0;
     for (uint32_t k = 0; k < r->nthr; k++) {
         uint64_t *row = rt__map_get(&r->rows, r->thr[k].rank_location, 0);
+        if (!row && (r->flags & RT_TRACE_ALLOW_MISSING_RANKS)) /* a thread of a missing rank: left out too */
+            continue;
         if (!row)
             return rt__rd_fail(r, RT_ECORRUPT, "thread location %llu: its process has no rank", /* cannot happen */
                                (unsigned long long)r->thr[k].location);
         r->thr[k].row = (uint32_t)*row;
+        r->thr[kept++] = r->thr[k];
     }
+    r->nthr = t->stats.threads = kept;
     qsort(r->thr, r->nthr, sizeof *r->thr, cmp_thr);
     r->thr_at = calloc((size_t)t->nrows + 1, sizeof *r->thr_at);
     if (!r->thr_at)
@@ -427,10 +439,34 @@ static int add_callsite(struct reader *r, const char *function, uint64_t scl, ui
     return RT_OK;
 }
 
+/* A communicator some of whose members are missing ranks (RT_TRACE_ALLOW_MISSING_RANKS): its
+ * collectives are among the members present, so those are what the replay sees (pub), while
+ * messages still translate communicator ranks through all of them (members). */
+static int present_members(struct reader *r, struct rt__comm *comm)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < comm->pub.size; i++)
+        n += comm->members[i] != RT_NONE;
+    if (n == comm->pub.size)
+        return RT_OK;
+    comm->present = malloc((size_t)(n ? n : 1) * sizeof *comm->present);
+    if (!comm->present)
+        return rt__rd_fail(r, RT_ENOMEM, "out of memory resolving communicators");
+    n = 0;
+    for (uint32_t i = 0; i < comm->pub.size; i++)
+        if (comm->members[i] != RT_NONE)
+            comm->present[n++] = comm->members[i];
+    comm->pub.members = comm->present;
+    comm->pub.size = n;
+    r->t->memory += (uint64_t)n * sizeof(uint32_t);
+    return RT_OK;
+}
+
 /* Builds communicator member tables and the call-site table once all definitions are known. */
 static int resolve_definitions(struct reader *r)
 {
     rt_trace *t = r->t;
+    int rc;
     for (uint32_t c = 0; c < t->ncomms; c++) {
         struct rt__comm *comm = &t->comms[c];
         uint64_t *gi = rt__map_get(&r->groups, r->comm_group[c], 0);
@@ -470,6 +506,8 @@ static int resolve_definitions(struct reader *r)
         comm->pub.size = g->n;
         comm->pub.members = comm->members;
         t->memory += (uint64_t)g->n * sizeof(uint32_t);
+        if (t->stats.missing_ranks && (rc = present_members(r, comm)))
+            return rc;
     }
     /* A self communicator (MPI_COMM_SELF, or any communicator of one process: Score-P gives them
      * all a COMM_SELF group) is one definition for what are separate communicators, one per
@@ -584,19 +622,58 @@ int rt__rd_definitions(struct reader *r, OTF2_Reader *rd)
     return RT_OK;
 }
 
+/* RT_TRACE_ALLOW_MISSING_RANKS: a rank whose event file is missing or empty (a rank killed before
+ * it wrote) has no row. Then every member of the MPI COMM_LOCATIONS group without a row (that one,
+ * or a location never defined) is a missing rank, listed by its number in that group. */
+static int drop_missing_rows(struct reader *r)
+{
+    rt_trace *t = r->t;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < t->nrows; i++) {
+        char tail[64];
+        snprintf(tail, sizeof tail, "/%llu.evt", (unsigned long long)t->rows[i].location);
+        if (!rt__rd_member_empty(r->path, tail))
+            t->rows[kept++] = t->rows[i];
+    }
+    t->nrows = kept;
+    return RT_OK;
+}
+
+static int list_missing(struct reader *r)
+{
+    rt_trace *t = r->t;
+    const struct group_def *mpi = NULL;
+    for (uint32_t i = 0; i < r->ngroups; i++)
+        if (r->groupv[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS && r->groupv[i].paradigm == OTF2_PARADIGM_MPI)
+            mpi = &r->groupv[i];
+    if (!mpi)
+        return RT_OK;
+    for (uint32_t i = 0; i < mpi->n; i++) {
+        if (rt__map_get(&r->rows, mpi->members[i], 0))
+            continue;
+        if (!t->missing && !(t->missing = malloc((size_t)mpi->n * sizeof *t->missing)))
+            return rt__rd_fail(r, RT_ENOMEM, "out of memory");
+        t->missing[t->stats.missing_ranks++] = i;
+    }
+    t->memory += (uint64_t)t->stats.missing_ranks * sizeof *t->missing;
+    return RT_OK;
+}
+
 int rt__rd_tables(struct reader *r)
 {
+    int allow = (r->flags & RT_TRACE_ALLOW_MISSING_RANKS) != 0;
     int rc = classify_locations(r);
-    if (rc)
+    if (rc || (allow && (rc = drop_missing_rows(r))))
         return rc;
     if (r->t->nrows == 0)
-        return rt__rd_fail(r, RT_ECORRUPT, "no CPU locations defined: nothing to replay");
+        return rt__rd_fail(r, RT_ECORRUPT, allow ? "no CPU location with events: nothing to replay"
+                                                 : "no CPU locations defined: nothing to replay");
     qsort(r->t->rows, r->t->nrows, sizeof *r->t->rows, cmp_rows);
     for (uint32_t i = 0; i < r->t->nrows; i++)
         if (rt__map_put(&r->rows, r->t->rows[i].location, 0, i))
             return rt__rd_fail(r, RT_ENOMEM, "out of memory");
     rc = index_threads(r);
-    if (rc)
+    if (rc || (allow && (rc = list_missing(r))))
         return rc;
     return resolve_definitions(r);
 }

@@ -67,7 +67,9 @@ static inline struct rt_event_payload *rt__row_payload_of(const struct rt__row *
 
 struct rt__comm {
     struct rt_comm pub;
-    uint32_t *members;
+    uint32_t *members;        /* members[comm rank] = row, or RT_NONE for a missing rank: messages translate
+                               * through it; pub.members lists the rows present (RT_TRACE_ALLOW_MISSING_RANKS) */
+    uint32_t *present;        /* pub.members when some member is missing (owned), else NULL */
     int is_self;              /* MPI_COMM_SELF style (OTF2 COMM_SELF group): one instance per process */
     uint32_t self_base;       /* is_self: the instance of row r is communicator self_base + r */
 };
@@ -88,6 +90,7 @@ struct rt_trace {
     uint32_t nstrings, capstrings;
     struct rt_trace_stats stats;
     uint64_t unknown_location, unknown_record; /* the first record of unknown type: location, position */
+    uint32_t *missing;        /* the MPI ranks left out (stats.missing_ranks of them), ascending */
     uint64_t memory;
 };
 

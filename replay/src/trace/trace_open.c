@@ -144,6 +144,13 @@ int rt__rd_member(struct reader *r, const char *tail, const char *where)
                        rt__file_kind(st.st_mode));
 }
 
+int rt__rd_member_empty(const char *anchor, const char *tail)
+{
+    char path[4096];
+    struct stat st;
+    return member_path(anchor, tail, path, sizeof path) && (stat(path, &st) != 0 || st.st_size == 0);
+}
+
 /* What is wrong with the archive file DIR/<stem><tail> (the anchor is DIR/<stem>.otf2) that OTF2
  * would not open: missing, empty, or there but unreadable, which points at the anchor too. */
 const char *rt__rd_file_problem(const char *anchor, const char *tail, char *buf, size_t n)
@@ -344,6 +351,14 @@ static int read_events(struct reader *r, OTF2_Reader *rd, uint32_t nw, const uin
             r->t->unknown_record = x->r.unknown_record;
         }
         a->unknown_records += b->unknown_records;
+        a->missing_sends += b->missing_sends;
+        a->missing_recvs += b->missing_recvs;
+        a->missing_colls += b->missing_colls;
+        a->missing_roots += b->missing_roots;
+        for (int kind = 0; kind < RT_SKIP_KINDS; kind++) {
+            a->skipped[kind].records += b->skipped[kind].records;
+            rt__skip_worse(&a->skipped[kind], &b->skipped[kind]);
+        }
         r->t->memory += x->r.memory;
         req_free(&x->r.requests);
         free(x->r.open);
@@ -497,7 +512,17 @@ static void free_reader(struct reader *r)
     free(r->odd);
 }
 
-static int open_trace(const char *path, uint32_t nparts, uint32_t part, rt_trace **out, rt_error *err)
+/* The kinds counted elsewhere (by location, and the older counters) in the coverage's table. */
+static void count_skipped(rt_trace *t)
+{
+    struct rt_trace_stats *st = &t->stats;
+    st->skipped[RT_SKIP_ACCEL].records = st->accel_records;
+    st->skipped[RT_SKIP_RMA].records = st->rma_records;
+    st->skipped[RT_SKIP_UNKNOWN].records = st->unknown_records;
+    st->skipped[RT_SKIP_METRIC].records += st->metric_records;
+}
+
+static int open_trace(const char *path, unsigned flags, uint32_t nparts, uint32_t part, rt_trace **out, rt_error *err)
 {
     struct reader r;
     OTF2_Reader *rd = NULL;
@@ -509,6 +534,7 @@ static int open_trace(const char *path, uint32_t nparts, uint32_t part, rt_trace
     if (rc)
         goto done;
     r.path = anchor;
+    r.flags = flags;
     r.err = err;
     r.t = calloc(1, sizeof *r.t);
     if (!r.t) {
@@ -535,6 +561,7 @@ static int open_trace(const char *path, uint32_t nparts, uint32_t part, rt_trace
     rc = read_part(&r, rd);
     if (rc)
         goto done;
+    count_skipped(r.t);
     rc = check_span(&r, nparts);
 done:
     if (rd) {
@@ -556,15 +583,26 @@ done:
 
 int rt_trace_open(const char *path, rt_trace **out, rt_error *err)
 {
-    return open_trace(path, 1, 0, out, err);
+    return open_trace(path, 0, 1, 0, out, err);
 }
 
-int rt_trace_open_part(const char *path, uint32_t nparts, uint32_t part, rt_trace **out, rt_error *err)
+int rt_trace_open_flags(const char *path, unsigned flags, rt_trace **out, rt_error *err)
+{
+    return open_trace(path, flags, 1, 0, out, err);
+}
+
+int rt_trace_open_part_flags(const char *path, unsigned flags, uint32_t nparts, uint32_t part, rt_trace **out,
+                             rt_error *err)
 {
     *out = NULL;
     if (nparts == 0 || part >= nparts)
         return rt_error_set(err, RT_EINVAL, "part %u of %u does not exist", part, nparts);
-    return open_trace(path, nparts, part, out, err);
+    return open_trace(path, flags, nparts, part, out, err);
+}
+
+int rt_trace_open_part(const char *path, uint32_t nparts, uint32_t part, rt_trace **out, rt_error *err)
+{
+    return rt_trace_open_part_flags(path, 0, nparts, part, out, err);
 }
 
 void rt_trace_time_range(const rt_trace *t, rt_time_ns *lo, uint32_t *lo_row, rt_time_ns *hi, uint32_t *hi_row)
@@ -613,8 +651,11 @@ void rt_trace_close(rt_trace *t)
         free(t->rows[i].pblocks);
     }
     free(t->rows);
-    for (uint32_t i = 0; i < t->ncomms; i++)
+    for (uint32_t i = 0; i < t->ncomms; i++) {
         free(t->comms[i].members);
+        free(t->comms[i].present);
+    }
+    free(t->missing);
     free(t->comms);
     free(t->self_rows);
     free(t->regions);
@@ -709,6 +750,60 @@ size_t rt_trace_dropped(const rt_trace *t, char *buf, size_t n)
                               st->unknown_records == 1 ? "" : "s", (unsigned long long)t->unknown_location,
                               (unsigned long long)t->unknown_record);
     return k < n ? k : (n ? n - 1 : 0);
+}
+
+/* "1,810": a count with thousands separated, as people read them. */
+static const char *grouped(char *buf, size_t n, uint64_t v)
+{
+    char d[32];
+    int len = snprintf(d, sizeof d, "%llu", (unsigned long long)v), k = 0;
+    for (int i = 0; i < len && (size_t)k + 2 < n; i++) {
+        if (i && (len - i) % 3 == 0)
+            buf[k++] = ',';
+        buf[k++] = d[i];
+    }
+    buf[k] = 0;
+    return buf;
+}
+
+const char *rt_skip_kind_name(int kind)
+{
+    static const char *const names[RT_SKIP_KINDS] = {
+        "accelerator", "RMA", "non-blocking collective", "communicator", "I/O", "measurement on/off",
+        "buffer flush", "thread lock/task/create", "calling-context", "metric", "parameter",
+        "program begin/end", "unknown"};
+    return kind >= 0 && kind < RT_SKIP_KINDS ? names[kind] : "unknown";
+}
+
+size_t rt_trace_coverage(const rt_trace *t, char *buf, size_t n)
+{
+    /* what the time of each kind is (enum rt_skip_kind), after "X % of rank R's time " */
+    static const char *const inside[RT_SKIP_KINDS] = {
+        "in accelerator API calls", "in the MPI calls that hold them", "in the MPI calls that hold them",
+        "in the MPI calls that hold them", "in the calls that hold them", "with measurement off", "flushing",
+        "", "", "", "", "", ""};
+    size_t k = 0;
+    if (n)
+        buf[0] = 0;
+    for (int i = 0; i < RT_SKIP_KINDS && k < n; i++) {
+        const struct rt_trace_skip *s = &t->stats.skipped[i];
+        char count[40];
+        if (!s->records)
+            continue;
+        k += (size_t)snprintf(buf + k, n - k, "%s%s %s record%s", k ? ", " : "", grouped(count, sizeof count, s->records),
+                              rt_skip_kind_name(i), s->records == 1 ? "" : "s");
+        if (s->worst_ns > 0 && s->span_ns > 0 && s->worst_rank != RT_NONE && k < n) {
+            double pct = 100.0 * (double)s->worst_ns / (double)s->span_ns;
+            k += (size_t)snprintf(buf + k, n - k, " (%.*f %% of rank %u's time %s)", pct < 9.95 ? 1 : 0, pct,
+                                  s->worst_rank, inside[i]);
+        }
+    }
+    return k < n ? k : (n ? n - 1 : 0);
+}
+
+uint32_t rt_trace_missing_rank(const rt_trace *t, uint32_t i)
+{
+    return i < t->stats.missing_ranks ? t->missing[i] : RT_NONE;
 }
 
 const char *rt_coll_op_name(int op)

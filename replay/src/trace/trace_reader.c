@@ -381,6 +381,118 @@ static RT_COLD OTF2_CallbackCode leave_unplaced(struct reader *r, uint32_t reg)
     return OTF2_CALLBACK_INTERRUPT;
 }
 
+/* ---------------------------------------------------------------- records not replayed
+ *
+ * Every record the replay does not replay is counted by its kind (enum rt_skip_kind), on a rank's
+ * thread and on its other threads alike. On the rank's thread the time inside some kinds is
+ * summed per rank (struct reader.skip_ns): the whole outermost call (a region of paradigm MPI, of
+ * an accelerator API or of role FILE_IO) that holds a record of the kind, or is itself an
+ * accelerator call; the time from a MeasurementOff to the next MeasurementOn; each BufferFlush's
+ * span. That is time the replay keeps as measured, though it stands for what the replay does not
+ * model. rt__rd_location gives each kind's worst rank (the largest share of its span). */
+
+/* Kinds whose records weigh the call that holds them. */
+#define SKIP_IN_CALL (1u << RT_SKIP_RMA | 1u << RT_SKIP_NBCOLL | 1u << RT_SKIP_COMM | 1u << RT_SKIP_IO)
+
+/* The outermost call closed at @p t held records of the kinds r->call_kinds. */
+static RT_COLD void call_done(struct reader *r, rt_time_ns t)
+{
+    for (int k = 0; k < RT_SKIP_KINDS; k++)
+        if (r->call_kinds >> k & 1)
+            r->skip_ns[k] += t - r->call_enter;
+    r->call_kinds = 0;
+}
+
+static OTF2_CallbackCode skip(struct reader *r, int kind)
+{
+    r->stats.skipped[kind].records++;
+    if (!r->thr_cur && r->call_depth && (SKIP_IN_CALL >> kind & 1))
+        r->call_kinds |= 1u << kind;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+#define SKIP_COUNTER(name, kind, ...)                                                                            \
+    static OTF2_CallbackCode skip_##name(EVT_ARGS, __VA_ARGS__)                                                   \
+    {                                                                                                             \
+        (void)loc; (void)ts; (void)pos; (void)attrs;                                                              \
+        return skip(ud, kind);                                                                                    \
+    }
+SKIP_COUNTER(OmpAcquireLock, RT_SKIP_THREAD, uint32_t lock, uint32_t order)
+SKIP_COUNTER(OmpReleaseLock, RT_SKIP_THREAD, uint32_t lock, uint32_t order)
+SKIP_COUNTER(OmpTaskCreate, RT_SKIP_THREAD, uint64_t task)
+SKIP_COUNTER(OmpTaskSwitch, RT_SKIP_THREAD, uint64_t task)
+SKIP_COUNTER(OmpTaskComplete, RT_SKIP_THREAD, uint64_t task)
+SKIP_COUNTER(ThreadAcquireLock, RT_SKIP_THREAD, OTF2_Paradigm m, uint32_t lock, uint32_t order)
+SKIP_COUNTER(ThreadReleaseLock, RT_SKIP_THREAD, OTF2_Paradigm m, uint32_t lock, uint32_t order)
+SKIP_COUNTER(ThreadTaskCreate, RT_SKIP_THREAD, OTF2_CommRef team, uint32_t th, uint32_t gen)
+SKIP_COUNTER(ThreadTaskSwitch, RT_SKIP_THREAD, OTF2_CommRef team, uint32_t th, uint32_t gen)
+SKIP_COUNTER(ThreadTaskComplete, RT_SKIP_THREAD, OTF2_CommRef team, uint32_t th, uint32_t gen)
+SKIP_COUNTER(ThreadCreate, RT_SKIP_THREAD, OTF2_CommRef c, uint64_t seq)
+SKIP_COUNTER(ThreadBegin, RT_SKIP_THREAD, OTF2_CommRef c, uint64_t seq)
+SKIP_COUNTER(ThreadWait, RT_SKIP_THREAD, OTF2_CommRef c, uint64_t seq)
+SKIP_COUNTER(ThreadEnd, RT_SKIP_THREAD, OTF2_CommRef c, uint64_t seq)
+SKIP_COUNTER(Metric, RT_SKIP_METRIC, OTF2_MetricRef m, uint8_t n, const OTF2_Type *types, const OTF2_MetricValue *v)
+SKIP_COUNTER(ParameterString, RT_SKIP_PARAMETER, OTF2_ParameterRef p, OTF2_StringRef v)
+SKIP_COUNTER(ParameterInt, RT_SKIP_PARAMETER, OTF2_ParameterRef p, int64_t v)
+SKIP_COUNTER(ParameterUnsignedInt, RT_SKIP_PARAMETER, OTF2_ParameterRef p, uint64_t v)
+SKIP_COUNTER(CallingContextEnter, RT_SKIP_CONTEXT, OTF2_CallingContextRef c, uint32_t d)
+SKIP_COUNTER(CallingContextLeave, RT_SKIP_CONTEXT, OTF2_CallingContextRef c)
+SKIP_COUNTER(CallingContextSample, RT_SKIP_CONTEXT, OTF2_CallingContextRef c, uint32_t d, OTF2_InterruptGeneratorRef g)
+SKIP_COUNTER(IoCreateHandle, RT_SKIP_IO, OTF2_IoHandleRef h, OTF2_IoAccessMode m, OTF2_IoCreationFlag c,
+             OTF2_IoStatusFlag f)
+SKIP_COUNTER(IoDestroyHandle, RT_SKIP_IO, OTF2_IoHandleRef h)
+SKIP_COUNTER(IoDuplicateHandle, RT_SKIP_IO, OTF2_IoHandleRef h, OTF2_IoHandleRef h2, OTF2_IoStatusFlag f)
+SKIP_COUNTER(IoSeek, RT_SKIP_IO, OTF2_IoHandleRef h, int64_t off, OTF2_IoSeekOption w, uint64_t res)
+SKIP_COUNTER(IoChangeStatusFlags, RT_SKIP_IO, OTF2_IoHandleRef h, OTF2_IoStatusFlag f)
+SKIP_COUNTER(IoDeleteFile, RT_SKIP_IO, OTF2_IoParadigmRef p, OTF2_IoFileRef f)
+SKIP_COUNTER(IoOperationBegin, RT_SKIP_IO, OTF2_IoHandleRef h, OTF2_IoOperationMode m, OTF2_IoOperationFlag f,
+             uint64_t b, uint64_t id)
+SKIP_COUNTER(IoOperationTest, RT_SKIP_IO, OTF2_IoHandleRef h, uint64_t id)
+SKIP_COUNTER(IoOperationIssued, RT_SKIP_IO, OTF2_IoHandleRef h, uint64_t id)
+SKIP_COUNTER(IoOperationComplete, RT_SKIP_IO, OTF2_IoHandleRef h, uint64_t b, uint64_t id)
+SKIP_COUNTER(IoOperationCancelled, RT_SKIP_IO, OTF2_IoHandleRef h, uint64_t id)
+SKIP_COUNTER(IoAcquireLock, RT_SKIP_IO, OTF2_IoHandleRef h, OTF2_LockType l)
+SKIP_COUNTER(IoReleaseLock, RT_SKIP_IO, OTF2_IoHandleRef h, OTF2_LockType l)
+SKIP_COUNTER(IoTryLock, RT_SKIP_IO, OTF2_IoHandleRef h, OTF2_LockType l)
+SKIP_COUNTER(ProgramBegin, RT_SKIP_PROGRAM, OTF2_StringRef name, uint32_t n, const OTF2_StringRef *args)
+SKIP_COUNTER(ProgramEnd, RT_SKIP_PROGRAM, int64_t status)
+SKIP_COUNTER(NonBlockingCollectiveRequest, RT_SKIP_NBCOLL, uint64_t req)
+SKIP_COUNTER(NonBlockingCollectiveComplete, RT_SKIP_NBCOLL, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root,
+             uint64_t s, uint64_t rv, uint64_t req)
+SKIP_COUNTER(CommCreate, RT_SKIP_COMM, OTF2_CommRef c)
+SKIP_COUNTER(CommDestroy, RT_SKIP_COMM, OTF2_CommRef c)
+
+/* Measurement switched off and on again: the rank's time in between is not recorded (its MPI
+ * calls neither), and the replay keeps it as compute. */
+static OTF2_CallbackCode skip_MeasurementOnOff(EVT_ARGS, OTF2_MeasurementMode mode)
+{
+    struct reader *r = ud;
+    rt_time_ns t;
+    (void)loc; (void)pos; (void)attrs;
+    skip(r, RT_SKIP_MEASUREMENT);
+    if (r->thr_cur || to_ns(r, ts, &t))
+        return OTF2_CALLBACK_SUCCESS;
+    if (mode == OTF2_MEASUREMENT_OFF && r->off_since == INT64_MIN)
+        r->off_since = t;
+    else if (mode == OTF2_MEASUREMENT_ON && r->off_since != INT64_MIN) {
+        r->skip_ns[RT_SKIP_MEASUREMENT] += t > r->off_since ? t - r->off_since : 0;
+        r->off_since = INT64_MIN;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The measurement system writing its buffer out: time the program did not spend on itself. */
+static OTF2_CallbackCode skip_BufferFlush(EVT_ARGS, OTF2_TimeStamp stop)
+{
+    struct reader *r = ud;
+    rt_time_ns t0, t1;
+    (void)loc; (void)pos; (void)attrs;
+    skip(r, RT_SKIP_FLUSH);
+    if (!r->thr_cur && !to_ns(r, ts, &t0) && !to_ns(r, stop, &t1) && t1 > t0)
+        r->skip_ns[RT_SKIP_FLUSH] += t1 - t0;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 /* A record of a type OTF2 does not know (a newer writer's, or a damaged type byte), on a rank or
  * one of its threads: skipped, counted, and the first one's place kept for the warning. */
 static OTF2_CallbackCode ev_unknown(EVT_ARGS)
@@ -415,6 +527,14 @@ static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
         if (r->mpi_depth++ == 0)
             r->call_flags = rf & (RT_EVF_SYNC | RT_EVF_BUFFERED);
     }
+    if (rf & RF_CALL) { /* the time inside records not replayed: see call_done */
+        if (r->call_depth++ == 0) {
+            r->call_enter = e->time;
+            r->call_kinds = 0;
+        }
+        if (RT_UNLIKELY(rf & RF_ACCEL))
+            r->call_kinds |= 1u << RT_SKIP_ACCEL;
+    }
     /* Without call-site definitions no attribute can name one: the list is not looked at. */
     if (attrs && r->have_callsites)
         e->aux = enter_callsite(r, attrs);
@@ -442,6 +562,8 @@ static OTF2_CallbackCode ev_leave(EVT_ARGS, OTF2_RegionRef region)
         if (r->mpi_depth > 0)
             r->mpi_depth--;
     }
+    if ((rf & RF_CALL) && r->call_depth > 0 && --r->call_depth == 0 && RT_UNLIKELY(r->call_kinds != 0))
+        call_done(r, e->time);
     if (RT_UNLIKELY(rf & (RF_PARALLEL | RF_BARRIER)) && team_leave(r, rf, ts))
         return OTF2_CALLBACK_INTERRUPT;
     return OTF2_CALLBACK_SUCCESS;
@@ -474,9 +596,12 @@ static int peer_row(struct reader *r, OTF2_CommRef comm, uint32_t rank, const ch
         return rt__rd_fail(r, RT_ECORRUPT, "rank %u event %llu: %s with rank %u outside communicator '%s' of size %u",
                            r->row, ev, what, rank, cm->pub.name, cm->pub.size);
     *row = cm->members[rank];
-    if (*row == RT_NONE)
+    if (*row == RT_NONE && (r->flags & RT_TRACE_ALLOW_MISSING_RANKS))
+        *row = ROW_MISSING; /* the caller drops what involves it */
+    else if (*row == RT_NONE)
         return rt__rd_fail(r, RT_ECORRUPT,
-                           "rank %u event %llu: %s with rank %u of communicator '%s' whose location is not in the trace",
+                           "rank %u event %llu: %s with rank %u of communicator '%s' whose location is not in the trace "
+                           "(a rank that wrote nothing? --allow-missing-ranks replays without it)",
                            r->row, ev, what, rank, cm->pub.name);
     return RT_OK;
 }
@@ -514,6 +639,10 @@ RT_HOT_INLINE OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uin
         row = cm->members[peer];
     else if (message_peer(r, peer, comm, len, what, &ci, &row))
         return OTF2_CALLBACK_INTERRUPT;
+    if (RT_UNLIKELY(row == ROW_MISSING)) { /* to or from a missing rank: dropped, the caller counts it */
+        *out = NULL;
+        return OTF2_CALLBACK_SUCCESS;
+    }
     int prev_final = r->tail_final;
     struct rt_event *e = push(r, ts, kind);
     if (!e)
@@ -538,6 +667,10 @@ static OTF2_CallbackCode ev_send(EVT_ARGS, uint32_t receiver, OTF2_CommRef comm,
     (void)loc; (void)pos; (void)attrs;
     if (message(r, ts, RT_EV_SEND, receiver, comm, tag, len, "send", UINT64_MAX, &e))
         return OTF2_CALLBACK_INTERRUPT;
+    if (RT_UNLIKELY(!e)) {
+        r->stats.missing_sends++;
+        return OTF2_CALLBACK_SUCCESS;
+    }
     e->flags |= r->call_flags;
     r->stats.sends++;
     r->stats.bytes_sent += len;
@@ -561,6 +694,14 @@ static OTF2_CallbackCode ev_isend(EVT_ARGS, uint32_t receiver, OTF2_CommRef comm
     (void)loc; (void)pos; (void)attrs;
     if (message(r, ts, RT_EV_ISEND, receiver, comm, tag, len, "isend", UINT64_MAX, &e))
         return OTF2_CALLBACK_INTERRUPT;
+    if (RT_UNLIKELY(!e)) { /* its completion is read over */
+        r->stats.missing_sends++;
+        if (req_put(&r->requests, req, REQ_DROPPED)) {
+            rt__rd_fail(r, RT_ENOMEM, "out of memory tracking requests");
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        return OTF2_CALLBACK_SUCCESS;
+    }
     e->flags |= r->call_flags;
     r->stats.isends++;
     r->stats.bytes_sent += len;
@@ -578,6 +719,8 @@ static OTF2_CallbackCode ev_isend_complete(EVT_ARGS, uint64_t req)
     struct reader *r = ud;
     (void)loc; (void)pos; (void)attrs;
     uint64_t start = take_request(r, req);
+    if (start == REQ_DROPPED) /* a send to a missing rank */
+        return OTF2_CALLBACK_SUCCESS;
     if (start == UINT64_MAX || r->cur->events[start].kind != RT_EV_ISEND) {
         /* Started while recording was off: nothing to replay, but say so in the stats. */
         r->stats.orphan_completions++;
@@ -607,6 +750,10 @@ static OTF2_CallbackCode ev_recv(EVT_ARGS, uint32_t sender, OTF2_CommRef comm, u
     (void)loc; (void)pos; (void)attrs;
     if (message(r, ts, RT_EV_RECV, sender, comm, tag, len, "receive", UINT64_MAX, &e))
         return OTF2_CALLBACK_INTERRUPT;
+    if (RT_UNLIKELY(!e)) {
+        r->stats.missing_recvs++;
+        return OTF2_CALLBACK_SUCCESS;
+    }
     r->stats.recvs++;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -618,10 +765,14 @@ static OTF2_CallbackCode ev_irecv(EVT_ARGS, uint32_t sender, OTF2_CommRef comm, 
     struct rt_event *e;
     (void)loc; (void)pos; (void)attrs;
     uint64_t start = take_request(r, req);
-    if (start == UINT64_MAX || r->cur->events[start].kind != RT_EV_IRECV_REQUEST) {
+    if (start == REQ_DROPPED || start == UINT64_MAX || r->cur->events[start].kind != RT_EV_IRECV_REQUEST) {
         /* No recorded post: replay it as a receive posted when the completing call began. */
         if (message(r, ts, RT_EV_RECV, sender, comm, tag, len, "receive", UINT64_MAX, &e))
             return OTF2_CALLBACK_INTERRUPT;
+        if (RT_UNLIKELY(!e)) {
+            r->stats.missing_recvs++;
+            return OTF2_CALLBACK_SUCCESS;
+        }
         e->flags |= RT_EVF_ORPHAN;
         r->stats.orphan_completions++;
         r->stats.recvs++;
@@ -630,6 +781,11 @@ static OTF2_CallbackCode ev_irecv(EVT_ARGS, uint32_t sender, OTF2_CommRef comm, 
     /* the message's fields go to the request, which has a payload (the completion has none) */
     if (message(r, ts, RT_EV_IRECV, sender, comm, tag, len, "receive", start, &e))
         return OTF2_CALLBACK_INTERRUPT;
+    if (RT_UNLIKELY(!e)) { /* from a missing rank: the request, completed by nothing, is skipped */
+        r->cur->events[start].flags |= RT_EVF_CANCELLED;
+        r->stats.missing_recvs++;
+        return OTF2_CALLBACK_SUCCESS;
+    }
     struct rt_event *post = &r->cur->events[start];
     post->ref = e->ref;
     post->aux = e->aux;
@@ -644,7 +800,7 @@ static OTF2_CallbackCode ev_cancelled(EVT_ARGS, uint64_t req)
     struct reader *r = ud;
     (void)loc; (void)ts; (void)pos; (void)attrs;
     uint64_t start = take_request(r, req);
-    if (start != UINT64_MAX)
+    if (start != UINT64_MAX && start != REQ_DROPPED)
         r->cur->events[start].flags |= RT_EVF_CANCELLED;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -703,6 +859,17 @@ static int coll_vector(OTF2_CollectiveOp op)
            op == OTF2_COLLECTIVE_OP_ALLTOALLW || op == OTF2_COLLECTIVE_OP_REDUCE_SCATTER;
 }
 
+/* The open collective's begin, the row's last event, taken back: the call keeps its measured time. */
+static void take_back_begin(struct reader *r)
+{
+    struct rt__row *row = r->cur;
+    uint64_t n = --row->nevents;
+    row->pblocks[n >> 6].has &= ~(1ull << (n & 63));
+    row->npay--;
+    r->tail_final = 0; /* the payload before may or may not be final: share none with it */
+    r->coll_begin = UINT64_MAX;
+}
+
 static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
                                      uint64_t sent, uint64_t received)
 {
@@ -720,13 +887,19 @@ static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRe
         /* A set-up call (coll_handle): its begin, the row's last event, is taken back, so that the
          * call's region holds no operation and keeps its measured duration. (With events between
          * begin and end, which no producer is known to write, it stays a collective.) */
-        struct rt__row *row = r->cur;
-        uint64_t n = --row->nevents;
-        row->pblocks[n >> 6].has &= ~(1ull << (n & 63));
-        row->npay--;
-        r->tail_final = 0; /* the payload before may or may not be final: share none with it */
-        r->coll_begin = UINT64_MAX;
+        take_back_begin(r);
         r->stats.measured_collectives++;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    if (RT_UNLIKELY(root_row == ROW_MISSING)) {
+        /* Rooted at a missing rank: nothing to time it by. The call keeps its measured time (its
+         * begin taken back, or, with events in between, skipped as a collective never completed). */
+        if (r->coll_begin == r->cur->nevents - 1)
+            take_back_begin(r);
+        else
+            r->cur->events[r->coll_begin].flags |= RT_EVF_CANCELLED;
+        r->coll_begin = UINT64_MAX;
+        r->stats.missing_roots++;
         return OTF2_CALLBACK_SUCCESS;
     }
     if (sent > RT_MAX_BYTES || received > RT_MAX_BYTES) {
@@ -745,6 +918,11 @@ static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRe
         r->stats.unknown_coll_ops++;
     if (coll_vector(op))
         b->flags |= RT_EVF_VECTOR;
+    if (RT_UNLIKELY(ci < r->t->ncomms && r->t->comms[ci].present)) {
+        /* Among the members present: each with its own counts, which no missing member can confirm. */
+        b->flags |= RT_EVF_VECTOR;
+        r->stats.missing_colls++;
+    }
     struct rt_event_payload *bp = rt__row_payload_of(r->cur, r->coll_begin), *ep = last_payload(r);
     bp->comm = ci; /* a COLL_BEGIN has one */
     bp->bytes = sent;
@@ -796,12 +974,19 @@ static OTF2_CallbackCode ev_team_end(EVT_ARGS, OTF2_CommRef team)
 }
 
 /* One-sided (RMA) records are not replayed: each is counted, so that the reader can say how many
- * it dropped. One callback per record type, each with its own signature. */
+ * it dropped, and weighs the call that holds it (see skip). One callback per record type, each
+ * with its own signature. */
+static OTF2_CallbackCode rma_seen(struct reader *r)
+{
+    r->stats.rma_records++;
+    if (!r->thr_cur && r->call_depth)
+        r->call_kinds |= 1u << RT_SKIP_RMA;
+    return OTF2_CALLBACK_SUCCESS;
+}
 #define RMA_COUNTER(name, ...)                                                                                    \
     static OTF2_CallbackCode rma_##name(EVT_ARGS, __VA_ARGS__)                                                    \
     {                                                                                                             \
-        ((struct reader *)ud)->stats.rma_records++;                                                               \
-        return OTF2_CALLBACK_SUCCESS;                                                                             \
+        return rma_seen(ud);                                                                                      \
     }
 RMA_COUNTER(WinCreate, OTF2_RmaWinRef w)
 RMA_COUNTER(WinDestroy, OTF2_RmaWinRef w)
@@ -824,8 +1009,7 @@ RMA_COUNTER(OpCompleteRemote, OTF2_RmaWinRef w, uint64_t id)
 
 static OTF2_CallbackCode rma_CollectiveBegin(EVT_ARGS)
 {
-    ((struct reader *)ud)->stats.rma_records++;
-    return OTF2_CALLBACK_SUCCESS;
+    return rma_seen(ud);
 }
 
 /* The callbacks every CPU thread shares: thread teams, the RMA counters, records of unknown type. */
@@ -844,6 +1028,20 @@ static void set_common_callbacks(OTF2_EvtReaderCallbacks *cb)
     RMA_SET(Sync); RMA_SET(WaitChange); RMA_SET(Put); RMA_SET(Get); RMA_SET(Atomic);
     RMA_SET(OpCompleteBlocking); RMA_SET(OpCompleteNonBlocking); RMA_SET(OpTest); RMA_SET(OpCompleteRemote);
 #undef RMA_SET
+#define SKIP_SET(name) OTF2_EvtReaderCallbacks_Set##name##Callback(cb, skip_##name)
+    SKIP_SET(OmpAcquireLock); SKIP_SET(OmpReleaseLock); SKIP_SET(OmpTaskCreate); SKIP_SET(OmpTaskSwitch);
+    SKIP_SET(OmpTaskComplete); SKIP_SET(ThreadAcquireLock); SKIP_SET(ThreadReleaseLock); SKIP_SET(ThreadTaskCreate);
+    SKIP_SET(ThreadTaskSwitch); SKIP_SET(ThreadTaskComplete); SKIP_SET(ThreadCreate); SKIP_SET(ThreadBegin);
+    SKIP_SET(ThreadWait); SKIP_SET(ThreadEnd); SKIP_SET(Metric); SKIP_SET(ParameterString); SKIP_SET(ParameterInt);
+    SKIP_SET(ParameterUnsignedInt); SKIP_SET(CallingContextEnter); SKIP_SET(CallingContextLeave);
+    SKIP_SET(CallingContextSample); SKIP_SET(IoCreateHandle); SKIP_SET(IoDestroyHandle); SKIP_SET(IoDuplicateHandle);
+    SKIP_SET(IoSeek); SKIP_SET(IoChangeStatusFlags); SKIP_SET(IoDeleteFile); SKIP_SET(IoOperationBegin);
+    SKIP_SET(IoOperationTest); SKIP_SET(IoOperationIssued); SKIP_SET(IoOperationComplete);
+    SKIP_SET(IoOperationCancelled); SKIP_SET(IoAcquireLock); SKIP_SET(IoReleaseLock); SKIP_SET(IoTryLock);
+    SKIP_SET(ProgramBegin); SKIP_SET(ProgramEnd); SKIP_SET(NonBlockingCollectiveRequest);
+    SKIP_SET(NonBlockingCollectiveComplete); SKIP_SET(CommCreate); SKIP_SET(CommDestroy);
+    SKIP_SET(MeasurementOnOff); SKIP_SET(BufferFlush);
+#undef SKIP_SET
 }
 
 /* ---------------------------------------------------------------- a rank's other threads */
@@ -997,6 +1195,25 @@ static void advise_huge(void *p, size_t bytes)
 #endif
 }
 
+/* At the end of a row: a call still open, measurement still off, count up to its last event; each
+ * kind's time is this rank's share of its span, kept when it is the worst so far. */
+static void skip_shares(struct reader *r, const struct rt__row *cur)
+{
+    if (!cur->nevents)
+        return;
+    rt_time_ns first = cur->events[0].time, last = cur->events[cur->nevents - 1].time;
+    if (r->call_depth && r->call_kinds)
+        call_done(r, last);
+    if (r->off_since != INT64_MIN && last > r->off_since)
+        r->skip_ns[RT_SKIP_MEASUREMENT] += last - r->off_since;
+    for (int k = 0; k < RT_SKIP_KINDS; k++) {
+        struct rt_trace_skip mine = {.worst_ns = r->skip_ns[k], .span_ns = last - first, .worst_rank = r->row};
+        if (mine.worst_ns > mine.span_ns) /* a flush's stop time past the rank's last event */
+            mine.worst_ns = mine.span_ns;
+        rt__skip_worse(&r->stats.skipped[k], &mine);
+    }
+}
+
 int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
 {
     rt_trace *t = r->t;
@@ -1011,6 +1228,10 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     r->tail_final = 0;
     r->thr_cur = NULL;
     r->team_depth = 0;
+    r->call_depth = 0;
+    r->call_kinds = 0;
+    r->off_since = INT64_MIN;
+    memset(r->skip_ns, 0, sizeof r->skip_ns);
     req_clear(&r->requests);
     if (!r->open && !(r->open = calloc(t->nregions ? t->nregions : 1, sizeof *r->open)))
         return rt__rd_fail(r, RT_ENOMEM, "out of memory");
@@ -1047,8 +1268,10 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     if (!er) {
         char tail[64], why[4200];
         snprintf(tail, sizeof tail, "/%llu.evt", (unsigned long long)cur->location);
-        return rt__rd_fail(r, RT_ECORRUPT, "location %llu (rank %u): no event reader: %s", (unsigned long long)cur->location,
-                           row, rt__rd_file_problem(r->path, tail, why, sizeof why));
+        return rt__rd_fail(r, RT_ECORRUPT, "location %llu (rank %u): no event reader: %s%s", (unsigned long long)cur->location,
+                           row, rt__rd_file_problem(r->path, tail, why, sizeof why),
+                           rt__rd_member_empty(r->path, tail)
+                               ? " (a rank killed before it wrote? --allow-missing-ranks replays without it)" : "");
     }
     OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
     if (!cb)
@@ -1080,7 +1303,7 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     /* Receive requests never completed carry no message: the replay skips them. */
     for (size_t i = 0; r->requests.count && i < r->requests.cap; i++) {
         const struct req_slot *s = &r->requests.slot[i];
-        if (s->val && cur->events[s->val - 1].kind == RT_EV_IRECV_REQUEST) {
+        if (s->val && s->val - 1 != REQ_DROPPED && cur->events[s->val - 1].kind == RT_EV_IRECV_REQUEST) {
             cur->events[s->val - 1].flags |= RT_EVF_CANCELLED;
             r->stats.dropped_requests++;
         }
@@ -1097,6 +1320,7 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
         if (shrunk)
             cur->pay = shrunk;
     }
+    skip_shares(r, cur);
     uint64_t nblocks = (cur->nevents + 63) / 64;
     r->stats.events += cur->nevents;
     r->memory += cur->nevents * sizeof(struct rt_event) + cur->npay * sizeof(struct rt_event_payload) +
