@@ -144,6 +144,24 @@ int main(void)
     CHECK_EQ_INT(k.eager.size[3].samples, 2);
     CHECK_NEAR(k.eager.size[3].median_ns, 4000, 1e-6);
     CHECK_NEAR(k.eager.size[3].beta_ns_per_byte, 0.5, 1e-9);
+    /* pingpong's estimator: alpha = T(0), beta = the slope through the sizes' medians above 0; here
+     * T(8000) is 1000 ns above the line, so beta = (7000 - 2500) / 7000 and alpha stays 2000 */
+    static const uint64_t sz3[] = {0, 0, 0, 1000, 1000, 1000, 8000, 8000, 8000};
+    static const double bent[] = {0, 0, 0, 0, 0, 0, 1000, 1000, 1000};
+    CHECK_EQ_INT(trace(dir, sizeof dir, sz3, bent, NULL, 9), 0);
+    k = fit(dir);
+    CHECK(k.eager.alpha_ok && k.eager.beta_ok);
+    CHECK_NEAR(k.eager.alpha_ns, 2000, 1e-6);
+    CHECK_NEAR(k.eager.beta_ns_per_byte, 4500.0 / 7000, 1e-9);
+    CHECK_NEAR(k.eager.size[1].beta_ns_per_byte, 0.5, 1e-9);
+    CHECK_EQ_INT(k.eager.why[0], 0);
+    /* no message of at most 1 KiB: alpha is the line's intercept, said */
+    static const uint64_t big[] = {2000, 2000, 4000, 4000};
+    CHECK_EQ_INT(trace(dir, sizeof dir, big, NULL, NULL, 4), 0);
+    k = fit(dir);
+    CHECK_NEAR(k.eager.alpha_ns, 2000, 1e-6);
+    CHECK_NEAR(k.eager.beta_ns_per_byte, 0.5, 1e-9);
+    CHECK_CONTAINS(k.eager.why, "no message of at most 1024 B: alpha is the line's intercept");
     /* one size only: no beta, and no alpha without 0-byte messages */
     static const uint64_t one[] = {1000, 1000, 1000, 1000};
     CHECK_EQ_INT(trace(dir, sizeof dir, one, NULL, NULL, 4), 0);

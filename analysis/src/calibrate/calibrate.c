@@ -220,10 +220,36 @@ static int collect(const rt_trace *t, uint32_t ti, const struct rt_calib_options
     return RT_OK;
 }
 
-/* Fits @p v (@p n samples, sorted by size) into @p f after the cut. */
-static void fit(struct sample *v, size_t n, double cut, struct rt_calib_fit *f)
+/* Least squares through (@p x, @p y): slope *b and intercept *a; -1 when x does not vary. */
+static int line(const double *x, const double *y, size_t n, double *a, double *b)
 {
-    size_t keep = 0;
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, k = (double)n;
+    for (size_t i = 0; i < n; i++)
+        sx += x[i], sy += y[i], sxx += x[i] * x[i], sxy += x[i] * y[i];
+    double den = k * sxx - sx * sx;
+    if (n < 2 || !(den > 0))
+        return -1;
+    *b = (k * sxy - sx * sy) / den;
+    *a = (sy - *b * sx) / k;
+    return 0;
+}
+
+/* Fits @p v (@p n samples, sorted by size) into @p f after the cut, as pingpong derives its
+ * parameters (instrument/pingpong: alpha = T(0), beta = the least-squares slope of T(m) over the
+ * sizes m > 0, one point per size): T(m) is each size's median; beta the slope through the
+ * medians of the sizes above 0 (of all sizes when fewer than two are); alpha the median at 0
+ * bytes, else the smallest size's median less beta times it when that size is at most @p small,
+ * else the line's intercept. */
+static void fit(struct sample *v, size_t n, double cut, rt_bytes small, struct rt_calib_fit *f)
+{
+    size_t keep = 0, nsz = 0;
+    double *mx = malloc((n ? n : 1) * sizeof *mx), *my = malloc((n ? n : 1) * sizeof *my);
+    if (!mx || !my) {
+        free(mx);
+        free(my);
+        snprintf(f->why, sizeof f->why, "out of memory");
+        return;
+    }
     for (size_t lo = 0; lo < n;) { /* per size: drop the samples above cut x its median */
         size_t hi = lo;
         while (hi < n && v[hi].m == v[lo].m)
@@ -234,47 +260,66 @@ static void fit(struct sample *v, size_t n, double cut, struct rt_calib_fit *f)
             if (v[i].ns <= cut * med || med <= 0)
                 v[keep++] = v[i];
         f->dropped += (hi - lo) - (keep - kept0);
-        if (keep > kept0)
+        if (keep > kept0) {
             f->sizes++;
+            mx[nsz] = (double)v[lo].m;
+            my[nsz++] = (v[kept0 + (keep - kept0 - 1) / 2].ns + v[kept0 + (keep - kept0) / 2].ns) / 2;
+        }
         if (f->nsize < RT_CALIB_SIZES && keep > kept0) {
             struct rt_calib_size *z = &f->size[f->nsize++];
             z->bytes = v[lo].m;
             z->samples = keep - kept0;
             z->dropped = (hi - lo) - z->samples;
-            z->median_ns = (v[kept0 + (keep - kept0 - 1) / 2].ns + v[kept0 + (keep - kept0) / 2].ns) / 2;
+            z->median_ns = my[nsz - 1];
         }
         lo = hi;
     }
     f->samples = keep;
+    double icpt = 0;
+    int nonzero = nsz && mx[0] == 0 ? 1 : 0; /* the sizes above 0 start here */
+    int ok = keep >= 3 && f->sizes >= 2 &&
+             (nsz - (size_t)nonzero >= 2 ? line(mx + nonzero, my + nonzero, nsz - (size_t)nonzero, &icpt,
+                                                &f->beta_ns_per_byte)
+                                         : line(mx, my, nsz, &icpt, &f->beta_ns_per_byte)) == 0;
+    double m0 = nsz ? mx[0] : 0, t0 = nsz ? my[0] : 0;
+    free(mx);
+    free(my);
     if (keep < 3) {
         snprintf(f->why, sizeof f->why, "%zu sample%s: at least 3 are needed", keep, keep == 1 ? "" : "s");
         return;
     }
-    double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
-    for (size_t i = 0; i < keep; i++) {
-        double x = (double)v[i].m, y = v[i].ns;
-        sx += x, sy += y, sxx += x * x, sxy += x * y, syy += y * y;
-    }
-    double k = (double)keep, den = k * sxx - sx * sx;
-    if (f->sizes < 2 || den <= 0) { /* one size: its median is the time there, no slope */
+    if (!ok) { /* one size: its median is the time there, no slope */
         f->alpha_ok = v[0].m == 0;
         f->alpha_ns = f->alpha_ok ? f->size[0].median_ns : 0;
         snprintf(f->why, sizeof f->why, "one message size only (%llu B): beta cannot be determined%s",
                  (unsigned long long)v[0].m, f->alpha_ok ? "" : ", nor alpha (no 0-byte messages)");
         return;
     }
-    f->beta_ns_per_byte = (k * sxy - sx * sy) / den;
-    f->alpha_ns = (sy - f->beta_ns_per_byte * sx) / k;
+    if (!(f->beta_ns_per_byte >= 0)) { /* never a negative β: the times do not grow with the size */
+        snprintf(f->why, sizeof f->why, "the times do not grow with the size (slope %.3g ns/B): beta cannot be "
+                 "determined", f->beta_ns_per_byte);
+        f->beta_ns_per_byte = 0;
+        return;
+    }
     f->alpha_ok = f->beta_ok = 1;
-    double ss_res = 0, ss_tot = syy - sy * sy / k;
+    if (m0 == 0 || m0 <= (double)small) {
+        f->alpha_ns = t0 - f->beta_ns_per_byte * m0;
+    } else {
+        f->alpha_ns = icpt;
+        snprintf(f->why, sizeof f->why, "no message of at most %llu B: alpha is the line's intercept",
+                 (unsigned long long)small);
+    }
+    double ss_res = 0, sy = 0, syy = 0, k = (double)keep;
     double *res = malloc(keep * sizeof *res);
     for (size_t i = 0; i < keep; i++) {
         double r = v[i].ns - (f->alpha_ns + f->beta_ns_per_byte * (double)v[i].m);
+        sy += v[i].ns, syy += v[i].ns * v[i].ns;
         ss_res += r * r;
         if (res)
             res[i] = fabs(r);
         f->resid_max_ns = fabs(r) > f->resid_max_ns ? fabs(r) : f->resid_max_ns;
     }
+    double ss_tot = syy - sy * sy / k;
     f->r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
     if (res) {
         qsort(res, keep, sizeof *res, cmp_double);
@@ -284,12 +329,6 @@ static void fit(struct sample *v, size_t n, double cut, struct rt_calib_fit *f)
     for (uint32_t i = 0; i < f->nsize; i++)
         f->size[i].beta_ns_per_byte =
             f->size[i].bytes ? (f->size[i].median_ns - f->alpha_ns) / (double)f->size[i].bytes : 0;
-    if (!(f->beta_ns_per_byte >= 0)) { /* never a negative β: the times do not grow with the size */
-        snprintf(f->why, sizeof f->why, "the times do not grow with the size (slope %.3g ns/B): beta cannot be "
-                 "determined", f->beta_ns_per_byte);
-        f->beta_ok = f->alpha_ok = 0;
-        return;
-    }
     if (f->alpha_ns < 0) {
         snprintf(f->why, sizeof f->why, "the line crosses 0 bytes below 0 ns (%.1f ns): alpha is set to 0",
                  f->alpha_ns);
@@ -443,8 +482,8 @@ int rt_calibrate_traces(const rt_trace *const *t, size_t ntr, const struct rt_ca
         qsort(eg.v, eg.n, sizeof(struct sample), cmp_sample);
     if (rv.n)
         qsort(rv.v, rv.n, sizeof(struct sample), cmp_sample);
-    fit(eg.v, eg.n, o->cut_coef, &out->eager);
-    fit(rv.v, rv.n, o->cut_coef, &out->rendezvous);
+    fit(eg.v, eg.n, o->cut_coef, o->small_limit, &out->eager);
+    fit(rv.v, rv.n, o->cut_coef, o->small_limit, &out->rendezvous);
     rc = fit_logp(out, o, &os, &gap, &late, &out->logp);
     goto done;
 nomem:
