@@ -323,6 +323,29 @@ out=$("$retime" analyze "$traces/shift1d-ssend-p8-k2-m100000" "${NT[@]}" --again
 check congestion-kinds-aligned aligned 3 <<<"$(sed -n '/^  by kind of link/,/^  top/p' <<<"$out" | sed '$d')"
 check congestion-links-aligned aligned 3 <<<"$(sed -n '/^  top [0-9]* links  /,/^$/p' <<<"$out" | grep -v '^  (' | grep .)"
 
+# The README keeps the set-up, the synopsis and pointers (issue #32 item 4: "Tracing a program"
+# sat at line 690 of 925): short, its two set-up commands as they were (.ci/run runs the second),
+# the reference in docs/, and every relative link of the README and docs/ leads to a file
+root=$traces/..
+check readme-short holds '$1 <= 200' "$(wc -l <"$root/README.md")"
+check readme-setup-commands same "$(grep -x '\./scripts/run-[a-z]*\.sh' "$root/README.md")" $'./scripts/run-example.sh\n./scripts/run-tests.sh'
+check readme-tracing-in-docs same "$(grep -c '^## Tracing a program' "$root/README.md" "$root/docs/tracing.md" | tr '\n' ' ')" \
+    "$root/README.md:0 $root/docs/tracing.md:1 "
+check docs-links-resolve python3 - "$root" <<'PY'
+import glob, os, re, sys
+root, bad = sys.argv[1], []
+for f in [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md"))):
+    fence = False
+    for n, line in enumerate(open(f, encoding="utf-8"), 1):
+        fence ^= line.startswith("```")
+        for t in [] if fence else re.findall(r"\]\(([^)\s]+)\)", line):
+            path = t.split("#")[0]
+            if path and not re.match(r"(https?|mailto):", t) and not os.path.exists(os.path.join(os.path.dirname(f), path)):
+                bad.append("%s:%d: %s" % (os.path.relpath(f, root), n, t))
+print("\n".join("  broken link " + b for b in bad))
+sys.exit(1 if bad else 0)
+PY
+
 # retime calibrate (issue #36): what a trace cannot determine is said, and no file is written
 out=$("$retime" calibrate "$traces/shift1d-ssend-p8-k2-m100000")
 check calibrate-rendezvous-one-size has "$out" "one message size only (100000 B): beta cannot be determined, nor alpha (no 0-byte messages)"
