@@ -144,7 +144,7 @@ static void fit_text(const char *name, const struct rt_calib_fit *f)
 {
     char a[32], b[32], c[32];
     printf("%-11s %" PRIu64 " samples of %u sizes (%" PRIu64 " dropped above the cut; from %" PRIu64
-           " blocking receives, %" PRIu64 " waits, %" PRIu64 " synchronous sends)\n",
+           " blocking receives, %" PRIu64 " waits, %" PRIu64 " blocking rendezvous sends)\n",
            name, f->samples, f->sizes, f->dropped, f->from_recv, f->from_wait, f->from_send);
     if (f->alpha_ok)
         printf("            alpha %s", rt_format_time(a, sizeof a, f->alpha_ns));
@@ -155,10 +155,14 @@ static void fit_text(const char *name, const struct rt_calib_fit *f)
         printf("\n");
     if (f->why[0])
         printf("            %s\n", f->why);
-    for (uint32_t i = 0; i < f->nsize && f->beta_ok; i++)
-        printf("            %10" PRIu64 " B  %6" PRIu64 " samples  median %-10s beta %sns/B\n", f->size[i].bytes,
-               f->size[i].samples, rt_format_time(a, sizeof a, f->size[i].median_ns),
-               fixed6(b, sizeof b, f->size[i].beta_ns_per_byte));
+    for (uint32_t i = 0; i < f->nsize; i++) { /* T(m) per size, said even when it determines no line */
+        int beta = f->beta_ok && f->size[i].bytes;
+        printf("            %10" PRIu64 " B  %6" PRIu64 " samples  median %-*s", f->size[i].bytes, f->size[i].samples,
+               beta ? 10 : 0, rt_format_time(a, sizeof a, f->size[i].median_ns));
+        if (beta)
+            printf(" beta %sns/B", fixed6(b, sizeof b, f->size[i].beta_ns_per_byte));
+        printf("\n");
+    }
 }
 
 static void value_text(const char *name, const struct rt_calib_value *v, int derived)

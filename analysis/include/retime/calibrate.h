@@ -9,8 +9,9 @@
  *    call's entry. A wait that completes several receives gives none (its end is the last one's);
  *  rendezvous (synchronous, or above the limit): both sides posted; the sample is the receive's
  *    completion minus the later of the send's entry and the receiver's wait; when the receive's
- *    completion cannot tell (a nonblocking receive completed otherwise), a blocking synchronous
- *    send posted after its receive gives its own call's duration.
+ *    completion cannot tell (a nonblocking receive completed otherwise), a blocking rendezvous
+ *    send (MPI_Ssend, or MPI_Send above the limit) posted after its receive gives its own call's
+ *    duration.
  * Messages are matched per (source, destination, communicator, tag) in order, as MPI does, within
  * each trace. Collectives are not used (their time is their algorithm's, many messages). Per
  * size, samples above cut_coef times that size's median are dropped (pingpong's rule, 003 §3.3);
@@ -50,7 +51,8 @@ struct rt_calib_size {
 struct rt_calib_fit {
     uint64_t samples, dropped; /**< kept and dropped (above cut_coef x the size's median) */
     uint64_t from_recv, from_wait, from_send; /**< where the samples (before the cut) came from:
-                                                   blocking receives, waits, synchronous sends */
+                                                   blocking receives, waits, blocking rendezvous
+                                                   sends (their own duration) */
     uint32_t sizes;            /**< distinct sizes among the kept samples */
     int alpha_ok, beta_ok;     /**< whether the trace determines them */
     double alpha_ns, beta_ns_per_byte;
