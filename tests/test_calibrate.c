@@ -175,6 +175,16 @@ int main(void)
     k = fit(dir);
     CHECK(!k.eager.beta_ok && !k.eager.alpha_ok);
     CHECK_CONTAINS(k.eager.why, "the times do not grow with the size");
+    /* clocks out of sync: every receive completes 5 ns before its send began (the receiver entered
+     * 10 ns before); counted, never a sample */
+    static const uint64_t skew[] = {0, 1000, 2000, 4000};
+    static const double early[] = {-2005, -2505, -3005, -4005};
+    CHECK_EQ_INT(trace(dir, sizeof dir, skew, early, NULL, 4), 0);
+    k = fit(dir);
+    CHECK_EQ_INT(k.backwards, 4);
+    CHECK_EQ_INT(k.eager.samples, 0);
+    CHECK(!k.eager.alpha_ok && !k.eager.beta_ok && !k.logp.G_ok);
+    CHECK_CONTAINS(k.eager.why, "0 samples: at least 3 are needed");
     /* two samples: not enough */
     CHECK_EQ_INT(trace(dir, sizeof dir, sz, NULL, NULL, 2), 0);
     k = fit(dir);

@@ -127,6 +127,34 @@ int main(void)
     rt_validate_destroy(v);
     rt_window_free(w);
     rt_trace_close(t);
+
+    /* a region entered inside itself is one instance (the outermost): r [0, 300] holding r [100, 200],
+     * then r [400, 500]: instances #0 of 300 ns and #1 of 100 ns, not three */
+    snprintf(dir, sizeof dir, "%s/nested", root);
+    b = tb_create(dir, 1);
+    tb_enter(b, 0, 0, "r");
+    tb_enter(b, 0, 100, "r");
+    tb_leave(b, 0, 200, "r");
+    tb_leave(b, 0, 300, "r");
+    tb_enter(b, 0, 400, "r");
+    tb_leave(b, 0, 500, "r");
+    CHECK_EQ_INT(tb_close(b), 0);
+    t = NULL;
+    CHECK_EQ_INT(rt_trace_open(dir, &t, &err), RT_OK);
+    if (t) {
+        o.window = NULL;
+        CHECK_EQ_INT(rt_validate_create(t, NULL, &v, &err), RT_OK);
+        obs.ud = v;
+        CHECK_EQ_INT(rt_replay_run(t, &o, &obs, &res, &err), RT_OK);
+        CHECK_EQ_INT(rt_validate_report(v, &rep, &err), RT_OK);
+        CHECK_EQ_INT(rep.tab[RT_VAL_REGION].n, 2);
+        CHECK_NEAR(rep.tab[RT_VAL_REGION].rows[0].measured_ns, 300, 1e-9);
+        CHECK_NEAR(rep.tab[RT_VAL_REGION].rows[1].measured_ns, 100, 1e-9);
+        CHECK_EQ_INT(rep.tab[RT_VAL_SIZE].n, 0);
+        rt_replay_result_destroy(res);
+        rt_validate_destroy(v);
+        rt_trace_close(t);
+    }
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (system(cmd) != 0)
