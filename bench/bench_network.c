@@ -8,16 +8,24 @@
  * usage: retime-bench-network TRACE [--repeat R] [--net SPEC]... [--seed S]
  *   SPEC: "crossbar" (no network layer: the model's single port, the reference), or a topology as
  *   `retime replay --topology` takes it (crossbar-flow, torus:8x8x8, fattree:512, ...), optionally
- *   followed by "+" and a --perturb spec (background traffic).
+ *   followed by "@" and a mapping (`--mapping`: block, random:SEED, ...), "%" and a contention
+ *   model (`--contention`: exact, exact-full, fast) and "+" and a --perturb spec (background
+ *   traffic), in that order.
  *   Default: crossbar, crossbar-flow, torus:8x8x8, fattree:512. Hockney α = 2.122 µs,
  *   β = 0.7595 ns/B, block mapping, one rank per node, links as fast as the NICs.
  *
  * Prints per network: replay seconds (min, median), events/s and point-to-point messages/s (at
  * the median), the ratio of its rate to the first network's in the same rounds, the messages
  * routed between nodes, the mean links per route (the links' message counts summed / routed:
- * injection and ejection links included, so a route over h switches has h + 1 links), and the
- * network's extra cost against the first network per routed message and per link crossed. One
+ * injection and ejection links included, so a route over h switches has h + 1 links), the
+ * network's extra cost against the first network per routed message and per link crossed, and
+ * the contention model's work: flows whose rates it computed per routed message. One
  * `BENCH {json}` line per network follows.
+ *
+ * A network with "%fast" is also compared with the same network without it (exact max-min),
+ * when that is given too: the predicted end's error, and per message the difference of the time
+ * it lost to contention (its delays summed over its links), median and worst, beside the exact
+ * model's median and worst per-message delay. One `BENCH_FAST {json}` line each.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -36,9 +44,18 @@
 #define BENCH_BETA_NS_PER_B 0.7595
 #define MAX_NETS 32
 
+/* One message's contention delay, summed over its links (record_contention). */
+struct msg_delay {
+    uint64_t ev;
+    uint32_t rank;
+    double ps;
+};
+
 struct net {
     const char *spec; /* as given */
-    char *topology, *perturb;
+    char *topology, *mapping, *contention, *perturb;
+    struct msg_delay *delay; /* from the first round, by (rank, ev) */
+    uint64_t ndelay, recomputed;
     rt_network *net;  /* NULL: crossbar */
     double *t;        /* per round */
     /* from the first round */
@@ -81,6 +98,68 @@ static double min_of(const double *v, int n)
     return m;
 }
 
+static int delay_cmp(const void *a, const void *b)
+{
+    const struct msg_delay *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
+/* The per-message delays of @p res, summed over links, by (rank, ev); -1 when out of memory. */
+static int message_delays(const struct rt_replay_result *res, struct net *n)
+{
+    n->delay = malloc((res->ncontention ? res->ncontention : 1) * sizeof *n->delay);
+    if (!n->delay)
+        return -1;
+    n->ndelay = 0;
+    for (uint64_t i = 0; i < res->ncontention; i++) {
+        const struct rt_msg_contention *c = &res->contention[i];
+        if (n->ndelay && n->delay[n->ndelay - 1].ev == c->origin_ev && n->delay[n->ndelay - 1].rank == c->origin_rank)
+            n->delay[n->ndelay - 1].ps += c->delay_ps; /* a message's links are consecutive */
+        else
+            n->delay[n->ndelay++] = (struct msg_delay){c->origin_ev, c->origin_rank, c->delay_ps};
+    }
+    qsort(n->delay, n->ndelay, sizeof *n->delay, delay_cmp);
+    return 0;
+}
+
+/* Per message: |fast - exact| delay (a message without contention in one counts 0 there); the
+ * median and worst of those and of the exact delays, in ns. */
+static void compare_fast(const struct net *fast, const struct net *exact, const char *path)
+{
+    uint64_t cap = fast->ndelay + exact->ndelay, n = 0, i = 0, j = 0;
+    double *diff = malloc((cap ? cap : 1) * sizeof *diff), *ex = malloc((cap ? cap : 1) * sizeof *ex);
+    if (!diff || !ex) {
+        free(diff);
+        free(ex);
+        return;
+    }
+    while (i < fast->ndelay || j < exact->ndelay) {
+        int c = i == fast->ndelay ? 1 : j == exact->ndelay ? -1 : delay_cmp(&fast->delay[i], &exact->delay[j]);
+        double a = c <= 0 ? fast->delay[i++].ps : 0, b = c >= 0 ? exact->delay[j++].ps : 0;
+        diff[n] = a > b ? a - b : b - a;
+        ex[n++] = b;
+    }
+    double end_err = exact->predicted_ps ? ((double)fast->predicted_ps - (double)exact->predicted_ps) /
+                                               (double)exact->predicted_ps : 0;
+    double dmed = n ? median(diff, (int)n) / 1e3 : 0, dmax = 0;
+    double emed = n ? median(ex, (int)n) / 1e3 : 0, emax = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        dmax = diff[k] / 1e3 > dmax ? diff[k] / 1e3 : dmax;
+        emax = ex[k] / 1e3 > emax ? ex[k] / 1e3 : emax;
+    }
+    printf("%-44.44s end %+.3f%% against %s; per-message contention delay: |fast - exact| median %.1f ns, worst "
+           "%.1f ns (exact: median %.1f ns, worst %.1f ns; %" PRIu64 " messages with any)\n",
+           fast->spec, 100 * end_err, exact->spec, dmed, dmax, emed, emax, n);
+    printf("BENCH_FAST {\"trace\":\"%s\",\"net\":\"%s\",\"exact\":\"%s\",\"end_error\":%.6f,"
+           "\"delay_diff_median_ns\":%.3f,\"delay_diff_max_ns\":%.3f,\"exact_delay_median_ns\":%.3f,"
+           "\"exact_delay_max_ns\":%.3f,\"messages\":%" PRIu64 "}\n",
+           path, fast->spec, exact->spec, end_err, dmed, dmax, emed, emax, n);
+    free(diff);
+    free(ex);
+}
+
 static int die(const char *msg, const char *arg)
 {
     fprintf(stderr, "retime-bench-network: error: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
@@ -90,8 +169,9 @@ static int die(const char *msg, const char *arg)
 static void usage(FILE *f)
 {
     fputs("usage: retime-bench-network TRACE [--repeat R] [--net SPEC]... [--seed S]\n"
-          "SPEC: crossbar (no network, the reference) | TOPOLOGY[+PERTURB] as retime replay's --topology\n"
-          "and --perturb take them. Default: crossbar, crossbar-flow, torus:8x8x8, fattree:512; R = 3.\n"
+          "SPEC: crossbar (no network, the reference) | TOPOLOGY[@MAPPING][%CONTENTION][+PERTURB] as retime\n"
+          "replay's --topology, --mapping, --contention and --perturb take them.\n"
+          "Default: crossbar, crossbar-flow, torus:8x8x8, fattree:512; R = 3.\n"
           "Replays are interleaved over the networks; ratios are against the first network.\n",
           f);
 }
@@ -166,15 +246,26 @@ int main(int argc, char **argv)
         n->topology = strdup(n->spec);
         if (!n->topology)
             return die("out of memory", NULL);
-        char *plus = strchr(n->topology, '+');
+        char *plus = strchr(n->topology, '+'), *pct, *at;
         if (plus) {
             *plus = 0;
             n->perturb = plus + 1;
         }
+        if ((pct = strchr(n->topology, '%'))) {
+            *pct = 0;
+            n->contention = pct + 1;
+        }
+        if ((at = strchr(n->topology, '@'))) {
+            *at = 0;
+            n->mapping = at + 1;
+        }
         struct rt_network_params np;
         rt_network_params_default(&np);
         np.topology = n->topology;
+        np.mapping = n->mapping;
         np.perturb = n->perturb;
+        if (n->contention && rt_contention_parse(n->contention, &np.contention, &err))
+            return die(err.msg, n->spec);
         if (rt_network_create(&np, ranks, &n->net, &err))
             return die(err.msg, n->spec);
     }
@@ -187,6 +278,8 @@ int main(int argc, char **argv)
             struct net *n = &nets[k];
             struct rt_replay_result *res = NULL;
             o.network = n->net;
+            o.record_contention = r == 0 && n->net; /* the first round: per-message delays (its time is
+                                                        * not the median of 3 rounds or more) */
             double a = now_s();
             if (rt_replay_run(t, &o, NULL, &res, &err))
                 return die(err.msg, n->spec);
@@ -198,6 +291,9 @@ int main(int argc, char **argv)
                 n->local = res->local;
                 n->contention_ps = res->contention_ps;
                 n->peak_bytes = res->peak_bytes;
+                n->recomputed = res->net_recomputed;
+                if (n->net && message_delays(res, n))
+                    return die("out of memory", NULL);
                 for (uint32_t i = 0; i < res->nlinks; i++)
                     n->hops += res->links[i].flows;
             }
@@ -208,8 +304,8 @@ int main(int argc, char **argv)
     /* The reference: the first network; ratios are the rate over its rate (its time over ours). */
     const struct net *ref = &nets[0];
     double ref_med = median(ref->t, (int)repeat), ref_min = min_of(ref->t, (int)repeat);
-    printf("%-44s %8s %8s %9s %9s %6s %6s %9s %6s %8s %8s %11s\n", "network", "min_s", "med_s", "Mev/s", "Mmsg/s",
-           "ratio", "r_min", "routed", "links", "ns/msg", "ns/link", "predicted");
+    printf("%-44s %8s %8s %9s %9s %6s %6s %9s %6s %8s %8s %8s %11s\n", "network", "min_s", "med_s", "Mev/s",
+           "Mmsg/s", "ratio", "r_min", "routed", "links", "ns/msg", "ns/link", "rec/msg", "predicted");
     for (int k = 0; k < nn; k++) {
         const struct net *n = &nets[k];
         double med = median(n->t, (int)repeat), mn = min_of(n->t, (int)repeat);
@@ -217,14 +313,15 @@ int main(int argc, char **argv)
         double mean_links = n->routed ? (double)n->hops / (double)n->routed : 0;
         double per_msg = n->routed ? (med - ref_med) / (double)n->routed * 1e9 : 0;
         double per_link = n->hops ? (med - ref_med) / (double)n->hops * 1e9 : 0;
-        char ns_msg[16] = "-", ns_link[16] = "-";
+        char ns_msg[16] = "-", ns_link[16] = "-", rec[16] = "-";
         if (n->routed) {
             snprintf(ns_msg, sizeof ns_msg, "%.0f", per_msg);
             snprintf(ns_link, sizeof ns_link, "%.0f", per_link);
+            snprintf(rec, sizeof rec, "%.1f", (double)n->recomputed / (double)n->routed);
         }
-        printf("%-44.44s %8.3f %8.3f %9.2f %9.3f %6.2f %6.2f %9" PRIu64 " %6.2f %8s %8s %9.3fms\n", n->spec, mn, med,
-               (double)st->events / med / 1e6, (double)n->messages / med / 1e6, ratio, rmin, n->routed, mean_links,
-               ns_msg, ns_link, (double)n->predicted_ps / 1e9);
+        printf("%-44.44s %8.3f %8.3f %9.2f %9.3f %6.2f %6.2f %9" PRIu64 " %6.2f %8s %8s %8s %9.3fms\n", n->spec, mn,
+               med, (double)st->events / med / 1e6, (double)n->messages / med / 1e6, ratio, rmin, n->routed,
+               mean_links, ns_msg, ns_link, rec, (double)n->predicted_ps / 1e9);
     }
     for (int k = 0; k < nn; k++) {
         const struct net *n = &nets[k];
@@ -233,18 +330,34 @@ int main(int argc, char **argv)
                "\"repeat\":%ld,\"read_s\":%.6f,\"min_s\":%.6f,\"median_s\":%.6f,\"eps\":%.1f,\"msgs_per_s\":%.1f,"
                "\"ratio\":%.4f,\"ratio_min\":%.4f,\"messages\":%" PRIu64 ",\"routed\":%" PRIu64 ",\"local\":%" PRIu64
                ",\"link_crossings\":%" PRIu64 ",\"contention_ns\":%.3f,\"engine_bytes\":%" PRIu64
-               ",\"predicted_ps\":%" PRId64 ",\"times_s\":[",
+               ",\"recomputed\":%" PRIu64 ",\"predicted_ps\":%" PRId64 ",\"times_s\":[",
                path, st->events, ranks, n->spec, repeat, read_s, mn, med, (double)st->events / med,
                (double)n->messages / med, ref_med / med, ref_min / mn, n->messages, n->routed, n->local, n->hops,
-               (double)n->contention_ps / 1e3, n->peak_bytes, (int64_t)n->predicted_ps);
+               (double)n->contention_ps / 1e3, n->peak_bytes, n->recomputed, (int64_t)n->predicted_ps);
         for (long r = 0; r < repeat; r++)
             printf("%s%.6f", r ? "," : "", n->t[r]);
         printf("]}\n");
+    }
+    /* each fast network against the same network exact, where given */
+    for (int k = 0; k < nn; k++) {
+        const struct net *n = &nets[k];
+        if (!n->contention || strcmp(n->contention, "fast"))
+            continue;
+        for (int e = 0; e < nn; e++) {
+            const struct net *x = &nets[e];
+            if (x->net && (!x->contention || !strcmp(x->contention, "exact")) && !strcmp(x->topology, n->topology) &&
+                !strcmp(x->mapping ? x->mapping : "block", n->mapping ? n->mapping : "block") &&
+                !strcmp(x->perturb ? x->perturb : "", n->perturb ? n->perturb : "")) {
+                compare_fast(n, x, path);
+                break;
+            }
+        }
     }
     for (int k = 0; k < nn; k++) {
         rt_network_destroy(nets[k].net);
         free(nets[k].topology);
         free(nets[k].t);
+        free(nets[k].delay);
     }
     rt_trace_close(t);
     return 0;

@@ -512,7 +512,8 @@ const char cli_model_usage[] =
     "           [--link-bw BW] [--nic-bw BW] [--hop-latency TIME] [--shm-alpha TIME] [--shm-beta TIME/SIZE]\n"
     "           [--perturb ratio=R,pattern=random-permutation|uniform,size=SIZE,interval=T |\n"
     "                      ratio=R,pattern=ipp,size=SIZE,rate=R,sigma1=R,sigma2=R]  other jobs' traffic\n"
-    "           messages between nodes share links max-min fairly (docs/network.md)\n"
+    "           [--contention exact|exact-full|fast]  messages between nodes share links max-min fairly\n"
+    "           (exact, the default); fast: each min(C/n) over its links, approximate (docs/network.md)\n"
     "  clocks:  --fix-clocks[=L_MIN|=lmin=TIME,gamma=X]  (replay, analyze, plot timeline) restore causality\n"
     "           in the measured times first: receives at least L_MIN (default 0ns) after their sends\n";
 
@@ -561,6 +562,11 @@ static int network_option(struct args *a, struct model_cli *m)
             return cli_die("--mapping '%s': one mapping per replay; retime sweep compares several (--mapping %s)", v,
                            v), -1;
         m->net.mapping = v;
+        return 1;
+    }
+    if (cli_opt(a, "--contention", &v)) {
+        if (rt_contention_parse(v, &m->net.contention, &err))
+            return cli_die("--contention: %s", err.msg), -1;
         return 1;
     }
     if (cli_opt(a, "--perturb", &v)) {
@@ -656,9 +662,10 @@ int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt
     rt_error err = {0};
     if (!m->net.topology) {
         if (m->net.mapping || m->net.ranks_per_node || m->net.link_ns_per_byte || m->net.nic_ns_per_byte ||
-            m->net.hop_latency_ns || m->net.shm_alpha_ns >= 0 || m->net.shm_ns_per_byte >= 0 || m->net.perturb)
-            return cli_die("--mapping, --ranks-per-node, --link-bw, --nic-bw, --hop-latency, --shm-* and --perturb "
-                           "need --topology (other than crossbar)");
+            m->net.hop_latency_ns || m->net.shm_alpha_ns >= 0 || m->net.shm_ns_per_byte >= 0 || m->net.perturb ||
+            m->net.contention)
+            return cli_die("--mapping, --ranks-per-node, --link-bw, --nic-bw, --hop-latency, --shm-*, --perturb and "
+                           "--contention need --topology (other than crossbar)");
         return model_cli_window(m, o, t);
     }
     if (rt_network_create(&m->net, rt_trace_ranks(t), &m->network, &err))

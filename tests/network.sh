@@ -265,6 +265,50 @@ out=$("$retime" check "$traces/collbench" --baseline "$traces/collbench/baseline
 check collbench-baseline [ "$rc" -eq 0 ]
 check collbench-baseline-both has "$out" "2 passed, 0 failed, 0 errors, 0 not checked"
 
+# --- contention models (docs/network.md, "Contention models"). net-fast: rank 0's injection
+# link carries a = 0 -> 1 and b = 0 -> 2; rank 2's ejection link b, c = 3 -> 2 and d = 4 -> 2;
+# 1000 B each, links 1 B/ns. Max-min: the ejection link's share 1/3 is the least, so b, c, d get
+# 1/3 and a the injection link's rest, 2/3: a's bytes are out at 1000 + 1500, it arrives at 3500
+# and rank 1 ends at 4500; b, c, d are out at 4000: rank 2 ends 6000. Fast: a = min(1/2, 1) = 1/2,
+# out at 3000, rank 1 ends 5000; b = min(1/2, 1/3): the same 6000 for rank 2.
+for c in exact exact-full fast; do
+  out=$("$retime" replay "$work/net-fast" "${H[@]}" --topology crossbar-flow --contention $c --format csv)
+  check "contention-$c-rank1" same "$(rank_end "$out" 1)" "$([ $c = fast ] && echo 5000 || echo 4500)"
+  check "contention-$c-rank2" same "$(rank_end "$out" 2)" 6000
+done
+out=$("$retime" replay "$work/net-fast" "${H[@]}" --topology crossbar-flow --contention fast)
+check contention-fast-said has "$out" "fast contention"
+# exact (per connected component) and exact-full (every flow at every change) agree to the bit on
+# stored traces, with scattered mappings (one large component) and other jobs' traffic
+for spec in "torus:4x4x4 --mapping random:1" "fattree:128 --mapping random:2 --perturb ratio=0.3,pattern=uniform,size=4KiB,interval=20us" \
+            "dragonfly:4,4,4,2,valiant --mapping random:3"; do
+  a=$("$retime" replay "$traces/shift3d-isend-p64-k1-m1000" "${H[@]}" --topology $spec --format json)
+  b=$("$retime" replay "$traces/shift3d-isend-p64-k1-m1000" "${H[@]}" --topology $spec --contention exact-full --format json)
+  check "exact-full-identical-${spec%% *}" same "$(sed 's/, exact-full contention//' <<<"$b")" "$a"
+done
+check bad-contention fails_with "exact, exact-full or fast" "$retime" replay "$A" "${H[@]}" --topology torus:4x4 --contention maxmin
+check contention-needs-topology fails_with "need --topology" "$retime" replay "$A" "${H[@]}" --contention fast
+
+# --- a whole machine costs what the links the trace uses cost (issue #35): 8 ranks on machines
+# of up to 2^31 - 1 nodes in 300 MB of address space (before: 4.5 to 10.5 GB, or out of memory).
+# The ranks of a 16,777,216-node line take the same routes as on an 8-node one: the same ends.
+T8=$traces/shift1d-ssend-p8-k2-m1000
+if [ -z "${RT_ASAN:-}" ]; then # the sanitizers reserve terabytes of address space
+  small=$("$retime" replay "$T8" "${H[@]}" --topology mesh:8 --format csv | grep '^rank,')
+  for topo in mesh:16777216 torus:4096x4096 torus:256x256x256 crossbar:2147483647 dragonfly:100,50,20,49 fattree:100000; do
+    out=$( (ulimit -v 300000; timeout 60 "$retime" replay "$T8" "${H[@]}" --topology "$topo" --format csv) 2>&1); rc=$?
+    check "machine-$topo" [ "$rc" -eq 0 ]
+    [ "$topo" = mesh:16777216 ] && check machine-line-same-ends same "$(grep '^rank,' <<<"$out")" "$small"
+  done
+  # other jobs on 21 of 2^31 - 1 nodes (their choice among the free nodes costs O(21), not O(2^31))
+  out=$( (ulimit -v 300000; timeout 60 "$retime" replay "$T8" "${H[@]}" --topology crossbar:2147483647 --mapping random:7 \
+         --perturb ratio=1e-8,pattern=uniform,size=1KiB,interval=5us) 2>&1); rc=$?
+  check machine-random-perturbed [ "$rc" -eq 0 ]
+  check machine-perturbers has "$out" "background traffic from 21 nodes"
+else
+  echo "skip machine-*: address space limits do not apply under the sanitizers"
+fi
+
 # --- bad options and files: one line each
 check bad-topology fails_with "torus:8x" "$retime" replay "$A" "${H[@]}" --topology torus:8x
 check unknown-topology fails_with "hypercube" "$retime" replay "$A" "${H[@]}" --topology hypercube:4

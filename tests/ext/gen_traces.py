@@ -502,6 +502,9 @@ exchange("net-shared-link", 16, 1000, {0: [2], 1: [3]})
 exchange("net-alone", 16, 1000, {0: [2]})
 exchange("net-shared-4", 4, 1000, {0: [2], 1: [3]})
 exchange("net-alltoall-16", 16, 1000, {r: [d for d in range(16) if d != r] for r in range(16)})
+# the fast contention model against max-min (tests/network.sh): rank 0's injection link carries
+# 0 -> 1 and 0 -> 2, rank 2's ejection link 0 -> 2, 3 -> 2 and 4 -> 2
+exchange("net-fast", 5, 1000, {0: [1, 2], 3: [2], 4: [2]})
 
 
 # --------------------------------------------------------------------------- an allreduce loop

@@ -21,6 +21,13 @@ struct key {
     uint32_t rank;
 };
 
+/* A link id against a link's use (bsearch over res->links, which are by link id). */
+static int use_cmp(const void *key, const void *elem)
+{
+    uint32_t x = *(const uint32_t *)key, y = ((const struct rt_link_use *)elem)->link;
+    return x < y ? -1 : x > y;
+}
+
 static int key_cmp(const void *a, const void *b)
 {
     const struct key *x = a, *y = b;
@@ -88,8 +95,9 @@ int rt_congestion_create(const rt_network *net, const struct rt_replay_result *r
     }
     if (non)
         qsort(on, non, sizeof *on, key_cmp);
-    /* per link, then per kind of link; links are few next to messages: an index by link id */
-    uint32_t nl = rt_network_links(net);
+    /* per link, then per kind of link: an index by the place of the link among the links the
+     * messages used (res->links, by link id), not by link id, which may run to billions */
+    uint32_t nl = res->nlinks;
     int32_t *row_of = malloc((nl ? nl : 1) * sizeof *row_of);
     if (!row_of)
         goto oom;
@@ -100,14 +108,16 @@ int rt_congestion_create(const rt_network *net, const struct rt_replay_result *r
     struct key prev = {UINT64_MAX, UINT32_MAX};
     for (uint64_t i = 0; i < res->ncontention; i++) {
         const struct rt_msg_contention *m = &res->contention[i];
-        if (m->link >= nl)
+        const struct rt_link_use *u = nl ? bsearch(&m->link, res->links, nl, sizeof *res->links, use_cmp) : NULL;
+        if (!u)
             continue;
+        uint32_t li = (uint32_t)(u - res->links);
         struct key k = {m->origin_ev, m->origin_rank};
         int path = on && bsearch(&k, on, non, sizeof *on, key_cmp) != NULL;
         if (k.ev != prev.ev || k.rank != prev.rank) /* a message's records are consecutive */
             c->messages++;
         prev = k;
-        if (row_of[m->link] < 0) {
+        if (row_of[li] < 0) {
             if (nrows == caprows) {
                 caprows = caprows ? 2 * caprows : 64;
                 struct rt_congestion_row *nr = realloc(rows, caprows * sizeof *nr);
@@ -118,12 +128,12 @@ int rt_congestion_create(const rt_network *net, const struct rt_replay_result *r
                 }
                 rows = nr;
             }
-            row_of[m->link] = (int32_t)nrows;
+            row_of[li] = (int32_t)nrows;
             rows[nrows] = (struct rt_congestion_row){.link = m->link};
             rt_network_link_name(net, m->link, rows[nrows].name, sizeof rows[nrows].name);
             nrows++;
         }
-        struct rt_congestion_row *row = &rows[row_of[m->link]];
+        struct rt_congestion_row *row = &rows[row_of[li]];
         row->messages++;
         if (path)
             row->accumulated_ps += m->delay_ps, c->accumulated_ps += m->delay_ps;

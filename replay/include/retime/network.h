@@ -45,7 +45,23 @@ struct rt_network_params {
      *  004_*.txt: rate=R messages per time while on, leaving on at sigma1=R, off at sigma2=R, to a
      *  random other). Seeded by the replay's seed and run (docs/network.md). */
     const char *perturb;
+    /** How links are shared (enum rt_contention); 0: RT_CONTENTION_EXACT. */
+    int contention;
 };
+
+/** The contention model (docs/network.md, "Contention models"). */
+enum rt_contention {
+    RT_CONTENTION_EXACT = 0,      /**< max-min fair, recomputed per connected component (default) */
+    RT_CONTENTION_EXACT_FULL = 1, /**< max-min fair, every flow recomputed at each change: the
+                                       reference the default is checked against (bit-identical) */
+    RT_CONTENTION_FAST = 2        /**< approximate: each flow min(own limit, C_l / n_l over its links),
+                                       recomputed only over the links whose load changed */
+};
+
+/** Parses "exact", "exact-full" or "fast" into *@p out; RT_OK or RT_EINVAL with one line. */
+int rt_contention_parse(const char *s, int *out, rt_error *err);
+/** "exact", "exact-full" or "fast". */
+const char *rt_contention_name(int contention);
 
 /** Sets every field to its default (shm_* to -1: the model's own). */
 void rt_network_params_default(struct rt_network_params *p);

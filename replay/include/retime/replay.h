@@ -241,6 +241,8 @@ struct rt_replay_result {
     rt_time_ps contention_ps;     /**< time messages lost to sharing links, summed over messages */
     uint64_t routed;              /**< messages between nodes */
     uint64_t local;               /**< messages between ranks of one node (shared memory) */
+    uint64_t net_recomputed;      /**< flows whose rates the contention model computed, summed over its
+                                       recomputations: its work (bench/network.sh) */
     struct rt_msg_contention *contention; /**< options.record_contention: per message and link (owned) */
     uint64_t ncontention;
     /* with a window (options.window other than "all") */

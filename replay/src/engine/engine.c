@@ -1133,7 +1133,7 @@ static int collect(struct engine *E, rt_time_ns first, rt_time_ns last)
     if (E->net) {
         if (rt__netrun_links(E->net, &E->res->links, &E->res->nlinks, &E->res->contention_ps))
             return rt__eng_oom(E);
-        rt__netrun_counts(E->net, &E->res->routed, &E->res->local);
+        rt__netrun_counts(E->net, &E->res->routed, &E->res->local, &E->res->net_recomputed);
     }
     for (uint32_t r = 0; r < E->nranks; r++) {
         rt_time_ps end = E->res->predicted_end_ps[r];

@@ -20,7 +20,8 @@
  * single flow has the constant share C_l until that flow freezes, so it is folded into the flow's
  * limit: M'_f = min(M_f, C_l over such links), its bottleneck being that link when C_l < M_f.
  * Ties at one level change no rate, only which link is named the bottleneck; they go to the
- * flows' limits M'_f before the links' shares, then to the lower flow or link id; within M'_f to
+ * flows' limits M'_f before the links' shares, then to the lower flow id or link key (the
+ * caller's link id); within M'_f to
  * M_f before a link, then to the lower route position.
  *
  * Time. Rates change only at recomputations, which happen at the time of the last start or
@@ -70,7 +71,10 @@
 #include "grow.h"
 
 #define NF_NONE UINT32_MAX
-#define NF_LINKKEY (UINT64_C(1) << 32) /* filling-heap kind bit of a link's share */
+#define NF_LINKKEY (UINT64_C(1) << 63) /* filling-heap kind bit of a link's share */
+#define NF_IDBITS 31                  /* filling-heap entries: the order key above, the index below */
+#define NF_IDMASK ((UINT64_C(1) << NF_IDBITS) - 1)
+#define NF_MAXIDS (UINT32_C(1) << NF_IDBITS) /* flows and links: fewer than 2^31 each */
 #define NF_MAXDUR ((rt_time_ps)4000000000000000000LL)
 #define NF_SMALL 64 /* default of rt__flownet_set_small */
 
@@ -106,6 +110,7 @@ struct nf_ref {
 
 struct nf_link {
     double cap;        /* C_l */
+    uint32_t key;      /* its id for ties (the caller's link id; the index without rt__flownet_add_link) */
     double rem, share; /* c_l and its last computed fair share, during filling */
     struct nf_ref *ref; /* the flows over it */
     uint32_t n, lcap;
@@ -118,7 +123,8 @@ struct nf_link {
 
 /* A filling-heap entry, compared as the pair (k1, k2): k1 holds the level's bits (levels are
  * positive finite doubles, whose bits compare as the numbers do), k2 the kind (0 for a flow's
- * limit, NF_LINKKEY for a link's share) and the flow or link id. */
+ * limit, NF_LINKKEY for a link's share), then the order among one kind (the flow's id, the
+ * link's key) and below it the flow's or link's index. */
 struct nf_ent {
     uint64_t k1, k2;
 };
@@ -129,7 +135,7 @@ struct nf_done {
 };
 
 struct rt__flownet {
-    uint32_t nlinks;
+    uint32_t nlinks, links_cap; /* links_cap: room in links, stats, dlinks, cl, touched and sl */
     struct nf_link *links;
     struct rt__link_stats *stats;
     struct nf_flow *flows;
@@ -152,7 +158,7 @@ struct rt__flownet {
     uint32_t epoch, tepoch;
     uint32_t active, left;
     rt_time_ps now;
-    int full, in_advance;
+    int full, fast, in_advance;
 };
 
 /* ---- completion heap: flow ids on (finish, id) ---- */
@@ -231,11 +237,11 @@ static inline int fh_less(const struct nf_ent *a, const struct nf_ent *b)
     return a->k1 < b->k1 || (a->k1 == b->k1 && a->k2 < b->k2);
 }
 
-static inline struct nf_ent fh_ent(double v, uint64_t kind, uint32_t id)
+static inline struct nf_ent fh_ent(double v, uint64_t kind, uint32_t order, uint32_t id)
 {
     struct nf_ent e;
     memcpy(&e.k1, &v, sizeof v);
-    e.k2 = kind | id;
+    e.k2 = kind | (uint64_t)order << NF_IDBITS | id;
     return e;
 }
 
@@ -476,7 +482,7 @@ static void nf_fill(struct rt__flownet *fn)
             continue; /* folded into its flow's limit */
         L->share = L->cap / (double)L->cnt;
         if (heap)
-            fn->fh[fn->nfh++] = fh_ent(L->share, NF_LINKKEY, fn->cl[i]);
+            fn->fh[fn->nfh++] = fh_ent(L->share, NF_LINKKEY, L->key, fn->cl[i]);
         else
             fn->sl[fn->nfh++] = fn->cl[i]; /* links still to consider */
     }
@@ -485,7 +491,7 @@ static void nf_fill(struct rt__flownet *fn)
         struct nf_flow *f = &fn->flows[fn->cf[i]];
         f->frozen = 0;
         if (heap)
-            fn->fh[fn->nfh++] = fh_ent(f->eff, 0, fn->cf[i]);
+            fn->fh[fn->nfh++] = fh_ent(f->eff, 0, fn->cf[i], fn->cf[i]);
         else
             fn->sf[i] = fn->cf[i]; /* flows still unfrozen */
     }
@@ -495,7 +501,7 @@ static void nf_fill(struct rt__flownet *fn)
             fh_down(fn->fh, fn->nfh, i);
         while (fn->left > 0) {
             struct nf_ent e = fh_pop(fn);
-            uint32_t id = (uint32_t)e.k2;
+            uint32_t id = (uint32_t)(e.k2 & NF_IDMASK);
             double v = fh_level(&e);
             uint32_t tep = nf_tepoch(fn);
             if (!(e.k2 & NF_LINKKEY)) {
@@ -507,7 +513,7 @@ static void nf_fill(struct rt__flownet *fn)
                 if (L->cnt == 0)
                     continue; /* all its flows are frozen */
                 if (v != L->share) {
-                    fh_push(fn, fh_ent(L->share, NF_LINKKEY, id)); /* its share grew since */
+                    fh_push(fn, fh_ent(L->share, NF_LINKKEY, L->key, id)); /* its share grew since */
                     continue;
                 }
                 nf_freeze_link(fn, id, v, tep);
@@ -543,7 +549,7 @@ static void nf_fill(struct rt__flownet *fn)
                 fn->sl[i] = fn->sl[--nsl];
                 continue;
             }
-            if (L->share < v || (L->share == v && link && l < bestl)) {
+            if (L->share < v || (L->share == v && link && L->key < fn->links[bestl].key)) {
                 v = L->share;
                 bestl = l;
                 link = 1;
@@ -605,14 +611,97 @@ static int nf_dirty(const struct rt__flownet *fn)
     return fn->ndflows > 0 || fn->ndlinks > 0;
 }
 
+/* The flows over link @p l that take bandwidth now (not due), counted once per batch @p tep. */
+static uint32_t nf_live(struct rt__flownet *fn, uint32_t l, uint32_t tep)
+{
+    struct nf_link *L = &fn->links[l];
+    if (L->touch == tep)
+        return L->cnt;
+    uint32_t cnt = 0;
+    for (uint32_t k = 0; k < L->n; k++)
+        cnt += !nf_due(fn, &fn->flows[L->ref[k].flow]);
+    L->touch = tep;
+    L->cnt = cnt;
+    return cnt;
+}
+
+/* Flow @p f's fast rate, min(M_f, C_l / n_l over its links), and in *@p bneck the route position
+ * of the link that gives it (-1: its own limit; ties: its own limit, then the lower position). */
+static double nf_fast_rate(struct rt__flownet *fn, const struct nf_flow *f, uint32_t tep, int32_t *bneck)
+{
+    double r = f->max_rate;
+    *bneck = -1;
+    for (uint32_t k = 0; k < f->n; k++) {
+        double share = fn->links[f->links[k]].cap / (double)nf_live(fn, f->links[k], tep);
+        if (share < r) {
+            r = share;
+            *bneck = (int32_t)k;
+        }
+    }
+    return r;
+}
+
+/* Adds the live flows over link @p l to the flows to recompute (cf), once per epoch @p ep. */
+static void nf_fast_link(struct rt__flownet *fn, uint32_t l, uint32_t ep)
+{
+    struct nf_link *L = &fn->links[l];
+    if (L->mark == ep)
+        return;
+    L->mark = ep;
+    for (uint32_t k = 0; k < L->n; k++) {
+        uint32_t gid = L->ref[k].flow;
+        struct nf_flow *g = &fn->flows[gid];
+        if (g->mark != ep && !nf_due(fn, g)) {
+            g->mark = ep;
+            fn->cf[fn->ncf++] = gid;
+        }
+    }
+}
+
+/*
+ * The fast approximation (rt__flownet_set_fast): each flow's rate is the least of its own limit
+ * and its links' capacities divided by the flows on them, r_f = min(M_f, min_l C_l / n_l); the
+ * bottleneck is that link (ties: its own limit, then the lower route position). No link is ever
+ * loaded beyond its capacity, but capacity a flow leaves unused on a link is not given to the
+ * others there, as max-min would: rates are a lower bound of the fair ones. Only the flows over
+ * links whose count changed (links of flows started or ended since the last recomputation) are
+ * recomputed: the work follows the change, whatever the connected component.
+ */
+static void nf_fast(struct rt__flownet *fn, uint32_t ep)
+{
+    fn->ncf = 0;
+    for (uint32_t i = 0; i < fn->ndflows; i++) {
+        struct nf_flow *f = &fn->flows[fn->dflows[i]];
+        if (!f->active || nf_due(fn, f))
+            continue;
+        if (f->mark != ep) { /* its own rate, even without links */
+            f->mark = ep;
+            fn->cf[fn->ncf++] = fn->dflows[i];
+        }
+        for (uint32_t k = 0; k < f->n; k++)
+            nf_fast_link(fn, f->links[k], ep);
+    }
+    for (uint32_t i = 0; i < fn->ndlinks; i++)
+        nf_fast_link(fn, fn->dlinks[i], ep);
+    uint32_t tep = nf_tepoch(fn);
+    for (uint32_t i = 0; i < fn->ncf; i++) {
+        struct nf_flow *f = &fn->flows[fn->cf[i]];
+        f->new_rate = nf_fast_rate(fn, f, tep, &f->new_bneck);
+    }
+    nf_apply(fn);
+}
+
 /* Recomputes the rates of the components of the flows started and the links freed since the
- * last recomputation (of all flows in full mode), at time now. */
+ * last recomputation (of all flows in full mode; of the flows over those links in fast mode),
+ * at time now. */
 static int nf_recompute(struct rt__flownet *fn)
 {
     if (nf_reserve(fn))
         return RT_ENOMEM;
     uint32_t ep = nf_epoch(fn);
-    if (fn->full) {
+    if (fn->fast) {
+        nf_fast(fn, ep);
+    } else if (fn->full) {
         for (uint32_t id = 0; id < fn->nflows; id++) {
             const struct nf_flow *f = &fn->flows[id];
             if (!f->active || f->mark == ep || nf_due(fn, f))
@@ -650,6 +739,37 @@ static int nf_recompute(struct rt__flownet *fn)
 
 /* ---- public ---- */
 
+/* Makes room for @p need links in every per-link array (new room zeroed where it is state). */
+static int nf_links_room(struct rt__flownet *fn, uint32_t need)
+{
+    if (need <= fn->links_cap)
+        return 0;
+    if (need > NF_MAXIDS)
+        return -1;
+    uint32_t c = fn->links_cap ? fn->links_cap : 16;
+    while (c < need)
+        c = c > NF_MAXIDS / 2 ? NF_MAXIDS : 2 * c;
+    void *p[6] = {fn->links, fn->stats, fn->dlinks, fn->cl, fn->touched, fn->sl};
+    size_t sz[6] = {sizeof *fn->links, sizeof *fn->stats, sizeof *fn->dlinks, sizeof *fn->cl, sizeof *fn->touched,
+                    sizeof *fn->sl};
+    for (int i = 0; i < 6; i++) { /* each array grown in turn: a failure leaves the others valid */
+        void *q = realloc(p[i], (size_t)c * sz[i]);
+        if (!q)
+            return -1;
+        p[i] = q;
+        switch (i) {
+        case 0: fn->links = q; memset(fn->links + fn->links_cap, 0, (size_t)(c - fn->links_cap) * sz[0]); break;
+        case 1: fn->stats = q; memset(fn->stats + fn->links_cap, 0, (size_t)(c - fn->links_cap) * sz[1]); break;
+        case 2: fn->dlinks = q; break;
+        case 3: fn->cl = q; break;
+        case 4: fn->touched = q; break;
+        default: fn->sl = q; break;
+        }
+    }
+    fn->links_cap = c;
+    return 0;
+}
+
 int rt__flownet_create(uint32_t nlinks, const double *capacity, struct rt__flownet **out)
 {
     if (!out || (nlinks > 0 && !capacity))
@@ -661,22 +781,31 @@ int rt__flownet_create(uint32_t nlinks, const double *capacity, struct rt__flown
     struct rt__flownet *fn = calloc(1, sizeof *fn);
     if (!fn)
         return RT_ENOMEM;
-    fn->nlinks = nlinks;
-    size_t nl = nlinks ? nlinks : 1;
-    fn->links = calloc(nl, sizeof *fn->links);
-    fn->stats = calloc(nl, sizeof *fn->stats);
-    fn->dlinks = malloc(nl * sizeof *fn->dlinks);
-    fn->cl = malloc(nl * sizeof *fn->cl);
-    fn->touched = malloc(nl * sizeof *fn->touched);
-    fn->sl = malloc(nl * sizeof *fn->sl);
     fn->small = NF_SMALL;
-    if (!fn->links || !fn->stats || !fn->dlinks || !fn->cl || !fn->touched || !fn->sl) {
+    if (nf_links_room(fn, nlinks ? nlinks : 1)) {
         rt__flownet_destroy(fn);
         return RT_ENOMEM;
     }
-    for (uint32_t l = 0; l < nlinks; l++)
+    fn->nlinks = nlinks;
+    for (uint32_t l = 0; l < nlinks; l++) {
         fn->links[l].cap = capacity[l];
+        fn->links[l].key = l;
+    }
     *out = fn;
+    return RT_OK;
+}
+
+int rt__flownet_add_link(struct rt__flownet *fn, double capacity, uint32_t key, uint32_t *link)
+{
+    if (!fn || !link || !(capacity > 0) || !isfinite(capacity))
+        return RT_EINVAL;
+    if (nf_links_room(fn, fn->nlinks + 1))
+        return RT_ENOMEM;
+    struct nf_link *L = &fn->links[fn->nlinks];
+    memset(L, 0, sizeof *L);
+    L->cap = capacity;
+    L->key = key;
+    *link = fn->nlinks++;
     return RT_OK;
 }
 
@@ -756,7 +885,7 @@ int rt__flownet_start(struct rt__flownet *fn, rt_time_ps now, const uint32_t *li
     if (fn->nfree > 0) {
         fid = fn->free_ids[fn->nfree - 1];
     } else {
-        if (fn->nflows == UINT32_MAX ||
+        if (fn->nflows >= NF_MAXIDS ||
             rt__grow((void **)&fn->flows, &fn->flows_cap, sizeof *fn->flows, fn->nflows + 1) ||
             rt__grow((void **)&fn->free_ids, &fn->free_cap, sizeof *fn->free_ids, fn->nflows + 1))
             return RT_ENOMEM;
@@ -939,6 +1068,12 @@ void rt__flownet_set_full(struct rt__flownet *fn, int on)
         fn->full = on != 0;
 }
 
+void rt__flownet_set_fast(struct rt__flownet *fn, int on)
+{
+    if (fn)
+        fn->fast = on != 0;
+}
+
 uint64_t rt__flownet_filled(const struct rt__flownet *fn)
 {
     return fn ? fn->filled : 0;
@@ -959,6 +1094,26 @@ int rt__flownet_check(struct rt__flownet *fn)
     if (nf_reserve(fn))
         return RT_ENOMEM;
     int rc = RT_OK;
+    if (fn->fast) { /* every flow's fast rate from scratch, and no link over its capacity */
+        uint32_t tep = nf_tepoch(fn);
+        for (uint32_t id = 0; id < fn->nflows; id++) {
+            const struct nf_flow *f = &fn->flows[id];
+            if (!f->active || nf_due(fn, f))
+                continue;
+            int32_t b;
+            if (nf_fast_rate(fn, f, tep, &b) != f->rate || b != f->bneck)
+                rc = RT_ERANGE;
+        }
+        for (uint32_t l = 0; l < fn->nlinks; l++) {
+            double load = 0;
+            for (uint32_t k = 0; k < fn->links[l].n; k++)
+                if (!nf_due(fn, &fn->flows[fn->links[l].ref[k].flow]))
+                    load += fn->flows[fn->links[l].ref[k].flow].rate;
+            if (load > fn->links[l].cap * (1 + 1e-9))
+                rc = RT_ERANGE;
+        }
+        return rc;
+    }
     uint32_t ep = nf_epoch(fn);
     for (uint32_t id = 0; id < fn->nflows && rc == RT_OK; id++) {
         const struct nf_flow *f = &fn->flows[id];

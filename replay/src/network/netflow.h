@@ -48,6 +48,16 @@ struct rt__link_stats {
  */
 int rt__flownet_create(uint32_t nlinks, const double *capacity, struct rt__flownet **out);
 
+/**
+ * Adds a link of @p capacity B/ps (> 0, finite) as the next link id, returned in *@p link: a
+ * caller that knows a machine's links but uses few of them adds those it uses, as it meets them.
+ * @p key orders the link among the others where a tie is broken (the bottleneck named when two
+ * links' shares are equal): the caller's own id of the link, so that the results do not depend
+ * on the order links were added in. Links of rt__flownet_create have their index as key.
+ * @return RT_OK, RT_EINVAL or RT_ENOMEM (nothing added)
+ */
+int rt__flownet_add_link(struct rt__flownet *fn, double capacity, uint32_t key, uint32_t *link);
+
 /** Frees the network and its flows; NULL is a no-op. */
 void rt__flownet_destroy(struct rt__flownet *fn);
 
@@ -101,6 +111,13 @@ const struct rt__link_stats *rt__flownet_link(const struct rt__flownet *fn, uint
  * ones. Results are bit-identical either way (tests/test_netflow.c checks it).
  */
 void rt__flownet_set_full(struct rt__flownet *fn, int on);
+
+/**
+ * With @p on, rates are the fast approximation instead of max-min fairness: each flow's rate is
+ * min(M_f, min over its links of C_l / n_l), recomputed only for the flows over links whose
+ * count changed (netflow.c, nf_fast). Capacities are respected; rates are at most the fair ones.
+ */
+void rt__flownet_set_fast(struct rt__flownet *fn, int on);
 
 /** Number of flows whose rates recomputations have computed so far (a measure of their work). */
 uint64_t rt__flownet_filled(const struct rt__flownet *fn);

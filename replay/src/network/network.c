@@ -16,6 +16,12 @@
  *     h the switches or routers crossed (the route's links but the injection link). Alone on
  *     its route, with links as fast as the model, f = t + B(m): the model's own W(m).
  * Capacities: NIC links 1/nic_beta, the topology's links 1/link_beta (in B/ps).
+ *
+ * Memory follows the links the traffic uses, not the machine: a replay meets a link when a route
+ * first crosses it and only then gives it a place in the flow model (a hash of topology link id
+ * to flow-model link, struct linkmap), so that an 8-rank trace on a machine of 2^31 nodes costs
+ * what it costs on 8. The flow model breaks its ties by the topology's link id, not by the order
+ * links were met in, so the results are those of a model holding every link.
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include <math.h>
@@ -24,6 +30,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "map.h"
 #include "netflow.h"
 #include "network_internal.h"
 #include "noise_internal.h"
@@ -38,9 +45,30 @@ struct perturb {
     int on, pattern;
     double ratio, size, interval_ps, sigma1_per_ps, sigma2_per_ps, rate_per_ps;
     uint32_t count;     /* perturbing nodes */
-    uint32_t *free;     /* the nodes the trace does not use, ascending */
-    uint32_t nfree;
+    uint32_t *used;     /* the nodes the trace uses, ascending, each once (nused) */
+    uint32_t nused, nfree; /* nfree: the nodes it does not use */
 };
+
+/* The @p i-th (from 0) of the nodes the trace does not use, in ascending order: i plus the
+ * used nodes below it, the least j with used[j] - j > i (the free nodes below used[j]). */
+static uint32_t free_node(const struct perturb *b, uint32_t i)
+{
+    uint32_t lo = 0, hi = b->nused;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (b->used[mid] - mid > i)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return i + lo;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
 
 struct rt_network {
     struct rt_network_params p;
@@ -103,23 +131,23 @@ static int perturb_parse(const char *spec, struct perturb *b, rt_error *err)
     return RT_OK;
 }
 
-/* The nodes the mapping leaves free, and how many of them perturb. */
+/* The nodes the mapping leaves free (kept as the used ones: the trace's, few next to a
+ * machine's), and how many of them perturb. */
 static int perturb_nodes(rt_network *n, rt_error *err)
 {
     struct perturb *b = &n->bg;
     uint32_t nodes = rt_topology_nodes(n->topo);
-    uint8_t *used = calloc(nodes ? nodes : 1, 1);
-    b->free = malloc((nodes ? nodes : 1) * sizeof *b->free);
-    if (!used || !b->free) {
-        free(used);
+    b->used = malloc((n->ranks ? n->ranks : 1) * sizeof *b->used);
+    if (!b->used)
         return rt_error_set(err, RT_ENOMEM, "out of memory");
-    }
     for (uint32_t r = 0; r < n->ranks; r++)
-        used[rt_mapping_node(n->map, r)] = 1;
-    for (uint32_t i = 0; i < nodes; i++)
-        if (!used[i])
-            b->free[b->nfree++] = i;
-    free(used);
+        b->used[r] = rt_mapping_node(n->map, r);
+    if (n->ranks > 1)
+        qsort(b->used, n->ranks, sizeof *b->used, u32_cmp);
+    for (uint32_t r = 0; r < n->ranks; r++)
+        if (r == 0 || b->used[r] != b->used[b->nused - 1])
+            b->used[b->nused++] = b->used[r];
+    b->nfree = nodes - b->nused;
     double want = b->ratio * nodes;
     b->count = (uint32_t)(want + 0.5);
     if (b->count > b->nfree)
@@ -143,6 +171,23 @@ static int finite_nonneg(double x)
     return x >= 0 && x <= 1e12;
 }
 
+static const char *const contention_names[] = {"exact", "exact-full", "fast"};
+
+int rt_contention_parse(const char *s, int *out, rt_error *err)
+{
+    for (int i = 0; i < 3; i++)
+        if (s && !strcmp(s, contention_names[i])) {
+            *out = i;
+            return RT_OK;
+        }
+    return rt_error_set(err, RT_EINVAL, "contention model '%.40s': must be exact, exact-full or fast", s ? s : "");
+}
+
+const char *rt_contention_name(int contention)
+{
+    return contention >= 0 && contention < 3 ? contention_names[contention] : "?";
+}
+
 int rt_network_create(const struct rt_network_params *p, uint32_t ranks, rt_network **out, rt_error *err)
 {
     rt_network *n = NULL;
@@ -150,6 +195,8 @@ int rt_network_create(const struct rt_network_params *p, uint32_t ranks, rt_netw
     *out = NULL;
     if (!p->topology || !*p->topology)
         return rt_error_set(err, RT_EINVAL, "network: no topology given");
+    if (p->contention < RT_CONTENTION_EXACT || p->contention > RT_CONTENTION_FAST)
+        return rt_error_set(err, RT_EINVAL, "network: unknown contention model %d", p->contention);
     if (!finite_nonneg(p->link_ns_per_byte) || !finite_nonneg(p->nic_ns_per_byte) ||
         !finite_nonneg(p->hop_latency_ns) || !(p->shm_alpha_ns < 0 || finite_nonneg(p->shm_alpha_ns)) ||
         !(p->shm_ns_per_byte < 0 || finite_nonneg(p->shm_ns_per_byte)))
@@ -194,9 +241,11 @@ int rt_network_create(const struct rt_network_params *p, uint32_t ranks, rt_netw
         if ((rc = perturb_parse(p->perturb, &n->bg, err)) || (rc = perturb_nodes(n, err)))
             goto fail;
         if (k < sizeof n->describe)
-            snprintf(n->describe + k, sizeof n->describe - k, ", background traffic from %u nodes (%.240s)",
-                     n->bg.count, p->perturb);
+            k += (size_t)snprintf(n->describe + k, sizeof n->describe - k, ", background traffic from %u nodes (%.240s)",
+                                  n->bg.count, p->perturb);
     }
+    if (n->p.contention != RT_CONTENTION_EXACT && k < sizeof n->describe)
+        snprintf(n->describe + k, sizeof n->describe - k, ", %s contention", rt_contention_name(n->p.contention));
     *out = n;
     return RT_OK;
 fail:
@@ -213,7 +262,7 @@ void rt_network_destroy(rt_network *n)
     free(n->topo_spec);
     free(n->map_spec);
     free(n->perturb_spec);
-    free(n->bg.free);
+    free(n->bg.used);
     free(n);
 }
 
@@ -233,10 +282,87 @@ const char *rt_network_link_name(const rt_network *n, uint32_t link, char *buf, 
 
 /* ------------------------------------------------------------------ one replay's traffic */
 
+/* Topology link id -> flow-model link. Up to LM_DIRECT topology links, a table indexed by link
+ * id (calloc'ed: the pages of links never met are never touched); beyond, open addressing with
+ * linear probing, empty keys LM_EMPTY (no topology link has that id), grown at half full. */
+#define LM_EMPTY UINT32_MAX
+#define LM_DIRECT (UINT32_C(1) << 22)
+struct linkmap {
+    uint32_t *direct; /* NULL, or flow-model link + 1 per topology link (0: not met) */
+    uint32_t *key, *val;
+    uint32_t cap, n; /* cap a power of two, or 0 */
+};
+
+static inline uint32_t lm_slot(uint32_t key, uint32_t mask)
+{
+    return (uint32_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+}
+
+static uint32_t lm_get(const struct linkmap *m, uint32_t key)
+{
+    if (m->direct)
+        return m->direct[key] - 1; /* 0 - 1 is LM_EMPTY */
+    if (!m->cap)
+        return LM_EMPTY;
+    for (uint32_t i = lm_slot(key, m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (m->key[i] == key)
+            return m->val[i];
+        if (m->key[i] == LM_EMPTY)
+            return LM_EMPTY;
+    }
+}
+
+/* Inserts a key that is not there; 0 or -1 (out of memory, nothing changed). */
+static int lm_put(struct linkmap *m, uint32_t key, uint32_t val)
+{
+    if (m->direct) {
+        m->direct[key] = val + 1;
+        return 0;
+    }
+    if (2 * (m->n + 1) > m->cap) {
+        uint32_t nc = m->cap ? 2 * m->cap : 64;
+        if (nc < m->cap)
+            return -1;
+        uint32_t *k = malloc((size_t)nc * sizeof *k), *v = malloc((size_t)nc * sizeof *v);
+        if (!k || !v) {
+            free(k);
+            free(v);
+            return -1;
+        }
+        memset(k, 0xff, (size_t)nc * sizeof *k);
+        for (uint32_t i = 0; i < m->cap; i++) {
+            if (m->key[i] == LM_EMPTY)
+                continue;
+            uint32_t j = lm_slot(m->key[i], nc - 1);
+            while (k[j] != LM_EMPTY)
+                j = (j + 1) & (nc - 1);
+            k[j] = m->key[i];
+            v[j] = m->val[i];
+        }
+        free(m->key);
+        free(m->val);
+        m->key = k;
+        m->val = v;
+        m->cap = nc;
+    }
+    uint32_t j = lm_slot(key, m->cap - 1);
+    while (m->key[j] != LM_EMPTY)
+        j = (j + 1) & (m->cap - 1);
+    m->key[j] = key;
+    m->val[j] = val;
+    m->n++;
+    return 0;
+}
+
 struct rt__netrun {
     const rt_network *net;
     struct rt__flownet *fn;
+    double nic_cap, link_cap; /* B/ps */
+    struct linkmap lmap;    /* topology link -> flow-model link, for the links met so far */
+    uint32_t *topo_link;    /* per flow-model link: its topology link */
+    uint32_t nmet, captopo, capuse; /* links met; room in topo_link and use */
     uint32_t *route;        /* room for the longest route */
+    uint32_t *troute;       /* the same, for a route given back in topology link ids */
     rt_time_ps *lat;        /* per flow id: its latency after its last byte */
     uint32_t caplat;
     double shm_alpha_ps, shm_ps_per_byte; /* < 0: the model's wire time */
@@ -245,7 +371,7 @@ struct rt__netrun {
     rt__net_arrived *arrived;
     void *ud;
     uint64_t routed, local;
-    struct rt_link_use *use; /* per link: the trace's messages (and background totals) */
+    struct rt_link_use *use; /* per flow-model link: the trace's messages (and background totals) */
     /* background traffic: this run's perturbing nodes and their sources */
     uint32_t nbg, *bg_node;
     uint64_t *bg_rng;        /* per source (ipp) or one stream (rounds) */
@@ -262,41 +388,33 @@ struct rt__netrun {
 int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt__netrun **out, rt_error *err)
 {
     struct rt__netrun *n = calloc(1, sizeof *n);
-    double *cap = NULL;
     int rc = RT_OK;
     *out = NULL;
     if (!n)
         return rt_error_set(err, RT_ENOMEM, "out of memory");
     n->net = net;
-    uint32_t nl = rt_topology_links(net->topo);
     double nic = net->p.nic_ns_per_byte > 0 ? net->p.nic_ns_per_byte : model_ns_per_byte;
     double link = net->p.link_ns_per_byte > 0 ? net->p.link_ns_per_byte : nic;
     if (!(nic > 0)) {
         rc = rt_error_set(err, RT_EINVAL, "network: the model moves bytes in no time (β = 0): give --nic-bw");
         goto fail;
     }
-    cap = malloc((nl ? nl : 1) * sizeof *cap);
-    n->route = malloc((rt_topology_max_route(net->topo) + 1) * sizeof *n->route);
-    if (!cap || !n->route) {
+    n->nic_cap = 1.0 / (nic * 1e3);
+    n->link_cap = 1.0 / (link * 1e3);
+    size_t room = (size_t)rt_topology_max_route(net->topo) + 1;
+    n->route = malloc(room * sizeof *n->route);
+    n->troute = malloc(room * sizeof *n->troute);
+    uint32_t nl = rt_topology_links(net->topo);
+    if (nl <= LM_DIRECT && !(n->lmap.direct = calloc(nl ? nl : 1, sizeof *n->lmap.direct))) {
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         goto fail;
     }
-    for (uint32_t l = 0; l < nl; l++) {
-        struct rt_link_info li;
-        rt_topology_link(net->topo, l, &li);
-        cap[l] = 1.0 / ((li.kind == RT_LINK_NET ? link : nic) * 1e3); /* B/ps */
-    }
-    if (rt__flownet_create(nl, cap, &n->fn)) {
+    if (!n->route || !n->troute || rt__flownet_create(0, NULL, &n->fn)) {
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         goto fail;
     }
-    free(cap);
-    cap = NULL;
-    n->use = calloc(nl ? nl : 1, sizeof *n->use);
-    if (!n->use) {
-        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
-        goto fail;
-    }
+    rt__flownet_set_full(n->fn, net->p.contention == RT_CONTENTION_EXACT_FULL);
+    rt__flownet_set_fast(n->fn, net->p.contention == RT_CONTENTION_FAST);
     n->bg_next = INT64_MAX;
     n->shm_alpha_ps = net->p.shm_alpha_ns < 0 ? -1 : net->p.shm_alpha_ns * 1e3;
     n->shm_ps_per_byte = net->p.shm_ns_per_byte < 0 ? -1 : net->p.shm_ns_per_byte * 1e3;
@@ -304,7 +422,6 @@ int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt
     *out = n;
     return RT_OK;
 fail:
-    free(cap);
     rt__netrun_destroy(n);
     return rc;
 }
@@ -314,7 +431,12 @@ void rt__netrun_destroy(struct rt__netrun *n)
     if (!n)
         return;
     rt__flownet_destroy(n->fn);
+    free(n->lmap.direct);
+    free(n->lmap.key);
+    free(n->lmap.val);
+    free(n->topo_link);
     free(n->route);
+    free(n->troute);
     free(n->lat);
     free(n->use);
     free(n->bg_node);
@@ -326,10 +448,36 @@ void rt__netrun_destroy(struct rt__netrun *n)
     free(n);
 }
 
-/* The load adaptive routing reads: the flows on a link now. */
+/* The load adaptive routing reads: the flows on a link now (none on a link not met yet). */
 static uint32_t link_load(void *ctx, uint32_t link)
 {
-    return rt__flownet_link_load(ctx, link);
+    const struct rt__netrun *n = ctx;
+    uint32_t l = lm_get(&n->lmap, link);
+    return l == LM_EMPTY ? 0 : rt__flownet_link_load(n->fn, l);
+}
+
+/* Turns the route in n->route (@p len topology links) into flow-model links in place, giving
+ * each link met for the first time its place (and its capacity by its kind). RT_OK or RT_ENOMEM. */
+static int meet_route(struct rt__netrun *n, uint32_t len)
+{
+    for (uint32_t i = 0; i < len; i++) {
+        uint32_t t = n->route[i], l = lm_get(&n->lmap, t);
+        if (l == LM_EMPTY) {
+            struct rt_link_info li;
+            rt_topology_link(n->net->topo, t, &li);
+            if (rt__grow((void **)&n->topo_link, &n->captopo, sizeof *n->topo_link, n->nmet + 1) ||
+                rt__grow((void **)&n->use, &n->capuse, sizeof *n->use, n->nmet + 1) ||
+                rt__flownet_add_link(n->fn, li.kind == RT_LINK_NET ? n->link_cap : n->nic_cap, t, &l))
+                return RT_ENOMEM;
+            if (lm_put(&n->lmap, t, l))
+                return RT_ENOMEM; /* the flow model holds a link no route names: harmless */
+            n->topo_link[l] = t;
+            memset(&n->use[l], 0, sizeof n->use[l]);
+            n->nmet++;
+        }
+        n->route[i] = l;
+    }
+    return RT_OK;
 }
 
 int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m, rt_time_ps t, rt_time_ps wire,
@@ -348,13 +496,15 @@ int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m
         *arrive = t + (rt_time_ps)llround(lat + per * (double)m);
         return 0;
     }
-    uint32_t len = rt_topology_route_load(net->topo, a, b, user, link_load, n->fn, n->route);
+    uint32_t len = rt_topology_route_load(net->topo, a, b, user, link_load, n, n->route);
     rt_time_ps lat = (wire - byte_ps) + (rt_time_ps)llround(n->hop_ps * (double)(len ? len - 1 : 0));
     n->routed++;
     if (m == 0 || byte_ps <= 0) { /* nothing to share: latency only */
         *arrive = t + lat;
         return 0;
     }
+    if (meet_route(n, len))
+        return RT_ENOMEM;
     uint32_t id;
     if (rt__flownet_start(n->fn, t, n->route, len, (double)m, (double)m / (double)byte_ps, user, &id))
         return RT_ENOMEM;
@@ -385,8 +535,11 @@ static void flow_done(void *ud, const struct rt__flow_done *f)
             u->delay_ps += f->delay_ps[i];
         }
     }
-    if (!bg)
-        n->arrived(n->ud, f->user, f->finish + n->lat[f->id], f->n, f->links, f->delay_ps);
+    if (bg)
+        return;
+    for (uint32_t i = 0; i < f->n; i++)
+        n->troute[i] = n->topo_link[f->links[i]];
+    n->arrived(n->ud, f->user, f->finish + n->lat[f->id], f->n, n->troute, f->delay_ps);
 }
 
 int rt__netrun_advance(struct rt__netrun *n, rt_time_ps t, rt__net_arrived *arrived, void *ud)
@@ -396,38 +549,49 @@ int rt__netrun_advance(struct rt__netrun *n, rt_time_ps t, rt__net_arrived *arri
     return rt__flownet_advance(n->fn, t, flow_done, n);
 }
 
+static int use_cmp(const void *a, const void *b)
+{
+    uint32_t x = ((const struct rt_link_use *)a)->link, y = ((const struct rt_link_use *)b)->link;
+    return x < y ? -1 : x > y;
+}
+
 int rt__netrun_links(const struct rt__netrun *n, struct rt_link_use **out, uint32_t *count, rt_time_ps *delay)
 {
-    uint32_t nl = rt_topology_links(n->net->topo), k = 0;
+    uint32_t k = 0;
     double total = 0;
     *out = NULL;
     *count = 0;
-    for (uint32_t l = 0; l < nl; l++)
+    for (uint32_t l = 0; l < n->nmet; l++)
         k += n->use[l].flows != 0;
     struct rt_link_use *v = calloc(k ? k : 1, sizeof *v);
     if (!v)
         return RT_ENOMEM;
     k = 0;
-    for (uint32_t l = 0; l < nl; l++) { /* the links the trace's messages used */
+    for (uint32_t l = 0; l < n->nmet; l++) { /* the links the trace's messages used */
         const struct rt__link_stats *s = rt__flownet_link(n->fn, l);
         if (!n->use[l].flows)
             continue;
         v[k] = n->use[l];
-        v[k].link = l;
+        v[k].link = n->topo_link[l];
         v[k].max_flows = s->max_flows;
         v[k].busy_ps = s->busy_ps;
-        total += v[k++].delay_ps;
+        k++;
     }
+    if (k > 1) /* by topology link id, as always */
+        qsort(v, k, sizeof *v, use_cmp);
+    for (uint32_t i = 0; i < k; i++) /* summed in that order: the same total to the bit */
+        total += v[i].delay_ps;
     *out = v;
     *count = k;
     *delay = (rt_time_ps)llround(total);
     return RT_OK;
 }
 
-void rt__netrun_counts(const struct rt__netrun *n, uint64_t *routed, uint64_t *local)
+void rt__netrun_counts(const struct rt__netrun *n, uint64_t *routed, uint64_t *local, uint64_t *recomputed)
 {
     *routed = n->routed;
     *local = n->local;
+    *recomputed = rt__flownet_filled(n->fn);
 }
 
 /* ------------------------------------------------------------------ background traffic */
@@ -470,23 +634,26 @@ int rt__netrun_perturb_start(struct rt__netrun *n, uint64_t seed, uint64_t run)
     n->bg_node = malloc(k * sizeof *n->bg_node);
     n->bg_perm = malloc(k * sizeof *n->bg_perm);
     n->bg_rng = malloc((size_t)(k + 1) * sizeof *n->bg_rng);
-    uint32_t *pool = malloc((b->nfree ? b->nfree : 1) * sizeof *pool);
-    if (!n->bg_node || !n->bg_perm || !n->bg_rng || !pool) {
-        free(pool);
+    if (!n->bg_node || !n->bg_perm || !n->bg_rng)
         return RT_ENOMEM;
-    }
-    /* this run's perturbing nodes: k of the free ones (a partial Fisher-Yates shuffle), ascending */
+    /* This run's perturbing nodes: k of the free ones, a partial Fisher-Yates shuffle of the free
+     * nodes in ascending order. Only the places it swapped into are kept (a hash of place to
+     * node; a place not in it holds its own free node), so a run costs O(k), not O(machine). */
+    struct rt__map pool;
+    rt__map_init(&pool);
     uint64_t st = rt_rng_stream(seed ^ DOMAIN_PERTURB, run, 0);
-    memcpy(pool, b->free, b->nfree * sizeof *pool);
     for (uint32_t i = 0; i < k; i++) {
         uint32_t j = i + (uint32_t)(rt_rng_uniform(&st) * (double)(b->nfree - i));
         j = j < b->nfree ? j : b->nfree - 1;
-        uint32_t x = pool[i];
-        pool[i] = pool[j];
-        pool[j] = x;
+        uint64_t *pi = rt__map_get(&pool, i, 0), *pj = rt__map_get(&pool, j, 0);
+        uint32_t xi = pi ? (uint32_t)*pi : free_node(b, i), xj = pj ? (uint32_t)*pj : free_node(b, j);
+        n->bg_node[i] = xj;
+        if (j != i && rt__map_put(&pool, j, 0, xi)) { /* place i is never read again */
+            rt__map_free(&pool);
+            return RT_ENOMEM;
+        }
     }
-    memcpy(n->bg_node, pool, k * sizeof *pool);
-    free(pool);
+    rt__map_free(&pool);
     for (uint32_t i = 0; i <= k; i++)
         n->bg_rng[i] = rt_rng_stream(seed ^ DOMAIN_PERTURB, run, 1 + (uint64_t)i);
     if (b->pattern == PAT_IPP) {
@@ -517,7 +684,9 @@ static int bg_send(struct rt__netrun *n, uint32_t i, uint32_t j, rt_time_ps t)
 {
     uint32_t a = n->bg_node[i], b = n->bg_node[j];
     uint64_t user = BG_USER | n->bg_sent++;
-    uint32_t len = rt_topology_route_load(n->net->topo, a, b, user, link_load, n->fn, n->route);
+    uint32_t len = rt_topology_route_load(n->net->topo, a, b, user, link_load, n, n->route);
+    if (meet_route(n, len))
+        return RT_ENOMEM;
     /* no limit of its own: its NIC links, the first and last of its route, hold it to a NIC's rate */
     return rt__flownet_start(n->fn, t, n->route, len, n->net->bg.size, 1e300, user, NULL) ? RT_ENOMEM : RT_OK;
 }
