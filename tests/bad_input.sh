@@ -18,8 +18,10 @@
 #   truncated-def        traces.def cut to 60 bytes: "global definitions truncated or corrupt"
 #   truncated-local-def  traces/1.def cut to 10 bytes: "location 1 (rank 1): local definitions unreadable"
 #   truncated-evt        traces/1.evt cut in half: "location 1 (rank 1): event data truncated or corrupt"
-#   missing-evt          traces/0.evt deleted: "location 0 (rank 0): no event reader: .../traces/0.evt is missing"
-#   empty-evt            traces/1.evt emptied: "location 1 (rank 1): no event reader: .../traces/1.evt is empty"
+#   missing-evt          traces/0.evt deleted: "location 0 (rank 0): no event reader: .../traces/0.evt is missing
+#                        (... --allow-missing-ranks ...)"; with that option one warning line, rank 0 left out
+#   empty-evt            traces/1.evt emptied: "location 1 (rank 1): no event reader: .../traces/1.evt is empty
+#                        (... --allow-missing-ranks ...)"; likewise
 #   overwritten-evt      12 bytes at offset 1000 of traces/1.evt: "location 1 (rank 1): event data
 #                        truncated or corrupt after 91 events"
 #   fifo-evt, fifo-local-def, fifo-global-def   traces/1.evt, traces/1.def, traces.def a FIFO (OTF2
@@ -32,7 +34,8 @@
 #                        communicator 'MPI_COMM_WORLD' of size 2"
 #   no-locations         no Location definitions: "no CPU locations defined"
 #   undefined-location   events of location 1, not defined: "rank 0 event 1: send with rank 1 of
-#                        communicator 'MPI_COMM_WORLD' whose location is not in the trace"
+#                        communicator 'MPI_COMM_WORLD' whose location is not in the trace (... 
+#                        --allow-missing-ranks ...)"; with that option one warning line, rank 1 left out
 #   comm-member-outside  communicator with world rank 5 of 2: "communicator 'sub': member 1 refers to rank 5 of 2"
 #   undefined-region     Enter of region 99: "rank 0 event 2: enter of undefined region 99"
 #   undefined-comm       send on communicator 7: "rank 0 event 1: send on undefined communicator 7"
@@ -165,9 +168,15 @@ damaged truncated-evt
 truncate -s $(( $(stat -c %s "$work/truncated-evt/traces/1.evt") / 2 )) "$work/truncated-evt/traces/1.evt"
 expect truncated-evt "location 1 (rank 1): event data truncated or corrupt" "$retime" replay "$work/truncated-evt" "${H[@]}"
 damaged missing-evt; rm "$work/missing-evt/traces/0.evt"
-expect missing-evt "location 0 (rank 0): no event reader: $work/missing-evt/traces/0.evt is missing" "$retime" replay "$work/missing-evt" "${H[@]}"
+expect missing-evt "location 0 (rank 0): no event reader: $work/missing-evt/traces/0.evt is missing (a rank killed before it wrote? --allow-missing-ranks replays without it)" "$retime" replay "$work/missing-evt" "${H[@]}"
+# with --allow-missing-ranks (issue #33, item 5) the rank is left out: the good trace's 200 messages
+# from rank 0 to rank 1 dropped (and the other way round when rank 1's file is the empty one)
+warns missing-evt-allowed "missing-evt/traces.otf2: MPI rank 0 missing: 0 messages to it and 200 from it dropped, 0 collective records timed without it, 0 rooted at it kept as measured time (--allow-missing-ranks)" \
+  "$retime" replay "$work/missing-evt" "${H[@]}" --allow-missing-ranks
 damaged empty-evt; : > "$work/empty-evt/traces/1.evt"
-expect empty-evt "location 1 (rank 1): no event reader: $work/empty-evt/traces/1.evt is empty" "$retime" replay "$work/empty-evt" "${H[@]}"
+expect empty-evt "location 1 (rank 1): no event reader: $work/empty-evt/traces/1.evt is empty (a rank killed before it wrote? --allow-missing-ranks replays without it)" "$retime" replay "$work/empty-evt" "${H[@]}"
+warns empty-evt-allowed "empty-evt/traces.otf2: MPI rank 1 missing: 200 messages to it and 0 from it dropped, 0 collective records timed without it, 0 rooted at it kept as measured time (--allow-missing-ranks)" \
+  "$retime" replay "$work/empty-evt" "${H[@]}" --allow-missing-ranks
 damaged overwritten-evt; poke "$work/overwritten-evt/traces/1.evt" 1000 '\336\255\276\357\001\002\003\004\377\000\177\200'
 expect overwritten-evt "location 1 (rank 1): event data truncated or corrupt after 91 events" \
   "$retime" replay "$work/overwritten-evt" "${H[@]}"
@@ -212,8 +221,12 @@ expect foreign-evt "rank 1 event 3: send with rank 2 outside communicator 'MPI_C
 expect no-locations "no-locations/traces.otf2: no CPU locations defined: nothing to replay" \
   "$retime" replay "$work/no-locations" "${H[@]}"
 expect undefined-location \
-  "rank 0 event 1: send with rank 1 of communicator 'MPI_COMM_WORLD' whose location is not in the trace" \
+  "rank 0 event 1: send with rank 1 of communicator 'MPI_COMM_WORLD' whose location is not in the trace (a rank that wrote nothing? --allow-missing-ranks replays without it)" \
   "$retime" replay "$work/undefined-location" "${H[@]}"
+# with --allow-missing-ranks (issue #33, item 5) rank 1, listed but never defined, is left out: its
+# message dropped, rank 0 replayed alone (communicator rank 1 is past the one member present)
+warns undefined-location-allowed "undefined-location/traces.otf2: MPI rank 1 missing: 1 message to it and 0 from it dropped, 0 collective records timed without it, 0 rooted at it kept as measured time (--allow-missing-ranks)" \
+  "$retime" replay "$work/undefined-location" "${H[@]}" --allow-missing-ranks
 expect comm-member-outside "comm-member-outside/traces.otf2: communicator 'sub': member 1 refers to rank 5 of 2" \
   "$retime" replay "$work/comm-member-outside" "${H[@]}"
 expect undefined-region "undefined-region/traces.otf2: rank 0 event 2: enter of undefined region 99" \

@@ -503,7 +503,7 @@ static int resolve_definitions(struct reader *r)
             uint64_t *row = rt__map_get(&r->rows, locs->members[g->members[i]], 0);
             comm->members[i] = row ? (uint32_t)*row : RT_NONE;
         }
-        comm->pub.size = g->n;
+        comm->pub.size = comm->nmembers = g->n;
         comm->pub.members = comm->members;
         t->memory += (uint64_t)g->n * sizeof(uint32_t);
         if (t->stats.missing_ranks && (rc = present_members(r, comm)))

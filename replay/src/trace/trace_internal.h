@@ -70,6 +70,7 @@ struct rt__comm {
     uint32_t *members;        /* members[comm rank] = row, or RT_NONE for a missing rank: messages translate
                                * through it; pub.members lists the rows present (RT_TRACE_ALLOW_MISSING_RANKS) */
     uint32_t *present;        /* pub.members when some member is missing (owned), else NULL */
+    uint32_t nmembers;        /* members' length, the communicator's size as defined (pub.size: those present) */
     int is_self;              /* MPI_COMM_SELF style (OTF2 COMM_SELF group): one instance per process */
     uint32_t self_base;       /* is_self: the instance of row r is communicator self_base + r */
 };

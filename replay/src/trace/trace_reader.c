@@ -592,9 +592,9 @@ static int peer_row(struct reader *r, OTF2_CommRef comm, uint32_t rank, const ch
         *row = r->row;
         return RT_OK;
     }
-    if (rank >= cm->pub.size)
+    if (rank >= cm->nmembers)
         return rt__rd_fail(r, RT_ECORRUPT, "rank %u event %llu: %s with rank %u outside communicator '%s' of size %u",
-                           r->row, ev, what, rank, cm->pub.name, cm->pub.size);
+                           r->row, ev, what, rank, cm->pub.name, cm->nmembers);
     *row = cm->members[rank];
     if (*row == RT_NONE && (r->flags & RT_TRACE_ALLOW_MISSING_RANKS))
         *row = ROW_MISSING; /* the caller drops what involves it */
@@ -635,7 +635,7 @@ RT_HOT_INLINE OTF2_CallbackCode message(struct reader *r, OTF2_TimeStamp ts, uin
 {
     uint32_t ci = ref_get(&r->comms, comm), row;
     const struct rt__comm *cm = ci != RT_NONE ? &r->t->comms[ci] : NULL;
-    if (RT_LIKELY(cm && len <= RT_MAX_BYTES && !cm->is_self && peer < cm->pub.size && cm->members[peer] != RT_NONE))
+    if (RT_LIKELY(cm && len <= RT_MAX_BYTES && !cm->is_self && peer < cm->nmembers && cm->members[peer] != RT_NONE))
         row = cm->members[peer];
     else if (message_peer(r, peer, comm, len, what, &ci, &row))
         return OTF2_CALLBACK_INTERRUPT;
