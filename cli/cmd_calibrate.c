@@ -262,7 +262,7 @@ int cmd_calibrate(struct args *a)
     struct rt_calibration k;
     int rc = 1;
     for (size_t i = 0; i < c.ntraces; i++)
-        if (rt_trace_open(c.path[i], &t[i], &err)) {
+        if (cli_trace_open(c.path[i], &t[i], &err)) {
             cli_fail(&err);
             goto out;
         }

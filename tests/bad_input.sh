@@ -34,7 +34,7 @@
 #                        communicator 'MPI_COMM_WORLD' of size 2"
 #   no-locations         no Location definitions: "no CPU locations defined"
 #   undefined-location   events of location 1, not defined: "rank 0 event 1: send with rank 1 of
-#                        communicator 'MPI_COMM_WORLD' whose location is not in the trace (... 
+#                        communicator 'MPI_COMM_WORLD' whose location is not in the trace (...
 #                        --allow-missing-ranks ...)"; with that option one warning line, rank 1 left out
 #   comm-member-outside  communicator with world rank 5 of 2: "communicator 'sub': member 1 refers to rank 5 of 2"
 #   undefined-region     Enter of region 99: "rank 0 event 2: enter of undefined region 99"
