@@ -366,7 +366,7 @@ int cmd_validate(struct args *a)
         cli_die("validate replays without noise (--net-noise, --os-noise, --net-burst): the measured run is one run");
         goto out;
     }
-    if (rt_trace_open(c.path, &t, &err)) {
+    if (cli_trace_open(c.path, &t, &err)) {
         cli_fail(&err);
         goto out;
     }

@@ -48,9 +48,10 @@ static void usage(FILE *f)
           "Defaults: --eager-limit 64KiB --compute-scale 1 --format text.\n"
           "Progress: long replays, sweeps and Monte Carlo runs show progress on stderr when it is a\n"
           "terminal; --quiet (any command) silences it.\n"
-          "--allow-missing-ranks (info, replay, analyze, sweep, calibrate, check, plot): a rank whose locations\n"
-          "the archive lacks (its event file missing or empty: killed before it wrote) is left out, the\n"
-          "messages to and from it dropped, collectives timed over the ranks present (docs/other-producers.md).\n"
+          "--allow-missing-ranks (info, replay, analyze, sweep, calibrate, validate, check, plot): a rank whose\n"
+          "locations the archive lacks (its event file missing or empty: killed before it wrote) is left out,\n"
+          "the messages to and from it dropped, collectives timed over the ranks present\n"
+          "(docs/other-producers.md).\n"
           "Under mpirun -np N, retime replay splits the ranks over the processes (each reads its part;\n"
           "docs/distributed.md); with --runs, --split runs gives each process whole runs instead.\n",
           f);
