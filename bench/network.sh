@@ -3,7 +3,7 @@
 # Network benchmark (issue #20, item 8): the replay rate with a routed topology beside the crossbar
 # rate, on synthetic Shift traces of 512 ranks (made once through traces.sh), target >= 0.3x.
 # usage: BUILD=build bench/network.sh [--sizes 1e6,1e7] [--repeat R] [--perturb SPEC] [--no-perturb]
-#                                     [--no-dragonfly] [--no-cli] [--no-coll]
+#                                     [--no-dragonfly] [--no-cli] [--no-coll] [--no-mappings] [--no-machine]
 # Then (unless --no-coll) the collective-heavy traces of issue #30 (an 8 B allreduce and a 64 KiB
 # bcast per iteration, no point-to-point messages; 64 and 512 ranks, the first size only): their
 # replay rate on a torus and a fat tree beside the crossbar's, where collectives are timed in one
@@ -18,6 +18,11 @@
 # (torus:8x8x16, fattree:1024, dragonfly:32,8,4,4) without and with --perturb SPEC (default
 # ratio=0.1,pattern=uniform,size=4KiB,interval=20us: 102 nodes, each 4 KiB to a random other every
 # 20 us, about 16 % of their NICs' bandwidth). Figures are min and median over R rounds (default 3).
+# Then (unless --no-mappings, issue #35) the first size on torus:8x8x8 and a 3-level fat tree with
+# the block and a random mapping, under the exact contention model and the fast one: time, the
+# model's work (flows recomputed per routed message), random against block (target <= 3x), and the
+# fast model's error against the exact one; and (unless --no-machine) the machine-size rows: the
+# same trace on fat trees of 10^3 to 10^7 nodes, random mapping, CLI time and peak RSS.
 # Builds nothing: cmake --build BUILD --target retime retime-make-trace retime-bench-network.
 set -eu
 
@@ -28,7 +33,7 @@ case $build in /*) ;; *) build="$root/$build" ;; esac
 sizes=1e6,1e7
 repeat=3
 perturb=ratio=0.1,pattern=uniform,size=4KiB,interval=20us
-with_perturb=1 with_dragonfly=1 with_cli=1 with_coll=1
+with_perturb=1 with_dragonfly=1 with_cli=1 with_coll=1 with_mappings=1 with_machine=1
 ranks=512
 while [ $# -gt 0 ]; do
     case $1 in
@@ -42,7 +47,9 @@ while [ $# -gt 0 ]; do
     --no-dragonfly) with_dragonfly=0; shift ;;
     --no-cli) with_cli=0; shift ;;
     --no-coll) with_coll=0; shift ;;
-    -h|--help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-mappings) with_mappings=0; shift ;;
+    --no-machine) with_machine=0; shift ;;
+    -h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "network.sh: error: unexpected argument '$1'" >&2; exit 1 ;;
     esac
 done
@@ -189,6 +196,68 @@ END {
     printf "\ntarget (replay rate on torus:8x8x8 and fattree:512 >= 0.3x the crossbar rate, at the median): %s\n", verdict
     if (other != "") printf "other networks below 0.3x:%s\n", other
 }' "$work/lines"
+
+# Mappings and the contention model (issue #35): block against random, exact against fast.
+if [ "$with_mappings" = 1 ]; then
+    events=$(to_events "$(echo "$sizes" | cut -d, -f1)")
+    trace=$(trace_for "$events" "$ranks")
+    ft3='fattree:XGFT(3;8,8,8;1,8,8)'
+    set --
+    for t in torus:8x8x8 "$ft3"; do
+        for c in exact fast; do
+            set -- "$@" --net "$t%$c" --net "$t@random:1%$c"
+        done
+    done
+    echo
+    "$bench" "$trace" --repeat "$repeat" --net crossbar "$@" | tee "$work/lines"
+    echo
+    awk '
+function field(line, key,    v) { # a string value ends at its quote (specs hold commas), a number at , or }
+    v = line; sub(".*\"" key "\":", "", v)
+    if (substr(v, 1, 1) == "\"") { v = substr(v, 2); sub(/".*/, "", v) } else sub(/[,}].*/, "", v)
+    return v
+}
+/^BENCH / {
+    net = field($0, "net"); if (net == "crossbar") next
+    med[net] = field($0, "median_s") + 0; rec[net] = field($0, "recomputed") / field($0, "routed")
+    order[++n] = net
+}
+/^BENCH_FAST / { err[field($0, "net")] = sprintf("%+.3f%%", 100 * field($0, "end_error")) }
+END {
+    printf "%-36s %-8s %8s %14s %9s %10s\n", "network", "mapping", "med_s", "random/block", "rec/msg", "end vs exact"
+    for (i = 1; i <= n; i++) {
+        net = order[i]; if (net ~ /@random/) continue
+        base = net; sub(/%.*/, "", base); c = net; sub(/.*%/, "", c)
+        rnd = base "@random:1%" c
+        x = med[net] > 0 ? med[rnd] / med[net] : 0
+        e1 = (net in err) ? err[net] : "-"; e2 = (rnd in err) ? err[rnd] : "-"
+        printf "%-36s %-8s %8.3f %14s %9.1f %10s\n", base "%" c, "block", med[net], "", rec[net], e1
+        printf "%-36s %-8s %8.3f %13.1fx %9.1f %10s\n", base "%" c, "random:1", med[rnd], x, rec[rnd], e2
+        verdict[c] = verdict[c] sprintf(" %s %.1fx", base, x)
+        if (x > 3) bad[c] = 1
+    }
+    for (c in verdict) printf "target (random <= 3x block, %s contention):%s: %s\n", c, verdict[c], bad[c] ? "NOT met" : "met"
+}' "$work/lines"
+fi
+
+# Machine size (issue #35): the same 512 ranks scattered (random mapping) over fat trees of 10^3 to
+# 10^7 nodes, the CLI end to end: wall time and peak RSS; memory follows the links used.
+if [ "$with_machine" = 1 ] && [ "$with_cli" = 1 ]; then
+    events=$(to_events "$(echo "$sizes" | cut -d, -f1)")
+    trace=$(trace_for "$events" "$ranks")
+    echo
+    printf "%-14s %-8s %8s %8s\n" "machine" "model" "wall_s" "RSS_MB"
+    for nodes in 1000 10000 100000 1000000 10000000; do
+        for c in exact fast; do
+            a=$(now)
+            /usr/bin/time -f "%M" -o "$work/time" "$retime" replay "$trace" $model --topology "fattree:$nodes" \
+                --mapping random:1 --contention "$c" --quiet > /dev/null
+            b=$(now)
+            printf "%-14s %-8s %8.3f %8.1f\n" "fattree:$nodes" "$c" "$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')" \
+                "$(awk '{ print $1 / 1024 }' "$work/time")"
+        done
+    done
+fi
 
 # Collectives on the network (issue #30): the collective-heavy traces, the replay alone.
 [ "$with_coll" = 1 ] || exit 0
