@@ -358,7 +358,7 @@ check calibrate-no-file-left [ ! -e "$work/calib.txt" ]
 check calibrate-bad-cut fails_with "bad --cut-coef '0.5'" "$retime" calibrate "$T1" --cut-coef 0.5
 # several traces pooled (one size each): the rendezvous fit, a file --params reads, LogP-lite said
 out=$("$retime" calibrate "$traces/shift1d-ssend-p8-k2-m1000" "$traces/shift1d-ssend-p8-k2-m100000" --output "$work/calib2.txt")
-check calibrate-pooled-sizes has "$out" "rendezvous  185 samples of 2 sizes"
+check calibrate-pooled-sizes has "$out" "rendezvous  597 samples of 2 sizes"
 check calibrate-pooled-check has "$out" "check       a replay under the rendezvous alpha and beta:"
 check calibrate-logp-said has "$out" "L   not determined: L is alpha - o_s - o_r and the eager alpha is not"
 check calibrate-file-beta-table grep -q "^beta@100000B = " "$work/calib2.txt"

@@ -7,12 +7,12 @@
  *    had posted an MPI_Irecv and was in the MPI_Wait (Waitall, Waitany, Waitsome) that completes
  *    it, when the send's call began; the sample is the receive's completion minus the send
  *    call's entry. A wait that completes several receives gives none (its end is the last one's);
- *  rendezvous (synchronous, or above the limit): a blocking send (MPI_Ssend, or MPI_Send above the
- *    limit) whose receive was posted before it began gives its own duration (handshake, data and
- *    acknowledgement: what the sender waits for, and what a synchronous ping-pong times); a
- *    nonblocking one gives the receive's completion minus the later of its entry and the
- *    receiver's readiness (its wait's entry, the receive posted). A blocking one whose receive
- *    came later is left out (a wait).
+ *  rendezvous (synchronous, or above the limit): both sides posted; the sample is the receive's
+ *    completion (the data's arrival, where the replay's rendezvous ends on both sides) minus the
+ *    later of the send's entry and the receiver's readiness (its wait's entry, the receive
+ *    posted). When the receive's completion cannot tell (a nonblocking receive completed by a
+ *    late wait or MPI_Test), a blocking rendezvous send (MPI_Ssend, or MPI_Send above the limit)
+ *    posted after its receive gives its own duration (handshake, data and acknowledgement).
  * Messages are matched per (source, destination, communicator, tag) in order, as MPI does, within
  * each trace. Collectives are not used (their time is their algorithm's, many messages). Per
  * size, samples above cut_coef times that size's median are dropped (pingpong's rule, 003 §3.3);

@@ -447,19 +447,18 @@ int rt_calibrate_traces(const rt_trace *const *t, size_t ntr, const struct rt_ca
         struct vec *into = rdv ? &rv : &eg;
         struct rt_calib_fit *f = rdv ? &out->rendezvous : &out->eager;
         uint64_t *from_count;
-        if (rdv && x->blocking && y->enter <= x->enter) {
-            /* a blocking rendezvous send whose receive was posted: its own time, handshake, data and
-             * acknowledgement, which is what the sender waits for (and pingpong's MPI_Ssend measures) */
+        if (y->waited == 1 && y->done >= 0 && (rdv || ready <= x->enter)) {
+            /* the receiver was ready when the send began (eager), or from the later of the two
+             * (rendezvous): the completion is the data's arrival, which is where the replay's
+             * rendezvous ends on both sides */
+            rt_time_ns from = rdv && ready > x->enter ? ready : x->enter;
+            smp.ns = (double)(y->done - from);
+            from_count = y->blocking ? &f->from_recv : &f->from_wait;
+        } else if (rdv && x->blocking && y->enter <= x->enter) {
+            /* the receive was posted but its completion cannot tell (a late wait, MPI_Test): the
+             * blocking rendezvous send's own time, handshake, data and acknowledgement */
             smp.ns = (double)(x->leave - x->enter);
             from_count = &f->from_send;
-        } else if (y->waited == 1 && y->done >= 0 && ready <= x->enter && !(rdv && x->blocking)) {
-            /* the receiver was ready when the send began: the completion is the network's */
-            smp.ns = (double)(y->done - x->enter);
-            from_count = y->blocking ? &f->from_recv : &f->from_wait;
-        } else if (rdv && !x->blocking && y->waited == 1 && y->done >= 0) {
-            /* a nonblocking rendezvous send: from the later of the two sides' readiness */
-            smp.ns = (double)(y->done - (ready > x->enter ? ready : x->enter));
-            from_count = y->blocking ? &f->from_recv : &f->from_wait;
         } else {
             if (y->waited == 2)
                 out->shared_wait++;
