@@ -180,6 +180,14 @@ check analyze-crossbar-residual has "$json" '"residual_ns": 0,'
 check analyze-congestion has "$json" '"congestion": {"total_ns": 2000.000, "accumulated_ns": 1000.000, "absorbed_ns": 1000.000, "messages": 2, "by_kind": [{"name": "mesh dim 0 +", "accumulated_ns": 1000.000, "absorbed_ns": 1000.000, "messages": 2}], "links": [{"link": 17, "name": "r(1,0)+x",'
 text=$("$retime" analyze "$work/net-shared-4" "${H[@]}" --topology mesh:4x2 --against crossbar)
 check analyze-congestion-text has "$text" 'r(1,0)+x                                          1us          1us         2'
+# a collective's internal messages on the path (issue #30): bcast-contend, root 0 in at 1000, ranks
+# 1 and 2 at 0, --coll bcast=linear on crossbar-flow: the root's two sends share its injection
+# link, each at half its rate: both arrive at 1000 + 2000 + 1000 = 4000, each having lost 1000 ns.
+# Rank 2 then works to the end, so its leaving of the bcast is on the path, timed by 0 -> 2 from
+# the root's entry: 1000 ns accumulated; 0 -> 1's 1000 ns absorbed (before: both absorbed, one
+# message counted). Chains of several messages: test_collectives' test_network_chains.
+json=$("$retime" analyze "$work/bcast-contend" "${H[@]}" --topology crossbar-flow --coll bcast=linear --against crossbar --format json)
+check analyze-coll-chain has "$json" '"congestion": {"total_ns": 2000.000, "accumulated_ns": 1000.000, "absorbed_ns": 1000.000, "messages": 2,'
 # against the model with background traffic: A is the same network without it, and the identity holds
 json=$("$retime" analyze "$S" "${H[@]}" "${P[@]}" --seed 1 --against model --format json); rc=$?
 check analyze-perturb [ "$rc" -eq 0 ]

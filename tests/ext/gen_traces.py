@@ -141,6 +141,25 @@ with ctx as trace:
         coll(w, defs, "MPI_Bcast", 1000, 6000, CollectiveOp.BCAST, defs.world, 0, sent, recv)
         w.write(otf2.events.Leave(10000, main))
 
+# A broadcast whose internal messages contend (tests/network.sh, issue #30): 3 ranks, root 0
+# enters at 1000, ranks 1 and 2 at 0; 1000 B; rank 2 then works until 14000 and every rank leaves
+# main 1000 ns after its last call (rank 0 at 4000, rank 1 at 5000, rank 2 at 15000).
+ctx, path = archive("bcast-contend")
+with ctx as trace:
+    P, B = 3, 1000
+    defs = Defs(trace, P)
+    main = defs.region("main")
+    work = defs.region("work")
+    for r in range(P):
+        w = trace.event_writer_from_location(defs.ranks[r])
+        w.write(otf2.events.Enter(0, main))
+        t0, t1 = (1000, 3000) if r == 0 else (0, 4000)
+        coll(w, defs, "MPI_Bcast", t0, t1, CollectiveOp.BCAST, defs.world, 0, B if r == 0 else 0, 0 if r == 0 else B)
+        if r == 2:
+            w.write(otf2.events.Enter(4000, work))
+            w.write(otf2.events.Leave(14000, work))
+        w.write(otf2.events.Leave({0: 4000, 1: 5000, 2: 15000}[r], main))
+
 # --------------------------------------------------------------------------- requests on 65 ranks
 # 65 ranks in a ring, as Score-P records persistent requests and MPI_Waitany/MPI_Testsome: each of
 # 2 iterations starts a persistent receive from the left (MPI_Start: an IrecvRequest) and a

@@ -7,6 +7,12 @@
  * message's delay is on the path: accumulated; otherwise slack absorbed it. This splits the part
  * of end(B) - end(A) that contention explains by link; the identity of the whole comparison is
  * the analysis's (rt_depgraph_compare).
+ *
+ * A collective run as messages on a network: a member's leaving on the critical path whose
+ * remote edge binds goes back to its origin's entry through a chain of the collective's internal
+ * messages (the replay's coll_binds and coll_pred); the delays of the messages of that chain are
+ * accumulated, those of its other messages (other branches of a tree, members that left earlier)
+ * absorbed.
  */
 #include "retime/congestion.h"
 
@@ -26,6 +32,25 @@ static int use_cmp(const void *key, const void *elem)
 {
     uint32_t x = *(const uint32_t *)key, y = ((const struct rt_link_use *)elem)->link;
     return x < y ? -1 : x > y;
+}
+
+static int bind_cmp(const void *a, const void *b)
+{
+    const struct rt_coll_bind *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
+/* Marks in @p on_chain the internal messages of the chain that timed the collective leaving of
+ * rank @p r at event @p j (binds: res->coll_binds sorted by rank and event). */
+static void mark_chain(const struct rt_replay_result *res, const struct rt_coll_bind *binds, uint32_t r, uint64_t j,
+                       uint8_t *on_chain)
+{
+    struct rt_coll_bind k = {j, r, 0};
+    const struct rt_coll_bind *b = res->ncoll_binds ? bsearch(&k, binds, res->ncoll_binds, sizeof *binds, bind_cmp) : NULL;
+    for (uint64_t m = b ? b->msg : UINT64_MAX; m < res->ncoll_msgs && !on_chain[m]; m = res->coll_pred[m])
+        on_chain[m] = 1; /* a message numbers after its pred: the walk ends */
 }
 
 static int key_cmp(const void *a, const void *b)
@@ -70,18 +95,33 @@ int rt_congestion_create(const rt_network *net, const struct rt_replay_result *r
     const rt_topology *topo = rt_network_topology(net);
     struct key *on = NULL;
     uint64_t non = 0, cap = 0;
+    struct rt_coll_bind *binds = NULL;
+    uint8_t *on_chain = NULL; /* per internal message of a collective: on the critical path */
     struct rt_congestion *c = calloc(1, sizeof *c);
     *out = NULL;
     if (!c)
         goto oom;
-    /* the origins of the remote edges on the critical path */
+    if (res->ncoll_msgs) {
+        binds = malloc((res->ncoll_binds ? res->ncoll_binds : 1) * sizeof *binds);
+        on_chain = calloc(res->ncoll_msgs, 1);
+        if (!binds || !on_chain)
+            goto oom;
+        if (res->ncoll_binds)
+            memcpy(binds, res->coll_binds, res->ncoll_binds * sizeof *binds);
+        if (res->ncoll_binds > 1)
+            qsort(binds, res->ncoll_binds, sizeof *binds, bind_cmp);
+    }
+    /* the origins of the remote edges on the critical path; the chains of collectives' ones */
     for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
         uint64_t n;
         rt_trace_events(t, r, &n);
         for (uint64_t j = 0; j < n; j++) {
             struct rt_dep_event d;
-            if (rt_depgraph_event(g, r, j, &d, NULL) || !d.on_path || !d.remote_binds || d.src_rank == RT_NONE ||
-                d.kind != RT_DEP_MESSAGE)
+            if (rt_depgraph_event(g, r, j, &d, NULL) || !d.on_path || !d.remote_binds || d.src_rank == RT_NONE)
+                continue;
+            if (d.kind == RT_DEP_COLLECTIVE && on_chain)
+                mark_chain(res, binds, r, j, on_chain);
+            if (d.kind != RT_DEP_MESSAGE)
                 continue;
             if (non == cap) {
                 cap = cap ? 2 * cap : 256;
@@ -106,6 +146,7 @@ int rt_congestion_create(const rt_network *net, const struct rt_replay_result *r
     struct rt_congestion_row *rows = NULL;
     uint32_t nrows = 0, caprows = 0;
     struct key prev = {UINT64_MAX, UINT32_MAX};
+    uint64_t prev_msg = UINT64_MAX;
     for (uint64_t i = 0; i < res->ncontention; i++) {
         const struct rt_msg_contention *m = &res->contention[i];
         const struct rt_link_use *u = nl ? bsearch(&m->link, res->links, nl, sizeof *res->links, use_cmp) : NULL;
@@ -113,10 +154,12 @@ int rt_congestion_create(const rt_network *net, const struct rt_replay_result *r
             continue;
         uint32_t li = (uint32_t)(u - res->links);
         struct key k = {m->origin_ev, m->origin_rank};
-        int path = on && bsearch(&k, on, non, sizeof *on, key_cmp) != NULL;
-        if (k.ev != prev.ev || k.rank != prev.rank) /* a message's records are consecutive */
+        int path = m->coll_msg != UINT64_MAX ? on_chain && m->coll_msg < res->ncoll_msgs && on_chain[m->coll_msg]
+                                             : on && bsearch(&k, on, non, sizeof *on, key_cmp) != NULL;
+        if (k.ev != prev.ev || k.rank != prev.rank || m->coll_msg != prev_msg) /* a message's records are consecutive */
             c->messages++;
         prev = k;
+        prev_msg = m->coll_msg;
         if (row_of[li] < 0) {
             if (nrows == caprows) {
                 caprows = caprows ? 2 * caprows : 64;
@@ -143,7 +186,11 @@ int rt_congestion_create(const rt_network *net, const struct rt_replay_result *r
     }
     free(row_of);
     free(on);
+    free(binds);
+    free(on_chain);
     on = NULL;
+    binds = NULL;
+    on_chain = NULL;
     c->links = rows;
     c->nlinks = nrows;
     /* kinds: few, a linear search each */
@@ -174,6 +221,8 @@ int rt_congestion_create(const rt_network *net, const struct rt_replay_result *r
     return RT_OK;
 oom:
     free(on);
+    free(binds);
+    free(on_chain);
     rt_congestion_destroy(c);
     return rt_error_set(err, RT_ENOMEM, "out of memory");
 }

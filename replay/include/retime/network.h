@@ -114,6 +114,16 @@ struct rt_msg_contention {
     uint32_t origin_rank;
     uint32_t link;
     double delay_ps;
+    uint64_t coll_msg;    /**< a collective's internal message: its number (struct rt_replay_result's
+                               coll_pred); UINT64_MAX for a point-to-point message */
+};
+
+/** Which internal message of its collective a member's leaving goes back to (struct
+ *  rt_replay_result.coll_binds): the last link of the chain of messages that timed it. */
+struct rt_coll_bind {
+    uint64_t ev;   /**< the member's collective event on its rank */
+    uint32_t rank;
+    uint64_t msg;  /**< the message (coll_pred's index); UINT64_MAX: its own entry timed it */
 };
 
 #ifdef __cplusplus

@@ -245,6 +245,14 @@ struct rt_replay_result {
                                        recomputations: its work (bench/network.sh) */
     struct rt_msg_contention *contention; /**< options.record_contention: per message and link (owned) */
     uint64_t ncontention;
+    /** options.record_contention, collectives run as messages on a network: per internal message
+     *  (numbered as they start), the message of the same collective its sending went back to
+     *  (UINT64_MAX: the sender's own entry), so that a member's chain of messages can be followed
+     *  back from its leaving (coll_binds) to its origin's entry (owned) */
+    uint64_t *coll_pred;
+    uint64_t ncoll_msgs;
+    struct rt_coll_bind *coll_binds; /**< per member leaving a collective run as messages (owned) */
+    uint64_t ncoll_binds;
     /* with a window (options.window other than "all") */
     uint8_t window;               /**< 1: the window fields below are set */
     uint32_t window_ranks;        /**< ranks with both window events (0: none; the spans are 0) */

@@ -20,7 +20,11 @@
  * all members. Without a network the NIC ports are not held either: the links are shared.
  *
  * Which member's entry each time goes back to (its origin, for the dependency graph and the
- * congestion attribution) follows rt__coll_run too.
+ * congestion attribution) follows rt__coll_run too. With record_contention each time also keeps
+ * the message it goes back to (its bind, CX_NONE: the member's own entry) and each message the
+ * one its sending went back to (pred): the chain of messages from a member's leaving back to its
+ * origin's entry, which the congestion attribution follows when that leaving is on the critical
+ * path (rt_replay_result.coll_pred, coll_binds).
  *
  * The schedule needs every member's block before the first member sends, so the counts of the
  * members that have not entered yet are read ahead in the trace (cx_lookahead): the engine
@@ -38,10 +42,13 @@
 
 enum { CX_OUT, CX_IN, CX_DONE }; /* a member: not entered, running, its part done */
 
+#define CX_NONE UINT32_MAX
+
 struct cx_member {
     rt_time_ps clock;     /* its clock at the start of its current round */
     rt_time_ps next;      /* the latest completion of the current round so far */
     uint32_t origin, next_origin;
+    uint32_t bind, next_bind; /* the message its clock goes back to (CX_NONE: its own entry) */
     uint32_t pos, end;    /* its messages still to come: coll_exec.ops[pos..end) */
     uint32_t rstart;      /* its current round's messages: ops[rstart..pos) */
     uint32_t left;        /* messages of the current round not complete */
@@ -53,6 +60,8 @@ struct cx_msg {
     rt_time_ps delivered; /* NEVER: not yet */
     uint32_t id;          /* its engine message, UINT32_MAX: not started */
     uint32_t origin;      /* the member whose entry its timing goes back to */
+    uint32_t pred;        /* the message its sending went back to (CX_NONE: that entry) */
+    uint64_t serial;      /* its number in rt_replay_result.coll_pred (record_contention) */
     uint8_t sender_in, receiver_in, eager, send_done, recv_done;
 };
 
@@ -195,6 +204,36 @@ static int cx_create(struct engine *E, uint32_t id, uint32_t me)
 
 /* ------------------------------------------------------------------ running */
 
+/* Numbers message @p k as it starts (rt_replay_result.coll_pred) with the number of the message
+ * its sending went back to; RT_OK or the engine's out-of-memory failure. */
+static int cx_number(struct engine *E, struct coll_exec *x, uint32_t k)
+{
+    struct rt_replay_result *res = E->res;
+    if (res->ncoll_msgs == E->capcpred) {
+        uint64_t ncap = E->capcpred ? 2 * E->capcpred : 256;
+        uint64_t *p = ncap < (1ull << 40) ? realloc(res->coll_pred, ncap * sizeof *p) : NULL;
+        if (!p)
+            return rt__eng_oom(E);
+        res->coll_pred = p;
+        E->capcpred = ncap;
+    }
+    struct cx_msg *q = &x->msg[k];
+    q->serial = res->ncoll_msgs;
+    res->coll_pred[res->ncoll_msgs++] = q->pred == CX_NONE ? UINT64_MAX : x->msg[q->pred].serial;
+    return RT_OK;
+}
+
+uint64_t rt__cx_serial(const struct coll_exec *x, uint32_t k)
+{
+    return x->msg[k].serial;
+}
+
+uint64_t rt__cx_member_bind(const struct coll_exec *x, uint32_t i)
+{
+    uint32_t b = x->mem[i].bind;
+    return b == CX_NONE ? UINT64_MAX : x->msg[b].serial;
+}
+
 static int cx_round(struct engine *E, uint32_t cid, uint32_t i);
 
 /* Hands message @p k to the engine at the time its data may leave: an eager one at its
@@ -227,28 +266,35 @@ static int cx_launch(struct engine *E, uint32_t cid, uint32_t k)
         /* the handshake waits for the receiver's round; its entry is then where the time goes
          * back to when it came later (rt__coll_run's message) */
         const struct cx_member *B = &x->mem[s->b];
-        if (B->clock > at)
+        if (B->clock > at) {
             q->origin = B->origin;
+            q->pred = B->bind;
+        }
         at = (B->clock > at ? B->clock : at) + rt__eng_times(E, s->m)->handshake;
     }
+    if (E->o->record_contention && cx_number(E, x, k))
+        return E->failed;
     m->origin_rank = member_row(E, c, q->origin);
     m->origin_ev = c->ev[q->origin];
     m->send_post = at;
     return push(E, at, q->eager ? Q_READY : Q_RDV, id, MSG_KEY(a, m->send_ev));
 }
 
-/* Member @p i's message @p k of its current round is complete at @p t (its origin @p origin). */
-static int cx_complete(struct engine *E, uint32_t cid, uint32_t i, rt_time_ps t, uint32_t origin)
+/* Member @p i's message of its current round is complete at @p t, its time going back to
+ * member @p origin's entry through message @p bind (CX_NONE: through no message). */
+static int cx_complete(struct engine *E, uint32_t cid, uint32_t i, rt_time_ps t, uint32_t origin, uint32_t bind)
 {
     struct cx_member *M = &E->colls[cid].cx->mem[i];
     if (t > M->next) {
         M->next = t;
         M->next_origin = origin;
+        M->next_bind = bind;
     }
     if (--M->left)
         return 0;
     M->clock = M->next;
     M->origin = M->next_origin;
+    M->bind = M->next_bind;
     return cx_round(E, cid, i);
 }
 
@@ -265,7 +311,8 @@ static int cx_receive(struct engine *E, uint32_t cid, uint32_t k)
     const struct cx_member *B = &x->mem[s->b];
     rt_time_ps from = B->clock > q->delivered ? B->clock : q->delivered;
     rt_time_ps done = rt__eng_cpu(E, member_row(E, c, s->b), from, rt__eng_times(E, s->m)->o_recv);
-    return cx_complete(E, cid, s->b, done, B->clock >= q->delivered ? B->origin : q->origin);
+    int own = B->clock >= q->delivered; /* the receiver was later than the data */
+    return cx_complete(E, cid, s->b, done, own ? B->origin : q->origin, own ? B->bind : k);
 }
 
 /* Member @p i starts its next round at its clock, or its part is done. */
@@ -289,6 +336,7 @@ static int cx_round(struct engine *E, uint32_t cid, uint32_t i)
         end++;
     M->next = M->clock;
     M->next_origin = M->origin;
+    M->next_bind = M->bind;
     M->left = end - M->pos;
     uint32_t from = M->pos;
     M->rstart = from;
@@ -303,6 +351,7 @@ static int cx_round(struct engine *E, uint32_t cid, uint32_t i)
         struct cx_msg *q = &x->msg[k];
         q->ready = post = rt__eng_cpu(E, row, post, rt__eng_times(E, x->sched.v[k].m)->o_send);
         q->origin = M->origin;
+        q->pred = M->bind;
         q->sender_in = 1;
         if (cx_launch(E, cid, k))
             return E->failed;
@@ -332,6 +381,7 @@ int rt__cx_enter(struct engine *E, uint32_t cid, uint32_t me)
     M->state = CX_IN;
     M->clock = c->mem[me].begin;
     M->origin = me;
+    M->bind = CX_NONE;
     return cx_round(E, cid, me);
 }
 
@@ -340,8 +390,8 @@ int rt__cx_sent(struct engine *E, uint32_t id, rt_time_ps t)
     const struct msg *m = &E->msgs[id];
     uint32_t cid = m->comm, k = m->n;
     struct coll_exec *x = E->colls[cid].cx;
-    x->msg[k].send_done = 1;
-    return cx_complete(E, cid, x->sched.v[k].a, t, x->msg[k].origin);
+    x->msg[k].send_done = 1; /* eager: its sender's own time, as it was when it sent */
+    return cx_complete(E, cid, x->sched.v[k].a, t, x->msg[k].origin, x->msg[k].pred);
 }
 
 int rt__cx_arrived(struct engine *E, uint32_t id, rt_time_ps t)
@@ -353,7 +403,7 @@ int rt__cx_arrived(struct engine *E, uint32_t id, rt_time_ps t)
     msg_release(E, id);
     x->msg[k].delivered = t;
     x->msg[k].send_done |= rdv;
-    if (rdv && cx_complete(E, cid, x->sched.v[k].a, t, x->msg[k].origin)) /* the sender waited for it */
+    if (rdv && cx_complete(E, cid, x->sched.v[k].a, t, x->msg[k].origin, k)) /* the sender waited for it */
         return E->failed;
     return cx_receive(E, cid, k);
 }

@@ -396,8 +396,9 @@ static void net_arrived(void *ud, uint64_t user, rt_time_ps at, uint32_t n, cons
             res->contention = nc;
             E->capcont = ncap;
         }
+        uint64_t cm = m->flags & M_COLL ? rt__cx_serial(E->colls[m->comm].cx, m->n) : UINT64_MAX;
         res->contention[res->ncontention++] =
-            (struct rt_msg_contention){m->origin_ev, m->origin_rank, links[i], delay_ps[i]};
+            (struct rt_msg_contention){m->origin_ev, m->origin_rank, links[i], delay_ps[i], cm};
     }
     push(E, at, Q_ARRIVE, (uint32_t)user, MSG_KEY(m->src, m->send_ev));
 }
@@ -616,6 +617,23 @@ RT_HOT_INLINE int leave_call(struct engine *E, struct rank *R, uint32_t r, int d
     return STEP_OK;
 }
 
+/* Records that rank @p r's leaving of a collective run as messages, its event @p ev, goes back to
+ * internal message @p msg (rt_replay_result.coll_binds); 0 or the engine's failure. */
+static int coll_bind(struct engine *E, uint32_t r, uint64_t ev, uint64_t msg)
+{
+    struct rt_replay_result *res = E->res;
+    if (res->ncoll_binds == E->capcbind) {
+        uint64_t ncap = E->capcbind ? 2 * E->capcbind : 256;
+        struct rt_coll_bind *p = ncap < (1ull << 40) ? realloc(res->coll_binds, ncap * sizeof *p) : NULL;
+        if (!p)
+            return rt__eng_oom(E);
+        res->coll_binds = p;
+        E->capcbind = ncap;
+    }
+    res->coll_binds[res->ncoll_binds++] = (struct rt_coll_bind){ev, r, msg};
+    return 0;
+}
+
 /* A member leaves its collective (its pending slot @p pv): STEP_BLOCK until its part is done,
  * else STEP_OK with *@p t at its own end (and its edge in *@p dep). */
 RT_HOT_INLINE int coll_end(struct engine *E, struct rank *R, uint32_t r, uint64_t *pv, int deps, struct rt_dep *dep,
@@ -636,6 +654,8 @@ RT_HOT_INLINE int coll_end(struct engine *E, struct rank *R, uint32_t r, uint64_
         dep->local_ready = done > R->clock ? R->clock : *t;
         dep->remote_ready = done > R->clock ? *t : done;
     }
+    if (c->cx && E->o->record_contention && coll_bind(E, r, R->cursor, rt__cx_member_bind(c->cx, mi)))
+        return STEP_FAIL;
     pt_remove(&R->pending, pv);
     if (--c->refs == 0)
         rt__eng_coll_release(E, (uint32_t)p);
@@ -909,6 +929,8 @@ void rt_replay_result_destroy(struct rt_replay_result *r)
     free(r->measured_end_ns);
     free(r->links);
     free(r->contention);
+    free(r->coll_pred);
+    free(r->coll_binds);
     free(r);
 }
 

@@ -214,6 +214,7 @@ struct engine {
     rt_time_ps net_at;                   /* the network's next event (INT64_MAX: none), ordered as a
                                           * Q_NET entry would be (run_network) */
     uint64_t capcont;                    /* room in res->contention */
+    uint64_t capcpred, capcbind;         /* room in res->coll_pred and res->coll_binds */
     rt_time_ps wire0;                    /* the model's zero-byte wire time */
     int failed;
     /* distributed replay (o->part) */
@@ -286,6 +287,8 @@ int rt__cx_enter(struct engine *E, uint32_t id, uint32_t me); /* member me has e
 int rt__cx_sent(struct engine *E, uint32_t msg, rt_time_ps t); /* an eager message's sender is done */
 int rt__cx_arrived(struct engine *E, uint32_t msg, rt_time_ps t); /* a message is delivered */
 int rt__cx_member_done(const struct coll_exec *x, uint32_t me);
+uint64_t rt__cx_serial(const struct coll_exec *x, uint32_t k);      /* message k's coll_pred number */
+uint64_t rt__cx_member_bind(const struct coll_exec *x, uint32_t me); /* the number its leaving goes back to */
 /* Appends to @p buf the round and message member @p me of collective @p id waits for. */
 void rt__cx_describe_wait(const struct engine *E, uint32_t id, uint32_t me, char *buf, size_t n);
 void rt__cx_free(struct coll_exec *x);
