@@ -129,23 +129,25 @@ static int write_params(const struct calib_cli *c, const struct rt_calibration *
     if (p->G_ok)
         fprintf(o, "G = %sns/B\n", fixed6(b, sizeof b, p->G_ns_per_byte));
     for (uint32_t i = 0; i < f->nsize; i++)
-        if (f->size[i].bytes && f->size[i].beta_ns_per_byte > 0)
+        if (f->size[i].bytes && f->size[i].beta_ns_per_byte > 0 && !f->size[i].thin)
             fprintf(o, "beta@%" PRIu64 "B = %sns/B\n", f->size[i].bytes,
                     fixed6(b, sizeof b, f->size[i].beta_ns_per_byte));
     fprintf(o, "info.method = retime-calibrate\ninfo.fit = %s\ninfo.filter = cut%gxmedian\n", fname, c->o.cut_coef);
     fprintf(o, "info.samples = %" PRIu64 "\ninfo.sizes = %u\ninfo.r2 = %s\n", f->samples, f->sizes,
             fixed6(a, sizeof a, f->r2));
     for (uint32_t i = 0; i < f->nsize; i++)
-        fprintf(o, "info.T@%" PRIu64 "B = %sns\n", f->size[i].bytes, fixed6(a, sizeof a, f->size[i].median_ns));
+        if (!f->size[i].thin)
+            fprintf(o, "info.T@%" PRIu64 "B = %sns\n", f->size[i].bytes, fixed6(a, sizeof a, f->size[i].median_ns));
     return rt__outfile_close(of, &err) ? cli_fail(&err) : 0;
 }
 
 static void fit_text(const char *name, const struct rt_calib_fit *f)
 {
     char a[32], b[32], c[32];
-    printf("%-11s %" PRIu64 " samples of %u sizes (%" PRIu64 " dropped above the cut; from %" PRIu64
+    printf("%-11s %" PRIu64 " samples of %u sizes (%" PRIu64 " dropped above the cut%s; from %" PRIu64
            " blocking receives, %" PRIu64 " waits, %" PRIu64 " blocking rendezvous sends)\n",
-           name, f->samples, f->sizes, f->dropped, f->from_recv, f->from_wait, f->from_send);
+           name, f->samples, f->sizes, f->dropped, f->thin_sizes ? ", thin sizes left out" : "", f->from_recv,
+           f->from_wait, f->from_send);
     if (f->alpha_ok)
         printf("            alpha %s", rt_format_time(a, sizeof a, f->alpha_ns));
     if (f->beta_ok)
@@ -156,11 +158,15 @@ static void fit_text(const char *name, const struct rt_calib_fit *f)
     if (f->why[0])
         printf("            %s\n", f->why);
     for (uint32_t i = 0; i < f->nsize; i++) { /* T(m) per size, said even when it determines no line */
-        int beta = f->beta_ok && f->size[i].bytes;
+        int beta = f->beta_ok && f->size[i].bytes && !f->size[i].thin;
         printf("            %10" PRIu64 " B  %6" PRIu64 " samples  median %-*s", f->size[i].bytes, f->size[i].samples,
-               beta ? 10 : 0, rt_format_time(a, sizeof a, f->size[i].median_ns));
+               beta || f->size[i].thin ? 10 : 0, rt_format_time(a, sizeof a, f->size[i].median_ns));
         if (beta)
             printf(" beta %sns/B", fixed6(b, sizeof b, f->size[i].beta_ns_per_byte));
+        if (f->size[i].thin)
+            printf(" left out of the line: samples from %.1f%% of its %" PRIu64 " messages (under %g%%)",
+                   100.0 * (double)f->size[i].samples / (double)f->size[i].messages, f->size[i].messages,
+                   100 * RT_CALIB_MIN_SHARE);
         printf("\n");
     }
 }
@@ -204,8 +210,10 @@ static void fit_json(const char *name, const struct rt_calib_fit *f)
     cli_json_string(stdout, f->why);
     printf(", \"per_size\": [");
     for (uint32_t i = 0; i < f->nsize; i++) {
-        printf("%s{\"bytes\": %" PRIu64 ", \"samples\": %" PRIu64 ", \"median_ns\": ", i ? ", " : "",
-               f->size[i].bytes, f->size[i].samples);
+        printf("%s{\"bytes\": %" PRIu64 ", \"samples\": %" PRIu64 ", \"messages\": %" PRIu64
+               ", \"thin\": %s, \"median_ns\": ",
+               i ? ", " : "", f->size[i].bytes, f->size[i].samples, f->size[i].messages,
+               f->size[i].thin ? "true" : "false");
         cli_print_double(stdout, f->size[i].median_ns);
         printf(", \"beta_ns_per_byte\": ");
         cli_print_double(stdout, f->size[i].beta_ns_per_byte);

@@ -168,6 +168,28 @@ int main(void)
     CHECK_NEAR(k.eager.alpha_ns, 2000, 1e-6);
     CHECK_NEAR(k.eager.beta_ns_per_byte, 0.5, 1e-9);
     CHECK_CONTAINS(k.eager.why, "no message of at most 1024 B: alpha is the line's intercept");
+    /* a thin size: of 12 messages of 4000 B only one had its receiver waiting, and it took 20x: a
+     * stalled sender, not the network; it stays out of the line (1 of 12 < 10 %) */
+    {
+        uint64_t zs[42];
+        double zx[42];
+        int zl[42];
+        for (int i = 0; i < 42; i++) {
+            zs[i] = i < 30 ? (uint64_t)(i % 3) * 1000 : 4000;
+            zx[i] = i == 30 ? 76000 : 0;
+            zl[i] = i > 30;
+        }
+        CHECK_EQ_INT(trace(dir, sizeof dir, zs, zx, zl, 42), 0);
+        k = fit(dir);
+        CHECK_EQ_INT(k.eager.sizes, 3);
+        CHECK_EQ_INT(k.eager.thin_sizes, 1);
+        CHECK_EQ_INT(k.eager.samples, 30);
+        CHECK_NEAR(k.eager.alpha_ns, 2000, 1e-6);
+        CHECK_NEAR(k.eager.beta_ns_per_byte, 0.5, 1e-9);
+        CHECK_EQ_INT(k.eager.size[3].thin, 1);
+        CHECK_EQ_INT(k.eager.size[3].messages, 12);
+        CHECK_EQ_INT(k.eager.size[3].samples, 1);
+    }
     /* one size only: no beta, and no alpha without 0-byte messages */
     static const uint64_t one[] = {1000, 1000, 1000, 1000};
     CHECK_EQ_INT(trace(dir, sizeof dir, one, NULL, NULL, 4), 0);

@@ -42,9 +42,15 @@ extern "C" {
 
 #define RT_CALIB_SIZES 64 /**< sizes reported per protocol (the smallest first) */
 
+/** A size whose usable samples are fewer than this share of its messages is left out of the line:
+ *  its few samples are the exceptions (a sender stalled after its receiver came), not the rule. */
+#define RT_CALIB_MIN_SHARE 0.1
+
 struct rt_calib_size {
     rt_bytes bytes;
     uint64_t samples, dropped;
+    uint64_t messages;       /**< messages of this size and protocol, usable or not */
+    int thin;                /**< samples < RT_CALIB_MIN_SHARE of messages: not in the line */
     double median_ns;
     double beta_ns_per_byte; /**< (median - alpha) / bytes; 0 for 0 bytes */
 };
@@ -54,7 +60,8 @@ struct rt_calib_fit {
     uint64_t from_recv, from_wait, from_send; /**< where the samples (before the cut) came from:
                                                    blocking receives, waits, blocking rendezvous
                                                    sends (their own duration) */
-    uint32_t sizes;            /**< distinct sizes among the kept samples */
+    uint32_t sizes;            /**< distinct sizes among the kept samples (thin ones not counted) */
+    uint32_t thin_sizes;       /**< sizes left out of the line as thin (their samples not counted) */
     int alpha_ok, beta_ok;     /**< whether the trace determines them */
     double alpha_ns, beta_ns_per_byte;
     double r2;                 /**< of the line over the kept samples */

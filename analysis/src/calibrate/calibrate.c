@@ -240,7 +240,36 @@ static int line(const double *x, const double *y, size_t n, double *a, double *b
  * medians of the sizes above 0 (of all sizes when fewer than two are); alpha the median at 0
  * bytes, else the smallest size's median less beta times it when that size is at most @p small,
  * else the line's intercept. */
-static void fit(struct sample *v, size_t n, double cut, rt_bytes small, struct rt_calib_fit *f)
+static int cmp_bytes(const void *a, const void *b)
+{
+    rt_bytes x = *(const rt_bytes *)a, y = *(const rt_bytes *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Messages of size @p m among the sorted sizes @p all (@p n). */
+static uint64_t count_size(const rt_bytes *all, size_t n, rt_bytes m)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (all[mid] < m)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t b = lo;
+    for (hi = n; lo < hi;) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (all[mid] <= m)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo - b;
+}
+
+static void fit(struct sample *v, size_t n, const rt_bytes *all, size_t nall, double cut, rt_bytes small,
+                struct rt_calib_fit *f)
 {
     size_t keep = 0, nsz = 0;
     double *mx = malloc((n ? n : 1) * sizeof *mx), *my = malloc((n ? n : 1) * sizeof *my);
@@ -260,17 +289,25 @@ static void fit(struct sample *v, size_t n, double cut, rt_bytes small, struct r
             if (v[i].ns <= cut * med || med <= 0)
                 v[keep++] = v[i];
         f->dropped += (hi - lo) - (keep - kept0);
-        if (keep > kept0) {
-            f->sizes++;
-            mx[nsz] = (double)v[lo].m;
-            my[nsz++] = (v[kept0 + (keep - kept0 - 1) / 2].ns + v[kept0 + (keep - kept0) / 2].ns) / 2;
-        }
+        uint64_t msgs = count_size(all, nall, v[lo].m);
+        int thin = keep > kept0 && (double)(keep - kept0) < RT_CALIB_MIN_SHARE * (double)msgs;
+        double med_kept = keep > kept0 ? (v[kept0 + (keep - kept0 - 1) / 2].ns + v[kept0 + (keep - kept0) / 2].ns) / 2 : 0;
         if (f->nsize < RT_CALIB_SIZES && keep > kept0) {
             struct rt_calib_size *z = &f->size[f->nsize++];
             z->bytes = v[lo].m;
             z->samples = keep - kept0;
             z->dropped = (hi - lo) - z->samples;
-            z->median_ns = my[nsz - 1];
+            z->messages = msgs;
+            z->thin = thin;
+            z->median_ns = med_kept;
+        }
+        if (thin) { /* its samples leave the fit */
+            f->thin_sizes++;
+            keep = kept0;
+        } else if (keep > kept0) {
+            f->sizes++;
+            mx[nsz] = (double)v[lo].m;
+            my[nsz++] = med_kept;
         }
         lo = hi;
     }
@@ -290,7 +327,7 @@ static void fit(struct sample *v, size_t n, double cut, rt_bytes small, struct r
     }
     if (!ok) { /* one size: its median is the time there, no slope */
         f->alpha_ok = v[0].m == 0;
-        f->alpha_ns = f->alpha_ok ? f->size[0].median_ns : 0;
+        f->alpha_ns = f->alpha_ok ? t0 : 0;
         snprintf(f->why, sizeof f->why, "one message size only (%llu B): beta cannot be determined%s",
                  (unsigned long long)v[0].m, f->alpha_ok ? "" : ", nor alpha (no 0-byte messages)");
         return;
@@ -417,7 +454,7 @@ int rt_calibrate_traces(const rt_trace *const *t, size_t ntr, const struct rt_ca
 {
     memset(out, 0, sizeof *out);
     out->traces = (uint32_t)ntr;
-    struct vec s = {0}, r = {0}, eg = {0}, rv = {0}, os = {0}, gap = {0}, late = {0};
+    struct vec s = {0}, r = {0}, eg = {0}, rv = {0}, os = {0}, gap = {0}, late = {0}, meg = {0}, mrv = {0};
     int rc = RT_OK;
     for (size_t ti = 0; ti < ntr && !rc; ti++)
         rc = collect(t[ti], (uint32_t)ti, o, &s, &r, &os, &gap, &out->collectives);
@@ -441,6 +478,8 @@ int rt_calibrate_traces(const rt_trace *const *t, size_t ntr, const struct rt_ca
         const struct side *x = &sv[i++], *y = &rw[j++];
         out->messages++;
         int rdv = x->sync || x->bytes > o->eager_limit;
+        if (push(rdv ? &mrv : &meg, &x->bytes, sizeof x->bytes))
+            goto nomem;
         /* the receiver is ready from the later of its posting and its wait's entry */
         rt_time_ns ready = y->wait_enter > y->enter ? y->wait_enter : y->enter;
         struct sample smp = {x->bytes, 0};
@@ -487,8 +526,12 @@ int rt_calibrate_traces(const rt_trace *const *t, size_t ntr, const struct rt_ca
         qsort(eg.v, eg.n, sizeof(struct sample), cmp_sample);
     if (rv.n)
         qsort(rv.v, rv.n, sizeof(struct sample), cmp_sample);
-    fit(eg.v, eg.n, o->cut_coef, o->small_limit, &out->eager);
-    fit(rv.v, rv.n, o->cut_coef, o->small_limit, &out->rendezvous);
+    if (meg.n)
+        qsort(meg.v, meg.n, sizeof(rt_bytes), cmp_bytes);
+    if (mrv.n)
+        qsort(mrv.v, mrv.n, sizeof(rt_bytes), cmp_bytes);
+    fit(eg.v, eg.n, meg.v, meg.n, o->cut_coef, o->small_limit, &out->eager);
+    fit(rv.v, rv.n, mrv.v, mrv.n, o->cut_coef, o->small_limit, &out->rendezvous);
     rc = fit_logp(out, o, &os, &gap, &late, &out->logp);
     goto done;
 nomem:
@@ -501,6 +544,8 @@ done:
     free(os.v);
     free(gap.v);
     free(late.v);
+    free(meg.v);
+    free(mrv.v);
     return rc ? rt_error_set(err, rc, "%s: out of memory", ntr ? rt_trace_path(t[0]) : "calibrate") : RT_OK;
 }
 
