@@ -252,15 +252,21 @@ static inline double fh_level(const struct nf_ent *e)
     return v;
 }
 
+/* The filling heap is 4-ary: a node's 4 children (16 bytes each) share one cache line, and the
+ * heap is half as deep; entries are distinct, so the pops come in the same order as from any heap. */
+#define FH_D 4
+
 static void fh_down(struct nf_ent *h, uint32_t n, uint32_t i)
 {
     struct nf_ent e = h[i];
     for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= n)
+        uint64_t first = (uint64_t)FH_D * i + 1;
+        if (first >= n)
             break;
-        if (c + 1 < n && fh_less(&h[c + 1], &h[c]))
-            c++;
+        uint32_t c = (uint32_t)first, last = first + FH_D < n ? (uint32_t)first + FH_D : n;
+        for (uint32_t k = c + 1; k < last; k++)
+            if (fh_less(&h[k], &h[c]))
+                c = k;
         if (!fh_less(&h[c], &e))
             break;
         h[i] = h[c];
@@ -274,7 +280,7 @@ static void fh_push(struct rt__flownet *fn, struct nf_ent e)
     struct nf_ent *h = fn->fh;
     uint32_t i = fn->nfh++;
     while (i > 0) {
-        uint32_t p = (i - 1) / 2;
+        uint32_t p = (i - 1) / FH_D;
         if (!fh_less(&e, &h[p]))
             break;
         h[i] = h[p];
@@ -497,8 +503,9 @@ static void nf_fill(struct rt__flownet *fn)
     }
     fn->left = fn->ncf;
     if (heap) {
-        for (uint32_t i = fn->nfh / 2; i-- > 0;)
-            fh_down(fn->fh, fn->nfh, i);
+        for (uint32_t i = fn->nfh / FH_D + 1; i-- > 0;)
+            if (i < fn->nfh)
+                fh_down(fn->fh, fn->nfh, i);
         while (fn->left > 0) {
             struct nf_ent e = fh_pop(fn);
             uint32_t id = (uint32_t)(e.k2 & NF_IDMASK);
