@@ -111,7 +111,7 @@ static int write_params(const struct calib_cli *c, const struct rt_calibration *
         return cli_fail(&err);
     FILE *o = rt__outfile_stream(of);
     char a[64], b[64];
-    fprintf(o, "# Parameters fitted by retime calibrate from the own messages of");
+    fprintf(o, "# Parameters fitted by retime calibrate from the messages of");
     for (size_t i = 0; i < c->ntraces; i++)
         fprintf(o, " %s", c->path[i]);
     fprintf(o, "\nformat = retime-params 1\n");
