@@ -297,14 +297,16 @@ static int cmd_info(struct args *a)
                ", \"thread_teams\": %" PRIu64 ", \"accelerator_locations\": %u, \"accelerator_records\": %" PRIu64
                ", \"metric_locations\": %u, \"metric_records\": %" PRIu64 ", \"rma_records\": %" PRIu64
                ", \"unknown_records\": %" PRIu64 ", \"measured_collectives\": %" PRIu64
-               ", \"unknown_collective_ops\": %" PRIu64 ", \"orphan_completions\": %" PRIu64 ", \"dropped_requests\": %" PRIu64
-               ", \"callsites\": [",
+               ", \"unknown_collective_ops\": %" PRIu64 ", \"orphan_completions\": %" PRIu64 ", \"dropped_requests\": %" PRIu64,
                rt_trace_ranks(t), st->events, st->otf2_events, st->sends, st->isends, st->recvs, st->irecvs,
                st->collectives, st->bytes_sent, bytes_recv, st->span_ns, rt_trace_regions(t),
                rt_trace_comms(t) - st->self_comms * rt_trace_ranks(t), st->self_comms, st->threads,
                st->thread_records, st->forks, st->accel_locations, st->accel_records, st->metric_locations,
                st->metric_records, st->rma_records, st->unknown_records, st->measured_collectives,
                st->unknown_coll_ops, st->orphan_completions, st->dropped_requests);
+        if (st->nb_collectives) /* only then: the outputs of traces without them stay as they were */
+            printf(", \"nonblocking_collectives\": %" PRIu64, st->nb_collectives);
+        printf(", \"callsites\": [");
         for (uint32_t i = 0; i < rt_trace_callsites(t); i++) {
             const struct rt_callsite *cs = rt_trace_callsite(t, i);
             printf("%s{\"id\": %u, \"function\": ", i ? ", " : "", i);
@@ -339,6 +341,9 @@ static int cmd_info(struct args *a)
         printf("messages       %" PRIu64 " send, %" PRIu64 " isend, %" PRIu64 " recv, %" PRIu64 " irecv\n",
                st->sends, st->isends, st->recvs, st->irecvs);
         printf("collectives    %" PRIu64 " (calls, summed over ranks)", st->collectives);
+        if (st->nb_collectives)
+            printf("; %" PRIu64 " of them non-blocking (replayed from their request to their completion)",
+                   st->nb_collectives);
         if (st->measured_collectives)
             printf("; %" PRIu64 " set-up records (MPI_Init, MPI_Finalize, communicator or window creation) kept as "
                    "measured time", st->measured_collectives);

@@ -317,6 +317,35 @@ else
   echo "skip machine-*: address space limits do not apply under the sanitizers"
 fi
 
+# --- non-blocking collectives run message by message between their request and their wait
+# (issue #30, item 1; gen_traces.py's nbcoll; the crossbar's derivations are in other_producers.sh).
+# MPI_Iallreduce of 1000 B on 4 ranks entered at 1000 (recursive doubling: partners r^1, then
+# r^2). Each exchange alone on its NICs takes alpha + m beta = 2000 as on the crossbar, and an
+# eager send is done 2000 after it starts (the model's hold): hidden behind 5000 ns of compute the
+# ranks end 7000, exposed (2000 ns) 6000, as on the crossbar.
+# Rank 3 late (enters at 3000; the others' waits are entered at 3000, its own at 5000): ranks 0, 1
+# exchange by 3000. Rank 2's round-0 message reached rank 3 at 3000; rank 3's reply and rank 0's
+# round-1 message both enter rank 2's NIC at 3000 and share its ejection link: their bytes are in at
+# 3000 + 2 m beta, both arrive alpha later, at 6000. Rank 3's round 0 ends with its eager send at
+# 5000; it sends to 1 (arrives 7000), rank 1's message to it came at 5000: ranks 1 and 3 done at 7000,
+# end 8000. Rank 2 sends to 0 at 6000 (arrives 8000, its send done at 8000): ranks 0 and 2 end 9000
+# (the model's crossbar, one go: 8000 on all, no link shared).
+for t in hidden:7000 exposed:6000; do
+  out=$("$retime" replay "$work/nbcoll-${t%%:*}" "${H[@]}" --topology crossbar-flow --format csv)
+  for r in 0 1 2 3; do check "nbcoll-flow-${t%%:*}-rank$r" same "$(rank_end "$out" $r)" "${t##*:}"; done
+done
+out=$("$retime" replay "$work/nbcoll-late" "${H[@]}" --topology crossbar-flow --format csv)
+check nbcoll-flow-late-ends same "$(for r in 0 1 2 3; do rank_end "$out" $r; done | tr '\n' ' ')" "9000 8000 9000 8000 "
+# MPI_Ibcast of 1000 B, linear (--coll bcast=linear), waits entered at 4000: the root's three
+# sends share its injection link, their bytes out at 1000 + 3 m beta, all arrive at 5000 (ranks 1-3
+# end 6000; on the crossbar 5000, 6000, 8000); the root's eager sends are done at 3000, before its
+# wait: it ends 5000.
+out=$("$retime" replay "$work/nbcoll-ibcast" "${H[@]}" --coll bcast=linear --topology crossbar-flow --format csv)
+check nbcoll-flow-ibcast-linear-ends same "$(for r in 0 1 2 3; do rank_end "$out" $r; done | tr '\n' ' ')" "5000 6000 6000 6000 "
+# the congestion of the late case: 1000 ns lost by each of the two messages into rank 2
+json=$("$retime" replay "$work/nbcoll-late" "${H[@]}" --topology crossbar-flow --format json)
+check nbcoll-flow-late-contention has "$json" '"contention_ns": 2000'
+
 # --- bad options and files: one line each
 check bad-topology fails_with "torus:8x" "$retime" replay "$A" "${H[@]}" --topology torus:8x
 check unknown-topology fails_with "hypercube" "$retime" replay "$A" "${H[@]}" --topology hypercube:4

@@ -240,13 +240,16 @@ check requests-p65-counts has "$info" '"isend": 130, "recv": 0, "irecv": 130, "c
 # is counted, and where it has time, the rank with the largest share of its span inside it is
 # named. By hand (gen_traces.py): rank 0 spans 10000, rank 1 20000. Accelerator: rank 0's CUDA
 # call 1000-3000, 2000/10000 = 20 %. RMA: rank 0's MPI_Put holds 500 (5 %), rank 1's 4000 (20 %).
-# Non-blocking collective: MPI_Iallreduce + MPI_Wait, 100 + 200 on both: 3.0 % of rank 0's, 1.5 %
-# of rank 1's. Communicator: MPI_Comm_dup 400, 4.0 % of rank 0's. Measurement off: rank 0 1000
-# (10 %), rank 1 from 15000 to its end, 5000 (25 %). Flush: 300, 3.0 % of rank 0's. Locks and
-# program begin/end are counted without time. Every call keeps its measured time: the ends are
-# the measured ones, 10000 and 20000.
+# Communicator: MPI_Comm_dup 400, 4.0 % of rank 0's. Measurement off: rank 0 1000 (10 %), rank 1
+# from 15000 to its end, 5000 (25 %). Flush: 300, 3.0 % of rank 0's. Locks and program begin/end
+# are counted without time. The non-blocking collective (MPI_Iallreduce + MPI_Wait of 16 B on both
+# ranks, issue #30) is replayed, so it is not on the line. Every other call keeps its measured
+# time: both ranks enter the MPI_Iallreduce at 8600 as measured; a 2-rank allreduce of 8 B is one
+# exchange, alpha + 8 B x beta = 1008 ns, done at 9608; the MPI_Wait (entered 100 ns after the
+# MPI_Iallreduce returned, at 8700) returns then, and the ranks end 1000 and 11000 ns later:
+# 10608 and 20608 (measured 10000 and 20000).
 C=$work/coverage-mix
-line='4 accelerator records (20 % of rank 0'"'"'s time in accelerator API calls), 2 RMA records (20 % of rank 1'"'"'s time in the MPI calls that hold them), 4 non-blocking collective records (3.0 % of rank 0'"'"'s time in the MPI calls that hold them), 1 communicator record (4.0 % of rank 0'"'"'s time in the MPI calls that hold them), 3 measurement on/off records (25 % of rank 1'"'"'s time with measurement off), 1 buffer flush record (3.0 % of rank 0'"'"'s time flushing), 2 thread lock/task/create records, 4 program begin/end records'
+line='4 accelerator records (20 % of rank 0'"'"'s time in accelerator API calls), 2 RMA records (20 % of rank 1'"'"'s time in the MPI calls that hold them), 1 communicator record (4.0 % of rank 0'"'"'s time in the MPI calls that hold them), 3 measurement on/off records (25 % of rank 1'"'"'s time with measurement off), 1 buffer flush record (3.0 % of rank 0'"'"'s time flushing), 2 thread lock/task/create records, 4 program begin/end records'
 check coverage-info-line has "$("$retime" info "$C")" "not replayed   $line"
 out=$("$retime" replay "$C" "${H[@]}" 2>/dev/null); rc=$?
 check coverage-replays [ "$rc" -eq 0 ]
@@ -258,11 +261,55 @@ check coverage-json-measurement has "$json" '{"kind": "measurement on/off", "rec
 check coverage-json-program has "$json" '{"kind": "program begin/end", "records": 4}'
 check coverage-info-json has "$("$retime" info "$C" --format json)" '{"kind": "accelerator", "records": 4, "worst_rank": 0, "time_ns": 2000, "rank_span_ns": 10000, "share": 0.200000}'
 out=$("$retime" replay "$C" "${H[@]}" --format csv 2>/dev/null)
-check coverage-rank0-as-measured same "$(rank_end "$out" 0)" 10000
-check coverage-rank1-as-measured same "$(rank_end "$out" 1)" 20000
+check coverage-rank0-nbcoll-replayed same "$(rank_end "$out" 0)" 10608
+check coverage-rank1-nbcoll-replayed same "$(rank_end "$out" 1)" 20608
 # a trace that leaves nothing out has no such line (outputs of retime's own traces stay as they were)
 check coverage-none bash -c '! grep -q "not replayed" <<<"$1"' _ "$("$retime" replay "$work/two-comms" "${H[@]}" 2>/dev/null)"
 check coverage-none-json bash -c '! grep -q "not_replayed" <<<"$1"' _ "$("$retime" info "$work/two-comms" --format json)"
+
+# --- non-blocking collectives (issue #30, item 1; gen_traces.py's nbcoll): each member enters the
+# collective at its MPI_I<coll> call and its MPI_Wait returns when its own part is done, so the
+# compute between them hides the collective or not. 4 ranks, MPI_Iallreduce of 1000 B (recursive
+# doubling: 2 exchanges of alpha + 1000 B x beta = 2000 ns, 4000 ns from the last entry), entered at
+# 1000 (the MPI_I<coll> call itself costs nothing: it returns at 1000), then compute, the MPI_Wait,
+# and 1000 ns of compute to the end: end = 1000 + max(compute, 4000) + 1000.
+#   hidden:  5000 ns of compute: 1000 + 5000 + 1000 = 7000 (measured 7200: the calls' 200 ns)
+#   exposed: 2000 ns of compute: 1000 + 4000 + 1000 = 6000 (measured 4200)
+#   late:    rank 3 enters at 3000: done at 3000 + 4000 = 7000 on every rank, ends 8000 on all
+#            (rank 3's wait is entered at 5000, the others' at 3000)
+for t in hidden:7000 exposed:6000 late:8000; do
+  out=$("$retime" replay "$work/nbcoll-${t%%:*}" "${H[@]}" --format csv 2>/dev/null)
+  for r in 0 1 2 3; do check "nbcoll-${t%%:*}-rank$r" same "$(rank_end "$out" $r)" "${t##*:}"; done
+done
+# MPI_Ibcast of 1000 B from rank 0, 3000 ns of compute (the waits entered at 4000). Binomial: 0 -> 2
+# arrives at 3000; the root's port then sends 0 -> 1 while 2 -> 3: both arrive at 5000, and the
+# root's second eager send is done then too: every wait returns at 5000, ends 6000. Linear (--coll
+# bcast=linear): the root's port sends to 1, 2, 3 in turn, arriving at 3000, 5000, 7000, and its
+# last send is done at 7000: ends 5000 (rank 1, its wait entered after), 6000, 8000, and 8000 (root).
+out=$("$retime" replay "$work/nbcoll-ibcast" "${H[@]}" --format csv 2>/dev/null)
+for r in 0 1 2 3; do check "nbcoll-ibcast-rank$r" same "$(rank_end "$out" $r)" 6000; done
+out=$("$retime" replay "$work/nbcoll-ibcast" "${H[@]}" --coll bcast=linear --format csv 2>/dev/null)
+check nbcoll-ibcast-linear-ends same "$(for r in 0 1 2 3; do rank_end "$out" $r; done | tr '\n' ' ')" "8000 5000 6000 8000 "
+# the critical path of the late case goes through the collective from rank 3's entry: rank 3's
+# events 0-2 (main, 3000 ns of compute, MPI_Iallreduce's request) to 3000, the collective's 4000 ns
+# into rank 0's wait (event 5), its 1000 ns to the end; ranks 0-2 wait 4000 ns each in MPI_Wait.
+json=$("$retime" analyze "$work/nbcoll-late" "${H[@]}" --against model --format json 2>/dev/null)
+check nbcoll-late-path has "$json" '"segments": [{"rank": 3, "first": 0, "last": 2, "begin_ns": 0, "end_ns": 3000}, {"rank": 0, "first": 5, "last": 7, "begin_ns": 3000, "end_ns": 8000}]'
+check nbcoll-late-path-collective has "$json" '"activity": {"compute_ns": 4000, "cpu_overhead_ns": 0, "transfer_ns": 0, "collective_ns": 4000, "waiting_ns": 0}'
+check nbcoll-late-waits has "$("$retime" analyze "$work/nbcoll-late" "${H[@]}" --against model 2>/dev/null)" "collective                                               12us  (3)"
+# info: counted as collectives, said to be non-blocking, not on the "not replayed" line
+text=$("$retime" info "$work/nbcoll-hidden")
+check nbcoll-info has "$text" "collectives    4 (calls, summed over ranks); 4 of them non-blocking"
+check nbcoll-info-replayed bash -c '! grep -q "not replayed" <<<"$1"' _ "$text"
+json=$("$retime" info "$work/nbcoll-hidden" --format json)
+check nbcoll-info-json has "$json" '"collectives": 4}'
+check nbcoll-info-json-nb has "$json" '"nonblocking_collectives": 4,'
+check nbcoll-info-census has "$("$retime" info "$work/nbcoll-ibcast" --collectives)" "bcast               4      1000B      4000B          1  binomial"
+# an unpaired record is one error line naming the file, the rank and the event
+check nbcoll-never-completed fails_with "nbcoll-never-completed/traces.otf2: rank 1 event 2: non-blocking collective request 7 never completed" \
+  "$retime" replay "$work/nbcoll-never-completed" "${H[@]}"
+check nbcoll-no-request fails_with "nbcoll-no-request/traces.otf2: rank 1 event 5: non-blocking collective completion (allreduce) of request 8 without its request" \
+  "$retime" info "$work/nbcoll-no-request"
 
 # --- a rank that wrote nothing (missing-rank: 4 ranks, rank 2's event file deleted). Refused, the
 # error naming the option; with --allow-missing-ranks the messages to and from rank 2 are dropped

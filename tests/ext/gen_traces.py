@@ -641,3 +641,47 @@ with ctx as trace:
         coll(w, defs, "MPI_Barrier", 4000, 4500, CollectiveOp.BARRIER, defs.world, NOROOT, 0, 0)
         coll(w, defs, "MPI_Bcast", 5000, 5600, CollectiveOp.BCAST, defs.world, 2, 100 * P if r == 2 else 0, 100)
         w.write(otf2.events.Leave(7000, main))
+
+
+# --------------------------------------------------------------------------- non-blocking collectives
+# Score-P's layout (OTF2 3.x): the MPI_I<coll> call holds a NonBlockingCollectiveRequest(request
+# id), the MPI_Wait that completes it a NonBlockingCollectiveComplete(op, comm, root, sent,
+# received, request id). 4 ranks; every rank: main from 0, the MPI_I<coll> call 1000 - 1100
+# (rank `late` enters it at 3000 - 3100 instead), compute until its MPI_Wait, which it enters
+# `compute` ns after leaving the MPI_I<coll> call and leaves 100 ns later, then 1000 ns of
+# compute to main's end. tests/other_producers.sh and tests/network.sh derive the ends by hand.
+def nbcoll(name, op, root, sizes, compute, late=None, call_name="MPI_Iallreduce", complete=True, req_done=7):
+    ctx, path = archive(name)
+    with ctx as trace:
+        P = 4
+        defs = Defs(trace, P)
+        main = defs.region("main")
+        role = RegionRole.COLL_ONE2ALL if root != NOROOT else RegionRole.COLL_ALL2ALL
+        for r in range(P):
+            w = trace.event_writer_from_location(defs.ranks[r])
+            w.write(otf2.events.Enter(0, main))
+            t0 = 3000 if r == late else 1000
+            call(w, defs, call_name, t0, t0 + 100, [lambda w, t0=t0: w.write(otf2.events.NonBlockingCollectiveRequest(t0, 7))],
+                 role)
+            tw = t0 + 100 + compute
+            sent, recv = sizes(r)
+            recs = []
+            if complete or r != 1:
+                recs = [lambda w, tw=tw, sent=sent, recv=recv: w.write(otf2.events.NonBlockingCollectiveComplete(
+                    tw + 100, op, defs.world, root, sent, recv, req_done if r == 1 else 7))]
+            call(w, defs, "MPI_Wait", tw, tw + 100, recs, RegionRole.FUNCTION)
+            w.write(otf2.events.Leave(tw + 1100, main))
+
+
+# MPI_Iallreduce of 1000 B (Score-P's counts: P x 1000 sent and received), 5000 ns of compute
+# before the wait (the collective hidden), 2000 ns (the wait waits for it), and rank 3 late.
+allreduce = lambda r: (4000, 4000)
+nbcoll("nbcoll-hidden", CollectiveOp.ALLREDUCE, NOROOT, allreduce, 5000)
+nbcoll("nbcoll-exposed", CollectiveOp.ALLREDUCE, NOROOT, allreduce, 2000)
+nbcoll("nbcoll-late", CollectiveOp.ALLREDUCE, NOROOT, allreduce, 2000, late=3)
+# MPI_Ibcast of 1000 B from rank 0 (the root records P x 1000 sent), 3000 ns of compute.
+nbcoll("nbcoll-ibcast", CollectiveOp.BCAST, 0, lambda r: (4000, 0) if r == 0 else (0, 1000), 3000,
+       call_name="MPI_Ibcast")
+# Unpaired records: rank 1's request is never completed; rank 1 completes request 8, never requested.
+nbcoll("nbcoll-never-completed", CollectiveOp.ALLREDUCE, NOROOT, allreduce, 2000, complete=False)
+nbcoll("nbcoll-no-request", CollectiveOp.ALLREDUCE, NOROOT, allreduce, 2000, req_done=8)

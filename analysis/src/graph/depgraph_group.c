@@ -205,7 +205,8 @@ rt_bytes rt__dg_edge_bytes(const struct walker *w, const struct rt_event *ev, ui
     case RT_EV_IRECV:
     case RT_EV_ISEND_COMPLETE:
         return rt_trace_payload(w->t, w->r, e->ref < n ? e->ref : j).bytes;
-    case RT_EV_COLL_END: {
+    case RT_EV_COLL_END:
+    case RT_EV_NBCOLL_END: {
         rt_bytes s = e->ref < n ? rt_trace_payload(w->t, w->r, e->ref).bytes : 0, got = rt_trace_payload(w->t, w->r, j).bytes;
         return s > got ? s : got;
     }

@@ -115,10 +115,11 @@ static inline int call_communicates(const struct rt_event *ev, uint64_t n, uint6
         }
         switch (e->kind) {
         case RT_EV_SEND: case RT_EV_ISEND: case RT_EV_RECV: case RT_EV_IRECV_REQUEST: case RT_EV_COLL_BEGIN:
+        case RT_EV_NBCOLL_BEGIN:
             if (!(e->flags & RT_EVF_CANCELLED))
                 return 1;
             break;
-        case RT_EV_ISEND_COMPLETE: case RT_EV_IRECV: case RT_EV_COLL_END:
+        case RT_EV_ISEND_COMPLETE: case RT_EV_IRECV: case RT_EV_COLL_END: case RT_EV_NBCOLL_END:
             return 1;
         default:
             break;

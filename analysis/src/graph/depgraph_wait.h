@@ -51,6 +51,8 @@ static inline uint8_t wait_kind(const rt_trace *t, const struct rt__dep_rec *x, 
     if (src_kind(x) == RT_DEP_COLLECTIVE) {
         if (e->kind == RT_EV_COLL_END && e->ref < n && ev[e->ref].aux == RT_COLL_BARRIER)
             return RT_WAIT_BARRIER;
+        if (e->kind == RT_EV_NBCOLL_END && e->aux == RT_COLL_BARRIER) /* an MPI_Ibarrier's wait */
+            return RT_WAIT_BARRIER;
         return RT_WAIT_COLLECTIVE;
     }
     if (c->call_region != RT_NONE && c->call_region < rt_trace_regions(t)) {

@@ -482,6 +482,24 @@ static int write_event(struct writer *w, OTF2_EvtWriter *ew, uint32_t row, const
                                              peer, rt_trace_payload(w->t, row, e->ref).bytes, p.bytes);
         break;
     }
+    case RT_EV_NBCOLL_BEGIN:
+        /* A skipped one (a set-up operation, a missing root) has no completion: nothing is written,
+         * as the reader kept nothing of it. Request ids are the begin's event index. */
+        if (e->flags & RT_EVF_CANCELLED)
+            return RT_OK;
+        ec = OTF2_EvtWriter_NonBlockingCollectiveRequest(ew, al, ts, i);
+        break;
+    case RT_EV_NBCOLL_END: {
+        if (start_of(w, row, ev, i, RT_EV_NBCOLL_BEGIN))
+            return w->rc;
+        const struct rt_event *b = &ev[e->ref]; /* the reader keeps the root and bytes sent there */
+        if (peer_of(w, row, i, comm, b->ref, 1, &peer))
+            return w->rc;
+        ec = OTF2_EvtWriter_NonBlockingCollectiveComplete(ew, al, ts, otf2_coll_op(e->aux, b->flags & RT_EVF_VECTOR),
+                                                          comm_ref(w, comm), peer,
+                                                          rt_trace_payload(w->t, row, e->ref).bytes, p.bytes, e->ref);
+        break;
+    }
     case RT_EV_FORK: /* the team's other threads are not written: the join's time is the prediction */
         ec = OTF2_EvtWriter_ThreadFork(ew, al, ts, OTF2_PARADIGM_OPENMP, 0);
         break;

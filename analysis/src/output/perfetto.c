@@ -434,7 +434,7 @@ static int scan_timing(struct writer *w)
             onpath += d.on_path;
             if (d.src_rank == r || d.src_rank >= w->ranks || !d.remote_binds)
                 continue;
-            if (ev[j].kind == RT_EV_COLL_END && d.kind == RT_DEP_COLLECTIVE) {
+            if ((ev[j].kind == RT_EV_COLL_END || ev[j].kind == RT_EV_NBCOLL_END) && d.kind == RT_DEP_COLLECTIVE) {
                 if (grow((void **)&w->coll, &capc, sizeof *w->coll, w->ncoll + 1))
                     return rt_error_set(w->err, RT_ENOMEM, "out of memory");
                 w->coll[w->ncoll++] = (struct edge){w->base[d.src_rank] + d.src_index, w->base[r] + j};
@@ -666,6 +666,19 @@ static int slice(struct writer *w, uint32_t r, int track, uint64_t j, rt_time_ns
         case RT_EV_COLL_END:
             received += rt_trace_payload(w->t, r, k).bytes;
             break;
+        case RT_EV_NBCOLL_BEGIN: /* its operation is on its end (aux) */
+            if (x->flags & RT_EVF_CANCELLED)
+                break;
+            coll = x->aux < n && ev[x->aux].kind == RT_EV_NBCOLL_END && ev[x->aux].aux <= RT_COLL_OTHER
+                       ? (int)ev[x->aux].aux : RT_COLL_OTHER;
+            root = x->ref;
+            sent += rt_trace_payload(w->t, r, k).bytes;
+            break;
+        case RT_EV_NBCOLL_END:
+            coll = x->aux <= RT_COLL_OTHER ? (int)x->aux : RT_COLL_OTHER;
+            root = x->ref < n ? ev[x->ref].ref : RT_NONE;
+            received += rt_trace_payload(w->t, r, k).bytes;
+            break;
         default:
             break;
         }
@@ -840,7 +853,8 @@ static int write_predicted(struct writer *w, uint32_t r)
         for (; pc < w->ncoll && w->coll[pc].src <= gid; pc++)
             if (w->coll[pc].src == gid)
                 flow(w, 1, r, TRACK_PRED, t, w->coll[pc].dst, FLOW_COLL);
-        if (!rc && e->kind == RT_EV_COLL_END && d.kind == RT_DEP_COLLECTIVE && d.remote_binds && d.src_rank != r &&
+        if (!rc && (e->kind == RT_EV_COLL_END || e->kind == RT_EV_NBCOLL_END) && d.kind == RT_DEP_COLLECTIVE &&
+            d.remote_binds && d.src_rank != r &&
             d.src_rank < w->ranks) {
             rt_time_ns ts;
             if (!(rc = pred_ns(w, d.src_rank, d.src_index, &ts)))

@@ -44,8 +44,14 @@ enum rt_event_kind {
     RT_EV_COLL_BEGIN,      /**< ref = root rank or RT_NONE, aux = enum rt_coll_op, comm, bytes = sent */
     RT_EV_COLL_END,        /**< ref = index of its RT_EV_COLL_BEGIN, bytes = received */
     RT_EV_FORK,            /**< the process's first thread forks a thread team (OpenMP parallel region) */
-    RT_EV_JOIN             /**< the team is joined: ref = index of its RT_EV_FORK, work_ns = the slowest
+    RT_EV_JOIN,            /**< the team is joined: ref = index of its RT_EV_FORK, work_ns = the slowest
                                 other thread's work [ns] from the fork to its arrival at the join */
+    RT_EV_NBCOLL_BEGIN,    /**< non-blocking collective started (OTF2 NonBlockingCollectiveRequest, in its
+                                MPI_I<coll> call): ref = root rank or RT_NONE, aux = index of its
+                                RT_EV_NBCOLL_END in this rank's events, comm, bytes = sent */
+    RT_EV_NBCOLL_END       /**< its completion (NonBlockingCollectiveComplete, in the MPI_Wait or MPI_Test
+                                that completed it): ref = index of its RT_EV_NBCOLL_BEGIN,
+                                aux = enum rt_coll_op, comm, bytes = received */
 };
 
 /** Event flags. */
@@ -83,9 +89,10 @@ struct rt_event {
     uint32_t aux;       /**< see enum rt_event_kind */
 };
 _Static_assert(sizeof(struct rt_event) == 16, "struct rt_event must stay 16 bytes");
+_Static_assert(RT_EV_NBCOLL_END < 16, "every enum rt_event_kind must fit struct rt_event's 4-bit kind");
 
 /**
- * The fields of SEND, ISEND, RECV, IRECV_REQUEST, COLL_BEGIN, COLL_END and JOIN events (8 bytes
+ * The fields of SEND, ISEND, RECV, IRECV_REQUEST, COLL_BEGIN, COLL_END, NBCOLL_BEGIN, NBCOLL_END and JOIN events (8 bytes
  * each, in a side array of their row, stored once for a run of events with equal fields; an
  * IRECV shares its request's): a byte count of 42 bits
  * (RT_MAX_BYTES) and a communicator of 22 (fewer than RT_MAX_COMMS; RT_EV_NO_COMM: none), or a
@@ -94,7 +101,7 @@ _Static_assert(sizeof(struct rt_event) == 16, "struct rt_event must stay 16 byte
 struct rt_event_payload {
     union {
         struct {
-            uint64_t bytes : 42; /**< message bytes; COLL_BEGIN: bytes sent; COLL_END: bytes received */
+            uint64_t bytes : 42; /**< message bytes; (NB)COLL_BEGIN: bytes sent; (NB)COLL_END: bytes received */
             uint64_t comm : 22;  /**< communicator index (messages, collectives) */
         };
         uint64_t work_ns; /**< JOIN: the slowest other thread's work [ns] from the fork to the join */
@@ -139,7 +146,9 @@ enum rt_skip_kind {
                               inside calls of an accelerator API (regions of paradigm CUDA, HIP, OpenCL,
                               OpenACC, HMPP), which wait for the device */
     RT_SKIP_RMA,         /**< one-sided records (Rma*); time: inside the MPI calls that hold them */
-    RT_SKIP_NBCOLL,      /**< NonBlockingCollectiveRequest/Complete; time: inside the MPI calls that hold them */
+    RT_SKIP_NBCOLL,      /**< NonBlockingCollectiveRequest/Complete on a thread other than its process's rank
+                              (on the rank's own thread they are replayed, RT_EV_NBCOLL_BEGIN/END); time: inside
+                              the MPI calls that hold them */
     RT_SKIP_COMM,        /**< CommCreate, CommDestroy; time: inside the MPI calls that hold them */
     RT_SKIP_IO,          /**< Io* records; time: inside the MPI, accelerator or file-I/O calls that hold them */
     RT_SKIP_MEASUREMENT, /**< MeasurementOnOff; time: from an Off to the next On (or the rank's end) */
@@ -170,6 +179,7 @@ struct rt_trace_stats {
     uint64_t events;          /**< events kept */
     uint64_t otf2_events;     /**< OTF2 records read (kept or not) */
     uint64_t sends, isends, recvs, irecvs, collectives;
+    uint64_t nb_collectives;  /**< of the collectives, non-blocking ones (NonBlockingCollectiveRequest/Complete pairs) */
     uint64_t bytes_sent;      /**< point-to-point payload bytes */
     uint64_t orphan_completions; /**< completions without a recorded start */
     uint64_t dropped_requests;   /**< requests started but never completed */

@@ -13,13 +13,14 @@
 
 #include "collective.h"
 
-/* The next uncancelled COLL_BEGIN on @p comm of row @p row from *@p pos on; UINT64_MAX: none. */
+/* The next uncancelled COLL_BEGIN or NBCOLL_BEGIN on @p comm of row @p row from *@p pos on;
+ * UINT64_MAX: none. */
 static uint64_t next_begin(const rt_trace *t, uint32_t row, uint32_t comm, uint64_t *pos)
 {
     uint64_t n;
     const struct rt_event *ev = rt_trace_events(t, row, &n);
     for (uint64_t k = *pos; k < n; k++)
-        if (ev[k].kind == RT_EV_COLL_BEGIN && !(ev[k].flags & RT_EVF_CANCELLED) &&
+        if ((ev[k].kind == RT_EV_COLL_BEGIN || ev[k].kind == RT_EV_NBCOLL_BEGIN) && !(ev[k].flags & RT_EVF_CANCELLED) &&
             rt_trace_payload(t, row, k).comm == comm) {
             *pos = k + 1;
             return k;
@@ -28,11 +29,22 @@ static uint64_t next_begin(const rt_trace *t, uint32_t row, uint32_t comm, uint6
     return UINT64_MAX;
 }
 
-/* Bytes received by the COLL_END of the COLL_BEGIN at @p j (0 without one). */
+/* The NBCOLL_END of the NBCOLL_BEGIN at @p j (its aux), or UINT64_MAX. */
+static uint64_t nb_end(const struct rt_event *ev, uint64_t n, uint64_t j)
+{
+    uint64_t k = ev[j].aux;
+    return k < n && ev[k].kind == RT_EV_NBCOLL_END && ev[k].ref == j ? k : UINT64_MAX;
+}
+
+/* Bytes received by the (NB)COLL_END of the (NB)COLL_BEGIN at @p j (0 without one). */
 static rt_bytes received(const rt_trace *t, uint32_t row, uint64_t j)
 {
     uint64_t n;
     const struct rt_event *ev = rt_trace_events(t, row, &n);
+    if (ev[j].kind == RT_EV_NBCOLL_BEGIN) {
+        uint64_t k = nb_end(ev, n, j);
+        return k == UINT64_MAX ? 0 : rt_trace_payload(t, row, k).bytes;
+    }
     for (uint64_t k = j + 1; k < n; k++) {
         if (ev[k].kind == RT_EV_COLL_END)
             return ev[k].ref == j ? rt_trace_payload(t, row, k).bytes : 0;
@@ -120,12 +132,15 @@ int rt_coll_census(const rt_trace *t, const rt_coll_rules *rules, const uint8_t 
                     missing++;
                     continue;
                 }
-                const struct rt_event *e = &rt_trace_events(t, row, &(uint64_t){0})[k];
+                uint64_t nev;
+                const struct rt_event *ev = rt_trace_events(t, row, &nev), *e = &ev[k];
                 mem[i].sent = rt_trace_payload(t, row, k).bytes;
                 mem[i].recv = received(t, row, k);
                 if (first == UINT64_MAX) {
                     first = k;
-                    op = e->aux <= RT_COLL_OTHER ? (int)e->aux : RT_COLL_OTHER;
+                    uint64_t ke = e->kind == RT_EV_NBCOLL_BEGIN ? nb_end(ev, nev, k) : k; /* where its op is */
+                    uint32_t a = ke == UINT64_MAX ? RT_COLL_OTHER : ev[ke].aux;
+                    op = a <= RT_COLL_OTHER ? (int)a : RT_COLL_OTHER;
                     for (uint32_t j = 0; e->ref != RT_NONE && j < P; j++)
                         if (cm->members[j] == e->ref)
                             root = j;

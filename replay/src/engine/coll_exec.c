@@ -107,7 +107,7 @@ static uint64_t cx_find(struct engine *E, uint32_t row, uint32_t comm, uint64_t 
     const struct rank *R = &E->ranks[row];
     for (uint64_t k = *pos; k < R->nev; k++) {
         const struct rt_event *e = &R->ev[k];
-        if (e->kind != RT_EV_COLL_BEGIN || (e->flags & RT_EVF_CANCELLED) ||
+        if (!rt__coll_start(e) || (e->flags & RT_EVF_CANCELLED) ||
             rt__row_payload_of(R->row, k)->comm != comm)
             continue;
         if ((*cnt)++ == seq) {

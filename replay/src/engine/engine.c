@@ -272,6 +272,7 @@ static int post(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, cons
     case RT_EV_IRECV_REQUEST:
         return post_message(E, r, j, post_ev, e, rt__row_payload_of(E->ranks[r].row, j), t, 0);
     case RT_EV_COLL_BEGIN:
+    case RT_EV_NBCOLL_BEGIN:
         return rt__eng_post_collective(E, r, j, e, rt__row_payload_of(E->ranks[r].row, j), t);
     default:
         return 0;
@@ -281,7 +282,7 @@ static int post(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, cons
 static int is_start(const struct rt_event *e)
 {
     return (e->kind == RT_EV_SEND || e->kind == RT_EV_ISEND || e->kind == RT_EV_RECV ||
-            e->kind == RT_EV_IRECV_REQUEST || e->kind == RT_EV_COLL_BEGIN) &&
+            e->kind == RT_EV_IRECV_REQUEST || e->kind == RT_EV_COLL_BEGIN || e->kind == RT_EV_NBCOLL_BEGIN) &&
            !(e->flags & RT_EVF_CANCELLED);
 }
 
@@ -305,7 +306,8 @@ static int enter_call(struct engine *E, uint32_t r, uint64_t j, rt_time_ps t, in
                 return E->failed;
             if (e->kind == RT_EV_SEND || e->kind == RT_EV_ISEND) /* the CPU sends one at a time */
                 t = E->msgs[E->last_post].send_post;
-        } else if (e->kind == RT_EV_ISEND_COMPLETE || e->kind == RT_EV_IRECV || e->kind == RT_EV_COLL_END) {
+        } else if (e->kind == RT_EV_ISEND_COMPLETE || e->kind == RT_EV_IRECV || e->kind == RT_EV_COLL_END ||
+                   e->kind == RT_EV_NBCOLL_END) {
             *ops = 1;
         }
     }
@@ -701,6 +703,7 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
     case RT_EV_ISEND:
     case RT_EV_IRECV_REQUEST:
     case RT_EV_COLL_BEGIN:
+    case RT_EV_NBCOLL_BEGIN: /* a non-blocking collective: its member enters here, and runs its part meanwhile */
         t = local_time(E, R, e);
         if (e->flags & RT_EVF_CANCELLED)
             break;
@@ -761,6 +764,7 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
         break;
     }
     case RT_EV_COLL_END:
+    case RT_EV_NBCOLL_END: /* the completing MPI_Wait/Test returns when the member's part is done */
         pv = pt_get(&R->pending, e->ref);
         if (!pv) {
             t = local_time(E, R, e);

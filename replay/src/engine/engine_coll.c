@@ -80,9 +80,15 @@ static uint32_t comm_rank_of(struct engine *E, uint32_t c, const struct rt_comm 
 }
 
 /* Bytes received by the collective that begins at event @p j: its COLL_END, the rank's next
- * collective record (the reader never nests them), refers back to it. */
+ * collective record (the reader never nests them), refers back to it; a non-blocking one's
+ * NBCOLL_END is where its begin says (aux). */
 rt_bytes rt__eng_coll_received(const struct rank *R, uint64_t j)
 {
+    if (R->ev[j].kind == RT_EV_NBCOLL_BEGIN) {
+        uint64_t k = R->ev[j].aux;
+        return k < R->nev && R->ev[k].kind == RT_EV_NBCOLL_END && R->ev[k].ref == j ? rt__row_payload_of(R->row, k)->bytes
+                                                                                   : 0;
+    }
     for (uint64_t k = j + 1; k < R->nev; k++) {
         if (R->ev[k].kind == RT_EV_COLL_END)
             return R->ev[k].ref == j ? rt__row_payload_of(R->row, k)->bytes : 0;
@@ -316,9 +322,17 @@ int rt__eng_post_collective(struct engine *E, uint32_t r, uint64_t j, const stru
 {
     const char *path = rt_trace_path(E->t);
     const struct rt_comm *cm = rt_trace_comm(E->t, p->comm);
+    uint32_t op = rt__coll_op_at(E->ranks[r].row, j);
     if (!cm)
         return E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: rank %u event %llu: collective without communicator",
                                         path, r, (unsigned long long)j);
+    /* The distributed rounds keep one collective per rank in flight (rank.coll, rank.held): a
+     * non-blocking one overlaps the rank's other operations. */
+    if (e->kind == RT_EV_NBCOLL_BEGIN && E->part)
+        return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED,
+                                        "%s: rank %u event %llu (%s): non-blocking collectives are not replayed under "
+                                        "mpirun yet: run it as one process",
+                                        path, r, (unsigned long long)j, rt__eng_call_name(E, r, j));
     uint32_t me = comm_rank_of(E, p->comm, cm, r);
     if (E->failed)
         return E->failed;
@@ -327,17 +341,17 @@ int rt__eng_post_collective(struct engine *E, uint32_t r, uint64_t j, const stru
                    E->err, RT_EMISMATCH,
                    "%s: collective on comm '%s' by a non-member: rank %u event %llu (%s, %s) is not one of its %u ranks",
                    path, rt__eng_comm_name(E, p->comm), r, (unsigned long long)j, rt__eng_call_name(E, r, j),
-                   rt_coll_op_name((int)e->aux), cm->size);
+                   rt_coll_op_name((int)op), cm->size);
     uint64_t *seqp = rt__map_ref(&E->coll_seq, r, p->comm, 0);
     if (!seqp)
         return rt__eng_oom(E);
     uint64_t seq = (*seqp)++;
     uint32_t id;
-    if (rt__eng_coll_record(E, p->comm, seq, e->aux, e->ref, r, j, &id))
+    if (rt__eng_coll_record(E, p->comm, seq, op, e->ref, r, j, &id))
         return E->failed;
     if (pt_put(&E->ranks[r].pending, j, COLL_BIT | (uint64_t)me << 32 | id))
         return rt__eng_oom(E);
     E->ranks[r].coll = id;
-    return rt__eng_coll_enter(E, id, me, r, j, e->aux, e->ref, t, p->bytes, rt__eng_coll_received(&E->ranks[r], j),
+    return rt__eng_coll_enter(E, id, me, r, j, op, e->ref, t, p->bytes, rt__eng_coll_received(&E->ranks[r], j),
                               (e->flags & RT_EVF_VECTOR) != 0);
 }

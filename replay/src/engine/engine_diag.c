@@ -125,7 +125,7 @@ int rt__eng_diagnose(struct engine *E)
                 return rc;
             }
         }
-        if (e->kind == RT_EV_COLL_END) {
+        if (e->kind == RT_EV_COLL_END || e->kind == RT_EV_NBCOLL_END) {
             uint64_t p = pending_of(R, e->ref);
             struct coll *c = &E->colls[(uint32_t)p];
             rc = rt_error_set(E->err, RT_EDEADLOCK,

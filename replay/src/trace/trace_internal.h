@@ -26,10 +26,11 @@ struct rt__row {
 };
 
 /* The kinds whose events carry a payload (struct rt_event_payload). An IRECV has none of its
- * own: its fields are its IRECV_REQUEST's (ref), which the reader fills from it. */
+ * own: its fields are its IRECV_REQUEST's (ref), which the reader fills from it. An NBCOLL_BEGIN
+ * has its own (bytes sent), filled from its NBCOLL_END (bytes received). */
 #define RT__PAYLOAD_KINDS                                                                                    \
     (1u << RT_EV_SEND | 1u << RT_EV_ISEND | 1u << RT_EV_RECV | 1u << RT_EV_IRECV_REQUEST | 1u << RT_EV_COLL_BEGIN | \
-     1u << RT_EV_COLL_END | 1u << RT_EV_JOIN)
+     1u << RT_EV_COLL_END | 1u << RT_EV_JOIN | 1u << RT_EV_NBCOLL_BEGIN | 1u << RT_EV_NBCOLL_END)
 
 /* One instruction where the target has one; otherwise bit arithmetic inline rather than
  * libgcc's __popcountdi2 call (which cost the replay 2 % more instructions). */
@@ -63,6 +64,22 @@ static inline struct rt_event_payload *rt__row_payload(const struct rt__row *R, 
 static inline struct rt_event_payload *rt__row_payload_of(const struct rt__row *R, uint64_t i)
 {
     return &R->pay[rt__payload_index(R, i)];
+}
+
+/* Whether event @p e starts a collective: blocking (COLL_BEGIN) or non-blocking (NBCOLL_BEGIN). */
+static inline int rt__coll_start(const struct rt_event *e)
+{
+    return e->kind == RT_EV_COLL_BEGIN || e->kind == RT_EV_NBCOLL_BEGIN;
+}
+
+/* The operation (enum rt_coll_op) of the collective that starts at event @p j of row @p R: a
+ * COLL_BEGIN holds it, an NBCOLL_BEGIN's is on its NBCOLL_END (aux), which the reader checked. */
+static inline uint32_t rt__coll_op_at(const struct rt__row *R, uint64_t j)
+{
+    const struct rt_event *e = &R->events[j];
+    if (e->kind != RT_EV_NBCOLL_BEGIN)
+        return e->aux;
+    return e->aux < R->nevents && R->events[e->aux].kind == RT_EV_NBCOLL_END ? R->events[e->aux].aux : RT_COLL_OTHER;
 }
 
 struct rt__comm {

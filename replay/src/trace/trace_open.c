@@ -338,6 +338,7 @@ static int read_events(struct reader *r, OTF2_Reader *rd, uint32_t nw, const uin
         a->recvs += b->recvs;
         a->irecvs += b->irecvs;
         a->collectives += b->collectives;
+        a->nb_collectives += b->nb_collectives;
         a->bytes_sent += b->bytes_sent;
         a->orphan_completions += b->orphan_completions;
         a->dropped_requests += b->dropped_requests;

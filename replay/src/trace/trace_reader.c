@@ -935,6 +935,118 @@ static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRe
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* ---------------------------------------------------------------- non-blocking collectives
+ *
+ * An MPI_I<coll> call holds a NonBlockingCollectiveRequest(request id); the MPI_Wait, MPI_Test
+ * (or their variants) that completes it holds a NonBlockingCollectiveComplete with the
+ * operation, communicator, root, sizes and the same request id (OTF2 3.x; Score-P writes them
+ * so). The request becomes an RT_EV_NBCOLL_BEGIN, where the member enters the collective, and the
+ * completion an RT_EV_NBCOLL_END, by which its part must be done. Their pairing goes through the
+ * table of open requests, as nonblocking messages do; the operation and counts come with the
+ * completion and are written back to the begin (its payload, and its aux the end's index, so that
+ * the engine finds the counts and the operation from the begin in O(1)). An unpaired record is an
+ * error: a member missing from one instance would shift every later collective on its
+ * communicator onto the wrong instance. */
+
+static OTF2_CallbackCode ev_nbcoll_request(EVT_ARGS, uint64_t req)
+{
+    struct reader *r = ud;
+    (void)loc; (void)pos; (void)attrs;
+    uint64_t n = r->cur->nevents;
+    uint64_t prev = req_take(&r->requests, req);
+    if (prev != UINT64_MAX && prev != REQ_DROPPED && r->cur->events[prev].kind == RT_EV_NBCOLL_BEGIN) {
+        rt__rd_fail(r, RT_ECORRUPT, "rank %u event %llu: non-blocking collective request %llu started again while "
+                    "its request at event %llu is not completed", r->row, (unsigned long long)n,
+                    (unsigned long long)req, (unsigned long long)prev);
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    if (n >= UINT32_MAX) { /* its end refers to it in 32 bits */
+        rt__rd_fail(r, RT_EUNSUPPORTED, "rank %u event %llu: a non-blocking collective beyond event 2^32 - 1", r->row,
+                    (unsigned long long)n);
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    if (!push(r, ts, RT_EV_NBCOLL_BEGIN))
+        return OTF2_CALLBACK_INTERRUPT;
+    r->tail_final = 0; /* its fields come with its completion */
+    return remember_request(r, req);
+}
+
+/* The request at event @p start is skipped: the calls holding it and its completion keep their
+ * measured time. */
+static void nbcoll_skip(struct reader *r, uint64_t start)
+{
+    struct rt_event *b = &r->cur->events[start];
+    b->flags |= RT_EVF_CANCELLED;
+    b->aux = RT_NONE;
+}
+
+static OTF2_CallbackCode ev_nbcoll_complete(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
+                                            uint64_t sent, uint64_t received, uint64_t req)
+{
+    struct reader *r = ud;
+    (void)loc; (void)pos; (void)attrs;
+    uint64_t n = r->cur->nevents;
+    uint64_t start = take_request(r, req);
+    if (start == UINT64_MAX || start == REQ_DROPPED || r->cur->events[start].kind != RT_EV_NBCOLL_BEGIN) {
+        rt__rd_fail(r, RT_ECORRUPT, "rank %u event %llu: non-blocking collective completion (%s) of request %llu "
+                    "without its request (no NonBlockingCollectiveRequest %llu open on this location)", r->row,
+                    (unsigned long long)n, rt_coll_op_name((int)coll_op(op)), (unsigned long long)req,
+                    (unsigned long long)req);
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    uint32_t ci = RT_NONE, root_row = RT_NONE; /* set by peer_row on success */
+    if (peer_row(r, comm, root, "non-blocking collective", &ci, &root_row))
+        return OTF2_CALLBACK_INTERRUPT;
+    if (coll_handle(op)) { /* MPI_Comm_idup and the like: set-up, kept as measured time (see coll_handle) */
+        nbcoll_skip(r, start);
+        r->stats.measured_collectives++;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    if (RT_UNLIKELY(root_row == ROW_MISSING)) { /* rooted at a missing rank: nothing to time it by */
+        nbcoll_skip(r, start);
+        r->stats.missing_roots++;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    if (sent > RT_MAX_BYTES || received > RT_MAX_BYTES) {
+        rt__rd_fail(r, RT_ECORRUPT, "rank %u event %llu: non-blocking collective of %llu bytes sent, %llu received, "
+                    "more than %llu (corrupt size?)", r->row, (unsigned long long)n, (unsigned long long)sent,
+                    (unsigned long long)received, (unsigned long long)RT_MAX_BYTES);
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    if (n >= UINT32_MAX) { /* its begin refers to it in 32 bits */
+        rt__rd_fail(r, RT_EUNSUPPORTED, "rank %u event %llu: a non-blocking collective's completion beyond event "
+                    "2^32 - 1", r->row, (unsigned long long)n);
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    int prev_final = r->tail_final;
+    struct rt_event *e = push(r, ts, RT_EV_NBCOLL_END);
+    if (!e)
+        return OTF2_CALLBACK_INTERRUPT;
+    struct rt_event *b = &r->cur->events[start];
+    b->ref = root_row;
+    b->aux = (uint32_t)(r->cur->nevents - 1);
+    e->ref = (uint32_t)start;
+    e->aux = coll_op(op);
+    if (op > OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE)
+        r->stats.unknown_coll_ops++;
+    if (coll_vector(op))
+        b->flags |= RT_EVF_VECTOR;
+    if (RT_UNLIKELY(ci < r->t->ncomms && r->t->comms[ci].present)) {
+        b->flags |= RT_EVF_VECTOR;
+        r->stats.missing_colls++;
+    }
+    struct rt_event_payload *bp = rt__row_payload_of(r->cur, start), *ep = last_payload(r);
+    bp->comm = ci;
+    bp->bytes = sent;
+    ep->comm = ci;
+    ep->bytes = received;
+    /* the begin's fields are final now; the payload before the end's may be another's, final or not */
+    share_payload(r, bp == ep - 1 || prev_final);
+    r->stats.collectives++;
+    r->stats.nb_collectives++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 /* Thread team records, on the rank's thread and on its other threads alike. */
 static OTF2_CallbackCode ev_fork(EVT_ARGS, OTF2_Paradigm model, uint32_t nthreads)
 {
@@ -1288,6 +1400,10 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
     OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
     set_common_callbacks(cb);
+    /* on the rank's own thread non-blocking collectives are replayed (set_common_callbacks counts
+     * them, for the other threads) */
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbcoll_request);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbcoll_complete);
     OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, r);
     OTF2_EvtReaderCallbacks_Delete(cb);
     uint64_t nread = 0;
@@ -1310,6 +1426,19 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     }
     if (r->coll_begin != UINT64_MAX)
         cur->events[r->coll_begin].flags |= RT_EVF_CANCELLED;
+    /* A non-blocking collective never completed: its peers would wait for this member forever,
+     * and every later instance on its communicator would pair with the wrong one. */
+    const struct req_slot *open_nb = NULL; /* the earliest, whatever the table's order */
+    for (size_t i = 0; r->requests.count && i < r->requests.cap; i++) {
+        const struct req_slot *s = &r->requests.slot[i];
+        if (s->val && s->val - 1 != REQ_DROPPED && cur->events[s->val - 1].kind == RT_EV_NBCOLL_BEGIN &&
+            (!open_nb || s->val < open_nb->val))
+            open_nb = s;
+    }
+    if (open_nb)
+        return rt__rd_fail(r, RT_ECORRUPT, "rank %u event %llu: non-blocking collective request %llu never "
+                           "completed (no NonBlockingCollectiveComplete for it on this location)", row,
+                           (unsigned long long)(open_nb->val - 1), (unsigned long long)open_nb->key);
     if (cur->nevents < r->cap) { /* give back what the declared count over-reserved */
         struct rt_event *shrunk = realloc(cur->events, (cur->nevents ? cur->nevents : 1) * sizeof *shrunk);
         if (shrunk)
