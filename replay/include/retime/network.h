@@ -83,6 +83,16 @@ void rt_network_destroy(rt_network *net);
  * @p model_ns_per_byte stands in for an unset NIC bandwidth, as in a replay.
  */
 double rt_network_background_rate(const rt_network *net, double model_ns_per_byte, double *nic_load);
+/**
+ * How many background messages --perturb starts from time 0 to @p until_ps (ps, inclusive) in the
+ * replay of @p seed and Monte Carlo run @p run (rt_replay_options' seed and run): the same draws as
+ * that replay, without the flows (which messages leave when does not depend on the network's
+ * state). A replay starts them while its trace runs, so until_ps = its predicted end counts what
+ * it carried (bench/network.sh). *@p count is 0 without --perturb.
+ * @return RT_OK or RT_ENOMEM
+ */
+int rt_network_background_messages(const rt_network *net, uint64_t seed, uint64_t run, int64_t until_ps,
+                                   uint64_t *count);
 /** "torus:4x4x4, block mapping, 1 rank per node" style summary. */
 const char *rt_network_describe(const rt_network *net);
 /** The node rank @p rank runs on. */
