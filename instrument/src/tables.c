@@ -41,22 +41,28 @@ static int rt__req_grow(void)
     rt__req_n = 0;
     for (size_t i = 0; i < ocap; i++)
         if (old[i].kind)
-            rt__req_insert(old[i].handle, old[i].comm_handle, old[i].id, old[i].kind, old[i].comm);
+            rt__req_insert_entry(&old[i]);
     free(old);
+    return 0;
+}
+
+int rt__req_insert_entry(const struct rt__request *q)
+{
+    if ((rt__req_n + 1) * 2 > rt__req_cap && rt__req_grow() != 0)
+        return -1;
+    size_t i = rt__req_slot(q->handle);
+    while (rt__reqs[i].kind && rt__reqs[i].handle != q->handle)
+        i = (i + 1) & (rt__req_cap - 1);
+    if (!rt__reqs[i].kind)
+        rt__req_n++;
+    rt__reqs[i] = *q;
     return 0;
 }
 
 int rt__req_insert(MPI_Request handle, MPI_Comm comm_handle, uint64_t id, int kind, uint32_t comm)
 {
-    if ((rt__req_n + 1) * 2 > rt__req_cap && rt__req_grow() != 0)
-        return -1;
-    size_t i = rt__req_slot(handle);
-    while (rt__reqs[i].kind && rt__reqs[i].handle != handle)
-        i = (i + 1) & (rt__req_cap - 1);
-    if (!rt__reqs[i].kind)
-        rt__req_n++;
-    rt__reqs[i] = (struct rt__request){handle, comm_handle, id, comm, kind};
-    return 0;
+    struct rt__request q = {.handle = handle, .comm_handle = comm_handle, .id = id, .comm = comm, .kind = kind};
+    return rt__req_insert_entry(&q);
 }
 
 static size_t rt__req_index(MPI_Request handle)

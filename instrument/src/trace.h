@@ -30,7 +30,9 @@
     X(Gather, COLL_ALL2ONE) X(Scatter, COLL_ONE2ALL) X(Allgather, COLL_ALL2ALL)                   \
     X(Alltoall, COLL_ALL2ALL) X(Comm_dup, FUNCTION) X(Comm_split, FUNCTION)                       \
     X(Comm_split_type, FUNCTION) X(Comm_create, FUNCTION) X(Cart_create, FUNCTION)                \
-    X(Comm_free, FUNCTION)
+    X(Comm_free, FUNCTION)                                                                        \
+    X(Iallreduce, COLL_ALL2ALL) X(Ibcast, COLL_ONE2ALL) X(Ibarrier, BARRIER)                      \
+    X(Ireduce, COLL_ALL2ONE)
 
 enum rt__region {
 #define RT_X(name, role) RT_R_##name,
@@ -159,16 +161,22 @@ struct rt__callsite_info {
 RT_HIDDEN int rt__callsite_resolve(struct rt__callsite_info **out, uint32_t *n);
 
 /* --- tables.c ----------------------------------------------------------------------------- */
-enum rt__req_kind { RT_REQ_SEND = 1, RT_REQ_RECV = 2 };
+enum rt__req_kind { RT_REQ_SEND = 1, RT_REQ_RECV = 2, RT_REQ_COLL = 3 };
 struct rt__request {
     MPI_Request handle;
     MPI_Comm comm_handle; /* Kept to translate the source when the comm is unknown. */
     uint64_t id;
     uint32_t comm;
     int kind;
+    /* RT_REQ_COLL: what its NonBlockingCollectiveComplete writes (the counts as Score-P gives them) */
+    uint32_t root; /* the root's rank in comm, or OTF2_UNDEFINED_UINT32 */
+    int op;        /* OTF2_CollectiveOp */
+    uint64_t sent, received;
 };
 RT_HIDDEN int rt__req_insert(MPI_Request handle, MPI_Comm comm_handle, uint64_t id, int kind,
                              uint32_t comm);
+/** Inserts a whole entry (a non-blocking collective's: rt__req_insert leaves its fields 0). */
+RT_HIDDEN int rt__req_insert_entry(const struct rt__request *q);
 /** Find and remove the entry of @p handle; returns 0 and fills @p out if found. */
 RT_HIDDEN int rt__req_take(MPI_Request handle, struct rt__request *out);
 RT_HIDDEN int rt__req_find(MPI_Request handle, struct rt__request *out);

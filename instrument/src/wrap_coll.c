@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* PMPI wrappers of collectives, with sent/received byte counts computed the way Score-P does. */
+/* PMPI wrappers of collectives, blocking and non-blocking, with sent/received byte counts computed the
+ * way Score-P does. */
 #include "trace.h"
 
 #define RT_CALLER() __builtin_return_address(0)
@@ -177,5 +178,89 @@ RT_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, voi
     uint64_t sent, recvd;
     rt__bytes_all_to_all(sbuf, scount, stype, rcount, rtype, comm, &sent, &recvd);
     rt__coll_end(RT_R_Alltoall, OTF2_COLLECTIVE_OP_ALLTOALL, comm, -1, sent, recvd);
+    return rc;
+}
+
+/* --- non-blocking collectives ------------------------------------------------------------- */
+
+/* As Score-P records them (OTF2 3.x): the MPI_I<coll> call holds a NonBlockingCollectiveRequest,
+ * and the MPI_Wait/Test that completes the request a NonBlockingCollectiveComplete with the
+ * operation, communicator, root and byte counts (the blocking collective's counts), written by
+ * rt__completed (wrap_p2p.c) from the request's entry. Returns the request id (0: not traced). */
+static uint64_t rt__icoll_begin(int region, void *ret)
+{
+    uint64_t t = rt__now(), id = 0;
+    rt__enter(region, t, ret);
+    if (!rt__g.active)
+        return 0;
+    id = rt__g.next_request_id++;
+    rt__g.in_tracer = 1;
+    rt__check(OTF2_EvtWriter_NonBlockingCollectiveRequest(rt__g.evt, NULL, t, id), "NonBlockingCollectiveRequest");
+    rt__out();
+    return id;
+}
+
+/* @p root is the root's rank in @p comm, or -1 for rootless collectives. */
+static void rt__icoll_end(int region, int rc, const MPI_Request *req, uint64_t id, OTF2_CollectiveOp op,
+                          MPI_Comm comm, int root, uint64_t sent, uint64_t received)
+{
+    if (id && rc == MPI_SUCCESS && rt__g.active) {
+        struct rt__request q = {.handle = *req, .comm_handle = comm, .id = id, .kind = RT_REQ_COLL, .op = (int)op,
+                                .root = OTF2_UNDEFINED_UINT32, .sent = sent, .received = received};
+        if (root >= 0)
+            q.root = rt__peer(comm, root, &q.comm);
+        else
+            q.comm = rt__comm_id(comm) == RT_COMM_UNKNOWN ? RT_COMM_WORLD_ID : rt__comm_id(comm);
+        rt__req_insert_entry(&q);
+    }
+    rt__leave(region, rt__now());
+}
+
+RT_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+    if (!rt__g.active)
+        return PMPI_Ibarrier(comm, req);
+    uint64_t id = rt__icoll_begin(RT_R_Ibarrier, RT_CALLER());
+    int rc = PMPI_Ibarrier(comm, req);
+    rt__icoll_end(RT_R_Ibarrier, rc, req, id, OTF2_COLLECTIVE_OP_BARRIER, comm, -1, 0, 0);
+    return rc;
+}
+
+RT_EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
+{
+    if (!rt__g.active)
+        return PMPI_Ibcast(buf, count, type, root, comm, req);
+    uint64_t id = rt__icoll_begin(RT_R_Ibcast, RT_CALLER());
+    int rc = PMPI_Ibcast(buf, count, type, root, comm, req);
+    uint64_t b = rt__bytes(type, count), sent = 0;
+    if (rt__comm_rank(comm) == root)
+        sent = (uint64_t)rt__comm_size(comm) * b;
+    rt__icoll_end(RT_R_Ibcast, rc, req, id, OTF2_COLLECTIVE_OP_BCAST, comm, root, sent, b);
+    return rc;
+}
+
+RT_EXPORT int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                          MPI_Comm comm, MPI_Request *req)
+{
+    if (!rt__g.active)
+        return PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req);
+    uint64_t id = rt__icoll_begin(RT_R_Ireduce, RT_CALLER());
+    int rc = PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req);
+    uint64_t b = rt__bytes(type, count), sent, recvd;
+    rt__bytes_all_to_one(b, b, root, sbuf == MPI_IN_PLACE, comm, &sent, &recvd);
+    rt__icoll_end(RT_R_Ireduce, rc, req, id, OTF2_COLLECTIVE_OP_REDUCE, comm, root, sent, recvd);
+    return rc;
+}
+
+RT_EXPORT int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                             MPI_Request *req)
+{
+    if (!rt__g.active)
+        return PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req);
+    uint64_t id = rt__icoll_begin(RT_R_Iallreduce, RT_CALLER());
+    int rc = PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req);
+    uint64_t b = rt__bytes(type, count), n = (uint64_t)rt__comm_size(comm);
+    uint64_t x = (sbuf == MPI_IN_PLACE ? n - 1 : n) * b;
+    rt__icoll_end(RT_R_Iallreduce, rc, req, id, OTF2_COLLECTIVE_OP_ALLREDUCE, comm, -1, x, x);
     return rc;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* PMPI wrappers of point-to-point calls and of request completion (Wait and Test families). */
+/* PMPI wrappers of point-to-point calls and of request completion (Wait and Test families; they
+ * also complete the non-blocking collectives of wrap_coll.c). */
 #include "trace.h"
 
 #include <stdlib.h>
@@ -44,6 +45,10 @@ static void rt__completed(MPI_Request handle, const MPI_Status *st, uint64_t t)
     rt__g.in_tracer = 1;
     if (q.kind == RT_REQ_SEND) {
         rt__check(OTF2_EvtWriter_MpiIsendComplete(rt__g.evt, NULL, t, q.id), "MpiIsendComplete");
+    } else if (q.kind == RT_REQ_COLL) { /* a non-blocking collective (wrap_coll.c) */
+        rt__check(OTF2_EvtWriter_NonBlockingCollectiveComplete(rt__g.evt, NULL, t, (OTF2_CollectiveOp)q.op, q.comm,
+                                                               q.root, q.sent, q.received, q.id),
+                  "NonBlockingCollectiveComplete");
     } else {
         int cancelled = 0, n = 0;
         PMPI_Test_cancelled(st, &cancelled);
