@@ -5,11 +5,15 @@
 # GOAL schedule of the same messages; messages/s, peak RSS and the predicted end time of each.
 # usage: BUILD=build bench/vs_loggopsim.sh --lgs-src PATH [--iters N | --events N] [--repeat R]
 #            [--L NS] [--o NS] [--g NS] [--G NS_PER_B] [--goal coll,p2p,bare] [--net LIST|none] [--breakdown]
-# --lgs-src PATH (or LGS_SRC): a LogGOPSim source tree (LogGOPSim.cpp, Parser.hpp, Goal.hpp,
-# txt2bin.re, *.ggo, ... in PATH or PATH/src/LogGOPSim); the simulator and txt2bin are built from it
+# --lgs-src PATH (or LGS_SRC): a LogGOPSim source tree (LogGOPSim.cpp, txt2bin.re, *.ggo and the
+# headers LogGOPSim.cpp includes, in PATH or PATH/src/LogGOPSim: today's layout, whose *_cmdline.c/.h
+# and txt2bin.cpp are generated, or the older flat one); the simulator and txt2bin are built from it
 # into a temporary folder (g++ LGS_CXXFLAGS, default -O3; gengetopt, re2c and graphviz's cgraph where
-# the tree lacks the generated files). Nothing is downloaded: without it the script says so on one
-# line and exits 0. The pattern: retime-make-trace --ranks 64 --m1 8KiB --hops 2, N iterations
+# the tree lacks the generated files). The headers needed are those the sources include, found in
+# the simulator's folder or the tree's top; MersenneTwister.h, which the tree dropped in 2023 while an
+# older Noise.hpp still includes it, is replaced by a few lines on std::mt19937 when missing (it only
+# seeds --noise-trace runs, which this bench does not use). Nothing is downloaded: without a tree
+# the script says so on one line and exits 0. The pattern: retime-make-trace --ranks 64 --m1 8KiB --hops 2, N iterations
 # (default 2000: 512,000 messages, 4.48 M OTF2 records). The GOAL schedule is written from that
 # archive (otf2-print, Debian otf2-tools) in up to three variants: coll = the same pattern (compute
 # as calc, the point-to-point messages, each 8-byte MPI_Allreduce as the recursive doubling retime's
@@ -32,7 +36,7 @@ case $build in /*) ;; *) build="$root/$build" ;; esac
 lgs_src=${LGS_SRC:-}
 iters=2000 events='' repeat=3
 L=2000 o=100 g=0 G=0.76
-variants=coll,p2p,bare breakdown=0
+variants=bare,p2p,coll breakdown=0
 nets=torus:4x4x4,fattree:64
 ranks=64 hops=2
 while [ $# -gt 0 ]; do
@@ -76,8 +80,22 @@ find_src() {
     done
     return 1
 }
-for f in LogGOPSim.hpp Parser.hpp Goal.hpp Network.hpp Noise.hpp TimelineVisualization.hpp MersenneTwister.h; do
-    find_src "$f" > /dev/null || skip "the LogGOPSim tree '$lgs_src' lacks $f"
+# The headers the simulator needs: those LogGOPSim.cpp includes with quotes, and theirs, but the
+# gengetopt parser's (*cmdline*.h, made below) and MersenneTwister.h (replaced when missing).
+lgs_headers= lgs_mt=tree
+lgs_todo="LogGOPSim.cpp"
+while [ -n "$lgs_todo" ]; do
+    set -- $lgs_todo; f=$1; shift; lgs_todo=$*
+    s=$(find_src "$f") || continue
+    for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$s"); do
+        case " $lgs_headers " in *" $h "*) continue ;; esac
+        case $h in
+        *cmdline*.h) continue ;;
+        MersenneTwister.h) find_src "$h" > /dev/null || { lgs_mt=shim; continue; } ;;
+        *) find_src "$h" > /dev/null || skip "the LogGOPSim tree '$lgs_src' lacks $h (included by $f)" ;;
+        esac
+        lgs_headers="$lgs_headers $h"; lgs_todo="$lgs_todo $h"
+    done
 done
 find_src txt2bin.re > /dev/null || find_src txt2bin.cpp > /dev/null || skip "the LogGOPSim tree '$lgs_src' lacks txt2bin.re"
 command -v otf2-print > /dev/null 2>&1 || skip "otf2-print (Debian otf2-tools) not found; it is needed to write the GOAL schedule"
@@ -117,10 +135,21 @@ trap 'rm -rf "$work"' EXIT INT TERM
 # ---- build LogGOPSim and txt2bin from the tree, into $work/lgs
 lb="$work/lgs"
 mkdir -p "$lb"
-for f in LogGOPSim.cpp LogGOPSim.hpp Parser.hpp Goal.hpp Network.hpp Noise.hpp TimelineVisualization.hpp \
-         MersenneTwister.h txt2bin.re txt2bin.cpp; do
+for f in LogGOPSim.cpp $lgs_headers txt2bin.re txt2bin.cpp; do
     s=$(find_src "$f") && cp "$s" "$lb/"
 done
+if [ "$lgs_mt" = shim ]; then
+    # What Noise.hpp uses of the Mersenne Twister class the tree no longer has: MTRand, rand(max) in
+    # [0, max]. Only --noise-trace runs draw from it; this bench's runs never do.
+    cat > "$lb/MersenneTwister.h" << 'EOF'
+#include <random>
+class MTRand {
+    std::mt19937 g;
+  public:
+    double rand(double n) { return std::uniform_real_distribution<double>(0.0, n)(g); }
+};
+EOF
+fi
 # gengetopt's parser: the .c/.h the tree ships, or made from its .ggo
 cmdline_for() { # FILE-THAT-INCLUDES-IT GGO...: makes $lb/NAME.c and .h, sets cl_name=NAME
     cl_name=$(sed -n 's/^#include "\([A-Za-z0-9_]*cmdline[A-Za-z0-9_]*\)\.h".*/\1/p' "$lb/$1" | head -1)
@@ -180,7 +209,7 @@ now() { date +%s.%N; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 echo "# $(uname -n), $(nproc) CPUs, load average $(load), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "# trace: $trace (retime-make-trace --ranks $ranks --m1 8KiB --hops $hops)"
-echo "# LogGOPSim: built from $lgs_src with $cxx $lgs_cxxflags"
+echo "# LogGOPSim: built from $lgs_src with $cxx $lgs_cxxflags (headers:$lgs_headers$([ "$lgs_mt" = tree ] || echo "; MersenneTwister.h replaced: the tree has none"))"
 echo "# retime replay TRACE $retime_model"
 [ -z "$nets" ] || echo "# and with --topology NET for each of $nets (1 rank per node, block mapping)"
 echo "# LogGOPSim -f SCHEDULE.bin -b $lgs_model   (time unit 1 ps)"
@@ -323,7 +352,8 @@ while [ "$r" -le "$repeat" ]; do
     pred=$(json_field "$work/out.json" predicted_ns)
     msgs=$(json_field "$work/out.json" messages)
     recs=$(json_field "$work/out.json" events)
-    echo "retime $r $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b - a }') $(tail -1 "$work/time") $pred $msgs $recs" >> "$work/runs"
+    colls=$(sed 's/"per_rank".*//' "$work/out.json" | tr ',' '\n' | awk '/"collectives": [0-9]/ { sub(/.*: /, ""); print; exit }')
+    echo "retime $r $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b - a }') $(tail -1 "$work/time") $pred $msgs $recs $colls" >> "$work/runs"
     for n in $(echo "$nets" | tr ',' ' '); do
         a=$(now)
         # shellcheck disable=SC2086
@@ -356,7 +386,10 @@ function med(list,    n, a, i, j, t) {
 function mn(list,    n, a, i, m) { n = split(list, a, " "); m = a[1]; for (i = 2; i <= n; i++) if (a[i] + 0 < m + 0) m = a[i]; return m }
 function verdict(ok) { return ok ? "met" : "NOT met" }
 BEGIN {
-    while ((getline line < goals) > 0) { split(line, f, " "); nv++; vn[nv] = f[1]; sends["lgs-" f[1]] = f[2] + f[3] }
+    # the like-for-like variant first: bare (the same sends, nothing else), then p2p, then coll
+    while ((getline line < goals) > 0) { split(line, f, " "); g[f[1]] = 1; sends["lgs-" f[1]] = f[2] + f[3]; ars["lgs-" f[1]] = f[3] }
+    split("bare p2p coll", order, " ")
+    for (i = 1; i <= 3; i++) if (order[i] in g) vn[++nv] = order[i]
     desc["coll"] = "GOAL coll: the same pattern"; desc["p2p"] = "GOAL p2p: no allreduce"
     desc["bare"] = "GOAL bare: no allreduce, no compute"
     while ((getline line < netsf) > 0) { split(line, f, " "); nn++; nk[nn] = f[1]; routed[f[1]] = f[2]; cross[f[1]] = f[3] }
@@ -365,21 +398,26 @@ BEGIN {
     k = $1; wall[k] = wall[k] (wall[k] == "" ? "" : " ") $3
     if ($5 + 0 > rss[k]) rss[k] = $5 + 0
     pred[k] = $6
-    if (k == "retime") { msgs = $7; recs = $8 }
+    if (k == "retime") { msgs = $7; recs = $8; colls = $9 }
 }
 END {
     if (!("retime" in wall)) exit 1
+    printf "sends each tool simulates: retime %d point-to-point messages and %d collectives, each collective timed in one\n", msgs, colls
+    printf "go (on a network: as its algorithm'"'"'s messages, the routed count in sends below)"
+    for (i = 1; i <= nv; i++) printf "; LogGOPSim %s %d%s", vn[i], sends["lgs-" vn[i]],
+                                     ars["lgs-" vn[i]] ? " (" ars["lgs-" vn[i]] " of them the allreduces'"'"' rounds)" : ""
+    printf "\n\n"
     printf "messages = the pattern'"'"'s point-to-point messages (retime'"'"'s count); msgs/s = messages / median wall; sends = the\n"
-    printf "messages LogGOPSim simulates; wall = the whole process (read, replay, output), min and median of %d rounds;\n", R
+    printf "messages each tool times one by one; wall = the whole process (read, replay, output), min and median of %d rounds;\n", R
     printf "RSS = the largest peak of the rounds; end = predicted end time, diff = its difference from retime'"'"'s\n"
     printf "%-10s %-36s %8s %8s %7s %7s %7s %8s %10s %8s\n", "tool", "input", "messages", "sends", "min_s", "med_s",
            "Mmsg/s", "RSS_MiB", "end_ms", "diff"
     rm = med(wall["retime"]); rr = rss["retime"]
-    printf "%-10s %-36s %8d %8s %7.3f %7.3f %7.3f %8.1f %10.3f %8s\n", "retime", "OTF2, " recs " records, read incl.",
-           msgs, "-", mn(wall["retime"]), rm, msgs / rm / 1e6, rr / 1024, pred["retime"] / 1e6, "-"
+    printf "%-10s %-36s %8d %8d %7.3f %7.3f %7.3f %8.1f %10.3f %8s\n", "retime", "OTF2, " recs " records, read incl.",
+           msgs, msgs, mn(wall["retime"]), rm, msgs / rm / 1e6, rr / 1024, pred["retime"] / 1e6, "-"
     for (i = 1; i <= nn; i++) {
         k = nk[i]; m = med(wall[k])
-        printf "%-10s %-36s %8d %8s %7.3f %7.3f %7.3f %8.1f %10.3f %+7.2f%%\n", "retime", "OTF2, on " substr(k, 5), msgs, "-",
+        printf "%-10s %-36s %8d %8d %7.3f %7.3f %7.3f %8.1f %10.3f %+7.2f%%\n", "retime", "OTF2, on " substr(k, 5), msgs, routed[k],
                mn(wall[k]), m, msgs / m / 1e6, rss[k] / 1024, pred[k] / 1e6, (pred[k] - pred["retime"]) / pred["retime"] * 100
     }
     for (i = 1; i <= nv; i++) {
@@ -387,10 +425,12 @@ END {
         printf "%-10s %-36s %8d %8d %7.3f %7.3f %7.3f %8.1f %10.3f %+7.2f%%\n", "LogGOPSim", desc[vn[i]], msgs,
                sends[k], mn(wall[k]), m, msgs / m / 1e6, rss[k] / 1024, pred[k] / 1e6, (pred[k] - pred["retime"]) / pred["retime"] * 100
     }
-    printf "\nretime / LogGOPSim, at the medians (targets: messages/s >= 2x, memory <= 0.5x):\n"
+    printf "\nretime / LogGOPSim, at the medians (targets: messages/s >= 2x, memory <= 0.5x); bare first, like for like:\n"
+    printf "both time the same %d sends one by one, LogGOPSim with nothing else in its schedule:\n", msgs
     for (i = 1; i <= nv; i++) {
         k = "lgs-" vn[i]; s = med(wall[k]) / rm; mr = rr / rss[k]
-        printf "  vs %-4s: messages/s %.2fx (%s), peak RSS %.2fx (%s)\n", vn[i], s, verdict(s >= 2), mr, verdict(mr <= 0.5)
+        printf "  vs %-4s: messages/s %.2fx (%s), peak RSS %.2fx (%s)%s\n", vn[i], s, verdict(s >= 2), mr, verdict(mr <= 0.5),
+               vn[i] == "bare" ? "   <- like for like" : vn[i] == "coll" ? "   (LogGOPSim also times the allreduces'"'"' rounds)" : ""
         for (j = 1; j <= nn; j++) {
             k = nk[j]; s = med(wall["lgs-" vn[i]]) / med(wall[k]); mr = rss[k] / rss["lgs-" vn[i]]
             printf "    on %-20s messages/s %.2fx (%s), peak RSS %.2fx (%s)\n", substr(k, 5) ":", s, verdict(s >= 2), mr, verdict(mr <= 0.5)
