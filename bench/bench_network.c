@@ -161,6 +161,23 @@ static void compare_fast(const struct net *fast, const struct net *exact, const 
     free(ex);
 }
 
+/* @p spec as the table shows it: a file: mapping by its file's name alone (a mapping file in a
+ * temporary folder would otherwise fill the column, and the rows with and without +PERTURB look
+ * alike). */
+static const char *shown(const char *spec, char *buf, size_t n)
+{
+    const char *f = strstr(spec, "@file:"), *end, *base;
+    if (!f)
+        return spec;
+    end = f + strcspn(f, "%+");
+    base = f + 6;
+    for (const char *c = base; c < end; c++)
+        if (*c == '/')
+            base = c + 1;
+    snprintf(buf, n, "%.*s@%.*s%s", (int)(f - spec), spec, (int)(end - base), base, end);
+    return buf;
+}
+
 static int die(const char *msg, const char *arg)
 {
     fprintf(stderr, "retime-bench-network: error: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
@@ -324,7 +341,9 @@ int main(int argc, char **argv)
             snprintf(ns_link, sizeof ns_link, "%.0f", per_link);
             snprintf(rec, sizeof rec, "%.1f", (double)n->recomputed / (double)n->routed);
         }
-        printf("%-44.44s %8.3f %8.3f %9.2f %9.3f %6.2f %6.2f %9" PRIu64 " %6.2f %8s %8s %8s %9.3fms\n", n->spec, mn,
+        char name[256];
+        printf("%-44.44s %8.3f %8.3f %9.2f %9.3f %6.2f %6.2f %9" PRIu64 " %6.2f %8s %8s %8s %9.3fms\n",
+               shown(n->spec, name, sizeof name), mn,
                med, (double)st->events / med / 1e6, (double)n->messages / med / 1e6, ratio, rmin, n->routed,
                mean_links, ns_msg, ns_link, rec, (double)n->predicted_ps / 1e9);
     }
