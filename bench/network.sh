@@ -27,8 +27,9 @@
 # Then (unless --no-mappings, issue #35) the first size on torus:8x8x8 and a 3-level fat tree with
 # the block and a random mapping, under the exact contention model and the fast one: time, the
 # model's work (flows recomputed per routed message, and the replay's time per flow recomputed:
-# ns/rec), random against block (target <= 3x), and the fast model's error against the exact one; and (unless --no-machine) the machine-size rows: the
-# same trace on fat trees of 10^3 to 10^7 nodes, random mapping, CLI time and peak RSS.
+# ns/rec), random against block (target <= 3x), and the fast model's error against the exact one;
+# and (unless --no-machine) the machine-size rows: the same trace on fat trees of 10^3 to 10^7
+# nodes, random mapping, CLI time and peak RSS.
 # Then (unless --no-scale, issue #35 item 4) background traffic at scale: the first size on
 # fattree:131072 (block mapping) without and with 10^3, 10^4 and 10^5 perturbing nodes (each group
 # sending about as many messages in the run as the application: uniform every 20 us, 200 us, 2 ms;
@@ -62,7 +63,7 @@ while [ $# -gt 0 ]; do
     --no-mappings) with_mappings=0; shift ;;
     --no-machine) with_machine=0; shift ;;
     --no-scale) with_scale=0; shift ;;
-    -h|--help) sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "network.sh: error: unexpected argument '$1'" >&2; exit 1 ;;
     esac
 done
