@@ -1163,9 +1163,12 @@ int cli_replay_graph(const rt_trace *t, const struct rt_replay_options *o, rt_de
         rc = rt_error_set(err, RT_EINVAL, "%s: dependency graph ends at %lld ps, the replay at %lld ps",
                           rt_trace_path(t), (long long)rt_depgraph_end(*g), (long long)res->predicted_ps);
     if (rc == RT_OK && keep) {
-        *keep = *res; /* the totals, the links and the contention records: the per-rank arrays are freed below */
+        *keep = *res; /* the totals, the links, the contention records and the collectives' chains
+                       * (the caller frees them): the per-rank arrays are freed below */
         res->links = NULL;
         res->contention = NULL;
+        res->coll_pred = NULL;
+        res->coll_binds = NULL;
         keep->predicted_end_ps = NULL;
         keep->measured_end_ns = NULL;
     }

@@ -703,8 +703,12 @@ out_quiet:
     rt_congestion_destroy(cg);
     free(noisy.links);
     free(noisy.contention);
+    free(noisy.coll_pred);
+    free(noisy.coll_binds);
     free(calm.links);
     free(calm.contention);
+    free(calm.coll_pred);
+    free(calm.coll_binds);
     rt_depgraph_diff_destroy(d);
     rt_depgraph_destroy(gb);
     rt_depgraph_destroy(ga);
