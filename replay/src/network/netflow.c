@@ -159,6 +159,7 @@ struct rt__flownet {
     uint32_t active, left;
     rt_time_ps now;
     int full, fast, in_advance;
+    int due_now; /* fast: some active flow is due now (nf_any_due, as of the recomputation) */
 };
 
 /* ---- completion heap: flow ids on (finish, id) ---- */
@@ -618,10 +619,19 @@ static int nf_dirty(const struct rt__flownet *fn)
     return fn->ndflows > 0 || fn->ndlinks > 0;
 }
 
+/* Whether any active flow is due now (its completion not advanced to yet): the completion heap's
+ * least. Without one, every flow over a link takes bandwidth. */
+static int nf_any_due(const struct rt__flownet *fn)
+{
+    return fn->nheap > 0 && fn->flows[fn->heap[0]].finish <= fn->now;
+}
+
 /* The flows over link @p l that take bandwidth now (not due), counted once per batch @p tep. */
 static uint32_t nf_live(struct rt__flownet *fn, uint32_t l, uint32_t tep)
 {
     struct nf_link *L = &fn->links[l];
+    if (!fn->due_now)
+        return L->n;
     if (L->touch == tep)
         return L->cnt;
     uint32_t cnt = 0;
@@ -648,20 +658,25 @@ static double nf_fast_rate(struct rt__flownet *fn, const struct nf_flow *f, uint
     return r;
 }
 
-/* Adds the live flows over link @p l to the flows to recompute (cf), once per epoch @p ep. */
-static void nf_fast_link(struct rt__flownet *fn, uint32_t l, uint32_t ep)
+/* Link @p l's count changed: adds to the flows to recompute (cf, once per epoch @p ep) the live
+ * flows over it whose rate it can change: those it held (their bottleneck) and those its new share
+ * C_l / n_l reaches (at or below their rate). Any other flow's least share is elsewhere and
+ * unchanged, so its rate and bottleneck are what a recomputation would give them. */
+static void nf_fast_link(struct rt__flownet *fn, uint32_t l, uint32_t ep, uint32_t tep)
 {
     struct nf_link *L = &fn->links[l];
     if (L->mark == ep)
         return;
     L->mark = ep;
+    uint32_t live = nf_live(fn, l, tep);
+    double share = live ? L->cap / (double)live : INFINITY;
     for (uint32_t k = 0; k < L->n; k++) {
         uint32_t gid = L->ref[k].flow;
         struct nf_flow *g = &fn->flows[gid];
-        if (g->mark != ep && !nf_due(fn, g)) {
-            g->mark = ep;
-            fn->cf[fn->ncf++] = gid;
-        }
+        if (g->mark == ep || nf_due(fn, g) || ((int32_t)L->ref[k].pos != g->bneck && share > g->rate))
+            continue;
+        g->mark = ep;
+        fn->cf[fn->ncf++] = gid;
     }
 }
 
@@ -671,26 +686,30 @@ static void nf_fast_link(struct rt__flownet *fn, uint32_t l, uint32_t ep)
  * bottleneck is that link (ties: its own limit, then the lower route position). No link is ever
  * loaded beyond its capacity, but capacity a flow leaves unused on a link is not given to the
  * others there, as max-min would: rates are a lower bound of the fair ones. Only the flows over
- * links whose count changed (links of flows started or ended since the last recomputation) are
- * recomputed: the work follows the change, whatever the connected component.
+ * links whose count changed (links of flows started or ended since the last recomputation) that
+ * the change can reach are recomputed (nf_fast_link): the work follows the change, whatever the
+ * connected component.
  */
 static void nf_fast(struct rt__flownet *fn, uint32_t ep)
 {
+    uint32_t tep = nf_tepoch(fn);
+    fn->due_now = nf_any_due(fn);
     fn->ncf = 0;
-    for (uint32_t i = 0; i < fn->ndflows; i++) {
+    for (uint32_t i = 0; i < fn->ndflows; i++) { /* the flows started: their own rates */
         struct nf_flow *f = &fn->flows[fn->dflows[i]];
-        if (!f->active || nf_due(fn, f))
+        if (!f->active || nf_due(fn, f) || f->mark == ep)
             continue;
-        if (f->mark != ep) { /* its own rate, even without links */
-            f->mark = ep;
-            fn->cf[fn->ncf++] = fn->dflows[i];
-        }
-        for (uint32_t k = 0; k < f->n; k++)
-            nf_fast_link(fn, f->links[k], ep);
+        f->mark = ep;
+        fn->cf[fn->ncf++] = fn->dflows[i];
+    }
+    for (uint32_t i = 0; i < fn->ndflows; i++) { /* then the others their links' new counts reach */
+        const struct nf_flow *f = &fn->flows[fn->dflows[i]];
+        if (f->active && !nf_due(fn, f))
+            for (uint32_t k = 0; k < f->n; k++)
+                nf_fast_link(fn, f->links[k], ep, tep);
     }
     for (uint32_t i = 0; i < fn->ndlinks; i++)
-        nf_fast_link(fn, fn->dlinks[i], ep);
-    uint32_t tep = nf_tepoch(fn);
+        nf_fast_link(fn, fn->dlinks[i], ep, tep);
     for (uint32_t i = 0; i < fn->ncf; i++) {
         struct nf_flow *f = &fn->flows[fn->cf[i]];
         f->new_rate = nf_fast_rate(fn, f, tep, &f->new_bneck);
@@ -1103,6 +1122,7 @@ int rt__flownet_check(struct rt__flownet *fn)
     int rc = RT_OK;
     if (fn->fast) { /* every flow's fast rate from scratch, and no link over its capacity */
         uint32_t tep = nf_tepoch(fn);
+        fn->due_now = 1; /* counts by scanning every link, whatever nf_fast's shortcut said */
         for (uint32_t id = 0; id < fn->nflows; id++) {
             const struct nf_flow *f = &fn->flows[id];
             if (!f->active || nf_due(fn, f))
