@@ -115,7 +115,8 @@ void rt__flownet_set_full(struct rt__flownet *fn, int on);
 /**
  * With @p on, rates are the fast approximation instead of max-min fairness: each flow's rate is
  * min(M_f, min over its links of C_l / n_l), recomputed only for the flows over links whose
- * count changed (netflow.c, nf_fast). Capacities are respected; rates are at most the fair ones.
+ * count changed that the change can reach: those the link bottlenecked, or whose rate its new
+ * share reaches (netflow.c, nf_fast). Capacities are respected; rates are at most the fair ones.
  */
 void rt__flownet_set_fast(struct rt__flownet *fn, int on);
 
