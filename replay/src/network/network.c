@@ -18,8 +18,8 @@
  * Capacities: NIC links 1/nic_beta, the topology's links 1/link_beta (in B/ps).
  *
  * Memory follows the links the traffic uses, not the machine: a replay meets a link when a route
- * first crosses it and only then gives it a place in the flow model (a hash of topology link id
- * to flow-model link, struct linkmap), so that an 8-rank trace on a machine of 2^31 nodes costs
+ * first crosses it and only then gives it a place in the flow model (a table or hash of topology
+ * link id to flow-model link, struct linkmap), so that an 8-rank trace on a machine of 2^31 nodes costs
  * what it costs on 8. The flow model breaks its ties by the topology's link id, not by the order
  * links were met in, so the results are those of a model holding every link.
  */
@@ -283,75 +283,31 @@ const char *rt_network_link_name(const rt_network *n, uint32_t link, char *buf, 
 /* ------------------------------------------------------------------ one replay's traffic */
 
 /* Topology link id -> flow-model link. Up to LM_DIRECT topology links, a table indexed by link
- * id (calloc'ed: the pages of links never met are never touched); beyond, open addressing with
- * linear probing, empty keys LM_EMPTY (no topology link has that id), grown at half full. */
+ * id (calloc'ed: the pages of links never met are never touched); beyond, the project's hash map
+ * (util/map.h) of the links met. */
 #define LM_EMPTY UINT32_MAX
 #define LM_DIRECT (UINT32_C(1) << 22)
 struct linkmap {
     uint32_t *direct; /* NULL, or flow-model link + 1 per topology link (0: not met) */
-    uint32_t *key, *val;
-    uint32_t cap, n; /* cap a power of two, or 0 */
+    struct rt__map hash;
 };
-
-static inline uint32_t lm_slot(uint32_t key, uint32_t mask)
-{
-    return (uint32_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
-}
 
 static uint32_t lm_get(const struct linkmap *m, uint32_t key)
 {
     if (m->direct)
         return m->direct[key] - 1; /* 0 - 1 is LM_EMPTY */
-    if (!m->cap)
-        return LM_EMPTY;
-    for (uint32_t i = lm_slot(key, m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (m->key[i] == key)
-            return m->val[i];
-        if (m->key[i] == LM_EMPTY)
-            return LM_EMPTY;
-    }
+    const uint64_t *v = rt__map_get(&m->hash, key, 0);
+    return v ? (uint32_t)*v : LM_EMPTY;
 }
 
-/* Inserts a key that is not there; 0 or -1 (out of memory, nothing changed). */
+/* Records @p key's flow-model link; 0 or -1 (out of memory, nothing changed). */
 static int lm_put(struct linkmap *m, uint32_t key, uint32_t val)
 {
     if (m->direct) {
         m->direct[key] = val + 1;
         return 0;
     }
-    if (2 * (m->n + 1) > m->cap) {
-        uint32_t nc = m->cap ? 2 * m->cap : 64;
-        if (nc < m->cap)
-            return -1;
-        uint32_t *k = malloc((size_t)nc * sizeof *k), *v = malloc((size_t)nc * sizeof *v);
-        if (!k || !v) {
-            free(k);
-            free(v);
-            return -1;
-        }
-        memset(k, 0xff, (size_t)nc * sizeof *k);
-        for (uint32_t i = 0; i < m->cap; i++) {
-            if (m->key[i] == LM_EMPTY)
-                continue;
-            uint32_t j = lm_slot(m->key[i], nc - 1);
-            while (k[j] != LM_EMPTY)
-                j = (j + 1) & (nc - 1);
-            k[j] = m->key[i];
-            v[j] = m->val[i];
-        }
-        free(m->key);
-        free(m->val);
-        m->key = k;
-        m->val = v;
-        m->cap = nc;
-    }
-    uint32_t j = lm_slot(key, m->cap - 1);
-    while (m->key[j] != LM_EMPTY)
-        j = (j + 1) & (m->cap - 1);
-    m->key[j] = key;
-    m->val[j] = val;
-    m->n++;
-    return 0;
+    return rt__map_put(&m->hash, key, 0, val);
 }
 
 /* An ipp source in the heap of rt__netrun.bg_heap: its next event's time and its index. */
@@ -401,6 +357,7 @@ int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt
     if (!n)
         return rt_error_set(err, RT_ENOMEM, "out of memory");
     n->net = net;
+    rt__map_init(&n->lmap.hash);
     double nic = net->p.nic_ns_per_byte > 0 ? net->p.nic_ns_per_byte : model_ns_per_byte;
     double link = net->p.link_ns_per_byte > 0 ? net->p.link_ns_per_byte : nic;
     if (!(nic > 0)) {
@@ -440,8 +397,7 @@ void rt__netrun_destroy(struct rt__netrun *n)
         return;
     rt__flownet_destroy(n->fn);
     free(n->lmap.direct);
-    free(n->lmap.key);
-    free(n->lmap.val);
+    rt__map_free(&n->lmap.hash);
     free(n->topo_link);
     free(n->route);
     free(n->troute);
