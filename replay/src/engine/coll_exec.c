@@ -37,6 +37,7 @@
 
 #include "collective.h"
 #include "engine_internal.h"
+#include "grow.h"
 #include "map.h"
 
 
@@ -209,14 +210,8 @@ static int cx_create(struct engine *E, uint32_t id, uint32_t me)
 static int cx_number(struct engine *E, struct coll_exec *x, uint32_t k)
 {
     struct rt_replay_result *res = E->res;
-    if (res->ncoll_msgs == E->capcpred) {
-        uint64_t ncap = E->capcpred ? 2 * E->capcpred : 256;
-        uint64_t *p = ncap < (1ull << 40) ? realloc(res->coll_pred, ncap * sizeof *p) : NULL;
-        if (!p)
-            return rt__eng_oom(E);
-        res->coll_pred = p;
-        E->capcpred = ncap;
-    }
+    if (rt__grow_one64((void **)&res->coll_pred, &E->capcpred, sizeof *res->coll_pred, res->ncoll_msgs))
+        return rt__eng_oom(E);
     struct cx_msg *q = &x->msg[k];
     q->serial = res->ncoll_msgs;
     res->coll_pred[res->ncoll_msgs++] = q->pred == CX_NONE ? UINT64_MAX : x->msg[q->pred].serial;

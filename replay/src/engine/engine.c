@@ -388,15 +388,9 @@ static void net_arrived(void *ud, uint64_t user, rt_time_ps at, uint32_t n, cons
     for (uint32_t i = 0; E->o->record_contention && i < n; i++) {
         if (!(delay_ps[i] >= 0.5)) /* under a ps: rounding, not contention */
             continue;
-        if (res->ncontention == E->capcont) {
-            uint64_t ncap = E->capcont ? 2 * E->capcont : 256;
-            struct rt_msg_contention *nc = ncap < (1ull << 40) ? realloc(res->contention, ncap * sizeof *nc) : NULL;
-            if (!nc) {
-                rt__eng_oom(E);
-                return;
-            }
-            res->contention = nc;
-            E->capcont = ncap;
+        if (rt__grow_one64((void **)&res->contention, &E->capcont, sizeof *res->contention, res->ncontention)) {
+            rt__eng_oom(E);
+            return;
         }
         uint64_t cm = m->flags & M_COLL ? rt__cx_serial(E->colls[m->comm].cx, m->n) : UINT64_MAX;
         res->contention[res->ncontention++] =
@@ -624,14 +618,8 @@ RT_HOT_INLINE int leave_call(struct engine *E, struct rank *R, uint32_t r, int d
 static int coll_bind(struct engine *E, uint32_t r, uint64_t ev, uint64_t msg)
 {
     struct rt_replay_result *res = E->res;
-    if (res->ncoll_binds == E->capcbind) {
-        uint64_t ncap = E->capcbind ? 2 * E->capcbind : 256;
-        struct rt_coll_bind *p = ncap < (1ull << 40) ? realloc(res->coll_binds, ncap * sizeof *p) : NULL;
-        if (!p)
-            return rt__eng_oom(E);
-        res->coll_binds = p;
-        E->capcbind = ncap;
-    }
+    if (rt__grow_one64((void **)&res->coll_binds, &E->capcbind, sizeof *res->coll_binds, res->ncoll_binds))
+        return rt__eng_oom(E);
     res->coll_binds[res->ncoll_binds++] = (struct rt_coll_bind){ev, r, msg};
     return 0;
 }

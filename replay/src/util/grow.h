@@ -26,4 +26,20 @@ static inline int rt__grow(void **p, uint32_t *cap, size_t elem, uint32_t need)
     return 0;
 }
 
+/* Room for one more element of @p elem bytes in *@p p of @p n elements (capacity *@p cap, doubled
+ * from 256) for the result's records, which may outgrow 2^32: 0, or -1 when out of memory or at
+ * 2^40 elements (*@p p unchanged). */
+static inline int rt__grow_one64(void **p, uint64_t *cap, size_t elem, uint64_t n)
+{
+    if (n < *cap)
+        return 0;
+    uint64_t ncap = *cap ? 2 * *cap : 256;
+    void *q = ncap < (1ull << 40) ? realloc(*p, (size_t)ncap * elem) : NULL;
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = ncap;
+    return 0;
+}
+
 #endif
