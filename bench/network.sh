@@ -105,6 +105,14 @@ nets=$(
 model="--alpha 2.122us --beta 0.7595ns/B"
 
 now() { date +%s.%N; }
+# A field of a BENCH {json} line, for the awk tables below: a string value ends at its quote
+# (network specs hold commas), a number at , or }.
+awk_field='
+function field(line, key,    v) {
+    v = line; sub(".*\"" key "\":", "", v)
+    if (substr(v, 1, 1) == "\"") { v = substr(v, 2); sub(/".*/, "", v) } else sub(/[,}].*/, "", v)
+    return v
+}'
 echo "# $(uname -n), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "# perturb: $perturb"
 for s in $(echo "$sizes" | tr ',' ' '); do
@@ -151,16 +159,7 @@ done
 
 # The table: the replay alone (BENCH lines) and the CLI (wall, RSS) per size and network.
 echo
-awk -v cli="$work/cli" '
-function field(line, key,    i, n, kv, parts) {
-    n = split(line, parts, ",\"")
-    for (i = 1; i <= n; i++) {
-        split(parts[i], kv, "\":")
-        gsub(/[{}" ]/, "", kv[1])
-        if (kv[1] == key) { v = kv[2]; gsub(/^"|"$/, "", v); return v }
-    }
-    return ""
-}
+awk -v cli="$work/cli" "$awk_field"'
 function med(list,    n, a, i, j, t) {
     n = split(list, a, " ")
     for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -222,12 +221,7 @@ END {
 # The perturbed rows must time traffic that meets the application: each one's predicted end and
 # contention against its row without --perturb (same topology and mapping, same size).
 if [ "$with_perturb" = 1 ]; then
-    awk '
-function field(line, key,    v) {
-    v = line; sub(".*\"" key "\":", "", v)
-    if (substr(v, 1, 1) == "\"") { v = substr(v, 2); sub(/".*/, "", v) } else sub(/[,}].*/, "", v)
-    return v
-}
+    awk "$awk_field"'
 /^BENCH / {
     net = field($0, "net"); ev = field($0, "events"); k = ev SUBSEP net
     end[k] = field($0, "predicted_ps"); cont[k] = field($0, "contention_ns") + 0; bg[k] = field($0, "background")
@@ -265,12 +259,7 @@ if [ "$with_mappings" = 1 ]; then
     echo
     "$bench" "$trace" --repeat "$repeat" --net crossbar "$@" | tee "$work/lines"
     echo
-    awk '
-function field(line, key,    v) { # a string value ends at its quote (specs hold commas), a number at , or }
-    v = line; sub(".*\"" key "\":", "", v)
-    if (substr(v, 1, 1) == "\"") { v = substr(v, 2); sub(/".*/, "", v) } else sub(/[,}].*/, "", v)
-    return v
-}
+    awk "$awk_field"'
 /^BENCH / {
     net = field($0, "net"); if (net == "crossbar") next
     med[net] = field($0, "median_s") + 0; rec[net] = field($0, "recomputed") / field($0, "routed")
@@ -339,12 +328,7 @@ if [ "$with_scale" = 1 ]; then
     echo
     "$bench" "$trace" --repeat "$repeat" --net crossbar "$@" | tee "$work/lines"
     echo
-    awk '
-function field(line, key,    v) {
-    v = line; sub(".*\"" key "\":", "", v)
-    if (substr(v, 1, 1) == "\"") { v = substr(v, 2); sub(/".*/, "", v) } else sub(/[,}].*/, "", v)
-    return v
-}
+    awk "$awk_field"'
 /^BENCH / {
     net = field($0, "net"); if (net == "crossbar") next
     base = net; sub(/\+.*/, "", base)
