@@ -870,6 +870,22 @@ static void take_back_begin(struct reader *r)
     r->coll_begin = UINT64_MAX;
 }
 
+/* What a collective's completion tells about its begin @p b (blocking and non-blocking alike): an
+ * operation OTF2 does not define is counted (a newer writer's: said, not silent); vector
+ * operations, and any collective on a communicator a missing rank belongs to (among the members
+ * present each has its own counts, which no missing member can confirm), time per-member counts. */
+static void coll_begin_flags(struct reader *r, struct rt_event *b, OTF2_CollectiveOp op, uint32_t ci)
+{
+    if (op > OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE)
+        r->stats.unknown_coll_ops++;
+    if (coll_vector(op))
+        b->flags |= RT_EVF_VECTOR;
+    if (RT_UNLIKELY(ci < r->t->ncomms && r->t->comms[ci].present)) {
+        b->flags |= RT_EVF_VECTOR;
+        r->stats.missing_colls++;
+    }
+}
+
 static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
                                      uint64_t sent, uint64_t received)
 {
@@ -914,15 +930,7 @@ static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRe
     struct rt_event *b = &r->cur->events[r->coll_begin];
     b->ref = root_row;
     b->aux = coll_op(op);
-    if (op > OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE) /* a newer writer's: said, not silent */
-        r->stats.unknown_coll_ops++;
-    if (coll_vector(op))
-        b->flags |= RT_EVF_VECTOR;
-    if (RT_UNLIKELY(ci < r->t->ncomms && r->t->comms[ci].present)) {
-        /* Among the members present: each with its own counts, which no missing member can confirm. */
-        b->flags |= RT_EVF_VECTOR;
-        r->stats.missing_colls++;
-    }
+    coll_begin_flags(r, b, op, ci);
     struct rt_event_payload *bp = rt__row_payload_of(r->cur, r->coll_begin), *ep = last_payload(r);
     bp->comm = ci; /* a COLL_BEGIN has one */
     bp->bytes = sent;
@@ -1027,14 +1035,7 @@ static OTF2_CallbackCode ev_nbcoll_complete(EVT_ARGS, OTF2_CollectiveOp op, OTF2
     b->aux = (uint32_t)(r->cur->nevents - 1);
     e->ref = (uint32_t)start;
     e->aux = coll_op(op);
-    if (op > OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE)
-        r->stats.unknown_coll_ops++;
-    if (coll_vector(op))
-        b->flags |= RT_EVF_VECTOR;
-    if (RT_UNLIKELY(ci < r->t->ncomms && r->t->comms[ci].present)) {
-        b->flags |= RT_EVF_VECTOR;
-        r->stats.missing_colls++;
-    }
+    coll_begin_flags(r, b, op, ci);
     struct rt_event_payload *bp = rt__row_payload_of(r->cur, start), *ep = last_payload(r);
     bp->comm = ci;
     bp->bytes = sent;
