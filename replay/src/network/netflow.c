@@ -1111,6 +1111,17 @@ void rt__flownet_set_small(struct rt__flownet *fn, uint32_t n)
         fn->small = n;
 }
 
+/* Whether link @p l carries more than its capacity (relative 1e-9) at the flows' rates in use. */
+static int nf_overloaded(const struct rt__flownet *fn, uint32_t l)
+{
+    const struct nf_link *L = &fn->links[l];
+    double load = 0;
+    for (uint32_t k = 0; k < L->n; k++)
+        if (!nf_due(fn, &fn->flows[L->ref[k].flow]))
+            load += fn->flows[L->ref[k].flow].rate;
+    return load > L->cap * (1 + 1e-9);
+}
+
 int rt__flownet_check(struct rt__flownet *fn)
 {
     if (!fn || fn->in_advance)
@@ -1131,14 +1142,9 @@ int rt__flownet_check(struct rt__flownet *fn)
             if (nf_fast_rate(fn, f, tep, &b) != f->rate || b != f->bneck)
                 rc = RT_ERANGE;
         }
-        for (uint32_t l = 0; l < fn->nlinks; l++) {
-            double load = 0;
-            for (uint32_t k = 0; k < fn->links[l].n; k++)
-                if (!nf_due(fn, &fn->flows[fn->links[l].ref[k].flow]))
-                    load += fn->flows[fn->links[l].ref[k].flow].rate;
-            if (load > fn->links[l].cap * (1 + 1e-9))
+        for (uint32_t l = 0; l < fn->nlinks; l++)
+            if (nf_overloaded(fn, l))
                 rc = RT_ERANGE;
-        }
         return rc;
     }
     uint32_t ep = nf_epoch(fn);
@@ -1153,15 +1159,9 @@ int rt__flownet_check(struct rt__flownet *fn)
             if (g->new_rate != g->rate || g->new_bneck != g->bneck || !(g->rate > 0) || g->rate > g->max_rate)
                 rc = RT_ERANGE;
         }
-        for (uint32_t i = 0; i < fn->ncl; i++) {
-            const struct nf_link *L = &fn->links[fn->cl[i]];
-            double load = 0;
-            for (uint32_t k = 0; k < L->n; k++)
-                if (!nf_due(fn, &fn->flows[L->ref[k].flow]))
-                    load += fn->flows[L->ref[k].flow].rate;
-            if (load > L->cap * (1 + 1e-9))
+        for (uint32_t i = 0; i < fn->ncl; i++)
+            if (nf_overloaded(fn, fn->cl[i]))
                 rc = RT_ERANGE;
-        }
     }
     return rc;
 }
