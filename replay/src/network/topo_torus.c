@@ -235,19 +235,24 @@ static size_t torus_link_name(const rt_topology *t, uint32_t link, char *buf, si
     return len < 0 ? 0 : (size_t)len;
 }
 
-/* The router-to-router hops from v to dst in dimension d and their direction (*pos): on a torus
- * the shorter way round, exactly half way round the positive way. */
-static uint32_t dim_hops(const struct topo_torus *tt, uint32_t v, uint32_t dst, uint32_t d, int *pos)
+/* The router-to-router hops from coordinate cs to cd in dimension d and their direction (*pos):
+ * on a torus the shorter way round, exactly half way round the positive way. */
+static uint32_t coord_hops(const struct topo_torus *tt, uint32_t cs, uint32_t cd, uint32_t d, int *pos)
 {
-    uint32_t k = tt->k[d], lo = tt->lo[d];
-    uint32_t cs = v / lo % k, cd = dst / lo % k;
     if (tt->wrap) {
-        uint32_t delta = (cd + k - cs) % k; /* steps the positive way */
+        uint32_t k = tt->k[d], delta = (cd + k - cs) % k; /* steps the positive way */
         *pos = 2 * delta <= k;
         return *pos ? delta : k - delta;
     }
     *pos = cd > cs;
     return *pos ? cd - cs : cs - cd;
+}
+
+/* The same from router v to dst. */
+static uint32_t dim_hops(const struct topo_torus *tt, uint32_t v, uint32_t dst, uint32_t d, int *pos)
+{
+    uint32_t k = tt->k[d], lo = tt->lo[d];
+    return coord_hops(tt, v / lo % k, dst / lo % k, d, pos);
 }
 
 /* The router one hop from v in dimension d, direction pos. */
@@ -259,19 +264,30 @@ static uint32_t step(const struct topo_torus *tt, uint32_t v, uint32_t d, int po
     return v - c * lo + c2 * lo;
 }
 
+/* Dimension order. In dimension d the coordinates below d are already dst's (low = dst mod lo)
+ * and those above are still src's (hi), so the hops' links are net_link's numbers
+ * first + (hi·J + j)·lo + low for consecutive j: a division per dimension instead of several per
+ * hop (a route is computed for every message). */
 static uint32_t torus_route(const rt_topology *t, uint32_t src, uint32_t dst, uint64_t salt, uint32_t *links)
 {
     const struct topo_torus *tt = (const struct topo_torus *)t;
     (void)salt;
-    uint32_t len = 0, v = src;
+    uint32_t len = 0, hi = src, dhi = dst, low = 0;
     links[len++] = src;
     for (uint32_t d = 0; d < tt->ndim; d++) {
+        uint32_t k = tt->k[d], lo = tt->lo[d];
+        uint32_t c = hi % k, cd = dhi % k;
+        hi /= k;
+        dhi /= k;
         int pos;
-        uint32_t hops = dim_hops(tt, v, dst, d, &pos);
+        uint32_t hops = coord_hops(tt, c, cd, d, &pos);
+        uint32_t base = tt->first[d] + (pos ? 0 : tt->per_dir[d]) + hi * tt->j[d] * lo + low;
+        uint32_t shift = (pos || tt->wrap) ? 0 : 1; /* a mesh's "-" link of coordinate c is j = c - 1 */
         for (uint32_t i = 0; i < hops; i++) {
-            links[len++] = net_link(tt, v, d, pos);
-            v = step(tt, v, d, pos);
+            links[len++] = base + (c - shift) * lo;
+            c = pos ? (c + 1 == k ? 0 : c + 1) : (c == 0 ? k - 1 : c - 1);
         }
+        low += cd * lo;
     }
     links[len++] = t->nodes + dst;
     return len;
