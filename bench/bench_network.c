@@ -9,7 +9,7 @@
  *   SPEC: "crossbar" (no network layer: the model's single port, the reference), or a topology as
  *   `retime replay --topology` takes it (crossbar-flow, torus:8x8x8, fattree:512, ...), optionally
  *   followed by "@" and a mapping (`--mapping`: block, random:SEED, ...), "%" and a contention
- *   model (`--contention`: exact, exact-full, fast) and "+" and a --perturb spec (background
+ *   model (`--contention`: exact, exact-full, fast, none) and "+" and a --perturb spec (background
  *   traffic), in that order.
  *   Default: crossbar, crossbar-flow, torus:8x8x8, fattree:512. Hockney α = 2.122 µs,
  *   β = 0.7595 ns/B, block mapping, one rank per node, links as fast as the NICs.

@@ -8,7 +8,8 @@
 # Then (unless --no-coll) the collective-heavy traces of issue #30 (an 8 B allreduce and a 64 KiB
 # bcast per iteration, no point-to-point messages; 64 and 512 ranks, the first size only): their
 # replay rate on a torus and a fat tree beside the crossbar's, where collectives are timed in one
-# go; target >= 0.3x.
+# go; target >= 0.3x; and the same networks with --contention none (every message routed, no
+# flows): the floor a message-level replay costs without the flow model.
 # For each size, two measurements, each interleaved (round r runs every network once, in order):
 #   1. retime-bench-network: the trace read once, then rt_replay_run alone per network (replay rate);
 #   2. the CLI end to end, `retime replay TRACE --alpha 2.122us --beta 0.7595ns/B [--topology T]
@@ -368,8 +369,8 @@ events=$(to_events "$(echo "$sizes" | cut -d, -f1)")
 : > "$work/lines"
 for p in 64 512; do
     trace=$(coll_trace_for "$events" "$p")
-    if [ "$p" = 64 ]; then set -- --net crossbar --net torus:4x4x4 --net fattree:64
-    else set -- --net crossbar --net torus:8x8x8 --net fattree:512; fi
+    if [ "$p" = 64 ]; then set -- --net crossbar --net torus:4x4x4 --net fattree:64 --net torus:4x4x4%none --net fattree:64%none
+    else set -- --net crossbar --net torus:8x8x8 --net fattree:512 --net torus:8x8x8%none --net fattree:512%none; fi
     echo
     "$bench" "$trace" --repeat "$repeat" "$@" | tee -a "$work/lines"
 done
@@ -379,10 +380,12 @@ awk '/^BENCH / {
     r = $0; sub(/.*"ratio":/, "", r); sub(/,.*/, "", r)
     k = $0; sub(/.*"ranks":/, "", k); sub(/,.*/, "", k)
     if (n == "crossbar") next
+    if (n ~ /%none$/) { floor = floor sprintf(" %s@p%s %s", n, k, r); next }
     total++
     if (r + 0 < 0.3) miss = miss " " n "@p" k "(" r ")"
 }
 END {
+    printf "floor (the same messages routed with no flows, --contention none: what the engine and routing cost alone):%s\n", floor
     if (miss == "") printf "target (collective-heavy replay on a torus and a fat tree >= 0.3x the crossbar rate, at the median): met (%d of %d)\n", total, total
     else printf "target (collective-heavy replay on a torus and a fat tree >= 0.3x the crossbar rate, at the median): NOT met:%s\n", miss
 }' "$work/lines"

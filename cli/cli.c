@@ -512,8 +512,9 @@ const char cli_model_usage[] =
     "           [--link-bw BW] [--nic-bw BW] [--hop-latency TIME] [--shm-alpha TIME] [--shm-beta TIME/SIZE]\n"
     "           [--perturb ratio=R,pattern=random-permutation|uniform,size=SIZE,interval=T |\n"
     "                      ratio=R,pattern=ipp,size=SIZE,rate=R,sigma1=R,sigma2=R]  other jobs' traffic\n"
-    "           [--contention exact|exact-full|fast]  messages between nodes share links max-min fairly\n"
-    "           (exact, the default); fast: each min(C/n) over its links, approximate (docs/network.md)\n"
+    "           [--contention exact|exact-full|fast|none]  messages between nodes share links max-min\n"
+    "           fairly (exact, the default); fast: each min(C/n) over its links, approximate; none: no\n"
+    "           sharing, each as if alone on its route (distance without congestion; docs/network.md)\n"
     "  clocks:  --fix-clocks[=L_MIN|=lmin=TIME,gamma=X]  (replay, analyze, plot timeline) restore causality\n"
     "           in the measured times first: receives at least L_MIN (default 0ns) after their sends\n";
 

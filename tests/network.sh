@@ -294,7 +294,40 @@ for spec in "torus:4x4x4 --mapping random:1" "fattree:128 --mapping random:2 --p
   b=$("$retime" replay "$traces/shift3d-isend-p64-k1-m1000" "${H[@]}" --topology $spec --contention exact-full --format json)
   check "exact-full-identical-${spec%% *}" same "$(sed 's/, exact-full contention//' <<<"$b")" "$a"
 done
-check bad-contention fails_with "exact, exact-full or fast" "$retime" replay "$A" "${H[@]}" --topology torus:4x4 --contention maxmin
+# none: nothing shared. On net-shared-link each message moves alone: ends 4000 (exact: 5000), 4300
+# with 3 routers of 100 ns; the shared link r(1,0)+x carries both, busy 1000 ns (their union: both
+# on it from 1000 to 2000), most at once 1, contention 0. On net-fast every message is alone: 4000.
+# On net-alone (one message) exact and none are the same model: byte-identical. With links half as
+# fast as the NICs (500 MB/s) the route's slowest link sets the rate: 2000 ns of bytes, end 5000.
+out=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 --contention none --format csv)
+check contention-none-rank2 same "$(rank_end "$out" 2)" 4000
+check contention-none-rank3 same "$(rank_end "$out" 3)" 4000
+out=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 --contention none --hop-latency 100ns --format csv)
+check contention-none-hops same "$(rank_end "$out" 2)" 4300
+json=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 --contention none --format json)
+check contention-none-link has "$json" '"name": "r(1,0)+x", "messages": 2, "bytes": 2000, "max_at_once": 1, "busy_ns": 1000, "contention_ns": 0.000,'
+check contention-none-said has "$json" '"routed": 2, "local": 0, "contention_ns": 0,'
+out=$("$retime" replay "$work/net-fast" "${H[@]}" --topology crossbar-flow --contention none --format csv)
+check contention-none-fast-trace same "$(rank_end "$out" 1) $(rank_end "$out" 2)" "4000 4000"
+a=$("$retime" replay "$work/net-alone" "${H[@]}" --topology torus:4x4 --format json)
+b=$("$retime" replay "$work/net-alone" "${H[@]}" --topology torus:4x4 --contention none --format json)
+check contention-none-alone-identical same "$(sed 's/, none contention//' <<<"$b")" "$a"
+out=$("$retime" replay "$work/net-alone" "${H[@]}" --topology torus:4x4 --link-bw 500MB/s --contention none --format csv)
+check contention-none-slow-link same "$(rank_end "$out" 2)" 5000
+# net-uneven: the same routes with 1000 B (0 -> 2) and 3000 B (1 -> 3). Exact: both at half rate
+# until the first's bytes are out at 1000 + 2000 (rank 2 ends 3000 + 2000 = 5000), the second's
+# last 2000 B alone then, out at 5000 (rank 3 ends 7000); the link busy 4000 ns. None: out at 2000
+# and 4000 (ends 4000 and 6000), the link busy 3000 ns (the union, not the sum 4000).
+for c in exact none; do
+  out=$("$retime" replay "$work/net-uneven" "${H[@]}" --topology torus:4x4 --contention $c --format csv)
+  json=$("$retime" replay "$work/net-uneven" "${H[@]}" --topology torus:4x4 --contention $c --format json)
+  if [ $c = exact ]; then want="5000 7000" most=2 busy=4000; else want="4000 6000" most=1 busy=3000; fi
+  check "contention-$c-uneven" same "$(rank_end "$out" 2) $(rank_end "$out" 3)" "$want"
+  check "contention-$c-uneven-busy" has "$json" "\"name\": \"r(1,0)+x\", \"messages\": 2, \"bytes\": 4000, \"max_at_once\": $most, \"busy_ns\": $busy,"
+done
+check contention-none-no-perturb fails_with "--perturb needs links that are shared" "$retime" replay "$A" "${H[@]}" \
+  --topology torus:4x4 --contention none --perturb ratio=0.5,pattern=uniform,size=1KiB,interval=10us
+check bad-contention fails_with "exact, exact-full, fast or none" "$retime" replay "$A" "${H[@]}" --topology torus:4x4 --contention maxmin
 check contention-needs-topology fails_with "need --topology" "$retime" replay "$A" "${H[@]}" --contention fast
 
 # --- a whole machine costs what the links the trace uses cost (issue #35): 8 ranks on machines

@@ -489,7 +489,9 @@ with ctx as trace:
 def exchange(name, P, m, sends):
     """P ranks; at 1000 ns every rank enters one MPI_Startall that posts its receives and its
     sends (sends: rank -> list of destinations) at once, then waits for all of them in one
-    MPI_Waitall (measured 1000 + 100 .. 5000), and ends at 6000."""
+    MPI_Waitall (measured 1000 + 100 .. 5000), and ends at 6000. m: the bytes of every message, or
+    per sender (rank -> bytes)."""
+    size = (lambda s: m[s]) if isinstance(m, dict) else (lambda s: m)
     ctx, path = archive(name)
     with ctx as trace:
         defs = Defs(trace, P)
@@ -505,11 +507,11 @@ def exchange(name, P, m, sends):
                 recs.append(lambda w, q=req[("r", s)]: w.write(otf2.events.MpiIrecvRequest(1000, q)))
             for d in sends.get(r, []):
                 req[("s", d)] = len(req) + 1
-                recs.append(lambda w, d=d, q=req[("s", d)]: w.write(otf2.events.MpiIsend(1000, d, defs.world, 3, m, q)))
+                recs.append(lambda w, d=d, q=req[("s", d)]: w.write(otf2.events.MpiIsend(1000, d, defs.world, 3, size(r), q)))
             call(w, defs, "MPI_Startall", 1000, 1100, recs)
             done = []
             for s in recvs[r]:
-                done.append(lambda w, s=s, q=req[("r", s)]: w.write(otf2.events.MpiIrecv(5000, s, defs.world, 3, m, q)))
+                done.append(lambda w, s=s, q=req[("r", s)]: w.write(otf2.events.MpiIrecv(5000, s, defs.world, 3, size(s), q)))
             for d in sends.get(r, []):
                 done.append(lambda w, q=req[("s", d)]: w.write(otf2.events.MpiIsendComplete(5000, q)))
             call(w, defs, "MPI_Waitall", 1100, 5000, done)
@@ -524,6 +526,9 @@ exchange("net-alltoall-16", 16, 1000, {r: [d for d in range(16) if d != r] for r
 # the fast contention model against max-min (tests/network.sh): rank 0's injection link carries
 # 0 -> 1 and 0 -> 2, rank 2's ejection link 0 -> 2, 3 -> 2 and 4 -> 2
 exchange("net-fast", 5, 1000, {0: [1, 2], 3: [2], 4: [2]})
+# net-shared-link's routes with 1000 B and 3000 B: the shared link is busy 3000 ns without
+# sharing (--contention none), 4000 with it
+exchange("net-uneven", 16, {0: 1000, 1: 3000}, {0: [2], 1: [3]})
 
 
 # --------------------------------------------------------------------------- an allreduce loop

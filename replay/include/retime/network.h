@@ -54,13 +54,15 @@ enum rt_contention {
     RT_CONTENTION_EXACT = 0,      /**< max-min fair, recomputed per connected component (default) */
     RT_CONTENTION_EXACT_FULL = 1, /**< max-min fair, every flow recomputed at each change: the
                                        reference the default is checked against (bit-identical) */
-    RT_CONTENTION_FAST = 2        /**< approximate: each flow min(own limit, C_l / n_l over its links),
+    RT_CONTENTION_FAST = 2,       /**< approximate: each flow min(own limit, C_l / n_l over its links),
                                        recomputed only over the links whose load changed */
+    RT_CONTENTION_NONE = 3        /**< no sharing: each message at the least of its own rate and its
+                                       route's capacities, as if alone (distance without congestion) */
 };
 
-/** Parses "exact", "exact-full" or "fast" into *@p out; RT_OK or RT_EINVAL with one line. */
+/** Parses "exact", "exact-full", "fast" or "none" into *@p out; RT_OK or RT_EINVAL with one line. */
 int rt_contention_parse(const char *s, int *out, rt_error *err);
-/** "exact", "exact-full" or "fast". */
+/** "exact", "exact-full", "fast" or "none". */
 const char *rt_contention_name(int contention);
 
 /** Sets every field to its default (shm_* to -1: the model's own). */

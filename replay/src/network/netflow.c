@@ -1165,3 +1165,8 @@ int rt__flownet_check(struct rt__flownet *fn)
     }
     return rc;
 }
+
+rt_time_ps rt__flownet_duration(double bytes, double rate)
+{
+    return nf_dur(bytes, rate);
+}

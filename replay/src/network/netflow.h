@@ -137,4 +137,11 @@ void rt__flownet_set_small(struct rt__flownet *fn, uint32_t n);
  */
 int rt__flownet_check(struct rt__flownet *fn);
 
+/**
+ * The time a flow of @p bytes takes alone at @p rate [B/ps]: max(1, ceil(bytes / rate)) ps, as the
+ * model rounds its completions (a quotient within 4 ulps above an integer counts as it). A flow
+ * that starts alone on its links and stays so ends exactly this long after its start.
+ */
+rt_time_ps rt__flownet_duration(double bytes, double rate);
+
 #endif

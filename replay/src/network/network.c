@@ -171,21 +171,22 @@ static int finite_nonneg(double x)
     return x >= 0 && x <= 1e12;
 }
 
-static const char *const contention_names[] = {"exact", "exact-full", "fast"};
+static const char *const contention_names[] = {"exact", "exact-full", "fast", "none"};
 
 int rt_contention_parse(const char *s, int *out, rt_error *err)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (s && !strcmp(s, contention_names[i])) {
             *out = i;
             return RT_OK;
         }
-    return rt_error_set(err, RT_EINVAL, "contention model '%.40s': must be exact, exact-full or fast", s ? s : "");
+    return rt_error_set(err, RT_EINVAL, "contention model '%.40s': must be exact, exact-full, fast or none",
+                         s ? s : "");
 }
 
 const char *rt_contention_name(int contention)
 {
-    return contention >= 0 && contention < 3 ? contention_names[contention] : "?";
+    return contention >= 0 && contention < 4 ? contention_names[contention] : "?";
 }
 
 int rt_network_create(const struct rt_network_params *p, uint32_t ranks, rt_network **out, rt_error *err)
@@ -195,8 +196,11 @@ int rt_network_create(const struct rt_network_params *p, uint32_t ranks, rt_netw
     *out = NULL;
     if (!p->topology || !*p->topology)
         return rt_error_set(err, RT_EINVAL, "network: no topology given");
-    if (p->contention < RT_CONTENTION_EXACT || p->contention > RT_CONTENTION_FAST)
+    if (p->contention < RT_CONTENTION_EXACT || p->contention > RT_CONTENTION_NONE)
         return rt_error_set(err, RT_EINVAL, "network: unknown contention model %d", p->contention);
+    if (p->perturb && p->contention == RT_CONTENTION_NONE) /* it acts only through shared links */
+        return rt_error_set(err, RT_EINVAL, "network: --perturb needs links that are shared: not with --contention "
+                                            "none (give exact or fast)");
     if (!finite_nonneg(p->link_ns_per_byte) || !finite_nonneg(p->nic_ns_per_byte) ||
         !finite_nonneg(p->hop_latency_ns) || !(p->shm_alpha_ns < 0 || finite_nonneg(p->shm_alpha_ns)) ||
         !(p->shm_ns_per_byte < 0 || finite_nonneg(p->shm_ns_per_byte)))
@@ -323,6 +327,13 @@ struct rt__netrun {
     struct linkmap lmap;    /* topology link -> flow-model link, for the links met so far */
     uint32_t *topo_link;    /* per flow-model link: its topology link */
     uint32_t nmet, captopo, capuse; /* links met; room in topo_link and use */
+    /* --contention none: no flows; per link met, its capacity and the end of its last message */
+    int solo;
+    struct solo_link {
+        double cap;
+        rt_time_ps busy_until;
+    } *sl;
+    uint32_t capsl;
     uint32_t *route;        /* room for the longest route */
     uint32_t *troute;       /* the same, for a route given back in topology link ids */
     rt_time_ps *lat;        /* per flow id: its latency after its last byte */
@@ -380,6 +391,7 @@ int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt
     }
     rt__flownet_set_full(n->fn, net->p.contention == RT_CONTENTION_EXACT_FULL);
     rt__flownet_set_fast(n->fn, net->p.contention == RT_CONTENTION_FAST);
+    n->solo = net->p.contention == RT_CONTENTION_NONE;
     n->bg_next = INT64_MAX;
     n->shm_alpha_ps = net->p.shm_alpha_ns < 0 ? -1 : net->p.shm_alpha_ns * 1e3;
     n->shm_ps_per_byte = net->p.shm_ns_per_byte < 0 ? -1 : net->p.shm_ns_per_byte * 1e3;
@@ -399,6 +411,7 @@ void rt__netrun_destroy(struct rt__netrun *n)
     free(n->lmap.direct);
     rt__map_free(&n->lmap.hash);
     free(n->topo_link);
+    free(n->sl);
     free(n->route);
     free(n->troute);
     free(n->lat);
@@ -432,8 +445,11 @@ static int meet_route(struct rt__netrun *n, uint32_t len)
             rt_topology_link(n->net->topo, t, &li);
             if (rt__grow((void **)&n->topo_link, &n->captopo, sizeof *n->topo_link, n->nmet + 1) ||
                 rt__grow((void **)&n->use, &n->capuse, sizeof *n->use, n->nmet + 1) ||
+                (n->solo && rt__grow((void **)&n->sl, &n->capsl, sizeof *n->sl, n->nmet + 1)) ||
                 rt__flownet_add_link(n->fn, li.kind == RT_LINK_NET ? n->link_cap : n->nic_cap, t, &l))
                 return RT_ENOMEM;
+            if (n->solo)
+                n->sl[l] = (struct solo_link){li.kind == RT_LINK_NET ? n->link_cap : n->nic_cap, INT64_MIN};
             if (lm_put(&n->lmap, t, l))
                 return RT_ENOMEM; /* the flow model holds a link no route names: harmless */
             n->topo_link[l] = t;
@@ -443,6 +459,29 @@ static int meet_route(struct rt__netrun *n, uint32_t len)
         n->route[i] = l;
     }
     return RT_OK;
+}
+
+/* --contention none: the message of @p m bytes starting at @p t over the route in n->route (@p len
+ * flow-model links) takes the least of its own rate and its links' capacities, as the flow model
+ * gives a flow alone on its links (to the bit: the same rate and rounding). Each link counts it
+ * and its busy time (the union of its messages' times: starts come in time order). Returns the
+ * time its last byte leaves. */
+static rt_time_ps solo_send(struct rt__netrun *n, uint32_t len, rt_bytes m, rt_time_ps t, double rate)
+{
+    for (uint32_t i = 0; i < len; i++)
+        rate = n->sl[n->route[i]].cap < rate ? n->sl[n->route[i]].cap : rate;
+    rt_time_ps end = t + rt__flownet_duration((double)m, rate);
+    for (uint32_t i = 0; i < len; i++) {
+        struct rt_link_use *u = &n->use[n->route[i]];
+        struct solo_link *s = &n->sl[n->route[i]];
+        u->flows++;
+        u->bytes += (double)m;
+        if (end > s->busy_until) {
+            u->busy_ps += end - (t > s->busy_until ? t : s->busy_until);
+            s->busy_until = end;
+        }
+    }
+    return end;
 }
 
 int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m, rt_time_ps t, rt_time_ps wire,
@@ -470,6 +509,10 @@ int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m
     }
     if (meet_route(n, len))
         return RT_ENOMEM;
+    if (n->solo) {
+        *arrive = solo_send(n, len, m, t, (double)m / (double)byte_ps) + lat;
+        return 0;
+    }
     uint32_t id;
     if (rt__flownet_start(n->fn, t, n->route, len, (double)m, (double)m / (double)byte_ps, user, &id))
         return RT_ENOMEM;
@@ -538,8 +581,12 @@ int rt__netrun_links(const struct rt__netrun *n, struct rt_link_use **out, uint3
             continue;
         v[k] = n->use[l];
         v[k].link = n->topo_link[l];
-        v[k].max_flows = s->max_flows;
-        v[k].busy_ps = s->busy_ps;
+        if (!n->solo) { /* (with none: busy_ps is the use's own, and nothing shares a link) */
+            v[k].max_flows = s->max_flows;
+            v[k].busy_ps = s->busy_ps;
+        } else {
+            v[k].max_flows = 1;
+        }
         k++;
     }
     if (k > 1) /* by topology link id, as always */
