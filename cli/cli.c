@@ -658,13 +658,28 @@ int model_cli_window(struct model_cli *m, struct rt_replay_options *o, const rt_
     return work_check(m, o, t);
 }
 
+/* Whether any network option but --topology was given. */
+static int net_options_given(const struct model_cli *m)
+{
+    return m->net.mapping || m->net.ranks_per_node || m->net.link_ns_per_byte || m->net.nic_ns_per_byte ||
+           m->net.hop_latency_ns || m->net.shm_alpha_ns >= 0 || m->net.shm_ns_per_byte >= 0 || m->net.perturb ||
+           m->net.contention;
+}
+
+int model_cli_no_network(const struct model_cli *m, const char *command)
+{
+    if (m->net.topology || net_options_given(m))
+        return cli_die("%s does not replay on a network: --topology and its options are not taken here (retime replay, "
+                       "analyze, sweep, validate and the timeline and Monte Carlo plots take them)",
+                       command);
+    return 0;
+}
+
 int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t)
 {
     rt_error err = {0};
     if (!m->net.topology) {
-        if (m->net.mapping || m->net.ranks_per_node || m->net.link_ns_per_byte || m->net.nic_ns_per_byte ||
-            m->net.hop_latency_ns || m->net.shm_alpha_ns >= 0 || m->net.shm_ns_per_byte >= 0 || m->net.perturb ||
-            m->net.contention)
+        if (net_options_given(m))
             return cli_die("--mapping, --ranks-per-node, --link-bw, --nic-bw, --hop-latency, --shm-*, --perturb and "
                            "--contention need --topology (other than crossbar)");
         return model_cli_window(m, o, t);

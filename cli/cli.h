@@ -162,6 +162,9 @@ void model_cli_free(struct model_cli *m);
 /* With --topology: builds the network for trace @p t (its ranks) into @p o. Returns 0 or 1 after
  * printing the error. */
 int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t);
+/* For a command that replays without a network: 1 after one error line when --topology or one
+ * of its options was given (they would be ignored), else 0. */
+int model_cli_no_network(const struct model_cli *m, const char *command);
 /* The options that need the trace but no network (model_cli_network calls it): the measured
  * window, and the estimate of the work to do (--max-work, m->replays replays). 0, or 1 (printed). */
 int model_cli_window(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t);

@@ -226,6 +226,26 @@ check mc-title-svg svg "$work/mcl.svg" 800 500 "net lognormal:median=1us,sigma=0
   "os periodic:period=1ms,duration=10us (1% of rank 0's CPU); seed 3"
 "$retime" plot montecarlo "$T1" "${H[@]}" "${L[@]}" --runs 20 --output "$work/mcs" --size 400x300 >/dev/null
 check mc-title-fits-small title_fits "$work/mcs" 400
+# On a network (--topology, as replay takes it; before, the timeline and Monte Carlo plots left it
+# out without a word): the timeline's critical path ends at `retime replay`'s predicted run time on
+# the same network, the Monte Carlo's median is replay --runs', and the titles name the network.
+NET=(--topology torus:8 --hop-latency 1us)
+"$retime" plot timeline "$T1" "${H[@]}" --compute-scale 0 "${NET[@]}" --from 0ns --to 1s --output "$work/tnet" >/dev/null
+end_ns=$("$retime" replay "$T1" "${H[@]}" --compute-scale 0 "${NET[@]}" --format csv | awk -F, '$1 == "total" { print $5 }')
+unit=$(grep -m1 '^# predicted: span of each rank' "$work/tnet.dat" | sed 's/.*\[\([^ ]*\) since.*/\1/')
+scale=$(case $unit in ns) echo 1;; µs) echo 1e3;; ms) echo 1e6;; s) echo 1e9;; esac)
+blocks=$(grep -c '^# predicted' "$work/tnet.dat")
+check timeline-network-end near "$(data "$work/tnet" $((blocks - 1)) | tail -1 | awk -v s="$scale" '{ printf "%.3f", $1 * s }')" "$end_ns" 1e-6
+check timeline-network-title has "$(grep 'multiplot.*title' "$work/tnet.gp")" "torus:8, block mapping, 1 rank per node"
+"$retime" plot montecarlo "$T1" "${H[@]}" --compute-scale 0 "${N[@]}" "${NET[@]}" --runs 20 --output "$work/mcnet" >/dev/null
+json=$("$retime" replay "$T1" "${H[@]}" --compute-scale 0 "${N[@]}" "${NET[@]}" --runs 20 --format json)
+med=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["predicted_ns"]["median"])' "$json")
+check mc-network-median near "$(data "$work/mcnet" 3 | head -1 | awk '{ printf "%.6f", $1 * 1000 }')" "$med" 1e-8
+check mc-network-title has "$(grep '^set title' "$work/mcnet.gp")" "torus:8, block mapping, 1 rank per node"
+check shift-no-network fails_with "plot shift does not replay on a network" \
+  "$retime" plot shift "$T1" "${H[@]}" "${NET[@]}" --output "$work/x"
+check check-no-network fails_with "check does not replay on a network" \
+  "$retime" check "$T1" --baseline "$traces/baseline.json" --mapping random:1
 check mc-no-noise fails_with "plot montecarlo needs noise options" \
   "$retime" plot montecarlo "$T1" "${H[@]}" --runs 10 --output "$work/x"
 check mc-no-runs fails_with "plot montecarlo needs --runs N" \
@@ -252,6 +272,12 @@ check sweep-speedup-svg svg "$work/speedup.svg" 800 500 "speed-up of the mean sh
 check sweep-speedup-origin same "$(data "$work/speedup" 0 | awk '$1 == 0 && $2 == 0 { print $3 }')" 1
 # region speed-up of alpha 1us, beta 0.38ns/B: 4k·T(1000 B) ratio 11526·2 / (8·1380) = 2.088043
 check sweep-speedup-cell holds '$1 > 2.0880 && $1 < 2.0881' "$(data "$work/speedup" 0 | awk '$1 == 1 && $2 == 1 { print $3 }')"
+# On one network (no axis of it) the title names it, and wraps to the picture: at 400 pixels no
+# line over 50 characters.
+"$retime" plot sweep "$T2" "${S[@]}" --topology "fattree:XGFT(2;4,4;1,1)" --mapping random:3 --size 400x300 \
+  --output "$work/sweepnet" >/dev/null
+check sweep-network-title has "$(grep '^set title' "$work/sweepnet.gp")" "fattree:XGFT(2;4,4;1,1), random:3 mapping,"
+check sweep-title-fits-small title_fits "$work/sweepnet" 400
 # The docs' speed-up map: every cell is `retime sweep`'s speed-up of that combination.
 D=(--alpha 2.122us,1us,0.5us,0.25us --beta 0.7595ns/B,0.38ns/B,0.19ns/B,0.095ns/B --compute-scale 0)
 "$retime" plot sweep "$T2" "${D[@]}" --value speedup --output "$work/docsweep" >/dev/null

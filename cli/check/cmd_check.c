@@ -1251,7 +1251,7 @@ int cmd_check(struct args *a)
         check_settings_to_cli(&base.settings, &bm, coll, sizeof coll);
         eff = &bm;
     }
-    if (model_cli_finish(eff, &opts))
+    if (model_cli_no_network(&c.model, "check") || model_cli_finish(eff, &opts))
         goto out;
     if (check_settings_from_cli(eff, &opts, &set, &err)) {
         cli_fail(&err);

@@ -537,6 +537,8 @@ void plot_model_text(char *buf, size_t n, const struct rt_replay_options *o, con
         fprintf(f, ", compute-scale %g", o->compute_scale);
     if (o->eager_limit != 64 * 1024)
         fprintf(f, ", eager-limit %lluB", (unsigned long long)o->eager_limit);
+    if (o->network) /* (with --perturb the whole line: the noisy replays' network) */
+        fprintf(f, "; %s", rt_network_describe(o->network));
     if (rt_replay_options_noisy(o)) {
         fprintf(f, "; ");
         model_cli_noise_describe(f, m);

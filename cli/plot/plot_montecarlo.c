@@ -207,6 +207,9 @@ int plot_montecarlo(struct args *a)
         cli_fail(&err);
         goto out;
     }
+    c.model.replays = c.runs;
+    if (model_cli_network(&c.model, &opts, t)) /* --topology and the window, as replay --runs takes them */
+        goto out;
     uint32_t region = RT_NONE;
     if (c.region && (region = rt_trace_find_region(t, c.region)) == RT_NONE) {
         char list[600];
@@ -214,7 +217,8 @@ int plot_montecarlo(struct args *a)
         cli_die("%s: no region named '%s' in this trace (regions: %s)", rt_trace_path(t), c.region, list);
         goto out;
     }
-    struct mc_config cfg = {.trace = t, .opts = opts, .runs = c.runs, .jobs = (long)c.jobs, .region = region};
+    struct mc_config cfg = {.trace = t, .opts = opts, .calm = c.model.calm, .runs = c.runs, .jobs = (long)c.jobs,
+                            .region = region};
     struct progress *prog = progress_start("plot montecarlo", "replays", c.runs + 1);
     cfg.on_done = progress_tick;
     cfg.ud = prog;

@@ -560,7 +560,7 @@ int plot_shift(struct args *a)
         cli_die("plot shift needs one or more Shift TRACEs");
         goto out;
     }
-    if (plot_out_check(&out, "shift") || model_cli_finish(&model, &opts))
+    if (plot_out_check(&out, "shift") || model_cli_no_network(&model, "plot shift") || model_cli_finish(&model, &opts))
         goto out;
     pt = calloc(np, sizeof *pt);
     by_m1 = calloc(np, sizeof *by_m1);

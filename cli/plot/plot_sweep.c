@@ -215,9 +215,14 @@ static void heat_map_script(struct plot_out *o, const struct heat_map *h, const 
         snprintf(against, sizeof against, "; speed-up against --%s %s --%s %s (> 1: faster)", ax->name, t0, ay->name,
                  t1);
     }
+    /* wrapped to the picture's width, as the Monte Carlo plot's */
+    char title[1200], wrapped[1400];
+    size_t cols = plot_title_width(o->width);
+    snprintf(title, sizeof title, "Sweep: %s over --%s and --%s\n%s\n%s%s", h->figure, ax->name, ay->name,
+             plot_title_path(tp, sizeof tp, h->s->tr.path, cols < 100 ? cols : 100), model_text, against);
+    plot_title_wrap(wrapped, sizeof wrapped, title, cols);
     fprintf(g, "set title ");
-    plot_strf(g, "Sweep: %s over --%s and --%s\n%s\n%s%s", h->figure, ax->name, ay->name,
-              plot_title_path(tp, sizeof tp, h->s->tr.path, 100), model_text, against);
+    plot_str(g, wrapped);
     axis_label(lx, sizeof lx, ax);
     axis_label(ly, sizeof ly, ay);
     fprintf(g, "\nset xlabel ");
@@ -277,6 +282,15 @@ int plot_sweep(struct args *a)
                                                                : 0;
     char model_text[512], what[800], b1[32], b2[32];
     plot_model_text(model_text, sizeof model_text, &s.base, &s.model, varied);
+    /* a network that is no axis (one topology, one mapping) belongs to the model's line */
+    int one_net = s.nets != NULL && s.nets[0] != NULL;
+    for (int k = 0; k < s.naxes; k++)
+        if ((s.axes[k].param[0] == SWEEP_AXIS_TOPOLOGY || s.axes[k].param[0] == SWEEP_AXIS_MAPPING) && s.axes[k].n > 1)
+            one_net = 0;
+    if (one_net) {
+        size_t len = strlen(model_text);
+        snprintf(model_text + len, sizeof model_text - len, "; %s", rt_network_describe(s.nets[0]));
+    }
     snprintf(what, sizeof what, "retime plot sweep: %s over --%s x --%s, %s (%s)", h.figure, h.ax->name, h.ay->name,
              rt_trace_path(s.trace), model_text);
     printf("sweep of %s: %zu combinations (--%s x --%s), %s from ", rt_trace_path(s.trace), s.combos, h.ax->name,

@@ -483,9 +483,12 @@ static int draw(struct tl_cli *c, struct timeline *tl, const struct rt_replay_op
     FILE *gp = c->out.gp;
     uint32_t nrows = tl->r1 - tl->r0 + 1;
     fprintf(gp, "set multiplot layout %d,1 title ", tl->gm ? 2 : 1);
-    char tp[128];
-    plot_strf(gp, "Timeline of %s, ranks %u-%u\n%s", plot_title_path(tp, sizeof tp, c->path, 70), tl->r0, tl->r1,
-              model_text);
+    char tp[128], title[1024], wrapped[1200];
+    size_t cols = plot_title_width(c->out.width);
+    snprintf(title, sizeof title, "Timeline of %s, ranks %u-%u\n%s",
+             plot_title_path(tp, sizeof tp, c->path, cols < 70 ? cols : 70), tl->r0, tl->r1, model_text);
+    plot_title_wrap(wrapped, sizeof wrapped, title, cols);
+    plot_str(gp, wrapped);
     fprintf(gp, "\nset yrange [%g:%g]\nset ylabel 'rank'\n", (double)tl->r1 + 0.6, (double)tl->r0 - 0.6);
     /* At most 16 rank labels on a panel (8 with two panels), so that they do not overlap. */
     uint32_t most = tl->gm ? 8 : 16;
@@ -536,6 +539,8 @@ int plot_timeline(struct args *a)
         goto out;
     if (cli_trace_open(c.path, &t, &err) || clock_fix_cli_apply(&c.fix, t, opts.eager_limit, &err))
         goto fail;
+    if (model_cli_network(&c.model, &opts, t)) /* --topology and the window, as replay takes them */
+        goto out;
     if (c.fix.on) {
         printf("clock fix: ");
         clock_fix_cli_text(stdout, &c.fix);
