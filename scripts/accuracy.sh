@@ -129,16 +129,16 @@ opts_hockney_calib_table=(--model hockney --params "$out/params-calib-shift.txt"
 # median over instances of the replay's per-instance mean (a loaded machine stretches a few
 # iterations by milliseconds, which move a mean but not a median).
 mcsv=$out/accuracy-median.csv
-{
-  printf "k,m1_bytes,measured_mean_ns,measured_sigma_ns,traced_mean_ns"
-  for mo in "${models[@]}"; do printf ",%s_ns,%s_error_pct" "$mo" "$mo"; done
-  echo
-} >"$csv"
-{
-  printf "k,m1_bytes,measured_median_ns,measured_min_ns,traced_median_ns"
-  for mo in "${models[@]}"; do printf ",%s_ns,%s_error_pct" "$mo" "$mo"; done
-  echo
-} >"$mcsv"
+# headers CSV MEDIAN_CSV KEYS MODEL...: the header lines of the means' and the medians' tables
+# (KEYS: their first columns), for one program's models
+headers() {
+  local csv=$1 mcsv=$2 keys=$3 mo; shift 3
+  { printf "%s,measured_mean_ns,measured_sigma_ns,traced_mean_ns" "$keys"
+    for mo; do printf ",%s_ns,%s_error_pct" "$mo" "$mo"; done; echo; } >"$csv"
+  { printf "%s,measured_median_ns,measured_min_ns,traced_median_ns" "$keys"
+    for mo; do printf ",%s_ns,%s_error_pct" "$mo" "$mo"; done; echo; } >"$mcsv"
+}
+headers "$csv" "$mcsv" k,m1_bytes "${models[@]}"
 # mean over instances of the per-instance mean over ranks, from `retime replay --format csv`
 region_mean() { awk -F, -v col="$1" '$1 == "region" { s += $col; n++ } END { if (n) printf "%.1f", s / n; else print "nan" }'; }
 # the same as a median over the instances: robust to the instances a descheduled rank stretched
@@ -152,6 +152,24 @@ replay_or_nan() {
   "$retime" replay "$t" "$@" --region "$region" --format csv
 }
 pct() { awk -v p="$1" -v m="$2" 'BEGIN { if (p == "nan") print "nan"; else printf "%.1f", 100 * (p - m) / m }'; }
+# rows CSV MEDIAN_CSV KEYS MEAN SIGMA MIN MEDIAN TRACE REGION MODEL...: replays TRACE under each
+# model (its options in the array opts_MODEL) and appends to each table one row: KEYS, the
+# measured figures, the traced run's own (from the first model's replay), and per model the
+# replay's region time and its error against the measured one.
+rows() {
+  local csv=$1 mcsv=$2 keys=$3 mean=$4 sigma=$5 mn=$6 med=$7 t=$8 region=$9 mo r p q first=1; shift 9
+  local row="$keys,$mean,$sigma" mrow="$keys,$med,$mn"
+  for mo; do
+    declare -n mopts="opts_$mo"
+    r=$(replay_or_nan "$t" "$region" "${mopts[@]}")
+    if [ "$first" = 1 ]; then
+      row="$row,$(region_mean 4 <<<"$r")"; mrow="$mrow,$(region_median 4 <<<"$r")"; first=0
+    fi
+    p=$(region_mean 5 <<<"$r"); q=$(region_median 5 <<<"$r")
+    row="$row,$p,$(pct "$p" "$mean")"; mrow="$mrow,$q,$(pct "$q" "$med")"
+  done
+  echo "$row" >>"$csv"; echo "$mrow" >>"$mcsv"
+}
 for k in 1 2 3 4; do
   for m in $sizes; do
     echo "== shift k=$k m1=$m" >&2
@@ -171,16 +189,7 @@ done
 for k in 1 2 3 4; do
   for m in $sizes; do
     read -r mean sigma mn med < <(awk -F'\t' -v k="$k" '$1 == k { print $2, $3, $4, $5 }' "$out/shift-k$k-m$m.txt")
-    tdir=$out/trace-k$k-m$m
-    row="$k,$m,$mean,$sigma"; mrow="$k,$m,$med,$mn"
-    for mo in "${models[@]}"; do
-      declare -n mopts="opts_$mo"
-      r=$(replay_or_nan "$tdir" shift_iteration "${mopts[@]}")
-      [ "$mo" = "${models[0]}" ] && row="$row,$(region_mean 4 <<<"$r")" && mrow="$mrow,$(region_median 4 <<<"$r")"
-      p=$(region_mean 5 <<<"$r"); q=$(region_median 5 <<<"$r")
-      row="$row,$p,$(pct "$p" "$mean")"; mrow="$mrow,$q,$(pct "$q" "$med")"
-    done
-    echo "$row" >>"$csv"; echo "$mrow" >>"$mcsv"
+    rows "$csv" "$mcsv" "$k,$m" "$mean" "$sigma" "$mn" "$med" "$out/trace-k$k-m$m" shift_iteration "${models[@]}"
   done
 done
 
@@ -219,27 +228,10 @@ done
 "$retime" calibrate "$out"/stencil-trace-m*/ --fit eager --output "$out/params-calib-stencil.txt" \
   >"$out/calibrate-stencil.txt" 2>&1 || echo "accuracy.sh: no calibrated stencil parameters: $(tail -n 1 "$out/calibrate-stencil.txt")" >&2
 smcsv=$out/accuracy-stencil-median.csv
-{
-  printf "m_bytes,measured_mean_ns,measured_sigma_ns,traced_mean_ns"
-  for mo in "${smodels[@]}"; do printf ",%s_ns,%s_error_pct" "$mo" "$mo"; done
-  echo
-} >"$scsv"
-{
-  printf "m_bytes,measured_median_ns,measured_min_ns,traced_median_ns"
-  for mo in "${smodels[@]}"; do printf ",%s_ns,%s_error_pct" "$mo" "$mo"; done
-  echo
-} >"$smcsv"
+headers "$scsv" "$smcsv" m_bytes "${smodels[@]}"
 for m in $sizes; do
   read -r mean sigma mn med < <(awk -F'\t' -v m="$m" '$1 == m { print $2, $3, $4, $5 }' "$out/stencil-m$m.txt")
-  row="$m,$mean,$sigma"; mrow="$m,$med,$mn"
-  for mo in "${smodels[@]}"; do
-    declare -n mopts="opts_$mo"
-    r=$(replay_or_nan "$out/stencil-trace-m$m" stencil_iteration "${mopts[@]}")
-    [ "$mo" = "${smodels[0]}" ] && row="$row,$(region_mean 4 <<<"$r")" && mrow="$mrow,$(region_median 4 <<<"$r")"
-    p=$(region_mean 5 <<<"$r"); q=$(region_median 5 <<<"$r")
-    row="$row,$p,$(pct "$p" "$mean")"; mrow="$mrow,$q,$(pct "$q" "$med")"
-  done
-  echo "$row" >>"$scsv"; echo "$mrow" >>"$smcsv"
+  rows "$scsv" "$smcsv" "$m" "$mean" "$sigma" "$mn" "$med" "$out/stencil-trace-m$m" stencil_iteration "${smodels[@]}"
 done
 {
   echo "| halo [B] | measured mean ± σ [ns] | traced [ns] | Hockney, Send α β | err | LogP-lite | err | Hockney, calibrated α β | err | calibrated α, β per size | err |"
