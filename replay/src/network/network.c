@@ -501,7 +501,9 @@ int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m
         return 0;
     }
     uint32_t len = rt_topology_route_load(net->topo, a, b, user, link_load, n, n->route);
-    rt_time_ps lat = (wire - byte_ps) + (rt_time_ps)llround(n->hop_ps * (double)(len ? len - 1 : 0));
+    rt_time_ps lat = wire - byte_ps; /* (no libm call per message without a hop latency) */
+    if (n->hop_ps != 0)
+        lat += (rt_time_ps)llround(n->hop_ps * (double)(len ? len - 1 : 0));
     n->routed++;
     if (m == 0 || byte_ps <= 0) { /* nothing to share: latency only */
         *arrive = t + lat;

@@ -240,7 +240,7 @@ static size_t torus_link_name(const rt_topology *t, uint32_t link, char *buf, si
 static uint32_t coord_hops(const struct topo_torus *tt, uint32_t cs, uint32_t cd, uint32_t d, int *pos)
 {
     if (tt->wrap) {
-        uint32_t k = tt->k[d], delta = (cd + k - cs) % k; /* steps the positive way */
+        uint32_t k = tt->k[d], delta = cd >= cs ? cd - cs : cd + k - cs; /* steps the positive way */
         *pos = 2 * delta <= k;
         return *pos ? delta : k - delta;
     }
