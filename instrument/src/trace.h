@@ -32,7 +32,8 @@
     X(Comm_split_type, FUNCTION) X(Comm_create, FUNCTION) X(Cart_create, FUNCTION)                \
     X(Comm_free, FUNCTION)                                                                        \
     X(Iallreduce, COLL_ALL2ALL) X(Ibcast, COLL_ONE2ALL) X(Ibarrier, BARRIER)                      \
-    X(Ireduce, COLL_ALL2ONE)
+    X(Ireduce, COLL_ALL2ONE) X(Igather, COLL_ALL2ONE) X(Iscatter, COLL_ONE2ALL)                   \
+    X(Iallgather, COLL_ALL2ALL) X(Ialltoall, COLL_ALL2ALL)
 
 enum rt__region {
 #define RT_X(name, role) RT_R_##name,
