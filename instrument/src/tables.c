@@ -39,11 +39,29 @@ static int rt__req_grow(void)
     rt__reqs = nt;
     rt__req_cap = ncap;
     rt__req_n = 0;
-    for (size_t i = 0; i < ocap; i++)
+    /* From an empty slot on, which no probe run crosses, so that entries of one handle go in as
+     * they stood (rt__req_insert_entry): the older first. */
+    size_t start = 0;
+    while (start < ocap && old[start].kind)
+        start++;
+    for (size_t k = 1; k <= ocap; k++) {
+        size_t i = (start + k) & (ocap - 1);
         if (old[i].kind)
             rt__req_insert_entry(&old[i]);
+    }
     free(old);
     return 0;
+}
+
+/* A handle already pending is a request MPI reused after a completion the tracer did not see: its
+ * entry is replaced. Not between non-blocking collectives: Open MPI hands every one on a one-rank
+ * communicator the same request, complete at once (ompi_request_empty), so several may be pending
+ * under one handle. They stay side by side along the probe run, the older first (backward-shift
+ * deletion keeps their order), and each completion of the handle takes the oldest: every request
+ * id gets its NonBlockingCollectiveComplete. */
+static int rt__req_same(const struct rt__request *e, const struct rt__request *q)
+{
+    return e->handle == q->handle && !(e->kind == RT_REQ_COLL && q->kind == RT_REQ_COLL);
 }
 
 int rt__req_insert_entry(const struct rt__request *q)
@@ -51,7 +69,7 @@ int rt__req_insert_entry(const struct rt__request *q)
     if ((rt__req_n + 1) * 2 > rt__req_cap && rt__req_grow() != 0)
         return -1;
     size_t i = rt__req_slot(q->handle);
-    while (rt__reqs[i].kind && rt__reqs[i].handle != q->handle)
+    while (rt__reqs[i].kind && !rt__req_same(&rt__reqs[i], q))
         i = (i + 1) & (rt__req_cap - 1);
     if (!rt__reqs[i].kind)
         rt__req_n++;

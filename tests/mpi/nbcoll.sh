@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: MIT
 # Non-blocking collectives through the tracer (issue #30, item 1): every MPI_I<coll> nbcoll_test
 # calls (MPI_Iallreduce, MPI_Ibcast, MPI_Ireduce, MPI_Ibarrier, MPI_Igather, MPI_Iscatter,
-# MPI_Iallgather, MPI_Ialltoall) is recorded as Score-P records it (a NonBlockingCollectiveRequest
-# in the MPI_I<coll> call, a NonBlockingCollectiveComplete in the MPI_Wait, MPI_Test, MPI_Testall or
-# MPI_Waitall that completed it) with the operation, root and byte counts of its blocking twin,
-# derived here by hand from the counts and types nbcoll_test.c lists; the program's results stay
-# right; and retime replays them: info counts them as non-blocking collectives with no "not
-# replayed" line, its census sees each operation with its block, and the replay runs on the
-# model's crossbar, on crossbar-flow and on a torus.
+# MPI_Iallgather, MPI_Ialltoall; two at once on MPI_COMM_SELF, which Open MPI gives one request) is
+# recorded as Score-P records it (a NonBlockingCollectiveRequest in the MPI_I<coll> call, a
+# NonBlockingCollectiveComplete in the MPI_Wait, MPI_Test, MPI_Testall or MPI_Waitall that completed
+# it) with the operation, root and byte counts of its blocking twin, derived here by hand from the
+# counts and types nbcoll_test.c lists; the program's results stay right; and retime replays them:
+# info counts them as non-blocking collectives with no "not replayed" line, its census sees each
+# operation with its block, and the replay runs on the model's crossbar, crossbar-flow and a torus.
 # usage: nbcoll.sh MPIRUN_SH NP TRACE_LIB OTF2_PRINT RETIME PROGRAM
 set -euo pipefail
 mpirun_sh=$1 np=$2 lib=$3 otf2_print=$4 retime=$5 prog=$6
@@ -57,6 +57,9 @@ expect() {
     # 8: 1 MPI_INT per peer among the q ranks of my parity
     echo "$r MPI_Ialltoall MPI_Waitall ALLTOALL MPI_COMM_WORLD NONE $((6 * P)) $((6 * P))"
     echo "$r MPI_Ialltoall MPI_Waitall ALLTOALL comm NONE $((4 * q)) $((4 * q))"
+    # 9 and 10: 2 MPI_INT allreduced, 1 MPI_INT allgathered on MPI_COMM_SELF
+    echo "$r MPI_Iallreduce MPI_Testall ALLREDUCE MPI_COMM_SELF NONE 8 8"
+    echo "$r MPI_Iallgather MPI_Testall ALLGATHER MPI_COMM_SELF NONE 4 4"
   done
 }
 # The same from the trace: per location, the call that holds each request (in request order, which
@@ -115,8 +118,9 @@ census=$(sed -n '/^  operation /,$p' <<<"$info" | awk 'NR > 1 { print $1, $2, $3
 } >"$tmp/census"
 diff "$tmp/census" <(echo "$census") || { echo "FAIL: info's census (< expected, > info):"; echo "$info"; exit 1; }
 
-# instances: every non-blocking one once per communicator, and the program's closing MPI_Allreduce
-inst=$((want / P + 1 + (P > 1 ? 1 : 0)))
+# instances: every non-blocking one once per communicator (two parity ones, P self ones), and the
+# program's closing MPI_Allreduce
+inst=$((want / P + (P > 1 ? 1 : 0) + 2 * (P - 1) + 1))
 torus=$P # a ring; 2 to 4 ranks on a 2x2 torus
 [ "$P" -le 4 ] && torus=2x2
 for net in "" "--topology crossbar-flow" "--topology torus:$torus"; do
