@@ -448,6 +448,51 @@ static void test_ties(void)
 }
 
 /*
+ * Flows alone on their links (netflow.c's nf_alone: no component search, no filling) must get what
+ * the filling gives. Links 0 and 1 of 0.5 B/ps; A (2000 B, limit 1) over links 0 and 1, B (500 B,
+ * limit 1) over link 0, both at 0: link 0's share 0.25 freezes both (A's limit, 0.5 from link 1,
+ * is higher); B ends at 500 / 0.25 = 2000 with A 1500 B short. A is then alone: its limit is 0.5,
+ * where link 0 ties with link 1 and is named (the lower route position): 1500 / 0.5 = 3000 more,
+ * it ends at 5000 (alone 2000) and loses 2000 * 0.75 + 3000 * 0.5 = 3000 on link 0, none on link 1.
+ * Then C (1000 B, limit 0.5, as both links) over links 1 and 0, freed by A: its own limit is
+ * named, no delay, 2000 ps. Each recomputation computes the flows once: 2 at 0, then 1 and 1.
+ */
+static void test_alone_path(void)
+{
+    double cap[2] = {0.5, 0.5};
+    struct rt__flownet *fn = net(2, cap);
+    struct log lg = {0};
+    uint32_t ra[2] = {0, 1}, rb[1] = {0}, rc[2] = {1, 0};
+    CHECK_EQ_INT(rt__flownet_start(fn, 0, ra, 2, 2000, 1, 1, NULL), RT_OK);
+    CHECK_EQ_INT(rt__flownet_start(fn, 0, rb, 1, 500, 1, 2, NULL), RT_OK);
+    CHECK_EQ_INT(rt__flownet_next(fn), 2000);
+    CHECK_EQ_INT(rt__flownet_filled(fn), 2);
+    CHECK_EQ_INT(rt__flownet_advance(fn, 2000, on_done, &lg), RT_OK);
+    CHECK_EQ_INT(rt__flownet_next(fn), 5000);
+    CHECK_EQ_INT(rt__flownet_filled(fn), 3);
+    CHECK_EQ_INT(rt__flownet_check(fn), RT_OK);
+    CHECK_EQ_INT(rt__flownet_advance(fn, 5000, on_done, &lg), RT_OK);
+    CHECK_EQ_INT(rt__flownet_start(fn, 5000, rc, 2, 1000, 0.5, 3, NULL), RT_OK);
+    CHECK_EQ_INT(rt__flownet_next(fn), 7000);
+    CHECK_EQ_INT(rt__flownet_filled(fn), 4);
+    CHECK_EQ_INT(rt__flownet_check(fn), RT_OK);
+    drain(fn, &lg);
+    const struct rec *a = find(&lg, 1), *b = find(&lg, 2), *c = find(&lg, 3);
+    CHECK(a && b && c);
+    if (a && b && c) {
+        CHECK_EQ_INT(b->finish, 2000);
+        CHECK_EQ_INT(a->finish, 5000);
+        CHECK_EQ_INT(a->alone, 2000);
+        CHECK_NEAR(a->delay[0], 3000, 0);
+        CHECK_NEAR(a->delay[1], 0, 0);
+        CHECK_EQ_INT(c->finish, 7000);
+        CHECK_NEAR(c->delay[0] + c->delay[1], 0, 0);
+    }
+    free(lg.r);
+    rt__flownet_destroy(fn);
+}
+
+/*
  * Incremental: 50 flows over links 0..9 (one component through link 0) and 1 flow over links
  * 10 and 11. Starting one more flow over link 11, and its end, recompute 2 flows each time, not
  * 52; a full recomputation recomputes all 52. Ending one of the 50 recomputes the other 49.
@@ -948,6 +993,7 @@ int main(void)
     test_chain_and_order();
     test_start_at_due();
     test_ties();
+    test_alone_path();
     test_incremental();
     test_random();
     test_added_links();

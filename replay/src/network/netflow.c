@@ -47,16 +47,20 @@
  * flow lists) and recomputes only those. Within a component the result does not depend on the
  * order of the per-link lists: each freeze subtracts one value from each link, and the order of
  * the freezes is that of the total order (level, kind, id), so a full recomputation gives
- * bit-identical rates (rt__flownet_set_full, rt__flownet_check; tests/test_netflow.c).
+ * bit-identical rates (rt__flownet_set_full, rt__flownet_check; tests/test_netflow.c). A flow
+ * that is the only one over each of its links is a component of its own, frozen at its folded
+ * limit M'_f: that is set directly, without the search and the filling (nf_alone), for a flow
+ * started so and for the last flow left on a link freed; full recomputations do not take it.
  *
  * Data structures. Flows live in a slot array with a free list; each slot keeps one block for
  * its route, its positions in the links' lists and its per-link delays (reused with the slot).
  * Each link keeps an array of (flow, route position) with swap-remove. Completions sit in an
- * indexed binary min-heap on (T_f, id); progressive filling uses a binary heap of (level, kind,
- * id) entries, a link's re-inserted lazily when its share has grown; components of at most 64
- * flows plus links scan for the least entry instead, in the same order. A recomputation of a component of F flows with routes of length L
- * costs O(F L log(F L)); nothing outside the affected components is touched.
- * bench/bench_netflow.c measures it: a closed loop of 100 flows in flight over a k=16 fat tree
+ * indexed binary min-heap of (T_f, id) pairs (the flows' positions in it kept apart), so that
+ * sifting reads no flow; progressive filling uses a 4-ary heap of (level, kind, id) entries, a
+ * link's re-inserted lazily when its share has grown; components of at most 64 flows plus links
+ * scan for the least entry instead, in the same order. A recomputation of a component of F flows
+ * with routes of length L costs O(F L log(F L)); nothing outside the affected components is
+ * touched. bench/bench_netflow.c measures it: a closed loop of 100 flows in flight over a k=16 fat tree
  * (1024 hosts, 6-link routes, components of a few flows) runs at about 1 million flows per
  * second on one core, over a k=32 one at about 2 million; with random routes over 1000 links,
  * where the 100 flows form one component, at about 35,000.
@@ -92,7 +96,6 @@ struct nf_flow {
     uint8_t active, frozen;
     /* The rest. */
     int32_t bneck;     /* route position of its bottleneck link, -1: its own limit */
-    uint32_t hpos;     /* index in the completion heap, NF_NONE when not in it */
     uint32_t rcap;     /* room in its route block */
     double remaining;  /* Q_f: bytes left at last_update */
     double rate;       /* r_f; 0 until its first recomputation */
@@ -129,6 +132,12 @@ struct nf_ent {
     uint64_t k1, k2;
 };
 
+/* A completion heap entry: a flow's T_f and its id. */
+struct nf_che {
+    rt_time_ps finish;
+    uint32_t id;
+};
+
 struct nf_done {
     rt_time_ps start;
     uint32_t id;
@@ -141,7 +150,9 @@ struct rt__flownet {
     struct nf_flow *flows;
     uint32_t nflows, flows_cap; /* slots ever used */
     uint32_t *free_ids, nfree, free_cap; /* free_cap >= nflows always: freeing never allocates */
-    uint32_t *heap, nheap, heap_cap;     /* completion heap of flow ids */
+    struct nf_che *heap;
+    uint32_t nheap, heap_cap;            /* completion heap */
+    uint32_t *hpos, hpos_cap;            /* per flow slot: its index in heap, NF_NONE: not in it */
     uint32_t *dflows, ndflows, dflows_cap; /* flows started since the last recomputation */
     uint32_t *dlinks, ndlinks;             /* links of flows ended since then (nlinks room) */
     uint32_t *cf, ncf, cf_cap;             /* the component's flows */
@@ -162,73 +173,86 @@ struct rt__flownet {
     int due_now; /* fast: some active flow is due now (nf_any_due, as of the recomputation) */
 };
 
-/* ---- completion heap: flow ids on (finish, id) ---- */
+/* ---- completion heap: (finish, id) pairs ---- */
 
-static inline int ch_less(const struct rt__flownet *fn, uint32_t a, uint32_t b)
+/* Each entry carries its flow's T_f, so that sifting compares entries without reading the flows
+ * (struct nf_flow is large and scattered: one cache miss per comparison otherwise); a flow's
+ * position is kept apart in fn->hpos for the same reason. The order is (T_f, id) either way. */
+static inline int ch_less(const struct nf_che *a, const struct nf_che *b)
 {
-    rt_time_ps ta = fn->flows[a].finish, tb = fn->flows[b].finish;
-    return ta < tb || (ta == tb && a < b);
-}
-
-static inline void ch_set(struct rt__flownet *fn, uint32_t i, uint32_t id)
-{
-    fn->heap[i] = id;
-    fn->flows[id].hpos = i;
+    return a->finish < b->finish || (a->finish == b->finish && a->id < b->id);
 }
 
 static void ch_up(struct rt__flownet *fn, uint32_t i)
 {
-    uint32_t id = fn->heap[i];
+    struct nf_che *h = fn->heap, e = h[i];
+    uint32_t *hpos = fn->hpos;
     while (i > 0) {
         uint32_t p = (i - 1) / 2;
-        if (!ch_less(fn, id, fn->heap[p]))
+        if (!ch_less(&e, &h[p]))
             break;
-        ch_set(fn, i, fn->heap[p]);
+        h[i] = h[p];
+        hpos[h[i].id] = i;
         i = p;
     }
-    ch_set(fn, i, id);
+    h[i] = e;
+    hpos[e.id] = i;
 }
 
 static void ch_down(struct rt__flownet *fn, uint32_t i)
 {
-    uint32_t id = fn->heap[i];
+    struct nf_che *h = fn->heap, e = h[i];
+    uint32_t *hpos = fn->hpos, n = fn->nheap;
     for (;;) {
         uint32_t c = 2 * i + 1;
-        if (c >= fn->nheap)
+        if (c >= n)
             break;
-        if (c + 1 < fn->nheap && ch_less(fn, fn->heap[c + 1], fn->heap[c]))
+        if (c + 1 < n && ch_less(&h[c + 1], &h[c]))
             c++;
-        if (!ch_less(fn, fn->heap[c], id))
+        if (!ch_less(&h[c], &e))
             break;
-        ch_set(fn, i, fn->heap[c]);
+        h[i] = h[c];
+        hpos[h[i].id] = i;
         i = c;
     }
-    ch_set(fn, i, id);
+    h[i] = e;
+    hpos[e.id] = i;
 }
 
-/* Inserts or repositions flow @p id after its finish changed (room for all flows is kept). */
-static void ch_update(struct rt__flownet *fn, uint32_t id)
+/* Inserts or repositions flow @p id after its finish changed to @p finish (room for all flows is
+ * kept). */
+static void ch_update(struct rt__flownet *fn, uint32_t id, rt_time_ps finish)
 {
-    uint32_t i = fn->flows[id].hpos;
+    uint32_t i = fn->hpos[id];
     if (i == NF_NONE) {
         i = fn->nheap++;
-        ch_set(fn, i, id);
+        fn->heap[i] = (struct nf_che){finish, id};
         ch_up(fn, i);
         return;
     }
-    ch_up(fn, i);
-    ch_down(fn, fn->flows[id].hpos);
+    rt_time_ps old = fn->heap[i].finish;
+    fn->heap[i].finish = finish;
+    if (finish < old)
+        ch_up(fn, i);
+    else
+        ch_down(fn, i);
 }
 
 static uint32_t ch_pop(struct rt__flownet *fn)
 {
-    uint32_t id = fn->heap[0];
-    fn->flows[id].hpos = NF_NONE;
+    uint32_t id = fn->heap[0].id;
+    fn->hpos[id] = NF_NONE;
     if (--fn->nheap > 0) {
-        ch_set(fn, 0, fn->heap[fn->nheap]);
+        fn->heap[0] = fn->heap[fn->nheap];
         ch_down(fn, 0);
     }
     return id;
+}
+
+/* The least T_f (INT64_MAX: no flow in the heap). */
+static inline rt_time_ps ch_first(const struct rt__flownet *fn)
+{
+    return fn->nheap > 0 ? fn->heap[0].finish : INT64_MAX;
 }
 
 /* ---- filling heap: (level, kind, id, version), own limits before links at one level ---- */
@@ -573,32 +597,73 @@ static void nf_fill(struct rt__flownet *fn)
     }
 }
 
+/* Gives flow @p id rate @p nr and bottleneck @p nb at time now (nothing when neither changed). */
+static inline void nf_set(struct rt__flownet *fn, uint32_t id, double nr, int32_t nb)
+{
+    struct nf_flow *f = &fn->flows[id];
+    rt_time_ps now = fn->now;
+    if (nr == f->rate && nb == f->bneck)
+        return;
+    nf_flush_delay(f, now);
+    f->bneck = nb;
+    if (nr == f->rate)
+        return;
+    if (now > f->last_update) {
+        f->remaining -= f->rate * (double)(now - f->last_update);
+        if (f->remaining < 0)
+            f->remaining = 0;
+        f->last_update = now;
+    }
+    f->rate = nr;
+    rt_time_ps d = nf_dur(f->remaining, nr);
+    f->finish = d > INT64_MAX - 1 - now ? INT64_MAX - 1 : now + d;
+    ch_update(fn, id, f->finish);
+}
+
 /* Applies the filling's rates at time now to flows whose rate or bottleneck changed. */
 static void nf_apply(struct rt__flownet *fn)
 {
-    rt_time_ps now = fn->now;
     fn->filled += fn->ncf;
     for (uint32_t i = 0; i < fn->ncf; i++) {
-        uint32_t id = fn->cf[i];
-        struct nf_flow *f = &fn->flows[id];
-        double nr = f->new_rate;
-        if (nr == f->rate && f->new_bneck == f->bneck)
-            continue;
-        nf_flush_delay(f, now);
-        f->bneck = f->new_bneck;
-        if (nr == f->rate)
-            continue;
-        if (now > f->last_update) {
-            f->remaining -= f->rate * (double)(now - f->last_update);
-            if (f->remaining < 0)
-                f->remaining = 0;
-            f->last_update = now;
-        }
-        f->rate = nr;
-        rt_time_ps d = nf_dur(f->remaining, nr);
-        f->finish = d > INT64_MAX - 1 - now ? INT64_MAX - 1 : now + d;
-        ch_update(fn, id);
+        const struct nf_flow *f = &fn->flows[fn->cf[i]];
+        nf_set(fn, fn->cf[i], f->new_rate, f->new_bneck);
     }
+}
+
+/*
+ * The component of a flow that is the only one over each of its links (none due there either) is
+ * that flow alone, and its filling freezes it at its effective limit: M_f folded with its links'
+ * capacities in route order (strictly less replaces: its own limit first, then the lower route
+ * position), which is what nf_component and nf_fill compute for it, bit for bit. This does the
+ * same without the search and the filling (most flows of a sparse network start and end alone),
+ * marking the flow and its links as the search would. Returns 0 (nothing done) when @p id is not
+ * alone or is due now.
+ */
+static int nf_alone(struct rt__flownet *fn, uint32_t id, uint32_t ep)
+{
+    struct nf_flow *f = &fn->flows[id];
+    struct nf_link *links = fn->links;
+    const uint32_t *route = f->links;
+    uint32_t n = f->n;
+    for (uint32_t k = 0; k < n; k++)
+        if (links[route[k]].n != 1)
+            return 0;
+    if (nf_due(fn, f))
+        return 0;
+    double eff = f->max_rate;
+    int32_t b = -1;
+    for (uint32_t k = 0; k < n; k++) {
+        struct nf_link *L = &links[route[k]];
+        L->mark = ep;
+        if (L->cap < eff) {
+            eff = L->cap;
+            b = (int32_t)k;
+        }
+    }
+    f->mark = ep;
+    fn->filled++;
+    nf_set(fn, id, eff, b);
+    return 1;
 }
 
 /* Makes room for a recomputation so that it cannot fail halfway. */
@@ -623,7 +688,7 @@ static int nf_dirty(const struct rt__flownet *fn)
  * least. Without one, every flow over a link takes bandwidth. */
 static int nf_any_due(const struct rt__flownet *fn)
 {
-    return fn->nheap > 0 && fn->flows[fn->heap[0]].finish <= fn->now;
+    return fn->nheap > 0 && fn->heap[0].finish <= fn->now;
 }
 
 /* The flows over link @p l that take bandwidth now (not due), counted once per batch @p tep. */
@@ -740,7 +805,7 @@ static int nf_recompute(struct rt__flownet *fn)
         for (uint32_t i = 0; i < fn->ndflows; i++) {
             uint32_t id = fn->dflows[i];
             const struct nf_flow *f = &fn->flows[id];
-            if (!f->active || f->mark == ep)
+            if (!f->active || f->mark == ep || nf_alone(fn, id, ep))
                 continue;
             nf_component(fn, id, 0, ep);
             nf_fill(fn);
@@ -748,7 +813,9 @@ static int nf_recompute(struct rt__flownet *fn)
         }
         for (uint32_t i = 0; i < fn->ndlinks; i++) {
             uint32_t l = fn->dlinks[i];
-            if (fn->links[l].mark == ep)
+            const struct nf_link *L = &fn->links[l];
+            /* An idle link has no component; one whose only flow is alone, that flow alone. */
+            if (L->mark == ep || L->n == 0 || (L->n == 1 && nf_alone(fn, L->ref[0].flow, ep)))
                 continue;
             nf_component(fn, NF_NONE, l, ep);
             if (fn->ncf == 0)
@@ -850,6 +917,7 @@ void rt__flownet_destroy(struct rt__flownet *fn)
     free(fn->flows);
     free(fn->free_ids);
     free(fn->heap);
+    free(fn->hpos);
     free(fn->dflows);
     free(fn->dlinks);
     free(fn->cf);
@@ -895,7 +963,7 @@ int rt__flownet_start(struct rt__flownet *fn, rt_time_ps now, const uint32_t *li
         /* The rates of the flows started at the old time apply from then on. */
         if (nf_dirty(fn) && nf_recompute(fn))
             return RT_ENOMEM;
-        if (fn->nheap > 0 && fn->flows[fn->heap[0]].finish < now)
+        if (ch_first(fn) < now)
             return RT_EINVAL; /* a completion before now was not advanced to */
         fn->now = now;
     }
@@ -913,7 +981,8 @@ int rt__flownet_start(struct rt__flownet *fn, rt_time_ps now, const uint32_t *li
     } else {
         if (fn->nflows >= NF_MAXIDS ||
             rt__grow((void **)&fn->flows, &fn->flows_cap, sizeof *fn->flows, fn->nflows + 1) ||
-            rt__grow((void **)&fn->free_ids, &fn->free_cap, sizeof *fn->free_ids, fn->nflows + 1))
+            rt__grow((void **)&fn->free_ids, &fn->free_cap, sizeof *fn->free_ids, fn->nflows + 1) ||
+            rt__grow((void **)&fn->hpos, &fn->hpos_cap, sizeof *fn->hpos, fn->nflows + 1))
             return RT_ENOMEM;
         fid = fn->nflows++;
         memset(&fn->flows[fid], 0, sizeof fn->flows[fid]);
@@ -940,7 +1009,7 @@ int rt__flownet_start(struct rt__flownet *fn, rt_time_ps now, const uint32_t *li
     f->finish = INT64_MAX;
     f->user = user;
     f->n = n;
-    f->hpos = NF_NONE;
+    fn->hpos[fid] = NF_NONE;
     f->bneck = -1;
     f->active = 1;
     for (uint32_t i = 0; i < n; i++) {
@@ -972,7 +1041,7 @@ rt_time_ps rt__flownet_next(struct rt__flownet *fn)
         return INT64_MAX;
     if (nf_dirty(fn) && nf_recompute(fn))
         return INT64_MIN;
-    return fn->nheap > 0 ? fn->flows[fn->heap[0]].finish : INT64_MAX;
+    return ch_first(fn);
 }
 
 static int done_cmp(const void *a, const void *b)
@@ -1018,15 +1087,15 @@ int rt__flownet_advance(struct rt__flownet *fn, rt_time_ps t,
         return RT_EINVAL;
     if (nf_dirty(fn) && nf_recompute(fn))
         return RT_ENOMEM;
-    if (fn->nheap > 0 && fn->flows[fn->heap[0]].finish < t)
+    if (ch_first(fn) < t)
         return RT_EINVAL; /* it would skip a completion */
     fn->now = t;
-    if (fn->nheap == 0 || fn->flows[fn->heap[0]].finish > t)
+    if (fn->nheap == 0 || fn->heap[0].finish > t)
         return RT_OK;
     if (rt__grow((void **)&fn->done, &fn->done_cap, sizeof *fn->done, fn->nheap))
         return RT_ENOMEM; /* nothing changed but the time, which is allowed to move */
     uint32_t nd = 0;
-    while (fn->nheap > 0 && fn->flows[fn->heap[0]].finish <= t) {
+    while (fn->nheap > 0 && fn->heap[0].finish <= t) {
         uint32_t id = ch_pop(fn);
         fn->done[nd].start = fn->flows[id].start;
         fn->done[nd++].id = id;
