@@ -54,16 +54,17 @@
  *
  * Data structures. Flows live in a slot array with a free list; each slot keeps one block for
  * its route, its positions in the links' lists and its per-link delays (reused with the slot).
- * Each link keeps an array of (flow, route position) with swap-remove. Completions sit in an
+ * Each link keeps an array of (flow, route position) with swap-remove, inside the link's own
+ * cache line while it holds at most 2 (most do), the link's totals apart. Completions sit in an
  * indexed binary min-heap of (T_f, id) pairs (the flows' positions in it kept apart), so that
  * sifting reads no flow; progressive filling uses a 4-ary heap of (level, kind, id) entries, a
  * link's re-inserted lazily when its share has grown; components of at most 64 flows plus links
  * scan for the least entry instead, in the same order. A recomputation of a component of F flows
  * with routes of length L costs O(F L log(F L)); nothing outside the affected components is
- * touched. bench/bench_netflow.c measures it: a closed loop of 100 flows in flight over a k=16 fat tree
- * (1024 hosts, 6-link routes, components of a few flows) runs at about 1 million flows per
- * second on one core, over a k=32 one at about 2 million; with random routes over 1000 links,
- * where the 100 flows form one component, at about 35,000.
+ * touched. bench/bench_netflow.c measures it: a closed loop of 100 flows in flight over a k=16
+ * fat tree (1024 hosts, 6-link routes, components of a few flows) runs at about 1 million
+ * flows per second on one core, over a k=32 one at about 2 million; with random routes over 1000
+ * links, where the 100 flows form one component, at about 35,000.
  */
 #include "netflow.h"
 
@@ -111,18 +112,38 @@ struct nf_ref {
     uint32_t flow, pos;
 };
 
+#define NF_INREF 2 /* a link's list is kept in the link while it fits here: most carry 1 or 2 */
+
+/* What a start, an end, the search and the filling read of a link: one cache line (the links
+ * array is aligned to it), its list included while short, since routes touch links all over a
+ * large machine and each further line is a likely cache miss. */
 struct nf_link {
+    union {
+        struct nf_ref in[NF_INREF]; /* lcap <= NF_INREF */
+        struct nf_ref *heap;        /* lcap > NF_INREF: lcap entries */
+    } ref;                          /* the flows over it (nf_refs) */
     double cap;        /* C_l */
-    uint32_t key;      /* its id for ties (the caller's link id; the index without rt__flownet_add_link) */
     double rem, share; /* c_l and its last computed fair share, during filling */
-    struct nf_ref *ref; /* the flows over it */
+    uint32_t key;      /* its id for ties (the caller's link id; the index without rt__flownet_add_link) */
     uint32_t n, lcap;
     uint32_t cnt;   /* n_l during filling */
     uint32_t mark;  /* component search epoch */
     uint32_t touch; /* freeze batch epoch */
+};
+_Static_assert(sizeof(struct nf_link) == 64, "struct nf_link is one cache line");
+#define NF_LINE 64
+
+/* What only starts and ends read and write of a link, apart. */
+struct nf_lstat {
+    struct rt__link_stats st;
     rt_time_ps busy_since;
     uint8_t dirty; /* in dlinks */
 };
+
+static inline struct nf_ref *nf_refs(struct nf_link *L)
+{
+    return L->lcap > NF_INREF ? L->ref.heap : L->ref.in;
+}
 
 /* A filling-heap entry, compared as the pair (k1, k2): k1 holds the level's bits (levels are
  * positive finite doubles, whose bits compare as the numbers do), k2 the kind (0 for a flow's
@@ -144,9 +165,9 @@ struct nf_done {
 };
 
 struct rt__flownet {
-    uint32_t nlinks, links_cap; /* links_cap: room in links, stats, dlinks, cl, touched and sl */
+    uint32_t nlinks, links_cap; /* links_cap: room in links, lstat, dlinks, cl, touched and sl */
     struct nf_link *links;
-    struct rt__link_stats *stats;
+    struct nf_lstat *lstat;
     struct nf_flow *flows;
     uint32_t nflows, flows_cap; /* slots ever used */
     uint32_t *free_ids, nfree, free_cap; /* free_cap >= nflows always: freeing never allocates */
@@ -384,7 +405,7 @@ static inline void nf_visit_link(struct rt__flownet *fn, uint32_t l, uint32_t ep
     struct nf_link *L = &fn->links[l];
     struct nf_flow *flows = fn->flows;
     uint32_t *cf = fn->cf, ncf = fn->ncf, cnt = 0, only = 0, n = L->n;
-    const struct nf_ref *ref = L->ref;
+    const struct nf_ref *ref = nf_refs(L);
     rt_time_ps now = fn->now;
     L->mark = ep;
     L->rem = L->cap;
@@ -469,11 +490,12 @@ static void nf_freeze(struct rt__flownet *fn, uint32_t id, double r, int32_t b, 
 static void nf_freeze_link(struct rt__flownet *fn, uint32_t l, double r, uint32_t tep)
 {
     struct nf_link *L = &fn->links[l];
+    const struct nf_ref *ref = nf_refs(L);
     for (uint32_t k = 0; k < L->n; k++) {
-        const struct nf_flow *g = &fn->flows[L->ref[k].flow];
+        const struct nf_flow *g = &fn->flows[ref[k].flow];
         if (g->frozen || nf_due(fn, g))
             continue;
-        nf_freeze(fn, L->ref[k].flow, r, (int32_t)L->ref[k].pos, l, tep);
+        nf_freeze(fn, ref[k].flow, r, (int32_t)ref[k].pos, l, tep);
     }
     L->cnt = 0;
 }
@@ -700,8 +722,9 @@ static uint32_t nf_live(struct rt__flownet *fn, uint32_t l, uint32_t tep)
     if (L->touch == tep)
         return L->cnt;
     uint32_t cnt = 0;
+    const struct nf_ref *ref = nf_refs(L);
     for (uint32_t k = 0; k < L->n; k++)
-        cnt += !nf_due(fn, &fn->flows[L->ref[k].flow]);
+        cnt += !nf_due(fn, &fn->flows[ref[k].flow]);
     L->touch = tep;
     L->cnt = cnt;
     return cnt;
@@ -735,10 +758,11 @@ static void nf_fast_link(struct rt__flownet *fn, uint32_t l, uint32_t ep, uint32
     L->mark = ep;
     uint32_t live = nf_live(fn, l, tep);
     double share = live ? L->cap / (double)live : INFINITY;
+    const struct nf_ref *ref = nf_refs(L);
     for (uint32_t k = 0; k < L->n; k++) {
-        uint32_t gid = L->ref[k].flow;
+        uint32_t gid = ref[k].flow;
         struct nf_flow *g = &fn->flows[gid];
-        if (g->mark == ep || nf_due(fn, g) || ((int32_t)L->ref[k].pos != g->bneck && share > g->rate))
+        if (g->mark == ep || nf_due(fn, g) || ((int32_t)ref[k].pos != g->bneck && share > g->rate))
             continue;
         g->mark = ep;
         fn->cf[fn->ncf++] = gid;
@@ -813,9 +837,9 @@ static int nf_recompute(struct rt__flownet *fn)
         }
         for (uint32_t i = 0; i < fn->ndlinks; i++) {
             uint32_t l = fn->dlinks[i];
-            const struct nf_link *L = &fn->links[l];
+            struct nf_link *L = &fn->links[l];
             /* An idle link has no component; one whose only flow is alone, that flow alone. */
-            if (L->mark == ep || L->n == 0 || (L->n == 1 && nf_alone(fn, L->ref[0].flow, ep)))
+            if (L->mark == ep || L->n == 0 || (L->n == 1 && nf_alone(fn, nf_refs(L)[0].flow, ep)))
                 continue;
             nf_component(fn, NF_NONE, l, ep);
             if (fn->ncf == 0)
@@ -825,7 +849,7 @@ static int nf_recompute(struct rt__flownet *fn)
         }
     }
     for (uint32_t i = 0; i < fn->ndlinks; i++)
-        fn->links[fn->dlinks[i]].dirty = 0;
+        fn->lstat[fn->dlinks[i]].dirty = 0;
     fn->ndflows = fn->ndlinks = 0;
     return RT_OK;
 }
@@ -842,20 +866,27 @@ static int nf_links_room(struct rt__flownet *fn, uint32_t need)
     uint32_t c = fn->links_cap ? fn->links_cap : 16;
     while (c < need)
         c = c > NF_MAXIDS / 2 ? NF_MAXIDS : 2 * c;
-    void *p[6] = {fn->links, fn->stats, fn->dlinks, fn->cl, fn->touched, fn->sl};
-    size_t sz[6] = {sizeof *fn->links, sizeof *fn->stats, sizeof *fn->dlinks, sizeof *fn->cl, sizeof *fn->touched,
-                    sizeof *fn->sl};
-    for (int i = 0; i < 6; i++) { /* each array grown in turn: a failure leaves the others valid */
+    /* The links on cache lines of their own: aligned_alloc, as realloc does not align. */
+    struct nf_link *links = aligned_alloc(NF_LINE, (size_t)c * sizeof *links);
+    if (!links)
+        return -1;
+    if (fn->links_cap)
+        memcpy(links, fn->links, (size_t)fn->links_cap * sizeof *links);
+    memset(links + fn->links_cap, 0, (size_t)(c - fn->links_cap) * sizeof *links);
+    free(fn->links);
+    fn->links = links;
+    void *p[5] = {fn->lstat, fn->dlinks, fn->cl, fn->touched, fn->sl};
+    size_t sz[5] = {sizeof *fn->lstat, sizeof *fn->dlinks, sizeof *fn->cl, sizeof *fn->touched, sizeof *fn->sl};
+    for (int i = 0; i < 5; i++) { /* each array grown in turn: a failure leaves the others valid */
         void *q = realloc(p[i], (size_t)c * sz[i]);
         if (!q)
             return -1;
         p[i] = q;
         switch (i) {
-        case 0: fn->links = q; memset(fn->links + fn->links_cap, 0, (size_t)(c - fn->links_cap) * sz[0]); break;
-        case 1: fn->stats = q; memset(fn->stats + fn->links_cap, 0, (size_t)(c - fn->links_cap) * sz[1]); break;
-        case 2: fn->dlinks = q; break;
-        case 3: fn->cl = q; break;
-        case 4: fn->touched = q; break;
+        case 0: fn->lstat = q; memset(fn->lstat + fn->links_cap, 0, (size_t)(c - fn->links_cap) * sz[0]); break;
+        case 1: fn->dlinks = q; break;
+        case 2: fn->cl = q; break;
+        case 3: fn->touched = q; break;
         default: fn->sl = q; break;
         }
     }
@@ -907,13 +938,13 @@ void rt__flownet_destroy(struct rt__flownet *fn)
     if (!fn)
         return;
     if (fn->links)
-        for (uint32_t l = 0; l < fn->nlinks; l++) {
-            free(fn->links[l].ref);
-        }
+        for (uint32_t l = 0; l < fn->nlinks; l++)
+            if (fn->links[l].lcap > NF_INREF)
+                free(fn->links[l].ref.heap);
     for (uint32_t f = 0; f < fn->nflows; f++)
         free(fn->flows[f].delay);
     free(fn->links);
-    free(fn->stats);
+    free(fn->lstat);
     free(fn->flows);
     free(fn->free_ids);
     free(fn->heap);
@@ -933,16 +964,24 @@ void rt__flownet_destroy(struct rt__flownet *fn)
 /* Makes room for one more flow on link @p L (from 4: most links carry few flows at once). */
 static int nf_link_reserve(struct nf_link *L)
 {
-    if (L->n < L->lcap)
+    if (L->n < (L->lcap > NF_INREF ? L->lcap : NF_INREF))
         return 0;
     if (L->lcap > UINT32_MAX / 2)
         return -1;
-    uint32_t c = L->lcap ? 2 * L->lcap : 4;
-    void *p = realloc(L->ref, (size_t)c * sizeof *L->ref);
+    if (L->lcap <= NF_INREF) { /* the list leaves the link: 2 * NF_INREF entries outside */
+        struct nf_ref *h = malloc(2 * NF_INREF * sizeof *h);
+        if (!h)
+            return -1;
+        memcpy(h, L->ref.in, sizeof L->ref.in);
+        L->ref.heap = h;
+        L->lcap = 2 * NF_INREF;
+        return 0;
+    }
+    void *p = realloc(L->ref.heap, (size_t)L->lcap * 2 * sizeof *L->ref.heap);
     if (!p)
         return -1;
-    L->ref = p;
-    L->lcap = c;
+    L->ref.heap = p;
+    L->lcap *= 2;
     return 0;
 }
 
@@ -1015,17 +1054,16 @@ int rt__flownet_start(struct rt__flownet *fn, rt_time_ps now, const uint32_t *li
     for (uint32_t i = 0; i < n; i++) {
         uint32_t l = links[i];
         struct nf_link *L = &fn->links[l];
-        struct rt__link_stats *st = &fn->stats[l];
+        struct nf_lstat *ls = &fn->lstat[l];
         f->delay[i] = 0;
         f->links[i] = l;
         f->lpos[i] = L->n;
-        L->ref[L->n].flow = fid;
-        L->ref[L->n].pos = i;
+        nf_refs(L)[L->n] = (struct nf_ref){fid, i};
         if (L->n++ == 0)
-            L->busy_since = now;
-        if (L->n > st->max_flows)
-            st->max_flows = L->n;
-        st->flows++;
+            ls->busy_since = now;
+        if (L->n > ls->st.max_flows)
+            ls->st.max_flows = L->n;
+        ls->st.flows++;
     }
     fn->dflows[fn->ndflows++] = fid;
     fn->nentries += n;
@@ -1061,18 +1099,19 @@ static void nf_retire(struct rt__flownet *fn, uint32_t id, rt_time_ps t)
     for (uint32_t i = 0; i < f->n; i++) {
         uint32_t l = f->links[i];
         struct nf_link *L = &fn->links[l];
-        struct rt__link_stats *st = &fn->stats[l];
+        struct nf_lstat *ls = &fn->lstat[l];
         uint32_t k = f->lpos[i], last = --L->n;
         if (k != last) { /* swap-remove: the last entry moves into k */
-            L->ref[k] = L->ref[last];
-            fn->flows[L->ref[k].flow].lpos[L->ref[k].pos] = k;
+            struct nf_ref *ref = nf_refs(L);
+            ref[k] = ref[last];
+            fn->flows[ref[k].flow].lpos[ref[k].pos] = k;
         }
         if (L->n == 0)
-            st->busy_ps += t - L->busy_since;
-        st->bytes += f->bytes;
-        st->delay_ps += f->delay[i];
-        if (!L->dirty) {
-            L->dirty = 1;
+            ls->st.busy_ps += t - ls->busy_since;
+        ls->st.bytes += f->bytes;
+        ls->st.delay_ps += f->delay[i];
+        if (!ls->dirty) {
+            ls->dirty = 1;
             fn->dlinks[fn->ndlinks++] = l;
         }
     }
@@ -1154,7 +1193,7 @@ const struct rt__link_stats *rt__flownet_link(const struct rt__flownet *fn, uint
 {
     if (!fn || link >= fn->nlinks)
         return NULL;
-    return &fn->stats[link];
+    return &fn->lstat[link].st;
 }
 
 void rt__flownet_set_full(struct rt__flownet *fn, int on)
@@ -1181,13 +1220,14 @@ void rt__flownet_set_small(struct rt__flownet *fn, uint32_t n)
 }
 
 /* Whether link @p l carries more than its capacity (relative 1e-9) at the flows' rates in use. */
-static int nf_overloaded(const struct rt__flownet *fn, uint32_t l)
+static int nf_overloaded(struct rt__flownet *fn, uint32_t l)
 {
-    const struct nf_link *L = &fn->links[l];
+    struct nf_link *L = &fn->links[l];
+    const struct nf_ref *ref = nf_refs(L);
     double load = 0;
     for (uint32_t k = 0; k < L->n; k++)
-        if (!nf_due(fn, &fn->flows[L->ref[k].flow]))
-            load += fn->flows[L->ref[k].flow].rate;
+        if (!nf_due(fn, &fn->flows[ref[k].flow]))
+            load += fn->flows[ref[k].flow].rate;
     return load > L->cap * (1 + 1e-9);
 }
 
