@@ -456,6 +456,7 @@ static void test_ties(void)
  * it ends at 5000 (alone 2000) and loses 2000 * 0.75 + 3000 * 0.5 = 3000 on link 0, none on link 1.
  * Then C (1000 B, limit 0.5, as both links) over links 1 and 0, freed by A: its own limit is
  * named, no delay, 2000 ps. Each recomputation computes the flows once: 2 at 0, then 1 and 1.
+ * C's user value has RT__FLOW_APART: the links count it (and only it) in apart_flows and _bytes.
  */
 static void test_alone_path(void)
 {
@@ -472,12 +473,23 @@ static void test_alone_path(void)
     CHECK_EQ_INT(rt__flownet_filled(fn), 3);
     CHECK_EQ_INT(rt__flownet_check(fn), RT_OK);
     CHECK_EQ_INT(rt__flownet_advance(fn, 5000, on_done, &lg), RT_OK);
-    CHECK_EQ_INT(rt__flownet_start(fn, 5000, rc, 2, 1000, 0.5, 3, NULL), RT_OK);
+    CHECK_EQ_INT(rt__flownet_start(fn, 5000, rc, 2, 1000, 0.5, 3 | RT__FLOW_APART, NULL), RT_OK);
+    CHECK_EQ_INT(rt__flownet_link(fn, 0)->flows, 3); /* A, B and C, started */
     CHECK_EQ_INT(rt__flownet_next(fn), 7000);
     CHECK_EQ_INT(rt__flownet_filled(fn), 4);
     CHECK_EQ_INT(rt__flownet_check(fn), RT_OK);
     drain(fn, &lg);
-    const struct rec *a = find(&lg, 1), *b = find(&lg, 2), *c = find(&lg, 3);
+    const struct rec *a = find(&lg, 1), *b = find(&lg, 2), *c = find(&lg, 3 | RT__FLOW_APART);
+    const struct rt__link_stats *s0 = rt__flownet_link(fn, 0), *s1 = rt__flownet_link(fn, 1);
+    CHECK_EQ_INT(s0->flows, 3);
+    CHECK_EQ_INT(s0->max_flows, 2);
+    CHECK_EQ_INT(s0->apart_flows, 1);
+    CHECK_NEAR(s0->apart_bytes, 1000, 0);
+    CHECK_NEAR(s0->bytes, 3500, 0);
+    CHECK_EQ_INT(s1->flows, 2);
+    CHECK_EQ_INT(s1->max_flows, 1);
+    CHECK_EQ_INT(s1->apart_flows, 1);
+    CHECK_EQ_INT(s1->busy_ps, 7000);
     CHECK(a && b && c);
     if (a && b && c) {
         CHECK_EQ_INT(b->finish, 2000);

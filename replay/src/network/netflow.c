@@ -55,16 +55,17 @@
  * Data structures. Flows live in a slot array with a free list; each slot keeps one block for
  * its route, its positions in the links' lists and its per-link delays (reused with the slot).
  * Each link keeps an array of (flow, route position) with swap-remove, inside the link's own
- * cache line while it holds at most 2 (most do), the link's totals apart. Completions sit in an
- * indexed binary min-heap of (T_f, id) pairs (the flows' positions in it kept apart), so that
- * sifting reads no flow; progressive filling uses a 4-ary heap of (level, kind, id) entries, a
- * link's re-inserted lazily when its share has grown; components of at most 64 flows plus links
- * scan for the least entry instead, in the same order. A recomputation of a component of F flows
- * with routes of length L costs O(F L log(F L)); nothing outside the affected components is
- * touched. bench/bench_netflow.c measures it: a closed loop of 100 flows in flight over a k=16
- * fat tree (1024 hosts, 6-link routes, components of a few flows) runs at about 1 million
- * flows per second on one core, over a k=32 one at about 2 million; with random routes over 1000
- * links, where the 100 flows form one component, at about 35,000.
+ * cache line while it holds at most 2 (most do), its totals and filling state apart: a start
+ * touches that line only. Completions sit in an indexed binary min-heap of (T_f, id) pairs (the
+ * flows' positions in it kept apart), so that sifting reads no flow; progressive filling uses a
+ * 4-ary heap of (level, kind, id) entries, a link's re-inserted lazily when its share has grown;
+ * components of at most 64 flows plus links scan for the least entry instead, in the same order.
+ * A recomputation of a component of F flows with routes of length L costs O(F L log(F L));
+ * nothing outside the affected components is touched. bench/bench_netflow.c measures it: a
+ * closed loop of 100 flows in flight over a k=16 fat tree (1024 hosts, 6-link routes, components
+ * of a few flows) runs at about 1 million flows per second on one core, over a k=32 one at about
+ * 2 million; with random routes over 1000 links, where the 100 flows form one component, at
+ * about 35,000.
  */
 #include "netflow.h"
 
@@ -114,30 +115,36 @@ struct nf_ref {
 
 #define NF_INREF 2 /* a link's list is kept in the link while it fits here: most carry 1 or 2 */
 
-/* What a start, an end, the search and the filling read of a link: one cache line (the links
- * array is aligned to it), its list included while short, since routes touch links all over a
- * large machine and each further line is a likely cache miss. */
+/* What a start, an end and the search read and write of a link: one cache line (the links array
+ * is aligned to it), its list included while short, since routes touch links all over a large
+ * machine and each further line is a likely cache miss. A start touches nothing else of it. */
 struct nf_link {
     union {
         struct nf_ref in[NF_INREF]; /* lcap <= NF_INREF */
         struct nf_ref *heap;        /* lcap > NF_INREF: lcap entries */
     } ref;                          /* the flows over it (nf_refs) */
-    double cap;        /* C_l */
-    double rem, share; /* c_l and its last computed fair share, during filling */
+    double cap;             /* C_l */
+    rt_time_ps busy_since;  /* start of its current busy period (while n > 0) */
     uint32_t key;      /* its id for ties (the caller's link id; the index without rt__flownet_add_link) */
     uint32_t n, lcap;
-    uint32_t cnt;   /* n_l during filling */
-    uint32_t mark;  /* component search epoch */
-    uint32_t touch; /* freeze batch epoch */
+    uint32_t cnt;       /* n_l during filling */
+    uint32_t mark;      /* component search epoch */
+    uint32_t touch;     /* freeze batch epoch */
+    uint32_t max_flows; /* most flows on it at once */
+    uint8_t dirty;      /* in dlinks */
 };
 _Static_assert(sizeof(struct nf_link) == 64, "struct nf_link is one cache line");
 #define NF_LINE 64
 
-/* What only starts and ends read and write of a link, apart. */
+/* A shared link's filling state, apart: only links of 2 or more flows in a filling use it. */
+struct nf_lfill {
+    double rem, share; /* c_l and its last computed fair share */
+};
+
+/* A link's totals, apart: ends add to them; rt__flownet_link fills in flows and max_flows. */
 struct nf_lstat {
     struct rt__link_stats st;
-    rt_time_ps busy_since;
-    uint8_t dirty; /* in dlinks */
+    uint64_t done; /* flows completed over it */
 };
 
 static inline struct nf_ref *nf_refs(struct nf_link *L)
@@ -165,8 +172,9 @@ struct nf_done {
 };
 
 struct rt__flownet {
-    uint32_t nlinks, links_cap; /* links_cap: room in links, lstat, dlinks, cl, touched and sl */
+    uint32_t nlinks, links_cap; /* links_cap: room in links, lfill, lstat, dlinks, cl, touched and sl */
     struct nf_link *links;
+    struct nf_lfill *lfill;
     struct nf_lstat *lstat;
     struct nf_flow *flows;
     uint32_t nflows, flows_cap; /* slots ever used */
@@ -408,7 +416,6 @@ static inline void nf_visit_link(struct rt__flownet *fn, uint32_t l, uint32_t ep
     const struct nf_ref *ref = nf_refs(L);
     rt_time_ps now = fn->now;
     L->mark = ep;
-    L->rem = L->cap;
     fn->cl[fn->ncl++] = l;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t gid = ref[k].flow;
@@ -469,6 +476,7 @@ static void nf_freeze(struct rt__flownet *fn, uint32_t id, double r, int32_t b, 
     f->new_bneck = b;
     fn->left--;
     struct nf_link *links = fn->links;
+    struct nf_lfill *lfill = fn->lfill;
     uint32_t *touched = fn->touched, nt = fn->ntouched;
     const uint32_t *route = f->links;
     for (uint32_t k = 0, n = f->n; k < n; k++) {
@@ -476,8 +484,9 @@ static void nf_freeze(struct rt__flownet *fn, uint32_t id, double r, int32_t b, 
         if (m == skip)
             continue;
         struct nf_link *M = &links[m];
-        M->rem -= r;
-        M->cnt--;
+        if (--M->cnt == 0)
+            continue; /* its c_l is read no more (a link folded into a limit never had one) */
+        lfill[m].rem -= r;
         if (M->touch != tep) {
             M->touch = tep;
             touched[nt++] = m;
@@ -503,14 +512,16 @@ static void nf_freeze_link(struct rt__flownet *fn, uint32_t l, double r, uint32_
 /* Computes the touched links' new shares, clamped never to decrease. */
 static void nf_share_touched(struct rt__flownet *fn)
 {
-    struct nf_link *links = fn->links;
+    const struct nf_link *links = fn->links;
     for (uint32_t i = 0; i < fn->ntouched; i++) {
-        struct nf_link *M = &links[fn->touched[i]];
+        uint32_t m = fn->touched[i];
+        const struct nf_link *M = &links[m];
         if (M->cnt == 0)
             continue;
-        double s = M->rem / (double)M->cnt;
-        if (s > M->share)
-            M->share = s;
+        struct nf_lfill *F = &fn->lfill[m];
+        double s = F->rem / (double)M->cnt;
+        if (s > F->share)
+            F->share = s;
     }
     fn->ntouched = 0;
 }
@@ -530,12 +541,14 @@ static void nf_fill(struct rt__flownet *fn)
     int heap = fn->ncf + fn->ncl > fn->small;
     fn->nfh = 0;
     for (uint32_t i = 0; i < fn->ncl; i++) {
-        struct nf_link *L = &fn->links[fn->cl[i]];
+        const struct nf_link *L = &fn->links[fn->cl[i]];
         if (L->cnt < 2)
             continue; /* folded into its flow's limit */
-        L->share = L->cap / (double)L->cnt;
+        struct nf_lfill *F = &fn->lfill[fn->cl[i]];
+        F->rem = L->cap;
+        F->share = L->cap / (double)L->cnt;
         if (heap)
-            fn->fh[fn->nfh++] = fh_ent(L->share, NF_LINKKEY, L->key, fn->cl[i]);
+            fn->fh[fn->nfh++] = fh_ent(F->share, NF_LINKKEY, L->key, fn->cl[i]);
         else
             fn->sl[fn->nfh++] = fn->cl[i]; /* links still to consider */
     }
@@ -566,8 +579,9 @@ static void nf_fill(struct rt__flownet *fn)
                 const struct nf_link *L = &fn->links[id];
                 if (L->cnt == 0)
                     continue; /* all its flows are frozen */
-                if (v != L->share) {
-                    fh_push(fn, fh_ent(L->share, NF_LINKKEY, L->key, id)); /* its share grew since */
+                double share = fn->lfill[id].share;
+                if (v != share) {
+                    fh_push(fn, fh_ent(share, NF_LINKKEY, L->key, id)); /* its share grew since */
                     continue;
                 }
                 nf_freeze_link(fn, id, v, tep);
@@ -603,8 +617,9 @@ static void nf_fill(struct rt__flownet *fn)
                 fn->sl[i] = fn->sl[--nsl];
                 continue;
             }
-            if (L->share < v || (L->share == v && link && L->key < fn->links[bestl].key)) {
-                v = L->share;
+            double share = fn->lfill[l].share;
+            if (share < v || (share == v && link && L->key < fn->links[bestl].key)) {
+                v = share;
                 bestl = l;
                 link = 1;
             }
@@ -849,7 +864,7 @@ static int nf_recompute(struct rt__flownet *fn)
         }
     }
     for (uint32_t i = 0; i < fn->ndlinks; i++)
-        fn->lstat[fn->dlinks[i]].dirty = 0;
+        fn->links[fn->dlinks[i]].dirty = 0;
     fn->ndflows = fn->ndlinks = 0;
     return RT_OK;
 }
@@ -875,9 +890,10 @@ static int nf_links_room(struct rt__flownet *fn, uint32_t need)
     memset(links + fn->links_cap, 0, (size_t)(c - fn->links_cap) * sizeof *links);
     free(fn->links);
     fn->links = links;
-    void *p[5] = {fn->lstat, fn->dlinks, fn->cl, fn->touched, fn->sl};
-    size_t sz[5] = {sizeof *fn->lstat, sizeof *fn->dlinks, sizeof *fn->cl, sizeof *fn->touched, sizeof *fn->sl};
-    for (int i = 0; i < 5; i++) { /* each array grown in turn: a failure leaves the others valid */
+    void *p[6] = {fn->lstat, fn->dlinks, fn->cl, fn->touched, fn->sl, fn->lfill};
+    size_t sz[6] = {sizeof *fn->lstat, sizeof *fn->dlinks, sizeof *fn->cl, sizeof *fn->touched, sizeof *fn->sl,
+                    sizeof *fn->lfill};
+    for (int i = 0; i < 6; i++) { /* each array grown in turn: a failure leaves the others valid */
         void *q = realloc(p[i], (size_t)c * sz[i]);
         if (!q)
             return -1;
@@ -887,7 +903,8 @@ static int nf_links_room(struct rt__flownet *fn, uint32_t need)
         case 1: fn->dlinks = q; break;
         case 2: fn->cl = q; break;
         case 3: fn->touched = q; break;
-        default: fn->sl = q; break;
+        case 4: fn->sl = q; break;
+        default: fn->lfill = q; break;
         }
     }
     fn->links_cap = c;
@@ -945,6 +962,7 @@ void rt__flownet_destroy(struct rt__flownet *fn)
         free(fn->flows[f].delay);
     free(fn->links);
     free(fn->lstat);
+    free(fn->lfill);
     free(fn->flows);
     free(fn->free_ids);
     free(fn->heap);
@@ -1054,16 +1072,14 @@ int rt__flownet_start(struct rt__flownet *fn, rt_time_ps now, const uint32_t *li
     for (uint32_t i = 0; i < n; i++) {
         uint32_t l = links[i];
         struct nf_link *L = &fn->links[l];
-        struct nf_lstat *ls = &fn->lstat[l];
         f->delay[i] = 0;
         f->links[i] = l;
         f->lpos[i] = L->n;
         nf_refs(L)[L->n] = (struct nf_ref){fid, i};
         if (L->n++ == 0)
-            ls->busy_since = now;
-        if (L->n > ls->st.max_flows)
-            ls->st.max_flows = L->n;
-        ls->st.flows++;
+            L->busy_since = now;
+        if (L->n > L->max_flows)
+            L->max_flows = L->n;
     }
     fn->dflows[fn->ndflows++] = fid;
     fn->nentries += n;
@@ -1107,11 +1123,16 @@ static void nf_retire(struct rt__flownet *fn, uint32_t id, rt_time_ps t)
             fn->flows[ref[k].flow].lpos[ref[k].pos] = k;
         }
         if (L->n == 0)
-            ls->st.busy_ps += t - ls->busy_since;
+            ls->st.busy_ps += t - L->busy_since;
         ls->st.bytes += f->bytes;
         ls->st.delay_ps += f->delay[i];
-        if (!ls->dirty) {
-            ls->dirty = 1;
+        ls->done++;
+        if (f->user & RT__FLOW_APART) {
+            ls->st.apart_flows++;
+            ls->st.apart_bytes += f->bytes;
+        }
+        if (!L->dirty) {
+            L->dirty = 1;
             fn->dlinks[fn->ndlinks++] = l;
         }
     }
@@ -1193,7 +1214,10 @@ const struct rt__link_stats *rt__flownet_link(const struct rt__flownet *fn, uint
 {
     if (!fn || link >= fn->nlinks)
         return NULL;
-    return &fn->lstat[link].st;
+    struct nf_lstat *ls = &fn->lstat[link];
+    ls->st.flows = ls->done + fn->links[link].n;
+    ls->st.max_flows = fn->links[link].max_flows;
+    return &ls->st;
 }
 
 void rt__flownet_set_full(struct rt__flownet *fn, int on)

@@ -38,7 +38,16 @@ struct rt__link_stats {
     double delay_ps;    /**< sum of the completed flows' delays attributed to it */
     uint32_t max_flows; /**< most flows on it at once */
     uint64_t flows;     /**< flows started over it */
+    uint64_t apart_flows; /**< completed flows with RT__FLOW_APART in their user value */
+    double apart_bytes;   /**< their bytes (also in bytes) */
 };
+
+/**
+ * A flow whose user value has this bit is also counted in its links' apart_flows and apart_bytes:
+ * a class of traffic (other jobs') whose per-link totals the caller then need not keep itself,
+ * which would touch every link of its route once more at its end.
+ */
+#define RT__FLOW_APART (UINT64_C(1) << 63)
 
 /**
  * Creates a network of @p nlinks directed links (0 allowed: flows with empty routes only).
@@ -103,7 +112,10 @@ rt_time_ps rt__flownet_now(const struct rt__flownet *fn);
 /** Current rate of active flow @p id in B/ps (0 before its first recomputation, or not active). */
 double rt__flownet_rate(const struct rt__flownet *fn, uint32_t id);
 
-/** Totals of link @p link; NULL when out of range. Valid until the network is destroyed. */
+/**
+ * Totals of link @p link as of this call (flows and max_flows are brought up to date by it);
+ * NULL when out of range. The pointer stays valid until the network is destroyed.
+ */
 const struct rt__link_stats *rt__flownet_link(const struct rt__flownet *fn, uint32_t link);
 
 /**

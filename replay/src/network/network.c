@@ -357,7 +357,8 @@ struct rt__netrun {
     int bg_dry;              /* rt_network_background_messages: count messages, start no flows */
 };
 
-#define BG_USER (1ull << 63) /* a flow of background traffic: no message of the trace */
+#define BG_USER RT__FLOW_APART /* a flow of background traffic: no message of the trace, counted
+                                  per link by the flow model (rt__link_stats' apart_*) */
 #define DOMAIN_PERTURB 0x50455254ull /* "PERT" */
 
 int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt__netrun **out, rt_error *err)
@@ -532,21 +533,16 @@ rt_time_ps rt__netrun_next(struct rt__netrun *n)
 static void flow_done(void *ud, const struct rt__flow_done *f)
 {
     struct rt__netrun *n = ud;
-    int bg = (f->user & BG_USER) != 0;
+    if (f->user & BG_USER) {
+        n->bg_done += f->n > 0;
+        return;
+    }
     for (uint32_t i = 0; i < f->n; i++) {
         struct rt_link_use *u = &n->use[f->links[i]];
-        if (bg) {
-            n->bg_done += i == 0;
-            u->bg_flows++;
-            u->bg_bytes += f->bytes;
-        } else {
-            u->flows++;
-            u->bytes += f->bytes;
-            u->delay_ps += f->delay_ps[i];
-        }
+        u->flows++;
+        u->bytes += f->bytes;
+        u->delay_ps += f->delay_ps[i];
     }
-    if (bg)
-        return;
     for (uint32_t i = 0; i < f->n; i++)
         n->troute[i] = n->topo_link[f->links[i]];
     n->arrived(n->ud, f->user, f->finish + n->lat[f->id], f->n, n->troute, f->delay_ps);
@@ -583,6 +579,8 @@ int rt__netrun_links(const struct rt__netrun *n, struct rt_link_use **out, uint3
             continue;
         v[k] = n->use[l];
         v[k].link = n->topo_link[l];
+        v[k].bg_flows = s->apart_flows; /* in the same order as flow_done would have added them */
+        v[k].bg_bytes = s->apart_bytes;
         if (!n->solo) { /* (with none: busy_ps is the use's own, and nothing shares a link) */
             v[k].max_flows = s->max_flows;
             v[k].busy_ps = s->busy_ps;
