@@ -33,7 +33,13 @@
     X(Comm_free, FUNCTION)                                                                        \
     X(Iallreduce, COLL_ALL2ALL) X(Ibcast, COLL_ONE2ALL) X(Ibarrier, BARRIER)                      \
     X(Ireduce, COLL_ALL2ONE) X(Igather, COLL_ALL2ONE) X(Iscatter, COLL_ONE2ALL)                   \
-    X(Iallgather, COLL_ALL2ALL) X(Ialltoall, COLL_ALL2ALL)
+    X(Iallgather, COLL_ALL2ALL) X(Ialltoall, COLL_ALL2ALL)                                        \
+    X(Gatherv, COLL_ALL2ONE) X(Scatterv, COLL_ONE2ALL) X(Allgatherv, COLL_ALL2ALL)                \
+    X(Alltoallv, COLL_ALL2ALL) X(Alltoallw, COLL_ALL2ALL) X(Reduce_scatter, COLL_ALL2ALL)         \
+    X(Reduce_scatter_block, COLL_ALL2ALL) X(Scan, COLL_OTHER) X(Exscan, COLL_OTHER)               \
+    X(Igatherv, COLL_ALL2ONE) X(Iscatterv, COLL_ONE2ALL) X(Iallgatherv, COLL_ALL2ALL)             \
+    X(Ialltoallv, COLL_ALL2ALL) X(Ialltoallw, COLL_ALL2ALL) X(Ireduce_scatter, COLL_ALL2ALL)      \
+    X(Ireduce_scatter_block, COLL_ALL2ALL) X(Iscan, COLL_OTHER) X(Iexscan, COLL_OTHER)
 
 enum rt__region {
 #define RT_X(name, role) RT_R_##name,
