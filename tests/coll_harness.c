@@ -33,6 +33,7 @@ void counts(int op, uint32_t P, uint32_t me, uint32_t root, uint64_t b, uint64_t
     case OTF2_COLLECTIVE_OP_ALLREDUCE:
     case OTF2_COLLECTIVE_OP_ALLGATHER:
     case OTF2_COLLECTIVE_OP_ALLTOALL:
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK: /* b: one rank's share of the vector */
         *s = *r = P * b;
         break;
     case OTF2_COLLECTIVE_OP_SCAN:

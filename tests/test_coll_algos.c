@@ -237,6 +237,20 @@ static void test_reduce_scatter(void)
                4000, NULL, want);
 }
 
+/* reduce_scatter_block of 1000 B per rank (Score-P: 4000 B sent and received) is the reduce_scatter
+ * of the 4000 B vector, not an allreduce of 1000 B (2 T(1000) by recursive doubling). */
+static void test_reduce_scatter_block(void)
+{
+    rt_time_ps want[4];
+    struct setup mp = {.rules = "mpich"};
+    fill(want, 4, T2 + T1);
+    check_coll("reduce_scatter_block mpich P=4", &mp, 4, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK,
+               "MPI_Reduce_scatter_block", NO_ROOT, 1000, NULL, want);
+    fill(want, 4, 2 * (T2 + T1));
+    check_coll("reduce_scatter_block retime P=4", NULL, 4, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK,
+               "MPI_Reduce_scatter_block", NO_ROOT, 1000, NULL, want);
+}
+
 /* ------------------------------------------------------------------ allgather, alltoall */
 
 /* neighbour exchange, P = 4: one block with the neighbour, then two blocks with the other. */
@@ -639,6 +653,7 @@ int main(void)
         test_allreduce_segmented_ring();
         test_allreduce_reduce_bcast();
         test_reduce_scatter();
+        test_reduce_scatter_block();
         test_allgather_neighbor();
         test_alltoall_bruck();
         test_alltoall_all_at_once();

@@ -851,12 +851,16 @@ static int coll_handle(OTF2_CollectiveOp op)
     return op >= OTF2_COLLECTIVE_OP_CREATE_HANDLE && op <= OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE;
 }
 
-/* Vector variants, whose ranks may pass different counts (the replay then skips its size check). */
+/* Vector variants, whose ranks may pass different counts (the replay then skips its size check).
+ * A reduce_scatter_block is one too although its blocks are equal: both reduce-scatters are an
+ * allreduce's vector variant whose block is the whole vector the ranks send (Score-P's sent
+ * count), where a plain allreduce's reading would take one rank's share of it as the vector. */
 static int coll_vector(OTF2_CollectiveOp op)
 {
     return op == OTF2_COLLECTIVE_OP_GATHERV || op == OTF2_COLLECTIVE_OP_SCATTERV ||
            op == OTF2_COLLECTIVE_OP_ALLGATHERV || op == OTF2_COLLECTIVE_OP_ALLTOALLV ||
-           op == OTF2_COLLECTIVE_OP_ALLTOALLW || op == OTF2_COLLECTIVE_OP_REDUCE_SCATTER;
+           op == OTF2_COLLECTIVE_OP_ALLTOALLW || op == OTF2_COLLECTIVE_OP_REDUCE_SCATTER ||
+           op == OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK;
 }
 
 /* The open collective's begin, the row's last event, taken back: the call keeps its measured time. */
