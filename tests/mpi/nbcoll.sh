@@ -11,17 +11,9 @@
 # operation with its block, and the replay runs on the model's crossbar, crossbar-flow and a torus.
 # usage: nbcoll.sh MPIRUN_SH NP TRACE_LIB OTF2_PRINT RETIME PROGRAM
 set -euo pipefail
-mpirun_sh=$1 np=$2 lib=$3 otf2_print=$4 retime=$5 prog=$6
-P=$np
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/retime-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-"$mpirun_sh" -np "$np" -x RETIME_TRACE_DIR="$tmp/trace" -x LD_PRELOAD="$lib" "$prog" >"$tmp/out" 2>"$tmp/err" || {
-  echo "FAIL: traced run exited non-zero"; cat "$tmp/out" "$tmp/err"; exit 1; }
-grep -q '^verification: passed$' "$tmp/out" || { echo "FAIL: no 'verification: passed'"; cat "$tmp/out"; exit 1; }
-if grep -q 'retime-trace:' "$tmp/err"; then echo "FAIL: tracer warned:"; cat "$tmp/err"; exit 1; fi
-"$otf2_print" "$tmp/trace/traces.otf2" >"$tmp/print" 2>"$tmp/print.err" || {
-  echo "FAIL: otf2-print failed"; cat "$tmp/print.err"; exit 1; }
-if [ -s "$tmp/print.err" ]; then echo "FAIL: otf2-print warned:"; head "$tmp/print.err"; exit 1; fi
+# shellcheck source-path=SCRIPTDIR source=coll_lib.sh
+. "$(dirname "$0")/coll_lib.sh"
+coll_setup "$@"
 
 # Every rank's non-blocking collectives in the order it completes them: "rank call completed-in
 # operation communicator root sent received" (root: its rank in the communicator; "comm" is the
@@ -62,38 +54,8 @@ expect() {
     echo "$r MPI_Iallgather MPI_Testall ALLGATHER MPI_COMM_SELF NONE 4 4"
   done
 }
-# The same from the trace: per location, the call that holds each request (in request order, which
-# is also this program's completion order) beside the call and the record of each completion.
-awk '
-  $1 == "ENTER" { match($0, /Region: "[^"]*"/); region[$2] = substr($0, RSTART + 9, RLENGTH - 10) }
-  $1 == "NON_BLOCKING_COLLECTIVE_REQUEST" { reqs[$2, ++nreq[$2]] = region[$2] }
-  $1 == "NON_BLOCKING_COLLECTIVE_COMPLETE" {
-    loc = $2; k = ++ncom[loc]; s = $0
-    sub(/.*Operation: /, "", s); op = s; sub(/,.*/, "", op)
-    sub(/.*Communicator: "/, "", s); comm = s; sub(/".*/, "", comm)
-    if (comm ~ /^MPI_Comm_split /) comm = "comm"
-    sub(/.*Root: /, "", s); root = s; sub(/[ ,].*/, "", root)
-    sub(/.*Sent: /, "", s); sent = s; sub(/,.*/, "", sent)
-    sub(/.*Received: /, "", s); recv = s; sub(/,.*/, "", recv)
-    line[loc, k] = region[loc] " " op " " comm " " root " " sent " " recv
-    if (loc + 1 > nloc) nloc = loc + 1
-  }
-  END {
-    for (l = 0; l < nloc; l++) {
-      if (nreq[l] != ncom[l]) printf "%d: %d requests, %d completions\n", l, nreq[l], ncom[l]
-      for (k = 1; k <= ncom[l]; k++) print l, reqs[l, k], line[l, k]
-    }
-  }' "$tmp/print" >"$tmp/records"
-expect >"$tmp/expected"
-diff "$tmp/expected" "$tmp/records" >"$tmp/diff" || {
-  echo "FAIL: the non-blocking collectives' records differ from the hand-derived ones (< expected, > traced):"
-  head -20 "$tmp/diff"; exit 1; }
-want=$(wc -l <"$tmp/expected")
-
-info=$("$retime" info "$tmp/trace" --collectives 2>&1)
-grep -q "collectives    $((want + np)) (calls, summed over ranks); $want of them non-blocking" <<<"$info" || {
-  echo "FAIL: info's collectives line:"; echo "$info"; exit 1; }
-if grep -q "not replayed" <<<"$info"; then echo "FAIL: a 'not replayed' line:"; echo "$info"; exit 1; fi
+coll_check 0
+coll_info $((want + np)) "$want"
 # The replay's census: each operation with the block its members move and its instances (the
 # 4 B allreduces include the program's closing MPI_Allreduce; a one-rank alltoall is not listed).
 census=$(sed -n '/^  operation /,$p' <<<"$info" | awk 'NR > 1 { print $1, $2, $3, $4, $5 }')
@@ -121,14 +83,5 @@ diff "$tmp/census" <(echo "$census") || { echo "FAIL: info's census (< expected,
 # instances: every non-blocking one once per communicator (two parity ones, P self ones), and the
 # program's closing MPI_Allreduce
 inst=$((want / P + (P > 1 ? 1 : 0) + 2 * (P - 1) + 1))
-torus=$P # a ring; 2 to 4 ranks on a 2x2 torus
-[ "$P" -le 4 ] && torus=2x2
-for net in "" "--topology crossbar-flow" "--topology torus:$torus"; do
-  # shellcheck disable=SC2086
-  "$retime" replay "$tmp/trace" --alpha 2us --beta 1ns/B $net >"$tmp/replay" 2>&1 || {
-    echo "FAIL: replay ${net:-on the crossbar}"; cat "$tmp/replay"; exit 1; }
-  grep -q "collectives $inst$" "$tmp/replay" || { echo "FAIL: replay ${net:-on the crossbar}: collectives, want $inst:"; cat "$tmp/replay"; exit 1; }
-  [ -z "$net" ] || grep -Eq "^network .*: [1-9][0-9]* messages routed" "$tmp/replay" || {
-    echo "FAIL: replay $net routed no collective's messages:"; cat "$tmp/replay"; exit 1; }
-done
+coll_replay "$retime" "$np" "$inst"
 echo "PASS: $want non-blocking collectives on $P ranks recorded with their hand-derived counts, counted and replayed"

@@ -11,98 +11,62 @@
 # crossbar-flow and a torus.
 # usage: vcoll.sh MPIRUN_SH NP TRACE_LIB OTF2_PRINT RETIME PROGRAM
 set -euo pipefail
-mpirun_sh=$1 np=$2 lib=$3 otf2_print=$4 retime=$5 prog=$6
-P=$np
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/retime-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-"$mpirun_sh" -np "$np" -x RETIME_TRACE_DIR="$tmp/trace" -x LD_PRELOAD="$lib" "$prog" >"$tmp/out" 2>"$tmp/err" || {
-  echo "FAIL: traced run exited non-zero"; cat "$tmp/out" "$tmp/err"; exit 1; }
-grep -q '^verification: passed$' "$tmp/out" || { echo "FAIL: no 'verification: passed'"; cat "$tmp/out"; exit 1; }
-if grep -q 'retime-trace:' "$tmp/err"; then echo "FAIL: tracer warned:"; cat "$tmp/err"; exit 1; fi
-"$otf2_print" "$tmp/trace/traces.otf2" >"$tmp/print" 2>"$tmp/print.err" || {
-  echo "FAIL: otf2-print failed"; cat "$tmp/print.err"; exit 1; }
-if [ -s "$tmp/print.err" ]; then echo "FAIL: otf2-print warned:"; head "$tmp/print.err"; exit 1; fi
+# shellcheck source-path=SCRIPTDIR source=coll_lib.sh
+. "$(dirname "$0")/coll_lib.sh"
+coll_setup "$@"
 
-# Rank r's records of one round, "call operation root sent received" (root: its rank in
-# MPI_COMM_WORLD, NONE for the rootless), in vcoll_test.c's order; $1 is "" for the blocking round
-# and "I" for the non-blocking one (the call is then MPI_I<lowercased name>).
+# Rank r's records of one round, as coll_records lists them (all on MPI_COMM_WORLD; root: its rank,
+# NONE for the rootless), in vcoll_test.c's order; $2 is "" for the blocking round and "I" for the
+# non-blocking one (MPI_I<lowercased name>, completed by one MPI_Waitall).
 round() {
   local r=$1 i=$2 L=$((P - 1)) s=$((1 % P)) T
-  call() { if [ -n "$i" ]; then echo "$r MPI_I${1,} $2"; else echo "$r MPI_$1 $2"; fi; }
+  call() { # NAME OPERATION ROOT SENT RECEIVED
+    local c="MPI_$1"
+    [ -z "$i" ] || c="MPI_I${1,} MPI_Waitall"
+    echo "$r $c $2 MPI_COMM_WORLD $3 $4 $5"
+  }
   # 1: i + 1 MPI_INT gathered by the last rank (its own block, P ints, sent to itself)
-  if [ "$r" -eq "$L" ]; then call Gatherv "GATHERV $L $((4 * P)) $((4 * P * (P + 1) / 2))"
-  else call Gatherv "GATHERV $L $((4 * (r + 1))) 0"; fi
+  if [ "$r" -eq "$L" ]; then call Gatherv GATHERV $L $((4 * P)) $((4 * P * (P + 1) / 2))
+  else call Gatherv GATHERV $L $((4 * (r + 1))) 0; fi
   # 2: 2i + 1 MPI_DOUBLE gathered by rank 0 in place (the others' sum P^2 - 1)
-  if [ "$r" -eq 0 ]; then call Gatherv "GATHERV 0 0 $((8 * (P * P - 1)))"
-  else call Gatherv "GATHERV 0 $((8 * (2 * r + 1))) 0"; fi
+  if [ "$r" -eq 0 ]; then call Gatherv GATHERV 0 0 $((8 * (P * P - 1)))
+  else call Gatherv GATHERV 0 $((8 * (2 * r + 1))) 0; fi
   # 3: P - i MPI_SHORT scattered by rank 1 % P (all P(P+1)/2 sent, its own among them)
-  if [ "$r" -eq "$s" ]; then call Scatterv "SCATTERV $s $((P * (P + 1))) $((2 * (P - r)))"
-  else call Scatterv "SCATTERV $s 0 $((2 * (P - r)))"; fi
+  if [ "$r" -eq "$s" ]; then call Scatterv SCATTERV $s $((P * (P + 1))) $((2 * (P - r)))
+  else call Scatterv SCATTERV $s 0 $((2 * (P - r))); fi
   # 4: i + 2 MPI_INT scattered by rank 0 in place (ranks 1..P-1: P(P-1)/2 + 2(P-1))
-  if [ "$r" -eq 0 ]; then call Scatterv "SCATTERV 0 $((4 * (P * (P - 1) / 2 + 2 * (P - 1)))) 0"
-  else call Scatterv "SCATTERV 0 0 $((4 * (r + 2)))"; fi
+  if [ "$r" -eq 0 ]; then call Scatterv SCATTERV 0 $((4 * (P * (P - 1) / 2 + 2 * (P - 1)))) 0
+  else call Scatterv SCATTERV 0 0 $((4 * (r + 2))); fi
   # 5: i + 1 MPI_DOUBLE allgathered; 6: 2i + 1 MPI_INT allgathered in place
-  call Allgatherv "ALLGATHERV NONE $((8 * P * (r + 1))) $((8 * P * (P + 1) / 2))"
-  call Allgatherv "ALLGATHERV NONE $((4 * (P - 1) * (2 * r + 1))) $((4 * (P * P - 2 * r - 1)))"
+  call Allgatherv ALLGATHERV NONE $((8 * P * (r + 1))) $((8 * P * (P + 1) / 2))
+  call Allgatherv ALLGATHERV NONE $((4 * (P - 1) * (2 * r + 1))) $((4 * (P * P - 2 * r - 1)))
   # 7: i + 2j + 1 MPI_INT from i to j; 8: i + j + 1 MPI_INT both ways, in place
-  call Alltoallv "ALLTOALLV NONE $((4 * (P * (r + 1) + P * (P - 1)))) $((4 * (P * (2 * r + 1) + P * (P - 1) / 2)))"
+  call Alltoallv ALLTOALLV NONE $((4 * (P * (r + 1) + P * (P - 1)))) $((4 * (P * (2 * r + 1) + P * (P - 1) / 2)))
   local x=$((4 * (P * (r + 1) + P * (P - 1) / 2 - 2 * r - 1)))
-  call Alltoallv "ALLTOALLV NONE $x $x"
+  call Alltoallv ALLTOALLV NONE $x $x
   # 9: i + 1 of T(i) (8 B for odd i, else 2 B) from i to each rank
   local w=0 j
   for ((j = 0; j < P; j++)); do w=$((w + (j + 1) * (j % 2 ? 8 : 2))); done
   T=$((r % 2 ? 8 : 2))
-  call Alltoallw "ALLTOALLW NONE $((P * (r + 1) * T)) $w"
+  call Alltoallw ALLTOALLW NONE $((P * (r + 1) * T)) $w
   # 10: i + 1 MPI_INT to rank i (the whole P(P+1)/2 sent); 11: P - i MPI_INT, in place
-  call Reduce_scatter "REDUCE_SCATTER NONE $((2 * P * (P + 1))) $((4 * P * (r + 1)))"
-  call Reduce_scatter "REDUCE_SCATTER NONE $((4 * (P * (P + 1) / 2 - P + r))) $((4 * (P - 1) * (P - r)))"
+  call Reduce_scatter REDUCE_SCATTER NONE $((2 * P * (P + 1))) $((4 * P * (r + 1)))
+  call Reduce_scatter REDUCE_SCATTER NONE $((4 * (P * (P + 1) / 2 - P + r))) $((4 * (P - 1) * (P - r)))
   # 12: 3 MPI_INT per rank; 13: 2 MPI_DOUBLE per rank, in place
-  call Reduce_scatter_block "REDUCE_SCATTER_BLOCK NONE $((12 * P)) $((12 * P))"
-  call Reduce_scatter_block "REDUCE_SCATTER_BLOCK NONE $((16 * (P - 1))) $((16 * (P - 1)))"
+  call Reduce_scatter_block REDUCE_SCATTER_BLOCK NONE $((12 * P)) $((12 * P))
+  call Reduce_scatter_block REDUCE_SCATTER_BLOCK NONE $((16 * (P - 1))) $((16 * (P - 1)))
   # 14: 5 MPI_INT; 15: 2 MPI_DOUBLE in place; 16: 3 MPI_INT; 17: 1 MPI_LONG_LONG in place
-  call Scan "SCAN NONE $((20 * (P - r))) $((20 * (r + 1)))"
-  call Scan "SCAN NONE $((16 * (P - r - 1))) $((16 * r))"
-  call Exscan "EXSCAN NONE $((12 * (P - r - 1))) $((12 * r))"
-  call Exscan "EXSCAN NONE $((8 * (P - r - 1))) $((8 * r))"
+  call Scan SCAN NONE $((20 * (P - r))) $((20 * (r + 1)))
+  call Scan SCAN NONE $((16 * (P - r - 1))) $((16 * r))
+  call Exscan EXSCAN NONE $((12 * (P - r - 1))) $((12 * r))
+  call Exscan EXSCAN NONE $((8 * (P - r - 1))) $((8 * r))
 }
 expect() {
   local r
   for ((r = 0; r < P; r++)); do round "$r" ""; round "$r" I; done
 }
-# The same from the trace: per location, the call around each blocking end and the call that holds
-# each request (completed in request order: one MPI_Waitall) beside its completion's record.
-awk '
-  $1 == "ENTER" { match($0, /Region: "[^"]*"/); region[$2] = substr($0, RSTART + 9, RLENGTH - 10) }
-  $1 == "NON_BLOCKING_COLLECTIVE_REQUEST" { reqs[$2, ++nreq[$2]] = region[$2] }
-  $1 == "MPI_COLLECTIVE_END" || $1 == "NON_BLOCKING_COLLECTIVE_COMPLETE" {
-    loc = $2; s = $0
-    if ($1 == "MPI_COLLECTIVE_END") { if (region[loc] == "MPI_Allreduce") next; call = region[loc] }
-    else call = reqs[loc, ++ncom[loc]]
-    sub(/.*Operation: /, "", s); op = s; sub(/,.*/, "", op)
-    sub(/.*Communicator: "/, "", s); comm = s; sub(/".*/, "", comm)
-    sub(/.*Root: /, "", s); root = s; sub(/[ ,].*/, "", root)
-    sub(/.*Sent: /, "", s); sent = s; sub(/,.*/, "", sent)
-    sub(/.*Received: /, "", s); recv = s; sub(/,.*/, "", recv)
-    if (comm != "MPI_COMM_WORLD") op = op " on " comm
-    line[loc, ++n[loc]] = call " " op " " root " " sent " " recv
-    if (loc + 1 > nloc) nloc = loc + 1
-  }
-  END {
-    for (l = 0; l < nloc; l++) {
-      if (nreq[l] != ncom[l]) printf "%d: %d requests, %d completions\n", l, nreq[l], ncom[l]
-      for (k = 1; k <= n[l]; k++) print l, line[l, k]
-    }
-  }' "$tmp/print" >"$tmp/records"
-expect >"$tmp/expected"
-diff "$tmp/expected" "$tmp/records" >"$tmp/diff" || {
-  echo "FAIL: the collectives' records differ from the hand-derived ones (< expected, > traced):"
-  head -20 "$tmp/diff"; exit 1; }
-want=$(wc -l <"$tmp/expected")
-
-info=$("$retime" info "$tmp/trace" --collectives 2>&1)
-grep -q "collectives    $((want + P)) (calls, summed over ranks); $((want / 2)) of them non-blocking" <<<"$info" || {
-  echo "FAIL: info's collectives line:"; echo "$info"; exit 1; }
-if grep -q "not replayed" <<<"$info"; then echo "FAIL: a 'not replayed' line:"; echo "$info"; exit 1; fi
+coll_check 1
+coll_info $((want + P)) $((want / 2))
 # The replay's census, instances per operation: the vector ones (and both reduce-scatters, the
 # block one included) as vector collectives "(v)", each item twice (blocking and non-blocking);
 # the program's closing MPI_Allreduce is the only plain allreduce.
@@ -114,14 +78,5 @@ expected_inst=$(printf '%s\n' "allgather(v) 4" "allreduce 1" "allreduce(v) 8" "a
   echo "$info"; exit 1; }
 
 inst=$((want / P + 1))
-torus=$P # a ring; 2 to 4 ranks on a 2x2 torus
-[ "$P" -le 4 ] && torus=2x2
-for net in "" "--topology crossbar-flow" "--topology torus:$torus"; do
-  # shellcheck disable=SC2086
-  "$retime" replay "$tmp/trace" --alpha 2us --beta 1ns/B $net >"$tmp/replay" 2>&1 || {
-    echo "FAIL: replay ${net:-on the crossbar}"; cat "$tmp/replay"; exit 1; }
-  grep -q "collectives $inst$" "$tmp/replay" || { echo "FAIL: replay ${net:-on the crossbar}: collectives, want $inst:"; cat "$tmp/replay"; exit 1; }
-  [ -z "$net" ] || grep -Eq "^network .*: [1-9][0-9]* messages routed" "$tmp/replay" || {
-    echo "FAIL: replay $net routed no collective's messages:"; cat "$tmp/replay"; exit 1; }
-done
+coll_replay "$retime" "$np" "$inst"
 echo "PASS: $want vector and prefix collectives on $P ranks recorded with their hand-derived counts, counted and replayed"
