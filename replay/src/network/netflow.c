@@ -50,7 +50,12 @@
  * bit-identical rates (rt__flownet_set_full, rt__flownet_check; tests/test_netflow.c). A flow
  * that is the only one over each of its links is a component of its own, frozen at its folded
  * limit M'_f: that is set directly, without the search and the filling (nf_alone), for a flow
- * started so and for the last flow left on a link freed; full recomputations do not take it.
+ * started so and for the last flow left on a link freed. And a link freed by flows that ended
+ * seeds no recomputation when it was the bottleneck of none of the flows left over it (nor
+ * limits a single one left below its rate, nf_kept): in the filling as it was, it froze none of
+ * them, and with fewer flows and more capacity its share is no lower at any step, so the filling
+ * without the flows ended makes the same freezes in the same order: the same rates, bit for
+ * bit. Full recomputations take neither shortcut.
  *
  * Data structures. Flows live in a slot array with a free list; each slot keeps one block for
  * its route, its positions in the links' lists and its per-link delays (reused with the slot).
@@ -703,6 +708,29 @@ static int nf_alone(struct rt__flownet *fn, uint32_t id, uint32_t ep)
     return 1;
 }
 
+/*
+ * Whether the flows that ended over link @p l (since the last recomputation) leave the rates of
+ * those still over it as they are: when none of these had @p l as its bottleneck, and a single
+ * one left over it gets no lower limit from it (C_l above its rate). Then, in the filling of the
+ * component as it was, no freeze of another flow came from @p l, and without the flows ended
+ * its share is no lower at any step (fewer flows, more capacity), so that it still freezes none
+ * and the other freezes come in the same order on the same values: the same rates and
+ * bottlenecks, bit for bit. A component is recomputed when any of its freed links fails this.
+ * Not used for flows due now or not yet computed (conservative), nor is @p l marked: a link
+ * failing it searches its component through @p l.
+ */
+static int nf_kept(struct rt__flownet *fn, uint32_t l)
+{
+    struct nf_link *L = &fn->links[l];
+    const struct nf_ref *ref = nf_refs(L);
+    for (uint32_t k = 0; k < L->n; k++) {
+        const struct nf_flow *g = &fn->flows[ref[k].flow];
+        if (g->bneck == (int32_t)ref[k].pos || !(g->rate > 0) || nf_due(fn, g))
+            return 0;
+    }
+    return L->n != 1 || L->cap > fn->flows[ref[0].flow].rate;
+}
+
 /* Makes room for a recomputation so that it cannot fail halfway. */
 static int nf_reserve(struct rt__flownet *fn)
 {
@@ -854,7 +882,8 @@ static int nf_recompute(struct rt__flownet *fn)
             uint32_t l = fn->dlinks[i];
             struct nf_link *L = &fn->links[l];
             /* An idle link has no component; one whose only flow is alone, that flow alone. */
-            if (L->mark == ep || L->n == 0 || (L->n == 1 && nf_alone(fn, nf_refs(L)[0].flow, ep)))
+            if (L->mark == ep || L->n == 0 || (L->n == 1 && nf_alone(fn, nf_refs(L)[0].flow, ep)) ||
+                nf_kept(fn, l))
                 continue;
             nf_component(fn, NF_NONE, l, ep);
             if (fn->ncf == 0)
