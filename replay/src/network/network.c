@@ -485,6 +485,26 @@ static rt_time_ps solo_send(struct rt__netrun *n, uint32_t len, rt_bytes m, rt_t
     return end;
 }
 
+/* The part of rt__netrun_send that shares links: the message's bytes over the route in n->route
+ * (@p len links), then @p lat. */
+static int route_flow(struct rt__netrun *n, uint32_t len, rt_bytes m, rt_time_ps t, rt_time_ps byte_ps, uint64_t user,
+                      rt_time_ps lat, rt_time_ps *arrive)
+{
+    if (meet_route(n, len))
+        return RT_ENOMEM;
+    if (n->solo) {
+        *arrive = solo_send(n, len, m, t, (double)m / (double)byte_ps) + lat;
+        return 0;
+    }
+    uint32_t id;
+    if (rt__flownet_start(n->fn, t, n->route, len, (double)m, (double)m / (double)byte_ps, user, &id))
+        return RT_ENOMEM;
+    if (id >= n->caplat && rt__grow((void **)&n->lat, &n->caplat, sizeof *n->lat, id + 1))
+        return RT_ENOMEM;
+    n->lat[id] = lat;
+    return 1;
+}
+
 int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m, rt_time_ps t, rt_time_ps wire,
                     rt_time_ps byte_ps, uint64_t user, rt_time_ps *arrive)
 {
@@ -501,28 +521,18 @@ int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m
         *arrive = t + (rt_time_ps)llround(lat + per * (double)m);
         return 0;
     }
-    uint32_t len = rt_topology_route_load(net->topo, a, b, user, link_load, n, n->route);
-    rt_time_ps lat = wire - byte_ps; /* (no libm call per message without a hop latency) */
-    if (n->hop_ps != 0)
-        lat += (rt_time_ps)llround(n->hop_ps * (double)(len ? len - 1 : 0));
+    int shares = m != 0 && byte_ps > 0;
+    rt_time_ps lat = wire - byte_ps;
     n->routed++;
-    if (m == 0 || byte_ps <= 0) { /* nothing to share: latency only */
-        *arrive = t + lat;
-        return 0;
+    if (shares || n->hop_ps != 0) { /* (an empty message's route only counts its hops) */
+        uint32_t len = rt_topology_route_load(net->topo, a, b, user, link_load, n, n->route);
+        if (n->hop_ps != 0) /* (no libm call per message without a hop latency) */
+            lat += (rt_time_ps)llround(n->hop_ps * (double)(len ? len - 1 : 0));
+        if (shares)
+            return route_flow(n, len, m, t, byte_ps, user, lat, arrive);
     }
-    if (meet_route(n, len))
-        return RT_ENOMEM;
-    if (n->solo) {
-        *arrive = solo_send(n, len, m, t, (double)m / (double)byte_ps) + lat;
-        return 0;
-    }
-    uint32_t id;
-    if (rt__flownet_start(n->fn, t, n->route, len, (double)m, (double)m / (double)byte_ps, user, &id))
-        return RT_ENOMEM;
-    if (id >= n->caplat && rt__grow((void **)&n->lat, &n->caplat, sizeof *n->lat, id + 1))
-        return RT_ENOMEM;
-    n->lat[id] = lat;
-    return 1;
+    *arrive = t + lat; /* nothing to share: latency only */
+    return 0;
 }
 
 rt_time_ps rt__netrun_next(struct rt__netrun *n)
