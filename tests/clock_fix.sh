@@ -47,6 +47,20 @@ else
   echo "skip plot timeline (no gnuplot)"
 fi
 
+# Non-blocking collectives (python3-otf2's nbcoll-skewed): an MPI_Iallreduce whose rank 3 request
+# is read at 8000 ns, after ranks 0-2 completed theirs at 3200: 4 constraints (each completion
+# after the other members' requests), 3 violated by 4800 ns, none after; before, non-blocking
+# collectives were no constraints at all (0 of 0).
+/usr/bin/python3 "$(dirname "$0")/ext/gen_traces.py" "$work/gen" >/dev/null || { echo "FAIL gen_traces.py"; exit 1; }
+j=$("$retime" analyze "$work/gen/nbcoll-skewed" "${H[@]}" --against measured --fix-clocks --format json)
+check "nbcoll skewed: constraints and violations" has "$j" '"constraints": 4, "violations_before": 3, "violations_after": 0, "worst_ns": 4800, "worst_rank": 0, "worst_index": 5'
+check "nbcoll skewed: no violation after" has "$j" '"measured": {"violations": 0,'
+# An MPI_Ibcast whose root's request is read at 8000, after the others completed at 4200: a
+# one-to-all operation, so 3 constraints (the others' completions after the root's request), all
+# violated by 3800 ns; the root waits for nobody.
+j=$("$retime" analyze "$work/gen/nbcoll-ibcast-skewed" "${H[@]}" --against measured --fix-clocks --format json)
+check "nbcoll ibcast skewed: one-to-all constraints" has "$j" '"constraints": 3, "violations_before": 3, "violations_after": 0, "worst_ns": 3800, "worst_rank": 1, "worst_index": 5'
+
 # Stored traces: every constraint holds afterwards; the rooted-collective edges of the model's
 # algorithms are not constraints of MPI and may stay (docs/clock-fix.md).
 for tr in "$traces"/shift*; do

@@ -655,7 +655,8 @@ with ctx as trace:
 # (rank `late` enters it at 3000 - 3100 instead), compute until its MPI_Wait, which it enters
 # `compute` ns after leaving the MPI_I<coll> call and leaves 100 ns later, then 1000 ns of
 # compute to main's end. tests/other_producers.sh and tests/network.sh derive the ends by hand.
-def nbcoll(name, op, root, sizes, compute, late=None, call_name="MPI_Iallreduce", complete=True, req_done=7):
+def nbcoll(name, op, root, sizes, compute, late=None, call_name="MPI_Iallreduce", complete=True, req_done=7,
+           late_at=3000):
     ctx, path = archive(name)
     with ctx as trace:
         P = 4
@@ -665,7 +666,7 @@ def nbcoll(name, op, root, sizes, compute, late=None, call_name="MPI_Iallreduce"
         for r in range(P):
             w = trace.event_writer_from_location(defs.ranks[r])
             w.write(otf2.events.Enter(0, main))
-            t0 = 3000 if r == late else 1000
+            t0 = late_at if r == late else 1000
             call(w, defs, call_name, t0, t0 + 100, [lambda w, t0=t0: w.write(otf2.events.NonBlockingCollectiveRequest(t0, 7))],
                  role)
             tw = t0 + 100 + compute
@@ -684,6 +685,13 @@ allreduce = lambda r: (4000, 4000)
 nbcoll("nbcoll-hidden", CollectiveOp.ALLREDUCE, NOROOT, allreduce, 5000)
 nbcoll("nbcoll-exposed", CollectiveOp.ALLREDUCE, NOROOT, allreduce, 2000)
 nbcoll("nbcoll-late", CollectiveOp.ALLREDUCE, NOROOT, allreduce, 2000, late=3)
+# --fix-clocks (tests/clock_fix.sh): rank 3's request read at 8000, after the others' completions
+# at 3200: three ends before a member's begin, 4800 ns each
+nbcoll("nbcoll-skewed", CollectiveOp.ALLREDUCE, NOROOT, allreduce, 2000, late=3, late_at=8000)
+# and an MPI_Ibcast whose root's request is read at 8000, after the others completed at 4200: the
+# root waits for nobody, the others for the root
+nbcoll("nbcoll-ibcast-skewed", CollectiveOp.BCAST, 0, lambda r: (4000, 0) if r == 0 else (0, 1000), 3000,
+       call_name="MPI_Ibcast", late=0, late_at=8000)
 # MPI_Ibcast of 1000 B from rank 0 (the root records P x 1000 sent), 3000 ns of compute.
 nbcoll("nbcoll-ibcast", CollectiveOp.BCAST, 0, lambda r: (4000, 0) if r == 0 else (0, 1000), 3000,
        call_name="MPI_Ibcast")

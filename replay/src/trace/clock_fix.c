@@ -427,6 +427,22 @@ static enum shape shape_of(uint32_t op)
     }
 }
 
+/* The operation of collective begin @p j of rank @p r: a blocking begin holds it, a non-blocking
+ * one's is on the completion its aux points at (the reader pairs them). */
+static uint32_t op_of(const struct cf *c, uint32_t r, uint64_t j)
+{
+    const struct rank *R = &c->ranks[r];
+    const struct rt_event *b = &R->ev[j];
+    if (b->kind != RT_EV_NBCOLL_BEGIN)
+        return b->aux;
+    return b->aux < R->n && R->ev[b->aux].kind == RT_EV_NBCOLL_END ? R->ev[b->aux].aux : RT_COLL_OTHER;
+}
+
+static int is_coll_begin(const struct rt_event *e)
+{
+    return e->kind == RT_EV_COLL_BEGIN || e->kind == RT_EV_NBCOLL_BEGIN;
+}
+
 static void top2_add(struct top2 *m, rt_time_ns v, uint32_t who)
 {
     if (v > m->v1) {
@@ -445,9 +461,9 @@ static rt_time_ns top2_without(const struct top2 *m, uint32_t who)
 
 /* The root row of collective begin @p b: rooted operations without one are rooted at communicator
  * rank 0, as the replay does; RT_NONE for the others. */
-static uint32_t root_of(const struct rt_event *b, const struct rt_comm *cm)
+static uint32_t root_of(const struct rt_event *b, uint32_t op, const struct rt_comm *cm)
 {
-    if (shape_of(b->aux) != ONETON && shape_of(b->aux) != NTOONE)
+    if (shape_of(op) != ONETON && shape_of(op) != NTOONE)
         return RT_NONE;
     return b->ref == RT_NONE ? cm->members[0] : b->ref;
 }
@@ -512,7 +528,7 @@ static void scan_advance(struct cf *c, struct coll *k, const struct rt_comm *cm)
 static int publish_begin(struct cf *c, uint32_t r, uint64_t j, rt_time_ns lc, rt_time_ns orig)
 {
     const struct rt_event *b = &c->ranks[r].ev[j];
-    const uint32_t comm = pay(c, r, j)->comm;
+    const uint32_t comm = pay(c, r, j)->comm, op = op_of(c, r, j);
     const struct rt_comm *cm;
     uint32_t me, id;
     int rc = coll_comm(c, r, j, &cm);
@@ -540,27 +556,27 @@ static int publish_begin(struct cf *c, uint32_t r, uint64_t j, rt_time_ns lc, rt
             id = c->ncolls++;
         }
         struct coll *k = &c->colls[id];
-        *k = (struct coll){.seq = seq, .first_ev = j, .comm = comm, .op = b->aux, .size = cm->size,
+        *k = (struct coll){.seq = seq, .first_ev = j, .comm = comm, .op = op, .size = cm->size,
                            .waiters = NIL, .first_rank = r, .used = 1,
                            .lc = {NONE_T, NONE_T, NIL}, .orig = {NONE_T, NONE_T, NIL}};
-        k->root = root_of(b, cm);
-        if (shape_of(b->aux) == SCAN) {
+        k->root = root_of(b, op, cm);
+        if (shape_of(op) == SCAN) {
             k->pre_lc = malloc((size_t)cm->size * sizeof *k->pre_lc);
             k->pre_orig = malloc((size_t)cm->size * sizeof *k->pre_orig);
             k->mark = calloc(cm->size, 1);
         }
         if (rt__map_put(&c->coll_of, comm, seq, id) ||
-            (shape_of(b->aux) == SCAN && (!k->pre_lc || !k->pre_orig || !k->mark)))
+            (shape_of(op) == SCAN && (!k->pre_lc || !k->pre_orig || !k->mark)))
             return oom(c); /* the pass's cleanup frees the arrays */
     }
     struct coll *k = &c->colls[id];
-    uint32_t root = root_of(b, cm);
-    if (k->op != b->aux || k->root != root)
+    uint32_t root = root_of(b, op, cm);
+    if (k->op != op || k->root != root)
         return rt_error_set(c->err, RT_EMISMATCH,
                             "%s: clock fix: collective mismatch on comm '%s': rank %u event %" PRIu64 " (%s, root %d) vs "
                             "rank %u event %" PRIu64 " (%s, root %d)", c->path, comm_name(c, comm), k->first_rank,
                             k->first_ev, rt_coll_op_name((int)k->op), k->root == RT_NONE ? -1 : (int)k->root, r, j,
-                            rt_coll_op_name((int)b->aux), root == RT_NONE ? -1 : (int)root);
+                            rt_coll_op_name((int)op), root == RT_NONE ? -1 : (int)root);
     if (rt__map_put(&c->coll_pend, r, j, id))
         return oom(c);
     k->arrived++;
@@ -594,7 +610,7 @@ static int coll_cause(struct cf *c, uint32_t r, uint64_t j, rt_time_ns *lc, rt_t
     const struct rt_event *ev = c->ranks[r].ev, *e = &ev[j];
     const struct rt_comm *cm;
     *lc = *orig = NONE_T;
-    if (e->ref >= j || ev[e->ref].kind != RT_EV_COLL_BEGIN || (ev[e->ref].flags & RT_EVF_CANCELLED))
+    if (e->ref >= j || !is_coll_begin(&ev[e->ref]) || (ev[e->ref].flags & RT_EVF_CANCELLED))
         return rt_error_set(c->err, RT_ECORRUPT, "%s: clock fix: rank %u event %" PRIu64 ": collective end without its begin",
                             c->path, r, j);
     int rc = coll_comm(c, r, e->ref, &cm);
@@ -652,13 +668,13 @@ static int role_of(struct cf *c, uint32_t r, uint64_t j)
     const struct rt_event *e = &R->ev[j];
     int cancelled = e->flags & RT_EVF_CANCELLED;
     switch (e->kind) {
-    case RT_EV_SEND: case RT_EV_ISEND: case RT_EV_COLL_BEGIN:
+    case RT_EV_SEND: case RT_EV_ISEND: case RT_EV_COLL_BEGIN: case RT_EV_NBCOLL_BEGIN:
         return cancelled ? 0 : ROLE_SOURCE;
     case RT_EV_RECV: /* outside a call it is its own post */
         return ROLE_TARGET | (R->depth == 0 ? ROLE_SOURCE : 0);
     case RT_EV_IRECV_REQUEST:
         return !cancelled && R->depth == 0 ? ROLE_SOURCE : 0;
-    case RT_EV_IRECV: case RT_EV_COLL_END:
+    case RT_EV_IRECV: case RT_EV_COLL_END: case RT_EV_NBCOLL_END:
         return ROLE_TARGET;
     case RT_EV_ISEND_COMPLETE:
         return rt__map_get(&c->send_of, r, e->ref) ? ROLE_TARGET : 0;
@@ -681,7 +697,7 @@ static int cause_of(struct cf *c, uint32_t r, uint64_t j, rt_time_ns *lc, rt_tim
     uint32_t id;
     int rc;
     switch (e->kind) {
-    case RT_EV_COLL_END:
+    case RT_EV_COLL_END: case RT_EV_NBCOLL_END:
         return coll_cause(c, r, j, lc, orig);
     case RT_EV_LEAVE:
         if ((rc = posts_of(c, r, R->waits, R->nwaits, lc, orig)) == 1)
@@ -713,7 +729,7 @@ static int publish(struct cf *c, uint32_t r, uint64_t j, rt_time_ns lc, rt_time_
     uint32_t id;
     int rc;
     switch (e->kind) {
-    case RT_EV_COLL_BEGIN:
+    case RT_EV_COLL_BEGIN: case RT_EV_NBCOLL_BEGIN:
         return publish_begin(c, r, j, lc, orig);
     case RT_EV_ENTER:
         rc = call_posts(c, r, j, 1, lc, orig);
@@ -815,12 +831,12 @@ static int diagnose(struct cf *c)
         if (R->state == S_DONE)
             continue;
         const struct rt_event *e = &R->ev[R->cur];
-        if (e->kind == RT_EV_COLL_END) {
-            const struct rt_event *b = &R->ev[e->ref];
+        if (e->kind == RT_EV_COLL_END || e->kind == RT_EV_NBCOLL_END) {
             return rt_error_set(c->err, RT_EDEADLOCK,
                                 "%s: clock fix: rank %u event %" PRIu64 " (end of %s on comm '%s') waits for members' "
                                 "begins that never come before it (a collective some ranks do not take part in?)",
-                                c->path, r, R->cur, rt_coll_op_name((int)b->aux), comm_name(c, pay(c, r, e->ref)->comm));
+                                c->path, r, R->cur, rt_coll_op_name((int)op_of(c, r, e->ref)),
+                                comm_name(c, pay(c, r, e->ref)->comm));
         }
         if (e->kind == RT_EV_LEAVE || e->kind == RT_EV_ISEND_COMPLETE) { /* a rendezvous send: its receive's post */
             uint32_t id = R->nwaits ? R->waits[0] : NIL;
