@@ -427,20 +427,10 @@ static enum shape shape_of(uint32_t op)
     }
 }
 
-/* The operation of collective begin @p j of rank @p r: a blocking begin holds it, a non-blocking
- * one's is on the completion its aux points at (the reader pairs them). */
+/* The operation of collective begin @p j of rank @p r, blocking or not (rt__coll_op_at). */
 static uint32_t op_of(const struct cf *c, uint32_t r, uint64_t j)
 {
-    const struct rank *R = &c->ranks[r];
-    const struct rt_event *b = &R->ev[j];
-    if (b->kind != RT_EV_NBCOLL_BEGIN)
-        return b->aux;
-    return b->aux < R->n && R->ev[b->aux].kind == RT_EV_NBCOLL_END ? R->ev[b->aux].aux : RT_COLL_OTHER;
-}
-
-static int is_coll_begin(const struct rt_event *e)
-{
-    return e->kind == RT_EV_COLL_BEGIN || e->kind == RT_EV_NBCOLL_BEGIN;
+    return rt__coll_op_at(&c->t->rows[r], j);
 }
 
 static void top2_add(struct top2 *m, rt_time_ns v, uint32_t who)
@@ -610,7 +600,7 @@ static int coll_cause(struct cf *c, uint32_t r, uint64_t j, rt_time_ns *lc, rt_t
     const struct rt_event *ev = c->ranks[r].ev, *e = &ev[j];
     const struct rt_comm *cm;
     *lc = *orig = NONE_T;
-    if (e->ref >= j || !is_coll_begin(&ev[e->ref]) || (ev[e->ref].flags & RT_EVF_CANCELLED))
+    if (e->ref >= j || !rt__coll_start(&ev[e->ref]) || (ev[e->ref].flags & RT_EVF_CANCELLED))
         return rt_error_set(c->err, RT_ECORRUPT, "%s: clock fix: rank %u event %" PRIu64 ": collective end without its begin",
                             c->path, r, j);
     int rc = coll_comm(c, r, e->ref, &cm);
