@@ -444,13 +444,14 @@ static int meet_route(struct rt__netrun *n, uint32_t len)
         if (l == LM_EMPTY) {
             struct rt_link_info li;
             rt_topology_link(n->net->topo, t, &li);
+            double cap = li.kind == RT_LINK_NET ? n->link_cap : n->nic_cap;
             if (rt__grow((void **)&n->topo_link, &n->captopo, sizeof *n->topo_link, n->nmet + 1) ||
                 rt__grow((void **)&n->use, &n->capuse, sizeof *n->use, n->nmet + 1) ||
                 (n->solo && rt__grow((void **)&n->sl, &n->capsl, sizeof *n->sl, n->nmet + 1)) ||
-                rt__flownet_add_link(n->fn, li.kind == RT_LINK_NET ? n->link_cap : n->nic_cap, t, &l))
+                rt__flownet_add_link(n->fn, cap, t, &l))
                 return RT_ENOMEM;
             if (n->solo)
-                n->sl[l] = (struct solo_link){li.kind == RT_LINK_NET ? n->link_cap : n->nic_cap, INT64_MIN};
+                n->sl[l] = (struct solo_link){cap, INT64_MIN};
             if (lm_put(&n->lmap, t, l))
                 return RT_ENOMEM; /* the flow model holds a link no route names: harmless */
             n->topo_link[l] = t;
