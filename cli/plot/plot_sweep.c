@@ -283,11 +283,7 @@ int plot_sweep(struct args *a)
     char model_text[512], what[800], b1[32], b2[32];
     plot_model_text(model_text, sizeof model_text, &s.base, &s.model, varied);
     /* a network that is no axis (one topology, one mapping) belongs to the model's line */
-    int one_net = s.nets != NULL && s.nets[0] != NULL;
-    for (int k = 0; k < s.naxes; k++)
-        if ((s.axes[k].param[0] == SWEEP_AXIS_TOPOLOGY || s.axes[k].param[0] == SWEEP_AXIS_MAPPING) && s.axes[k].n > 1)
-            one_net = 0;
-    if (one_net) {
+    if (sweep_nnets(&s) == 1 && s.nets[0]) {
         size_t len = strlen(model_text);
         snprintf(model_text + len, sizeof model_text - len, "; %s", rt_network_describe(s.nets[0]));
     }

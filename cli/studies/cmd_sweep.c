@@ -36,6 +36,13 @@ static const struct sweep_axis *string_axis(const struct sweep *s, int kind, int
     return NULL;
 }
 
+size_t sweep_nnets(const struct sweep *s)
+{
+    const struct sweep_axis *tx = string_axis(s, SWEEP_AXIS_TOPOLOGY, NULL);
+    const struct sweep_axis *mx = string_axis(s, SWEEP_AXIS_MAPPING, NULL);
+    return s->nets ? tx->n * (mx ? mx->n : 1) : 0;
+}
+
 /* One more value of a string axis: a topology or a mapping spec, whole (it is checked when the
  * networks are built, where the trace's ranks are known). The axis is made by its first value. */
 static int add_string_value(struct sweep *s, int kind, const char *name, const char *v)
@@ -453,9 +460,7 @@ static void print_sweep(const struct sweep *s)
     printf("model       ");
     model_cli_describe(stdout, &s->base);
     if (s->nets) { /* every network of the sweep, in the order of its axes' values */
-        const struct sweep_axis *tx = string_axis(s, SWEEP_AXIS_TOPOLOGY, NULL);
-        const struct sweep_axis *mx = string_axis(s, SWEEP_AXIS_MAPPING, NULL);
-        size_t nn = tx->n * (mx ? mx->n : 1);
+        size_t nn = sweep_nnets(s);
         int crossbar = 0;
         for (size_t k = 0; k < nn; k++)
             if (s->nets[k] || !crossbar++)
@@ -598,9 +603,7 @@ int sweep_run(struct sweep *s)
 
 void sweep_free(struct sweep *s)
 {
-    const struct sweep_axis *tx = string_axis(s, SWEEP_AXIS_TOPOLOGY, NULL);
-    const struct sweep_axis *mx = string_axis(s, SWEEP_AXIS_MAPPING, NULL);
-    for (size_t k = 0; s->nets && k < tx->n * (mx ? mx->n : 1); k++)
+    for (size_t k = 0, nn = sweep_nnets(s); k < nn; k++)
         rt_network_destroy(s->nets[k]);
     free(s->nets);
     for (int i = 0; i < s->naxes; i++) {

@@ -95,6 +95,8 @@ const char *sweep_axis_field(const struct sweep_axis *x, char *buf, size_t n);
 /* Whether @p x holds strings (--topology, --mapping) rather than numbers. */
 int sweep_axis_is_string(const struct sweep_axis *x);
 /* Frees what the sweep holds (the trace, the runs, the axes, the networks, the model options). */
+/* The networks in s->nets: one per topology and mapping of the axes, 0 without a --topology axis. */
+size_t sweep_nnets(const struct sweep *s);
 void sweep_free(struct sweep *s);
 
 #endif
