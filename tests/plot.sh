@@ -62,6 +62,15 @@ data() { awk -v b="$2" 'BEGIN { blk = 0; blank = 0 } /^$/ { blank++; next }
   { if (blank >= 2) blk++; blank = 0 } /^#/ { next } blk == b { print }' "$1.dat"; }
 # near A B REL: |A - B| <= REL·|B|
 near() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= r * m) }'; }
+# path_block PREFIX: the number of a timeline's critical-path block (its last "predicted" block)
+path_block() { echo $(($(grep -c '^# predicted' "$1.dat") - 1)); }
+# path_end_ns PREFIX: where a timeline's critical path ends, in ns (its data's unit converted)
+path_end_ns() {
+  local unit scale
+  unit=$(grep -m1 '^# predicted: span of each rank' "$1.dat" | sed 's/.*\[\([^ ]*\) since.*/\1/')
+  scale=$(case $unit in ns) echo 1;; µs) echo 1e3;; ms) echo 1e6;; s) echo 1e9;; esac)
+  data "$1" "$(path_block "$1")" | tail -1 | awk -v s="$scale" '{ printf "%.3f", $1 * s }'
+}
 
 # The examples of docs/plots.md, as written there (run from the repository root): each draws its
 # picture (the checks of each plot below repeat them with the numbers checked).
@@ -156,12 +165,8 @@ check timeline-svg svg "$work/timeline.svg" 800 500 "Timeline of $T2, ranks 0-7"
 # The whole run from 0: the critical path ends at the predicted run time (`retime replay`).
 "$retime" plot timeline "$T1" "${H[@]}" --compute-scale 0 --from 0ns --to 1s --output "$work/whole" >/dev/null
 end_ns=$("$retime" replay "$T1" "${H[@]}" --compute-scale 0 --format csv | awk -F, '$1 == "total" { print $5 }')
-unit=$(grep -m1 '^# predicted: span of each rank' "$work/whole.dat" | sed 's/.*\[\([^ ]*\) since.*/\1/')
-scale=$(case $unit in ns) echo 1;; µs) echo 1e3;; ms) echo 1e6;; s) echo 1e9;; esac)
-blocks=$(grep -c '^# predicted' "$work/whole.dat")
-last=$(data "$work/whole" $((blocks - 1)) | tail -1 | awk -v s="$scale" '{ printf "%.3f", $1 * s }')
-check timeline-path-ends-at-run-end near "$last" "$end_ns" 1e-6
-check timeline-path-starts-at-0 same "$(data "$work/whole" $((blocks - 1)) | head -1 | awk '{ print $1 + 0 }')" 0
+check timeline-path-ends-at-run-end near "$(path_end_ns "$work/whole")" "$end_ns" 1e-6
+check timeline-path-starts-at-0 same "$(data "$work/whole" "$(path_block "$work/whole")" | head -1 | awk '{ print $1 + 0 }')" 0
 # A window of ranks 2-5 with noise, a bigger picture.
 "$retime" plot timeline "$T2" "${H[@]}" --net-noise exp:mean=1us --seed 2 --ranks 2-5 --size 1000x400 \
   --output "$work/ranks" >/dev/null
@@ -232,10 +237,7 @@ check mc-title-fits-small title_fits "$work/mcs" 400
 NET=(--topology torus:8 --hop-latency 1us)
 "$retime" plot timeline "$T1" "${H[@]}" --compute-scale 0 "${NET[@]}" --from 0ns --to 1s --output "$work/tnet" >/dev/null
 end_ns=$("$retime" replay "$T1" "${H[@]}" --compute-scale 0 "${NET[@]}" --format csv | awk -F, '$1 == "total" { print $5 }')
-unit=$(grep -m1 '^# predicted: span of each rank' "$work/tnet.dat" | sed 's/.*\[\([^ ]*\) since.*/\1/')
-scale=$(case $unit in ns) echo 1;; µs) echo 1e3;; ms) echo 1e6;; s) echo 1e9;; esac)
-blocks=$(grep -c '^# predicted' "$work/tnet.dat")
-check timeline-network-end near "$(data "$work/tnet" $((blocks - 1)) | tail -1 | awk -v s="$scale" '{ printf "%.3f", $1 * s }')" "$end_ns" 1e-6
+check timeline-network-end near "$(path_end_ns "$work/tnet")" "$end_ns" 1e-6
 check timeline-network-title has "$(grep 'multiplot.*title' "$work/tnet.gp")" "torus:8, block mapping, 1 rank per node"
 "$retime" plot montecarlo "$T1" "${H[@]}" --compute-scale 0 "${N[@]}" "${NET[@]}" --runs 20 --output "$work/mcnet" >/dev/null
 json=$("$retime" replay "$T1" "${H[@]}" --compute-scale 0 "${N[@]}" "${NET[@]}" --runs 20 --format json)
