@@ -253,6 +253,20 @@ def team(defs, w, lo, master, fork, begin, work_end, barrier_leave, join):
         w.write(otf2.events.ThreadJoin(join, Paradigm.OPENMP))
 
 
+def cuda_stream(trace, defs, kernels):
+    """A CUDA stream in rank 0's process (an accelerator location group) running `kernels` kernels
+    of 500 ns, one every 1000 ns from 1200."""
+    d = trace.definitions
+    acc = d.location_group("CUDA context 0", location_group_type=LocationGroupType.ACCELERATOR,
+                           system_tree_parent=d.system_tree_node("node"), creating_location_group=defs.groups[0])
+    stream = d.location("CUDA stream 1", type=LocationType.ACCELERATOR_STREAM, group=acc)
+    kern = defs.region("kernel", RegionRole.FUNCTION, Paradigm.CUDA)
+    w = trace.event_writer_from_location(stream)
+    for k in range(kernels):
+        w.write(otf2.events.Enter(1200 + 1000 * k, kern))
+        w.write(otf2.events.Leave(1700 + 1000 * k, kern))
+
+
 def hybrid(name, mpi_on_thread=False, msg_bytes=8):
     ctx, path = archive(name)
     with ctx as trace:
@@ -295,14 +309,7 @@ def hybrid(name, mpi_on_thread=False, msg_bytes=8):
             w = trace.event_writer_from_location(defs.threads[1][t])
             team(defs, w, teams[1], False, 0, 1050, end, 2000, 0)
         # a CUDA stream of rank 0's process: 3 kernels (6 records), and a metric location
-        acc = d.location_group("CUDA context 0", location_group_type=LocationGroupType.ACCELERATOR,
-                               system_tree_parent=d.system_tree_node("node"), creating_location_group=defs.groups[0])
-        stream = d.location("CUDA stream 1", type=LocationType.ACCELERATOR_STREAM, group=acc)
-        kern = defs.region("kernel", RegionRole.FUNCTION, Paradigm.CUDA)
-        w = trace.event_writer_from_location(stream)
-        for k in range(3):
-            w.write(otf2.events.Enter(1200 + 1000 * k, kern))
-            w.write(otf2.events.Leave(1700 + 1000 * k, kern))
+        cuda_stream(trace, defs, 3)
 
 
 hybrid("hybrid-omp-cuda")
@@ -601,14 +608,7 @@ with ctx as trace:
             w.write(otf2.events.MeasurementOnOff(15000, otf2.MeasurementMode.OFF))
         w.write(otf2.events.Leave(end, main))
         w.write(otf2.events.ProgramEnd(end, 0))
-    acc = d.location_group("CUDA context 0", location_group_type=LocationGroupType.ACCELERATOR,
-                           system_tree_parent=d.system_tree_node("node"), creating_location_group=defs.groups[0])
-    stream = d.location("CUDA stream 1", type=LocationType.ACCELERATOR_STREAM, group=acc)
-    kern = defs.region("kernel", RegionRole.FUNCTION, Paradigm.CUDA)
-    w = trace.event_writer_from_location(stream)
-    for k in range(2):
-        w.write(otf2.events.Enter(1200 + 1000 * k, kern))
-        w.write(otf2.events.Leave(1700 + 1000 * k, kern))
+    cuda_stream(trace, defs, 2)
 
 
 # --------------------------------------------------------------------------- a rank that wrote nothing
