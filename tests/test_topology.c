@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "retime/network.h"
 #include "retime/topology.h"
 #include "test_util.h"
 
@@ -931,6 +932,50 @@ static void test_mapping(void)
     rmdir(dir);
 }
 
+/* The ipp pattern of --perturb (004_*.txt): each perturbing node an interrupted Poisson process,
+ * on at the chain's stationary share p_on = sigma2 / (sigma1 + sigma2) of the time (it leaves on
+ * at sigma1, off at sigma2), sending at `rate` while on. Over T, k nodes send about
+ * k * rate * p_on * T messages. Here k = 0.5 * 256 = 128 nodes (the 4 ranks' nodes are not among
+ * the 252 free ones), rate = 1/us, T = 1000 us: 128,000 * p_on. The count's variance per node is
+ * about rate p_on T + 2 rate^2 p_on (1 - p_on) T / (sigma1 + sigma2) (at most 1120 here), so its
+ * standard deviation over 128 nodes is under 0.3 % of the mean: the checks allow 2 %. Swapping
+ * sigma1 and sigma2 turns p_on = 0.8 into 0.2 (and back), which the checks catch, as they catch a
+ * chain that stays on or off, or a message drawn before the chain has switched on. */
+static void test_background_ipp(void)
+{
+    const struct {
+        const char *perturb;
+        double p_on;
+    } cases[] = {
+        {"ratio=0.5,pattern=ipp,size=4KiB,rate=1/us,sigma1=0.2/us,sigma2=0.8/us", 0.8},
+        {"ratio=0.5,pattern=ipp,size=4KiB,rate=1/us,sigma1=0.8/us,sigma2=0.2/us", 0.2},
+        {"ratio=0.5,pattern=ipp,size=4KiB,rate=1/us,sigma1=0.05/us,sigma2=0.05/us", 0.5},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct rt_network_params np;
+        rt_network_params_default(&np);
+        np.topology = "torus:16x16";
+        np.perturb = cases[c].perturb;
+        rt_network *net = NULL;
+        rt_error err = {0};
+        CHECK_EQ_INT(rt_network_create(&np, 4, &net, &err), RT_OK);
+        if (!net)
+            continue;
+        uint64_t n = 0, again = 0, other = 0;
+        CHECK_EQ_INT(rt_network_background_messages(net, 7, 0, 1000000000, &n), RT_OK);
+        CHECK_EQ_INT(rt_network_background_messages(net, 7, 0, 1000000000, &again), RT_OK);
+        CHECK_EQ_INT(rt_network_background_messages(net, 7, 1, 1000000000, &other), RT_OK);
+        double want = 128.0 * 1.0 * cases[c].p_on * 1000.0;
+        CHECK_NEAR(n, want, 0.02 * want);
+        CHECK(again == n);  /* the same seed and run: the same draws */
+        CHECK(other != n);  /* another run: other draws */
+        /* Nothing leaves at or before time 0 (each message follows at least one draw). */
+        CHECK_EQ_INT(rt_network_background_messages(net, 7, 0, 0, &n), RT_OK);
+        CHECK(n == 0);
+        rt_network_destroy(net);
+    }
+}
+
 int main(void)
 {
     test_crossbar();
@@ -940,5 +985,6 @@ int main(void)
     test_dragonfly();
     test_bad_specs();
     test_mapping();
+    test_background_ipp();
     TEST_MAIN_END();
 }

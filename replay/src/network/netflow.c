@@ -1139,6 +1139,10 @@ static int done_cmp(const void *a, const void *b)
 static void nf_retire(struct rt__flownet *fn, uint32_t id, rt_time_ps t)
 {
     struct nf_flow *f = &fn->flows[id];
+    for (uint32_t i = 0; i < f->n; i++) {
+        __builtin_prefetch(&fn->links[f->links[i]], 1);
+        __builtin_prefetch(&fn->lstat[f->links[i]], 1);
+    }
     nf_flush_delay(f, t);
     f->remaining = 0;
     for (uint32_t i = 0; i < f->n; i++) {

@@ -314,10 +314,18 @@ static int lm_put(struct linkmap *m, uint32_t key, uint32_t val)
     return rt__map_put(&m->hash, key, 0, val);
 }
 
-/* An ipp source in the heap of rt__netrun.bg_heap: its next event's time and its index. */
+/* An ipp source in the heap of rt__netrun.bg_heap: its next message's time and its index. */
 struct bg_ent {
     rt_time_ps t;
     uint32_t i;
+};
+
+/* An ipp source's chain: its own random stream, its state and its next draws, together (a
+ * message reads and writes all of it: one cache miss among 10^5 sources, not four). */
+struct bg_src {
+    uint64_t rng;
+    rt_time_ps sw, arrive; /* its next change of state; its next message while on */
+    uint8_t on;
 };
 
 struct rt__netrun {
@@ -347,13 +355,12 @@ struct rt__netrun {
     struct rt_link_use *use; /* per flow-model link: the trace's messages (and background totals) */
     /* background traffic: this run's perturbing nodes and their sources */
     uint32_t nbg, *bg_node;
-    uint64_t *bg_rng;        /* per source (ipp) or one stream (rounds) */
-    uint8_t *bg_on;          /* ipp: in the on state */
-    rt_time_ps *bg_switch, *bg_arrive; /* ipp: next state change, next message while on */
+    uint64_t *bg_rng;        /* the rounds' one stream (bg_rng[nbg]) */
+    struct bg_src *bg_src;   /* ipp: per source */
     rt_time_ps bg_next;      /* the next injection time (INT64_MAX: none) */
     uint64_t bg_round, bg_sent, bg_done; /* background messages started, and arrived */
     uint32_t *bg_perm;
-    struct bg_ent *bg_heap;  /* ipp: every source by (its next event, index), the least first */
+    struct bg_ent *bg_heap;  /* ipp: every source by (its next message, index), the least first */
     int bg_dry;              /* rt_network_background_messages: count messages, start no flows */
 };
 
@@ -419,9 +426,7 @@ void rt__netrun_destroy(struct rt__netrun *n)
     free(n->use);
     free(n->bg_node);
     free(n->bg_rng);
-    free(n->bg_on);
-    free(n->bg_switch);
-    free(n->bg_arrive);
+    free(n->bg_src);
     free(n->bg_perm);
     free(n->bg_heap);
     free(n);
@@ -627,17 +632,34 @@ static rt_time_ps draw_exp(uint64_t *st, double per_ps)
     return x < 1 ? 1 : x > 4e18 ? (rt_time_ps)4e18 : (rt_time_ps)llround(x);
 }
 
-/* The ipp source @p i's next event: its next message while on, or its next change of state. */
-static rt_time_ps ipp_next(const struct rt__netrun *n, uint32_t i)
+/* An ipp source sends nothing from this time on (about 46 days of predicted time), and no chain
+ * changes state past it: its times, each at most this plus one draw, stay below INT64_MAX. */
+#define BG_HORIZON_PS ((rt_time_ps)4000000000000000000LL)
+
+/* Takes ipp source @p s's changes of state up to its next message and returns that message's time
+ * (INT64_MAX: none before BG_HORIZON_PS). A source's draws come from its own stream only, so taking
+ * its changes of state here, ahead of the other sources' events, draws exactly what taking each in
+ * time order did: the chain's switches need no event of their own, and the heap holds messages
+ * only (a third of the events at sigma1 = sigma2 = rate). */
+static rt_time_ps ipp_next(const struct perturb *b, struct bg_src *s)
 {
-    return n->bg_on[i] && n->bg_arrive[i] < n->bg_switch[i] ? n->bg_arrive[i] : n->bg_switch[i];
+    while (!(s->on && s->arrive < s->sw)) { /* the chain changes state at s->sw */
+        rt_time_ps t = s->sw;
+        if (t >= BG_HORIZON_PS)
+            return INT64_MAX;
+        s->on = !s->on;
+        s->sw = t + draw_exp(&s->rng, s->on ? b->sigma1_per_ps : b->sigma2_per_ps);
+        if (s->on)
+            s->arrive = t + draw_exp(&s->rng, b->rate_per_ps);
+    }
+    return s->arrive < BG_HORIZON_PS ? s->arrive : INT64_MAX;
 }
 
-/* The ipp sources are kept in a binary heap by (next event, index): a source's events at one time
- * are taken before the next source's, and sources in ascending index, as a scan of all sources
- * per event took them (the order that numbers the messages), at O(log k) per event instead of
- * O(k): with 10^4 sources the scan was 90 % of a replay (bench/network.sh, "perturbation at
- * scale"). Only the root's key ever changes (it grows), so sifting down is all it needs. */
+/* The ipp sources are kept in a heap by (next message, index): sources due at one time are taken
+ * in ascending index, as a scan of all sources per event took them (the order that numbers the
+ * messages), at O(log k) per message instead of O(k): with 10^4 sources the scan was 90 % of a
+ * replay (bench/network.sh, "perturbation at scale"). Only the root's key ever changes (it grows),
+ * so sifting down is all it needs. */
 static inline int bg_less(const struct bg_ent *a, const struct bg_ent *b)
 {
     return a->t < b->t || (a->t == b->t && a->i < b->i);
@@ -703,18 +725,18 @@ int rt__netrun_perturb_start(struct rt__netrun *n, uint64_t seed, uint64_t run)
     for (uint32_t i = 0; i <= k; i++)
         n->bg_rng[i] = rt_rng_stream(seed ^ DOMAIN_PERTURB, run, 1 + (uint64_t)i);
     if (b->pattern == PAT_IPP) {
-        n->bg_on = malloc(k);
-        n->bg_switch = malloc(k * sizeof *n->bg_switch);
-        n->bg_arrive = malloc(k * sizeof *n->bg_arrive);
+        n->bg_src = malloc(k * sizeof *n->bg_src);
         n->bg_heap = malloc(k * sizeof *n->bg_heap);
-        if (!n->bg_on || !n->bg_switch || !n->bg_arrive || !n->bg_heap)
+        if (!n->bg_src || !n->bg_heap)
             return RT_ENOMEM;
         double p_on = b->sigma2_per_ps / (b->sigma1_per_ps + b->sigma2_per_ps); /* the chain's stationary share */
         for (uint32_t i = 0; i < k; i++) {
-            n->bg_on[i] = rt_rng_uniform(&n->bg_rng[i]) < p_on;
-            n->bg_switch[i] = draw_exp(&n->bg_rng[i], n->bg_on[i] ? b->sigma1_per_ps : b->sigma2_per_ps);
-            n->bg_arrive[i] = draw_exp(&n->bg_rng[i], b->rate_per_ps);
-            n->bg_heap[i] = (struct bg_ent){ipp_next(n, i), i};
+            struct bg_src *s = &n->bg_src[i];
+            s->rng = n->bg_rng[i];
+            s->on = rt_rng_uniform(&s->rng) < p_on;
+            s->sw = draw_exp(&s->rng, s->on ? b->sigma1_per_ps : b->sigma2_per_ps);
+            s->arrive = draw_exp(&s->rng, b->rate_per_ps);
+            n->bg_heap[i] = (struct bg_ent){ipp_next(b, s), i};
         }
         for (uint32_t i = k / 2; i-- > 0;)
             bg_sift_down(n->bg_heap, k, i);
@@ -752,25 +774,21 @@ int rt__netrun_perturb_fire(struct rt__netrun *n, rt_time_ps t)
     if (t != n->bg_next)
         return RT_OK;
     if (n->bg_sent - n->bg_done > (uint64_t)RT_NET_BG_MAX_PER_NODE * k + RT_NET_BG_MAX_SLACK)
-        return RT_ERANGE; /* the links are overloaded: the pile grows without bound */
+        return RT_ERANGE; /* the links are overloaded: the pile grows without bound (checked when
+                             messages leave, the only times it grows) */
     if (b->pattern == PAT_IPP) {
-        while (n->bg_heap[0].t == t) { /* the sources due now, by index, each until it is done */
+        while (n->bg_heap[0].t == t) { /* the sources due now, by index */
             uint32_t i = n->bg_heap[0].i;
-            if (n->bg_on[i] && n->bg_arrive[i] < n->bg_switch[i]) { /* a message */
-                uint32_t j = (uint32_t)(rt_rng_uniform(&n->bg_rng[i]) * (double)(k - 1));
-                j = j < k - 1 ? j : k - 2;
-                if (bg_send(n, i, j >= i ? j + 1 : j, t))
-                    return RT_ENOMEM;
-                n->bg_arrive[i] = t + draw_exp(&n->bg_rng[i], b->rate_per_ps);
-            } else { /* the chain changes state */
-                n->bg_on[i] = !n->bg_on[i];
-                n->bg_switch[i] = t + draw_exp(&n->bg_rng[i], n->bg_on[i] ? b->sigma1_per_ps : b->sigma2_per_ps);
-                if (n->bg_on[i])
-                    n->bg_arrive[i] = t + draw_exp(&n->bg_rng[i], b->rate_per_ps);
-            }
-            n->bg_heap[0].t = ipp_next(n, i);
+            struct bg_src *s = &n->bg_src[i];
+            uint32_t j = (uint32_t)(rt_rng_uniform(&s->rng) * (double)(k - 1));
+            j = j < k - 1 ? j : k - 2;
+            if (bg_send(n, i, j >= i ? j + 1 : j, t))
+                return RT_ENOMEM;
+            s->arrive = t + draw_exp(&s->rng, b->rate_per_ps);
+            n->bg_heap[0].t = ipp_next(b, s);
             bg_sift_down(n->bg_heap, k, 0);
         }
+        __builtin_prefetch(&n->bg_src[n->bg_heap[0].i], 1); /* the next source due: a miss among 10^5 */
     } else {
         uint64_t *st = &n->bg_rng[k];
         if (b->pattern == PAT_PERM) { /* a random cycle through all: each sends to one, receives from one */
