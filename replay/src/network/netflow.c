@@ -900,8 +900,10 @@ static int nf_recompute(struct rt__flownet *fn)
 
 /* ---- public ---- */
 
-/* Makes room for @p need links in every per-link array (new room zeroed where it is state). */
-static int nf_links_room(struct rt__flownet *fn, uint32_t need)
+/* Makes room for @p need links in every per-link array, doubling (or exactly @p need with
+ * @p exact). The room is not written: a link's state is set when it is added (nf_link_init), so
+ * room never used costs no memory, only address space (rt__flownet_reserve_links). */
+static int nf_links_room(struct rt__flownet *fn, uint32_t need, int exact)
 {
     if (need <= fn->links_cap)
         return 0;
@@ -910,13 +912,14 @@ static int nf_links_room(struct rt__flownet *fn, uint32_t need)
     uint32_t c = fn->links_cap ? fn->links_cap : 16;
     while (c < need)
         c = c > NF_MAXIDS / 2 ? NF_MAXIDS : 2 * c;
+    if (exact)
+        c = need;
     /* The links on cache lines of their own: aligned_alloc, as realloc does not align. */
     struct nf_link *links = aligned_alloc(NF_LINE, (size_t)c * sizeof *links);
     if (!links)
         return -1;
-    if (fn->links_cap)
-        memcpy(links, fn->links, (size_t)fn->links_cap * sizeof *links);
-    memset(links + fn->links_cap, 0, (size_t)(c - fn->links_cap) * sizeof *links);
+    if (fn->nlinks)
+        memcpy(links, fn->links, (size_t)fn->nlinks * sizeof *links);
     free(fn->links);
     fn->links = links;
     void *p[6] = {fn->lstat, fn->dlinks, fn->cl, fn->touched, fn->sl, fn->lfill};
@@ -928,7 +931,7 @@ static int nf_links_room(struct rt__flownet *fn, uint32_t need)
             return -1;
         p[i] = q;
         switch (i) {
-        case 0: fn->lstat = q; memset(fn->lstat + fn->links_cap, 0, (size_t)(c - fn->links_cap) * sz[0]); break;
+        case 0: fn->lstat = q; break;
         case 1: fn->dlinks = q; break;
         case 2: fn->cl = q; break;
         case 3: fn->touched = q; break;
@@ -938,6 +941,22 @@ static int nf_links_room(struct rt__flownet *fn, uint32_t need)
     }
     fn->links_cap = c;
     return 0;
+}
+
+/* Link @p l, of capacity @p cap and tie key @p key, as new: no flow, nothing counted. */
+static void nf_link_init(struct rt__flownet *fn, uint32_t l, double cap, uint32_t key)
+{
+    memset(&fn->links[l], 0, sizeof fn->links[l]);
+    memset(&fn->lstat[l], 0, sizeof fn->lstat[l]);
+    fn->links[l].cap = cap;
+    fn->links[l].key = key;
+}
+
+int rt__flownet_reserve_links(struct rt__flownet *fn, uint32_t nlinks)
+{
+    if (!fn)
+        return RT_EINVAL;
+    return nf_links_room(fn, nlinks, 1) ? RT_ENOMEM : RT_OK;
 }
 
 int rt__flownet_create(uint32_t nlinks, const double *capacity, struct rt__flownet **out)
@@ -952,15 +971,13 @@ int rt__flownet_create(uint32_t nlinks, const double *capacity, struct rt__flown
     if (!fn)
         return RT_ENOMEM;
     fn->small = NF_SMALL;
-    if (nf_links_room(fn, nlinks ? nlinks : 1)) {
+    if (nf_links_room(fn, nlinks ? nlinks : 1, 0)) {
         rt__flownet_destroy(fn);
         return RT_ENOMEM;
     }
     fn->nlinks = nlinks;
-    for (uint32_t l = 0; l < nlinks; l++) {
-        fn->links[l].cap = capacity[l];
-        fn->links[l].key = l;
-    }
+    for (uint32_t l = 0; l < nlinks; l++)
+        nf_link_init(fn, l, capacity[l], l);
     *out = fn;
     return RT_OK;
 }
@@ -969,12 +986,9 @@ int rt__flownet_add_link(struct rt__flownet *fn, double capacity, uint32_t key, 
 {
     if (!fn || !link || !(capacity > 0) || !isfinite(capacity))
         return RT_EINVAL;
-    if (nf_links_room(fn, fn->nlinks + 1))
+    if (nf_links_room(fn, fn->nlinks + 1, 0))
         return RT_ENOMEM;
-    struct nf_link *L = &fn->links[fn->nlinks];
-    memset(L, 0, sizeof *L);
-    L->cap = capacity;
-    L->key = key;
+    nf_link_init(fn, fn->nlinks, capacity, key);
     *link = fn->nlinks++;
     return RT_OK;
 }

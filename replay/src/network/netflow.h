@@ -66,6 +66,13 @@ int rt__flownet_create(uint32_t nlinks, const double *capacity, struct rt__flown
  * @return RT_OK, RT_EINVAL or RT_ENOMEM (nothing added)
  */
 int rt__flownet_add_link(struct rt__flownet *fn, double capacity, uint32_t key, uint32_t *link);
+/**
+ * Makes room for @p nlinks links at once (e.g. every link of a topology), so that adding them
+ * never copies the links met so far. Room not used is only address space: no page of it is
+ * written until a link is added there. RT_OK, or RT_ENOMEM (nothing changed: links are then
+ * added by doubling, as without it).
+ */
+int rt__flownet_reserve_links(struct rt__flownet *fn, uint32_t nlinks);
 
 /** Frees the network and its flows; NULL is a no-op. */
 void rt__flownet_destroy(struct rt__flownet *fn);

@@ -400,6 +400,16 @@ int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt
     rt__flownet_set_full(n->fn, net->p.contention == RT_CONTENTION_EXACT_FULL);
     rt__flownet_set_fast(n->fn, net->p.contention == RT_CONTENTION_FAST);
     n->solo = net->p.contention == RT_CONTENTION_NONE;
+    if (n->lmap.direct && nl > 0) {
+        /* Room for every link of the topology at once, as its table has: the links met are then
+         * never copied as more are met (a quarter of a replay whose background traffic meets a
+         * whole machine's links), and room never met is address space only, never written. Without
+         * the room (out of memory) the arrays grow as links are met. */
+        if (rt__flownet_reserve_links(n->fn, nl) == RT_OK &&
+            !rt__grow((void **)&n->topo_link, &n->captopo, sizeof *n->topo_link, nl) &&
+            !rt__grow((void **)&n->use, &n->capuse, sizeof *n->use, nl) && n->solo)
+            (void)rt__grow((void **)&n->sl, &n->capsl, sizeof *n->sl, nl);
+    }
     n->bg_next = INT64_MAX;
     n->shm_alpha_ps = net->p.shm_alpha_ns < 0 ? -1 : net->p.shm_alpha_ns * 1e3;
     n->shm_ps_per_byte = net->p.shm_ns_per_byte < 0 ? -1 : net->p.shm_ns_per_byte * 1e3;
