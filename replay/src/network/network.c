@@ -335,6 +335,7 @@ struct rt__netrun {
     struct linkmap lmap;    /* topology link -> flow-model link, for the links met so far */
     uint32_t *topo_link;    /* per flow-model link: its topology link */
     uint32_t nmet, captopo, capuse; /* links met; room in topo_link and use */
+    int use_zeroed;         /* use was calloc'ed for every link: a link met needs no zeroing */
     /* --contention none: no flows; per link met, its capacity and the end of its last message */
     int solo;
     struct solo_link {
@@ -407,8 +408,13 @@ int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt
          * the room (out of memory) the arrays grow as links are met. */
         if (rt__flownet_reserve_links(n->fn, nl) == RT_OK &&
             !rt__grow((void **)&n->topo_link, &n->captopo, sizeof *n->topo_link, nl) &&
-            !rt__grow((void **)&n->use, &n->capuse, sizeof *n->use, nl) && n->solo)
-            (void)rt__grow((void **)&n->sl, &n->capsl, sizeof *n->sl, nl);
+            (n->use = calloc(nl, sizeof *n->use))) { /* zero, and untouched until written: the
+                                                        use of a link only background crosses is never */
+            n->capuse = nl;
+            n->use_zeroed = 1;
+            if (n->solo)
+                (void)rt__grow((void **)&n->sl, &n->capsl, sizeof *n->sl, nl);
+        }
     }
     n->bg_next = INT64_MAX;
     n->shm_alpha_ps = net->p.shm_alpha_ns < 0 ? -1 : net->p.shm_alpha_ns * 1e3;
@@ -470,7 +476,8 @@ static int meet_route(struct rt__netrun *n, uint32_t len)
             if (lm_put(&n->lmap, t, l))
                 return RT_ENOMEM; /* the flow model holds a link no route names: harmless */
             n->topo_link[l] = t;
-            memset(&n->use[l], 0, sizeof n->use[l]);
+            if (!n->use_zeroed)
+                memset(&n->use[l], 0, sizeof n->use[l]);
             n->nmet++;
         }
         n->route[i] = l;
