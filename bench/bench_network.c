@@ -57,6 +57,7 @@ struct net {
     struct msg_delay *delay; /* from the first round, by (rank, ev) */
     uint64_t ndelay, recomputed;
     uint64_t background; /* background messages (--perturb) the replay started */
+    uint64_t bg_links;   /* the links their routes cross, summed */
     rt_network *net;  /* NULL: crossbar */
     double *t;        /* per round */
     /* from the first round */
@@ -312,7 +313,8 @@ int main(int argc, char **argv)
                 n->recomputed = res->net_recomputed;
                 /* the background messages the replay started (the same draws; they leave while the
                  * trace runs, up to its predicted end) */
-                if (n->net && rt_network_background_messages(n->net, o.seed, o.run, res->predicted_ps, &n->background))
+                if (n->net && rt_network_background_traffic(n->net, o.seed, o.run, res->predicted_ps, &n->background,
+                                                            &n->bg_links))
                     return die("out of memory", NULL);
                 if (n->net && message_delays(res, n))
                     return die("out of memory", NULL);
@@ -354,11 +356,13 @@ int main(int argc, char **argv)
                "\"repeat\":%ld,\"read_s\":%.6f,\"min_s\":%.6f,\"median_s\":%.6f,\"eps\":%.1f,\"msgs_per_s\":%.1f,"
                "\"ratio\":%.4f,\"ratio_min\":%.4f,\"messages\":%" PRIu64 ",\"routed\":%" PRIu64 ",\"local\":%" PRIu64
                ",\"link_crossings\":%" PRIu64 ",\"contention_ns\":%.3f,\"engine_bytes\":%" PRIu64
-               ",\"recomputed\":%" PRIu64 ",\"background\":%" PRIu64 ",\"predicted_ps\":%" PRId64
+               ",\"recomputed\":%" PRIu64 ",\"background\":%" PRIu64 ",\"background_links\":%" PRIu64
+               ",\"predicted_ps\":%" PRId64
                ",\"times_s\":[",
                path, st->events, ranks, n->spec, repeat, read_s, mn, med, (double)st->events / med,
                (double)n->messages / med, ref_med / med, ref_min / mn, n->messages, n->routed, n->local, n->hops,
-               (double)n->contention_ps / 1e3, n->peak_bytes, n->recomputed, n->background, (int64_t)n->predicted_ps);
+               (double)n->contention_ps / 1e3, n->peak_bytes, n->recomputed, n->background, n->bg_links,
+               (int64_t)n->predicted_ps);
         for (long r = 0; r < repeat; r++)
             printf("%s%.6f", r ? "," : "", n->t[r]);
         printf("]}\n");

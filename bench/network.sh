@@ -309,10 +309,12 @@ fi
 # ranks in block mapping, and 10^3, 10^4 and 10^5 perturbing nodes, each group sending about as
 # many messages in the trace's 5.7 ms as the application routes (3.7e5): 4 KiB every 20 us, 200 us
 # and 2 ms (uniform), and at 10^4 and 10^5 an ipp of the same mean rate (on half the time, at twice
-# the rate). Per row: the replay alone, its background messages (rt_network_background_messages:
+# the rate). Per row: the replay alone, its background messages (rt_network_background_traffic:
 # the same draws, up to the predicted end), and a background message's cost, the time the
 # background adds over the row without it per background message, against an application
-# message's, the unperturbed replay's time per routed message (target: at most 2x).
+# message's, the unperturbed replay's time per routed message (target: at most 2x). Then the same
+# per link crossed: a background message between random nodes of the 4-level tree crosses about
+# 8 links, the trace's neighbours 3.1, and most of a message's cost is per link.
 if [ "$with_scale" = 1 ]; then
     events=$(to_events "$(echo "$sizes" | cut -d, -f1)")
     trace=$(trace_for "$events" "$ranks")
@@ -335,31 +337,41 @@ if [ "$with_scale" = 1 ]; then
     base = net; sub(/\+.*/, "", base)
     n++; name[n] = net; bs[n] = base; med[n] = field($0, "median_s") + 0
     routed[n] = field($0, "routed") + 0; bg[n] = field($0, "background") + 0; pred[n] = field($0, "predicted_ps") / 1e9
+    hops[n] = field($0, "link_crossings") + 0; bgl[n] = field($0, "background_links") + 0
     if (net == base) { ref[base] = n }
 }
 END {
-    printf "%-10s %-6s %8s %8s %9s %10s %9s %9s %9s %7s %7s\n", "perturbers", "model", "med_s", "bg_msgs",
-           "end_ms", "app_Mmsg/s", "bg_Mmsg/s", "app_ns", "bg_ns", "bg/app", "target"
+    printf "%-10s %-6s %8s %8s %9s %10s %9s %9s %9s %7s %7s %6s %9s %9s %7s\n", "perturbers", "model", "med_s",
+           "bg_msgs", "end_ms", "app_Mmsg/s", "bg_Mmsg/s", "app_ns", "bg_ns", "bg/app", "target", "bg_l/m",
+           "app_ns/l", "bg_ns/l", "per_l"
     for (i = 1; i <= n; i++) {
         c = bs[i]; sub(/.*%/, "", c); r = ref[bs[i]]
         k = "none"; p = name[i]
         if (p ~ /\+/) { q = p; sub(/.*ratio=/, "", q); sub(/,.*/, "", q); k = sprintf("%.0f", q * 131072) }
         if (p ~ /pattern=ipp/) k = k " ipp"
         app_ns = med[r] / routed[r] * 1e9
+        app_nsl = hops[r] ? med[r] / hops[r] * 1e9 : 0
         if (i == r) {
-            printf "%-10s %-6s %8.3f %8d %9.3f %10.3f %9s %9.0f %9s %7s %7s\n", k, c, med[i], 0, pred[i],
-                   routed[i] / med[i] / 1e6, "-", app_ns, "-", "-", "-"
+            printf "%-10s %-6s %8.3f %8d %9.3f %10.3f %9s %9.0f %9s %7s %7s %6.2f %9.0f %9s %7s\n", k, c, med[i], 0,
+                   pred[i], routed[i] / med[i] / 1e6, "-", app_ns, "-", "-", "-", routed[i] ? hops[i] / routed[i] : 0,
+                   app_nsl, "-", "-"
             continue
         }
         extra = med[i] - med[r]; bg_ns = bg[i] ? extra / bg[i] * 1e9 : 0; x = bg_ns / app_ns
+        bg_nsl = bgl[i] ? extra / bgl[i] * 1e9 : 0; xl = app_nsl ? bg_nsl / app_nsl : 0
         ok = x <= 2 ? "met" : "NOT met"
-        printf "%-10s %-6s %8.3f %8d %9.3f %10.3f %9.3f %9.0f %9.0f %6.1fx %7s\n", k, c, med[i], bg[i], pred[i],
-               routed[i] / med[i] / 1e6, (extra > 0 ? bg[i] / extra / 1e6 : 0), app_ns, bg_ns, x, ok
+        printf "%-10s %-6s %8.3f %8d %9.3f %10.3f %9.3f %9.0f %9.0f %6.1fx %7s %6.2f %9.0f %9.0f %6.1fx\n", k, c,
+               med[i], bg[i], pred[i], routed[i] / med[i] / 1e6, (extra > 0 ? bg[i] / extra / 1e6 : 0), app_ns, bg_ns,
+               x, ok, bg[i] ? bgl[i] / bg[i] : 0, app_nsl, bg_nsl, xl
         v[c] = v[c] sprintf(" %s %.1fx", k, x); if (x > 2) bad[c] = 1
+        vl[c] = vl[c] sprintf(" %s %.1fx", k, xl); if (xl > 2) badl[c] = 1
     }
-    printf "(app: routed messages of the trace, over the unperturbed replay; bg: background messages, over the time they add)\n"
+    printf "(app: routed messages of the trace, over the unperturbed replay; bg: background messages, over the time they add;\n"
+    printf " bg_l/m: links a message crosses, on average; _ns/l: the same times per link crossed; per_l: bg_ns/l over app_ns/l)\n"
     for (c in v) printf "target (a background message <= 2x an application message, %s contention):%s: %s\n", c, v[c],
                         bad[c] ? "NOT met" : "met"
+    for (c in vl) printf "per link crossed (a background message crosses more links than the trace'"'"'s, %s contention):%s: %s\n",
+                         c, vl[c], badl[c] ? "above 2x" : "within 2x"
 }' "$work/lines"
 fi
 

@@ -974,6 +974,24 @@ static void test_background_ipp(void)
         CHECK(n == 0);
         rt_network_destroy(net);
     }
+    /* The links the background's routes cross: on a crossbar every route is a NIC up link and a
+     * NIC down link, 2 per message; no count asked, none made. */
+    struct rt_network_params np;
+    rt_network_params_default(&np);
+    np.topology = "crossbar:64";
+    np.perturb = "ratio=0.5,pattern=uniform,size=1KiB,interval=10us";
+    rt_network *net = NULL;
+    rt_error err = {0};
+    CHECK_EQ_INT(rt_network_create(&np, 4, &net, &err), RT_OK);
+    if (net) {
+        uint64_t n = 0, links = 0, m = 0;
+        CHECK_EQ_INT(rt_network_background_traffic(net, 3, 0, 95000000, &n, &links), RT_OK);
+        CHECK_EQ_INT(n, 32 * 10); /* rounds at 0, 10, ..., 90 us */
+        CHECK_EQ_INT(links, 2 * n);
+        CHECK_EQ_INT(rt_network_background_traffic(net, 3, 0, 95000000, &m, NULL), RT_OK);
+        CHECK_EQ_INT(m, n);
+        rt_network_destroy(net);
+    }
 }
 
 int main(void)

@@ -95,6 +95,15 @@ double rt_network_background_rate(const rt_network *net, double model_ns_per_byt
  */
 int rt_network_background_messages(const rt_network *net, uint64_t seed, uint64_t run, int64_t until_ps,
                                    uint64_t *count);
+/**
+ * rt_network_background_messages, and in *@p links (unless NULL) the links their routes cross,
+ * summed: each route as the topology gives it with no traffic on the links (with adaptive
+ * routing the replay's own routes may differ; minimal ones have the same lengths). A background
+ * message's cost is mostly per link crossed (bench/network.sh compares it per link with an
+ * application message's). @return RT_OK or RT_ENOMEM
+ */
+int rt_network_background_traffic(const rt_network *net, uint64_t seed, uint64_t run, int64_t until_ps,
+                                  uint64_t *messages, uint64_t *links);
 /** "torus:4x4x4, block mapping, 1 rank per node" style summary. */
 const char *rt_network_describe(const rt_network *net);
 /** The node rank @p rank runs on. */

@@ -362,7 +362,9 @@ struct rt__netrun {
     uint64_t bg_round, bg_sent, bg_done; /* background messages started, and arrived */
     uint32_t *bg_perm;
     struct bg_ent *bg_heap;  /* ipp: every source by (its next message, index), the least first */
-    int bg_dry;              /* rt_network_background_messages: count messages, start no flows */
+    int bg_dry;              /* rt_network_background_traffic: count messages, start no flows */
+    int bg_dry_routes;       /* ... and add their routes' lengths to bg_links */
+    uint64_t bg_links;
 };
 
 #define BG_USER RT__FLOW_APART /* a flow of background traffic: no message of the trace, counted
@@ -775,6 +777,8 @@ static int bg_send(struct rt__netrun *n, uint32_t i, uint32_t j, rt_time_ps t)
     uint64_t user = BG_USER | n->bg_sent++;
     if (n->bg_dry) { /* counted, arrived at once */
         n->bg_done++;
+        if (n->bg_dry_routes)
+            n->bg_links += rt_topology_route_load(n->net->topo, a, b, user, link_load, n, n->route);
         return RT_OK;
     }
     uint32_t len = rt_topology_route_load(n->net->topo, a, b, user, link_load, n, n->route);
@@ -852,23 +856,34 @@ double rt_network_background_rate(const rt_network *net, double model_ns_per_byt
     return per_node_per_ps * 1e3 * b->count;
 }
 
-int rt_network_background_messages(const rt_network *net, uint64_t seed, uint64_t run, int64_t until_ps,
-                                   uint64_t *count)
+int rt_network_background_traffic(const rt_network *net, uint64_t seed, uint64_t run, int64_t until_ps,
+                                  uint64_t *messages, uint64_t *links)
 {
     struct rt__netrun *n;
     int rc;
-    *count = 0;
+    *messages = 0;
+    if (links)
+        *links = 0;
     if (!net->bg.on)
         return RT_OK;
     if (rt__netrun_create(net, 1, &n, NULL)) /* a NIC bandwidth that starts no flow is harmless */
         return RT_ENOMEM;
     n->bg_dry = 1;
+    n->bg_dry_routes = links != NULL;
     rc = rt__netrun_perturb_start(n, seed, run);
     for (rt_time_ps t; !rc && (t = rt__netrun_perturb_next(n)) <= until_ps;)
         rc = rt__netrun_perturb_fire(n, t);
-    *count = n->bg_sent;
+    *messages = n->bg_sent;
+    if (links)
+        *links = n->bg_links;
     rt__netrun_destroy(n);
     return rc;
+}
+
+int rt_network_background_messages(const rt_network *net, uint64_t seed, uint64_t run, int64_t until_ps,
+                                   uint64_t *count)
+{
+    return rt_network_background_traffic(net, seed, run, until_ps, count, NULL);
 }
 
 uint64_t rt__netrun_bg_on_wire(const struct rt__netrun *n)
