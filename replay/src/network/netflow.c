@@ -952,6 +952,12 @@ static void nf_link_init(struct rt__flownet *fn, uint32_t l, double cap, uint32_
     fn->links[l].key = key;
 }
 
+void rt__flownet_prefetch_link(const struct rt__flownet *fn, uint32_t link)
+{
+    if (fn && link < fn->nlinks)
+        __builtin_prefetch(&fn->links[link], 1);
+}
+
 int rt__flownet_reserve_links(struct rt__flownet *fn, uint32_t nlinks)
 {
     if (!fn)

@@ -73,6 +73,8 @@ int rt__flownet_add_link(struct rt__flownet *fn, double capacity, uint32_t key, 
  * added by doubling, as without it).
  */
 int rt__flownet_reserve_links(struct rt__flownet *fn, uint32_t nlinks);
+/** A hint: link @p link will be read and written soon (its cache line is fetched). */
+void rt__flownet_prefetch_link(const struct rt__flownet *fn, uint32_t link);
 
 /** Frees the network and its flows; NULL is a no-op. */
 void rt__flownet_destroy(struct rt__flownet *fn);

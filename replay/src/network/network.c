@@ -344,6 +344,7 @@ struct rt__netrun {
     } *sl;
     uint32_t capsl;
     uint32_t *route;        /* room for the longest route */
+    uint32_t *ahead[2], ahead_len[2]; /* a round's next two background routes (bg_round_send) */
     uint32_t *troute;       /* the same, for a route given back in topology link ids */
     rt_time_ps *lat;        /* per flow id: its latency after its last byte */
     uint32_t caplat;
@@ -391,12 +392,14 @@ int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt
     size_t room = (size_t)rt_topology_max_route(net->topo) + 1;
     n->route = malloc(room * sizeof *n->route);
     n->troute = malloc(room * sizeof *n->troute);
+    n->ahead[0] = malloc(room * sizeof *n->ahead[0]);
+    n->ahead[1] = malloc(room * sizeof *n->ahead[1]);
     uint32_t nl = rt_topology_links(net->topo);
     if (nl <= LM_DIRECT && !(n->lmap.direct = calloc(nl ? nl : 1, sizeof *n->lmap.direct))) {
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         goto fail;
     }
-    if (!n->route || !n->troute || rt__flownet_create(0, NULL, &n->fn)) {
+    if (!n->route || !n->troute || !n->ahead[0] || !n->ahead[1] || rt__flownet_create(0, NULL, &n->fn)) {
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         goto fail;
     }
@@ -445,6 +448,8 @@ void rt__netrun_destroy(struct rt__netrun *n)
     free(n->bg_node);
     free(n->bg_rng);
     free(n->bg_src);
+    free(n->ahead[0]);
+    free(n->ahead[1]);
     free(n->bg_perm);
     free(n->bg_heap);
     free(n);
@@ -788,6 +793,48 @@ static int bg_send(struct rt__netrun *n, uint32_t i, uint32_t j, rt_time_ps t)
     return rt__flownet_start(n->fn, t, n->route, len, n->net->bg.size, 1e300, user, NULL) ? RT_ENOMEM : RT_OK;
 }
 
+/* A round's message @p i: from perturber *@p a to perturber *@p b (bg_perm: a cycle, or the one
+ * each sends to). */
+static void bg_round_pair(const struct rt__netrun *n, int cycle, uint32_t i, uint32_t *a, uint32_t *b)
+{
+    *a = cycle ? n->bg_perm[i] : i;
+    *b = cycle ? n->bg_perm[(i + 1) % n->nbg] : n->bg_perm[i];
+}
+
+/* Starts a round's messages at @p t, one per perturber in order. A round starts 10^5 flows over a
+ * whole machine at once, each link a likely cache miss: the route of the message two ahead is
+ * computed and its topology-to-model entries fetched, and the flow-model links of the next one, so
+ * that these misses overlap with the current message's work. The routes ahead are hints only
+ * (an adaptive route may differ when the message leaves; it is computed again then): prefetches
+ * change no result. */
+static int bg_round_send(struct rt__netrun *n, int cycle, rt_time_ps t)
+{
+    uint32_t k = n->nbg, a, b;
+    int ahead = !n->bg_dry && n->lmap.direct;
+    for (uint32_t i = 0; i < k; i++) {
+        if (ahead && i + 2 < k) {
+            uint32_t *r = n->ahead[i % 2];
+            bg_round_pair(n, cycle, i + 2, &a, &b);
+            n->ahead_len[i % 2] = rt_topology_route_load(n->net->topo, n->bg_node[a], n->bg_node[b],
+                                                         BG_USER | (n->bg_sent + 2), link_load, n, r);
+            for (uint32_t x = 0; x < n->ahead_len[i % 2]; x++)
+                __builtin_prefetch(&n->lmap.direct[r[x]]);
+        }
+        if (ahead && i + 1 < k && i >= 1) { /* the route computed one message ago */
+            const uint32_t *r = n->ahead[(i + 1) % 2];
+            for (uint32_t x = 0; x < n->ahead_len[(i + 1) % 2]; x++) {
+                uint32_t l = lm_get(&n->lmap, r[x]);
+                if (l != LM_EMPTY)
+                    rt__flownet_prefetch_link(n->fn, l);
+            }
+        }
+        bg_round_pair(n, cycle, i, &a, &b);
+        if (bg_send(n, a, b, t))
+            return RT_ENOMEM;
+    }
+    return RT_OK;
+}
+
 int rt__netrun_perturb_fire(struct rt__netrun *n, rt_time_ps t)
 {
     const struct perturb *b = &n->net->bg;
@@ -822,17 +869,15 @@ int rt__netrun_perturb_fire(struct rt__netrun *n, rt_time_ps t)
                 n->bg_perm[i] = n->bg_perm[j];
                 n->bg_perm[j] = x;
             }
-            for (uint32_t i = 0; i < k; i++)
-                if (bg_send(n, n->bg_perm[i], n->bg_perm[(i + 1) % k], t))
-                    return RT_ENOMEM;
-        } else {
+        } else { /* each to a random other: bg_perm[i] the one i sends to, the draws in order */
             for (uint32_t i = 0; i < k; i++) {
                 uint32_t j = (uint32_t)(rt_rng_uniform(st) * (double)(k - 1));
                 j = j < k - 1 ? j : k - 2;
-                if (bg_send(n, i, j >= i ? j + 1 : j, t))
-                    return RT_ENOMEM;
+                n->bg_perm[i] = j >= i ? j + 1 : j;
             }
         }
+        if (bg_round_send(n, b->pattern == PAT_PERM, t))
+            return RT_ENOMEM;
         n->bg_round++;
     }
     bg_update_next(n);
