@@ -775,18 +775,26 @@ rt_time_ps rt__netrun_perturb_next(const struct rt__netrun *n)
     return n->nbg ? n->bg_next : INT64_MAX;
 }
 
+/* A uniformly random perturber other than @p i of @p k, drawn from stream @p st. */
+static uint32_t bg_other(uint64_t *st, uint32_t k, uint32_t i)
+{
+    uint32_t j = (uint32_t)(rt_rng_uniform(st) * (double)(k - 1));
+    j = j < k - 1 ? j : k - 2;
+    return j >= i ? j + 1 : j;
+}
+
 /* A background message from perturber @p i to perturber @p j at @p t. */
 static int bg_send(struct rt__netrun *n, uint32_t i, uint32_t j, rt_time_ps t)
 {
     uint32_t a = n->bg_node[i], b = n->bg_node[j];
     uint64_t user = BG_USER | n->bg_sent++;
+    uint32_t len = n->bg_dry && !n->bg_dry_routes ? 0 : rt_topology_route_load(n->net->topo, a, b, user, link_load, n,
+                                                                                 n->route);
     if (n->bg_dry) { /* counted, arrived at once */
         n->bg_done++;
-        if (n->bg_dry_routes)
-            n->bg_links += rt_topology_route_load(n->net->topo, a, b, user, link_load, n, n->route);
+        n->bg_links += len;
         return RT_OK;
     }
-    uint32_t len = rt_topology_route_load(n->net->topo, a, b, user, link_load, n, n->route);
     if (meet_route(n, len))
         return RT_ENOMEM;
     /* no limit of its own: its NIC links, the first and last of its route, hold it to a NIC's rate */
@@ -848,9 +856,7 @@ int rt__netrun_perturb_fire(struct rt__netrun *n, rt_time_ps t)
         while (n->bg_heap[0].t == t) { /* the sources due now, by index */
             uint32_t i = n->bg_heap[0].i;
             struct bg_src *s = &n->bg_src[i];
-            uint32_t j = (uint32_t)(rt_rng_uniform(&s->rng) * (double)(k - 1));
-            j = j < k - 1 ? j : k - 2;
-            if (bg_send(n, i, j >= i ? j + 1 : j, t))
+            if (bg_send(n, i, bg_other(&s->rng, k, i), t))
                 return RT_ENOMEM;
             s->arrive = t + draw_exp(&s->rng, b->rate_per_ps);
             n->bg_heap[0].t = ipp_next(b, s);
@@ -870,11 +876,8 @@ int rt__netrun_perturb_fire(struct rt__netrun *n, rt_time_ps t)
                 n->bg_perm[j] = x;
             }
         } else { /* each to a random other: bg_perm[i] the one i sends to, the draws in order */
-            for (uint32_t i = 0; i < k; i++) {
-                uint32_t j = (uint32_t)(rt_rng_uniform(st) * (double)(k - 1));
-                j = j < k - 1 ? j : k - 2;
-                n->bg_perm[i] = j >= i ? j + 1 : j;
-            }
+            for (uint32_t i = 0; i < k; i++)
+                n->bg_perm[i] = bg_other(st, k, i);
         }
         if (bg_round_send(n, b->pattern == PAT_PERM, t))
             return RT_ENOMEM;
