@@ -15,7 +15,7 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 # ASan + UBSan target, run above). tests/mpi/CMakeLists.txt sets up the MPI tests: options passed
 # to the ranks, tests/lsan-mpi.supp for Open MPI's own leaks, the ranks' reports checked by
 # mpi_sanitizer_reports.
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRT_ASAN=ON -DRT_WITH_MPI=ON
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRT_ASAN=ON -DRT_WITH_MPI=ON -DRT_FUZZ=OFF
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE 'valgrind|fuzz'

@@ -80,6 +80,38 @@ uint32_t rt__callsite_id(void *ret)
     return rt__cs_table[i].id;
 }
 
+/* A function the compiler cloned or split keeps the source's name with a suffix in its ELF symbol
+ * ("hop_ssend.constprop.0", "f.isra.0", "f.part.1", "f.cold", "f.lto_priv.0"): without DWARF (a
+ * Release build) the symbol is all there is, and a clone is the same function to the user. C
+ * identifiers have no '.', so each such suffix is cut, however many are stacked. */
+static void rt__strip_clone_suffix(char *name)
+{
+    static const char *const kinds[] = {"constprop", "isra", "part", "cold", "lto_priv",
+                                        "localalias", "clone"};
+    char *dot;
+    while ((dot = strrchr(name, '.')) != NULL && dot != name) {
+        char *tail = dot + 1;
+        if (*tail >= '0' && *tail <= '9') { /* ".0" of ".constprop.0": cut it with its kind */
+            tail += strspn(tail, "0123456789");
+            if (*tail)
+                return;
+            char *prev = dot;
+            while (prev > name && prev[-1] != '.')
+                prev--;
+            if (prev == name)
+                return;
+            tail = prev;
+            dot = prev - 1;
+        }
+        size_t k = 0, nk = sizeof kinds / sizeof kinds[0];
+        while (k < nk && strncmp(tail, kinds[k], strlen(kinds[k])) != 0)
+            k++;
+        if (k == nk || (tail[strlen(kinds[k])] && tail[strlen(kinds[k])] != '.'))
+            return;
+        *dot = '\0';
+    }
+}
+
 /* Name, file, line of the call at return address @p ret: the call instruction ends at ret, so
  * ret - 1 lies inside it and maps to the call's line, not the next statement's. */
 static void rt__resolve_one(Dwfl *dwfl, uintptr_t ret, struct rt__callsite_info *ci)
@@ -128,6 +160,7 @@ static void rt__resolve_one(Dwfl *dwfl, uintptr_t ret, struct rt__callsite_info 
         else
             snprintf(ci->func, sizeof ci->func, "??@0x%lx", (unsigned long)pc);
     }
+    rt__strip_clone_suffix(ci->func);
 }
 
 int rt__callsite_resolve(struct rt__callsite_info **out, uint32_t *n)

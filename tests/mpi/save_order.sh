@@ -22,9 +22,11 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; for f in "$tmp"/out "$tmp"/err; do echo "--- $f"; cat "$f"; done; exit 1; }
-# Waits up to 60 s until COMMAND succeeds.
+# Waits up to 180 s until COMMAND succeeds (long for a loaded machine; a passing run never waits),
+# or until the program has ended.
 wait_until() {
-  for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done
+  for _ in $(seq 1800); do "$@" && return 0; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  "$@"
   return 1
 }
 pid_of() { awk -v r="$1" '$1 == "signal_test:" && $2 == "rank" && $3 == r { print $5 }' "$tmp/out"; }
@@ -34,7 +36,7 @@ n_said() { [ "$(grep -c '^retime-trace: rank [0-9]*: terminated by SIGTERM; ' "$
 dir=$tmp/trace
 env --default-signal=INT,TERM RETIME_TRACE_TEST_MERGE_DELAY=0:3000 "$mpirun_sh" -np "$np" \
   -x RETIME_TRACE_DIR="$dir" -x LD_PRELOAD="$lib" -x RETIME_TRACE_TEST_MERGE_DELAY \
-  "$sig_prog" --handler-go-on term --seconds 12 --pids >"$tmp/out" 2>"$tmp/err" &
+  "$sig_prog" --handler-go-on term --seconds 300 --until-file "$tmp/stop" --pids >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 wait_until n_pids || fail "the ranks did not start"
 wait_until grep -q '^signal_test: ready' "$tmp/out" || fail "the program did not start"
@@ -51,6 +53,8 @@ said0=$(sed -n 's/^retime-trace: rank 0: terminated by SIGTERM; .* now holds the
 "$retime" info "$dir" >"$tmp/info" 2>&1 || { cat "$tmp/info"; fail "retime info failed on the saved archive"; }
 ranks=$(awk '$1 == "ranks" { print $2 }' "$tmp/info")
 [ "$ranks" = "$np" ] || { cat "$tmp/info"; fail "the saved archive holds ${ranks:-no} ranks, want $np"; }
+# Only now may the program end (a fixed run time could end before the checks on a loaded machine).
+touch "$tmp/stop"
 wait "$pid"
 rc=$?
 pid=

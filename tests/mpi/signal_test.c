@@ -2,8 +2,10 @@
 /* Test program for the tracer's signal handling: sets the dispositions of SIGTERM and SIGINT the
  * options ask for before MPI_Init (a handler that reports and then dies by the signal, one that
  * reports and lets the program go on, or SIG_IGN), then passes a token around a ring inside a
- * user region until the time is up. With --pids, every rank prints its rank and process id first
- * (tests/mpi/save_order.sh signals the ranks one by one). */
+ * user region until the time is up, or (--until-file PATH) until PATH exists: a test that must
+ * signal the program while it runs then ends it when it is done, however slow a loaded machine
+ * is. With --pids, every rank prints its rank and process id first (tests/mpi/save_order.sh
+ * signals the ranks one by one). */
 #define _POSIX_C_SOURCE 200809L
 #include "retime/region.h"
 
@@ -53,6 +55,7 @@ static double now_s(void)
 int main(int argc, char **argv)
 {
     double seconds = 30;
+    const char *until_file = NULL;
     int pids = 0;
     for (int i = 1; i < argc; i++) {
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -70,9 +73,11 @@ int main(int argc, char **argv)
             signal(parse_sig(val), SIG_IGN);
         else if (val && !strcmp(argv[i], "--seconds"))
             seconds = atof(val);
+        else if (val && !strcmp(argv[i], "--until-file"))
+            until_file = val;
         else {
             fprintf(stderr, "usage: signal_test [--handler term|int] [--handler-go-on term|int] "
-                            "[--ignore term|int] [--seconds S] [--pids]\n");
+                            "[--ignore term|int] [--seconds S] [--until-file PATH] [--pids]\n");
             return 2;
         }
         i++;
@@ -107,7 +112,7 @@ int main(int argc, char **argv)
         }
         /* Rank 0 decides, so that all ranks stop after the same step. */
         if (steps % 64 == 0) {
-            go = now_s() < t_end;
+            go = now_s() < t_end && !(until_file && access(until_file, F_OK) == 0);
             MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
         }
     }

@@ -47,19 +47,25 @@ children_of() {
   done
   return 0
 }
-# Waits until FILE contains PATTERN, or with PATTERN "-d" until FILE is a directory (30 s).
+# The waits below are long on purpose: at a load of 50 on two cores a rank can take tens of
+# seconds to start or to save its archive. A passing run never waits for them.
+# Waits until FILE contains PATTERN, or with PATTERN "-d" until FILE is a directory (120 s, or
+# until the program started last, $pid, has ended).
 wait_for() {
-  for _ in $(seq 300); do
+  local ended=
+  for _ in $(seq 1200); do
     if [ "$2" = -d ]; then [ -d "$1" ] && return 0; else grep -q "$2" "$1" 2>/dev/null && return 0; fi
+    [ -n "$ended" ] && return 1
+    kill -0 "$pid" 2>/dev/null || ended=1 # one more look: it may have written just before it ended
     sleep 0.1
   done
   return 1
 }
-# Waits up to 60 s for PID; sets rc to its exit status.
+# Waits up to 180 s for PID; sets rc to its exit status.
 wait_exit() {
   local pid=$1
-  for _ in $(seq 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$pid" 2>/dev/null && fail "still running 60 s after the signal"
+  for _ in $(seq 1800); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$pid" 2>/dev/null && fail "still running 180 s after the signal"
   wait "$pid"
   rc=$?
 }
@@ -70,16 +76,16 @@ running() {
   read -ra fields <<<"${line##*) }"
   [ "${fields[0]:-Z}" != Z ]
 }
-# Waits up to 60 s until none of the PIDs runs any more.
+# Waits up to 180 s until none of the PIDs runs any more.
 wait_gone() {
   local p live
-  for _ in $(seq 600); do
+  for _ in $(seq 1800); do
     live=
     for p in "$@"; do running "$p" && { live=$p; break; }; done
     [ -z "$live" ] && return 0
     sleep 0.1
   done
-  fail "rank process $live still running 60 s after the signal"
+  fail "rank process $live still running 180 s after the signal"
 }
 # check_archive DIR NRANKS_WANTED NP: readable by otf2-print and retime info, with events; replays
 # or fails with one clear error line. NRANKS_WANTED "some" accepts 1..NP locations.
@@ -142,17 +148,22 @@ for case in mpirun-term ranks-int; do
 done
 
 # --- a handler that lets the program go on, one rank signalled --------------------------------
+# The program runs until the test creates its stop file (after the handler ran), not for a fixed
+# time: on a loaded machine a fixed time could end before the signal is sent.
 case=go-on
 dir=$tmp/$case.trace
 bg_default "$mpirun_sh" -np 2 -x RETIME_TRACE_DIR="$dir" -x LD_PRELOAD="$lib" "$sig_prog" \
-  --handler-go-on int --seconds 4 >"$tmp/$case.out" 2>"$tmp/$case.err"
+  --handler-go-on int --seconds 300 --until-file "$tmp/$case.stop" >"$tmp/$case.out" 2>"$tmp/$case.err"
 pid=$!
 pids+=("$pid")
 wait_for "$tmp/$case.out" 'signal_test: ready' || fail "the program did not start"
 sleep 1
 one=$(children_of "$pid" | head -1)
 [ -n "$one" ] || fail "no rank process under mpirun $pid"
-kill -INT "$one"
+kill -INT "$one" || fail "rank process $one was gone before the signal"
+wait_for "$tmp/$case.err" 'caught SIGINT, going on' || fail "the program's handler did not run"
+sleep 1 # the ranks go on past the signal before they are told to stop
+touch "$tmp/$case.stop"
 wait_exit "$pid"
 [ "$rc" -eq 0 ] || fail "exit status $rc, want 0"
 grep -q '^signal_test: caught SIGINT, going on$' "$tmp/$case.err" || fail "the program's handler did not run"
@@ -162,31 +173,36 @@ echo "$case: one rank got SIGINT, its handler went on, exit 0; $summary"
 
 # --- MPI singletons: the exit status and the program's own disposition ----------------------
 export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_vader_single_copy_mechanism=none
+# Every singleton runs until its stop file exists (at most 300 s): the one that survives its
+# signal is told to stop 1 s after it.
 single() { # CASE SIGNAL WANT_RC [signal_test options]
   case=$1
   local sig=$2 want=$3
   shift 3
   dir=$tmp/$case.trace
-  bg_default RETIME_TRACE_DIR="$dir" LD_PRELOAD="$lib" "$sig_prog" "$@" >"$tmp/$case.out" 2>"$tmp/$case.err"
+  bg_default RETIME_TRACE_DIR="$dir" LD_PRELOAD="$lib" "$sig_prog" "$@" --seconds 300 \
+    --until-file "$tmp/$case.stop" >"$tmp/$case.out" 2>"$tmp/$case.err"
   pid=$!
   pids+=("$pid")
   wait_for "$tmp/$case.out" 'signal_test: ready' || fail "the program did not start"
   sleep 1
-  kill "-$sig" "$pid"
+  kill "-$sig" "$pid" || fail "the program was gone before the signal"
+  sleep 1
+  touch "$tmp/$case.stop"
   wait_exit "$pid"
   [ "$rc" -eq "$want" ] || fail "exit status $rc, want $want"
 }
 
-single handler TERM 143 --handler term --seconds 60
+single handler TERM 143 --handler term
 grep -q '^signal_test: caught SIGTERM$' "$tmp/$case.err" || fail "the program's own SIGTERM handler did not run"
 check_archive "$dir" 1 1
 echo "$case: exit 143 after the program's handler ran; $summary"
 
-single default-int INT 130 --seconds 60
+single default-int INT 130
 check_archive "$dir" 1 1
 echo "$case: exit 130; $summary"
 
-single ignored INT 0 --ignore int --seconds 3
+single ignored INT 0 --ignore int
 grep -q '^signal_test: done after' "$tmp/$case.out" || fail "the program did not finish"
 if grep -q 'retime-trace:' "$tmp/$case.err"; then fail "the tracer reacted to an ignored SIGINT"; fi
 check_archive "$dir" 1 1
