@@ -561,6 +561,30 @@ with ctx as trace:
         w.write(otf2.events.Leave(t + 1000, main))
 
 
+# --------------------------------------------------------------------------- one late rank
+# Issue #44's program: 8 ranks, 5 iterations; rank 6 computes 50 ms before each MPI_Allreduce of
+# one double, the others 1 ms. Measured: every rank leaves the allreduce 20 us after rank 6 enters
+# it. tests/coll_path.sh: the critical path is rank 6's compute under every algorithm and view.
+ctx, path = archive("late-allreduce")
+with ctx as trace:
+    P = 8
+    defs = Defs(trace, P)
+    main = defs.region("main")
+    work = defs.region("work")
+    for r in range(P):
+        w = trace.event_writer_from_location(defs.ranks[r])
+        w.write(otf2.events.Enter(0, main))
+        t = 1000
+        for i in range(5):
+            late = 50000000 if r == 6 else 1000000
+            w.write(otf2.events.Enter(t, work))
+            w.write(otf2.events.Leave(t + late, work))
+            coll(w, defs, "MPI_Allreduce", t + late, t + 50020000, CollectiveOp.ALLREDUCE, defs.world, NOROOT,
+                 8 * P, 8 * P)
+            t += 50020000
+        w.write(otf2.events.Leave(t + 1000, main))
+
+
 # --------------------------------------------------------------------------- what a replay leaves out
 # 2 ranks whose records the replay does not replay, each kind with its time chosen (issue #33,
 # item 5). Rank 0 spans 0 - 10000: a CUDA call 1000 - 3000 (2000: 20 %), MPI_Put 4000 - 4500

@@ -17,9 +17,13 @@
 #           the disk fills up during the run
 #   fsize   (inject mode) `ulimit -f 8192` on the ranks: the trace must stop at the limit with
 #           "File too large" instead of the program being killed by SIGXFSZ
-# usage: full_disk.sh tmpfs|inject MPIRUN_SH NP TRACE_LIB OTF2_PRINT SHIFT [INJECT_LIB]
+# The program is fill_test (fill_test.c): its steps write 23 KiB of events per rank with two MPI
+# calls, so that filling megabytes costs a few hundred synchronisations, not the hundreds of
+# thousands of a communication-bound program (a 12,000-iteration Shift took 10 minutes beside
+# four CPU hogs on two cores). Step counts below: the KiB of events each scenario needs.
+# usage: full_disk.sh tmpfs|inject MPIRUN_SH NP TRACE_LIB OTF2_PRINT FILL_TEST [INJECT_LIB]
 set -uo pipefail
-mode=$1 mpirun_sh=$2 np=$3 lib=$4 otf2_print=$5 shift_prog=$6 inject=${7:-}
+mode=$1 mpirun_sh=$2 np=$3 lib=$4 otf2_print=$5 fill_prog=$6 inject=${7:-}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/retime-test.XXXXXX")
 mnt=$tmp/disk
 mkdir -p "$mnt"
@@ -50,23 +54,22 @@ disk() {
 
 strip_times() { awk -F'\t' 'row { print "row\t" $1 "\t" $NF; row = 0; next } /^k\t/ { row = 1 } { print }' "$1"; }
 
-# scenario NAME ITERS [extra mpirun args...]: one untraced and one traced run on the full disk.
+# scenario NAME STEPS [extra mpirun args...]: one untraced and one traced run on the full disk.
 scenario() {
-  local name=$1 iters=$2
+  local name=$1 steps=$2
   shift 2
-  # isend: with OpenMPI 4.1 on 2 oversubscribed cores, a long 2-rank ssend Shift sometimes
-  # hangs in MPI_Ssend on a loaded machine, with or without the tracer.
-  local args=(--dims 1 --mode isend --k 2 --m1 1000 --iters "$iters")
-  "$mpirun_sh" -np "$np" "${wrap[@]}" "$shift_prog" "${args[@]}" >"$tmp/$name.plain" 2>&1 || {
+  local args=(--steps "$steps" --regions 1000)
+  "$mpirun_sh" -np "$np" "${wrap[@]}" "$fill_prog" "${args[@]}" >"$tmp/$name.plain" 2>&1 || {
     echo "FAIL: $name: untraced run"; cat "$tmp/$name.plain"; exit 1; }
   dir=$mnt/$name
   local t0 t1
   t0=$(date +%s.%N)
-  timeout 120 "$mpirun_sh" -np "$np" -x RETIME_TRACE_DIR="$dir" -x LD_PRELOAD="$preload" "${envs[@]}" "$@" \
-    "${wrap[@]}" "$shift_prog" "${args[@]}" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  # 600 s only catches a hang.
+  timeout 600 "$mpirun_sh" -np "$np" -x RETIME_TRACE_DIR="$dir" -x LD_PRELOAD="$preload" "${envs[@]}" "$@" \
+    "${wrap[@]}" "$fill_prog" "${args[@]}" >"$tmp/$name.out" 2>"$tmp/$name.err"
   rc=$?
   t1=$(date +%s.%N)
-  [ "$rc" -ne 124 ] || { echo "FAIL: $name: the traced run hung (killed after 120 s)"; cat "$tmp/$name.err"; exit 1; }
+  [ "$rc" -ne 124 ] || { echo "FAIL: $name: the traced run hung (killed after 600 s)"; cat "$tmp/$name.err"; exit 1; }
   [ "$rc" -eq 0 ] || { echo "FAIL: $name: the traced run exited $rc"; cat "$tmp/$name.out" "$tmp/$name.err"; exit 1; }
   grep -q '^verification: passed$' "$tmp/$name.out" || { echo "FAIL: $name: no 'verification: passed'"; exit 1; }
   diff <(strip_times "$tmp/$name.plain") <(strip_times "$tmp/$name.out") || {
@@ -82,15 +85,15 @@ scenario() {
 used_kib() { df -k "$mnt" | awk 'NR == 2 { print $3 }'; }
 
 disk 256
-scenario short 200
+scenario short 4
 echo "short ($mode, 256 KiB): exit 0, same results, ${elapsed}s; $line"
-scenario long 5000 -x RETIME_TRACE_BUFFER_MB=2
+scenario long 100 -x RETIME_TRACE_BUFFER_MB=2
 echo "long ($mode, 256 KiB): exit 0, same results, ${elapsed}s; $line"
 [ "$mode" = tmpfs ] && echo "tmpfs use after both runs: $(used_kib) KiB of 256 KiB (the stopped ranks' event files are removed)"
 # 8 MiB: the second flush reserves and writes, the third finds no room (the injector counts
 # reserved and written bytes separately, hence 12 MiB there).
 if [ "$mode" = tmpfs ]; then disk 8192; else disk 12288; fi
-scenario fills 12000 -x RETIME_TRACE_BUFFER_MB=2
+scenario fills 240 -x RETIME_TRACE_BUFFER_MB=2
 echo "fills ($mode, $([ "$mode" = tmpfs ] && echo "8 MiB" || echo "12 MiB per process")): exit 0, same results, ${elapsed}s; $line"
 [ "$mode" = tmpfs ] && echo "tmpfs use after the run: $(used_kib) KiB of 8192 KiB"
 
@@ -107,7 +110,7 @@ other_ranks_archive() {
 if [ "$mode" = inject ]; then
   # Only rank 1's disk is full: one line from rank 0 for it, and the others' archive is readable.
   envs=(-x RT_FAKE_FULL_DIR="$mnt" -x RT_FAKE_FULL_BYTES=65536 -x RT_FAKE_FULL_RANK=1)
-  scenario rank1 5000 -x RETIME_TRACE_BUFFER_MB=2
+  scenario rank1 100 -x RETIME_TRACE_BUFFER_MB=2
   [[ $line =~ ^retime-trace:\ rank\ 1:\ .*\(1\ of\ $np\ ranks\ stopped\;\ $dir/traces.otf2\ holds\ the\ other\ $((np - 1))\)$ ]] || {
     echo "FAIL: rank1: the line does not say that the archive holds the other ranks: $line"; exit 1; }
   other_ranks_archive rank1
@@ -116,7 +119,7 @@ if [ "$mode" = inject ]; then
   # the other ranks into an archive without itself.
   envs=(-x RT_FAKE_FULL_DIR="$mnt" -x RT_FAKE_FULL_BYTES=65536 -x RT_FAKE_FULL_RANK=0
         -x RT_FAKE_FULL_MATCH=.evt -x RT_FAKE_FULL_STATVFS=0)
-  scenario rank0 8000 -x RETIME_TRACE_BUFFER_MB=2
+  scenario rank0 160 -x RETIME_TRACE_BUFFER_MB=2
   [[ $line =~ ^retime-trace:\ rank\ 0:\  ]] || { echo "FAIL: rank0: the line is not rank 0's: $line"; exit 1; }
   other_ranks_archive rank0
   echo "only rank 0's events full: exit 0, same results, archive of the other $n rank(s); $line"
@@ -126,7 +129,7 @@ if [ "$mode" = inject ]; then
   # shellcheck disable=SC2016 # expanded by the inner shell
   wrap=(bash -c 'ulimit -f 8192 && exec "$0" "$@"')
   errtext="File too large"
-  scenario fsize 12000 -x RETIME_TRACE_BUFFER_MB=2
+  scenario fsize 240 -x RETIME_TRACE_BUFFER_MB=2
   echo "ulimit -f 8192: exit 0, same results, ${elapsed}s; $line"
 fi
 echo "PASS: full disk ($mode): the program finished unchanged, one line on stderr, no hang"

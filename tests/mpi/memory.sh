@@ -1,30 +1,32 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The tracer's memory must not grow with the length of the run: its event buffers are flushed
-# to disk when RETIME_TRACE_BUFFER_MB is used up. Runs Shift (1D isend, k=1, 100 B) for each
-# length untraced and traced (default buffer, and a 2 MiB buffer), measures the peak RSS of
+# to disk when RETIME_TRACE_BUFFER_MB is used up. Runs fill_test (fill_test.c: 2,000 events per
+# rank and step, two MPI calls; a communication-bound Shift of as many events took 10 minutes
+# beside four CPU hogs on two cores) for each length untraced and traced (default buffer, and a
+# 2 MiB buffer), measures the peak RSS of
 # every rank (rss_wrap: getrusage of the finished process, MPI_Finalize included), and prints
 # the largest rank's RSS and the wall time of each run. The tracer's share is traced minus
 # untraced RSS; between the shortest and the longest run it may grow by at most the buffer
 # plus SLACK_MIB (OTF2's 4 MiB file buffer and allocator slack), not with the event count.
-# usage: memory.sh MPIRUN_SH NP TRACE_LIB RSS_WRAP SHIFT SLACK_MIB ITERS...
+# usage: memory.sh MPIRUN_SH NP TRACE_LIB RSS_WRAP FILL_TEST SLACK_MIB STEPS...
 set -uo pipefail
-mpirun_sh=$1 np=$2 lib=$3 wrap=$4 shift_prog=$5 slack=$6
+mpirun_sh=$1 np=$2 lib=$3 wrap=$4 fill_prog=$5 slack=$6
 shift 6
 lengths=("$@")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/retime-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# measure NAME ITERS [mpirun args...]: sets rss (KiB, max over ranks), secs and size (MiB of
+# measure NAME STEPS [mpirun args...]: sets rss (KiB, max over ranks), secs and size (MiB of
 # trace written), and removes the trace.
 measure() {
-  local name=$1 iters=$2
+  local name=$1 steps=$2
   shift 2
   rm -rf "$tmp/$name.rss" "$tmp/trace"
   local t0 t1
   t0=$(date +%s.%N)
-  "$mpirun_sh" -np "$np" "$@" "$wrap" "$tmp/$name.rss" "$shift_prog" --dims 1 --mode isend --k 1 \
-    --m1 100 --warmup 0 --iters "$iters" >"$tmp/$name.out" 2>&1 || {
+  "$mpirun_sh" -np "$np" "$@" "$wrap" "$tmp/$name.rss" "$fill_prog" --steps "$steps" --regions 1000 \
+    >"$tmp/$name.out" 2>&1 || {
     echo "FAIL: $name run"; cat "$tmp/$name.out"; exit 1; }
   t1=$(date +%s.%N)
   grep -q '^verification: passed$' "$tmp/$name.out" || { echo "FAIL: $name did not verify"; cat "$tmp/$name.out"; exit 1; }
@@ -37,7 +39,7 @@ measure() {
   rm -rf "$tmp/trace"
 }
 
-printf '%-8s %-12s %10s %11s %8s %10s\n' iters run rss_kib tracer_kib wall_s trace_mib
+printf '%-8s %-12s %10s %11s %8s %10s\n' steps run rss_kib tracer_kib wall_s trace_mib
 declare -A over
 for it in "${lengths[@]}"; do
   measure plain "$it"
@@ -58,7 +60,7 @@ for buf in default 2; do
   budget=$([ "$buf" = default ] && echo 16 || echo "$buf")
   limit=$(((budget + slack) * 1024))
   growth=$((over[$last,$buf] - over[$first,$buf]))
-  echo "buffer $budget MiB: the tracer's RSS grew by $growth KiB from $first to $last iterations (limit $limit KiB)"
+  echo "buffer $budget MiB: the tracer's RSS grew by $growth KiB from $first to $last steps (limit $limit KiB)"
   [ "$growth" -le "$limit" ] || { echo "FAIL: the tracer's memory grows with the run (buffer $budget MiB)"; status=1; }
 done
 [ "$status" -eq 0 ] && echo "PASS: the tracer's memory stays bounded by its buffer"

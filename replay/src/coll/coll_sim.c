@@ -106,19 +106,25 @@ static void receive_side(struct rt__cs *s)
     for (size_t k = 0; k < s->npend; k++) {
         const struct rt__cs_pending *q = &s->pend[k];
         struct rt__coll_member *B = &s->m[q->b];
-        /* The receive port takes one message at a time, one gap apart (engine.c: on_arrive). */
-        rt_time_ps delivered =
-            B->rx_free == NEVER || q->arrival >= B->rx_free + q->gap ? q->arrival : B->rx_free + q->gap;
+        /* The receive port takes one message at a time, one gap apart (engine.c: on_arrive); a
+         * message delivered late for the port goes back to where the port's last one did. */
+        rt_time_ps delivered = q->arrival;
+        uint32_t dorigin = q->origin;
+        if (B->rx_free != NEVER && q->arrival < B->rx_free + q->gap) {
+            delivered = B->rx_free + q->gap;
+            dorigin = s->rx_origin[q->b];
+        }
         B->rx_free = delivered;
+        s->rx_origin[q->b] = dorigin;
         rt_time_ps recv_done = cpu(s, q->b, later(delivered, B->done), q->o_recv);
         rt_time_ps send_done = q->eager ? q->inject + q->hold : delivered;
         if (send_done > s->next[q->a]) {
             s->next[q->a] = send_done;
-            s->next_origin[q->a] = q->origin;
+            s->next_origin[q->a] = q->eager ? q->origin : dorigin;
         }
         if (recv_done > s->next[q->b]) {
             s->next[q->b] = recv_done;
-            s->next_origin[q->b] = B->done >= delivered ? B->origin : q->origin;
+            s->next_origin[q->b] = B->done >= delivered ? B->origin : dorigin;
         }
     }
     s->npend = 0;
@@ -191,10 +197,13 @@ void rt__cs_message(struct rt__cs *s, uint32_t a, uint32_t b, rt_bytes m)
     q->hold = c->hold;
     q->o_recv = c->o_recv;
     q->inject = later(ready, A->tx_free);
+    if (A->tx_free > ready) /* it waited for the send port: back to the message that held it */
+        q->origin = s->tx_origin[a];
     if (s->noise && s->noise->net(s->noise->ud, a, b, s->nmsg, q->inject, m, &wire, &q->gap, &q->hold))
         s->failed = RT_ENOMEM;
     s->nmsg++;
     A->tx_free = q->inject + q->gap;
+    s->tx_origin[a] = q->origin;
     q->arrival = q->inject + wire;
 }
 
@@ -207,15 +216,21 @@ static int run(struct rt__cs *s, const struct rt_coll_plan *plan, uint32_t P)
         s->next = malloc((size_t)P * sizeof *s->next);
         s->post = malloc((size_t)P * sizeof *s->post);
         s->next_origin = malloc((size_t)P * sizeof *s->next_origin);
+        s->tx_origin = malloc((size_t)P * sizeof *s->tx_origin);
+        s->rx_origin = malloc((size_t)P * sizeof *s->rx_origin);
         s->seen = calloc(P, sizeof *s->seen);
         s->cap = P;
         s->pend = malloc(2 * (size_t)P * sizeof *s->pend); /* P pending + P scratch for the sort */
     }
     s->pre = malloc(((size_t)P + 1) * sizeof *s->pre);
-    if ((!s->emit && (!s->next || !s->post || !s->next_origin || !s->seen || !s->pend)) || !s->pre) {
+    if ((!s->emit && (!s->next || !s->post || !s->next_origin || !s->tx_origin || !s->rx_origin || !s->seen ||
+                      !s->pend)) ||
+        !s->pre) {
         rc = RT_ENOMEM;
         goto done;
     }
+    for (uint32_t i = 0; !s->emit && i < P; i++)
+        s->tx_origin[i] = s->rx_origin[i] = i;
     s->pre[0] = 0;
     for (uint64_t rel = 0; rel < P; rel++) {
         rt_bytes b = s->m[rt__cs_phys(s, rel)].block;
@@ -233,6 +248,8 @@ done:
     free(s->next);
     free(s->post);
     free(s->next_origin);
+    free(s->tx_origin);
+    free(s->rx_origin);
     free(s->seen);
     free(s->pend);
     free(s->pre);

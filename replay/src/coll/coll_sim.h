@@ -30,6 +30,9 @@ struct rt__cs {
     rt_time_ps *next;            /* clocks at the end of the current round */
     rt_time_ps *post;            /* each member's CPU after its sends so far in the current round */
     uint32_t *next_origin;       /* and the members whose entries bound them (m[i].origin: now) */
+    uint32_t *tx_origin, *rx_origin; /* whose entry each port's busy time goes back to (its own
+                                        member's before the call): a message that waits for a port
+                                        goes back to the message that held it */
     rt_bytes *pre;               /* pre[rel] = sum of the blocks of relative ranks < rel */
     uint64_t P, root;
     rt_bytes mmax;               /* the largest block */

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The critical path through collectives on issue #44's program (tests/ext/gen_traces.py,
+# late-allreduce: 8 ranks, 5 x MPI_Allreduce of 8 B; rank 6 computes 50 ms before each, the
+# others 1 ms):
+#   1. under every allreduce algorithm, timed in one go and message by message on a network, and
+#      against the model and the measurement, the path is rank 6's compute: >= 99.9 % of it is
+#      compute on rank 6 (5 x 50 ms of a 250.0x ms run);
+#   2. every view of one predicted run shows the same path: analyze's segments, the predicted
+#      OTF2 archive's retime::critical_path marks (--output-trace), the Perfetto timeline's
+#      critical-path slices (--perfetto), plot timeline's path and check's stored shares.
+# Usage: coll_path.sh RETIME WORKDIR OTF2_PRINT
+set -u
+retime=$1; work=$2; otf2_print=${3:-otf2-print}
+rm -rf "$work"; mkdir -p "$work"
+fails=0; passes=0
+ok() { echo "ok   $1"; passes=$((passes + 1)); }
+bad() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
+/usr/bin/python3 "$(dirname "$0")/ext/gen_traces.py" "$work/gen" >/dev/null 2>"$work/gen.err" ||
+  { cat "$work/gen.err"; echo "FAIL: cannot write the traces (python3-otf2)"; exit 1; }
+T=$work/gen/late-allreduce
+H=(--alpha 1us --beta 0.1ns/B)
+
+# rank6 NAME JSON: the path's compute and rank 6's share of it, both >= 99.9 % of its length.
+rank6() {
+  local why
+  why=$(python3 -c '
+import json, sys
+cp = json.load(sys.stdin)["critical_path"]
+n = cp["length_ns"]
+r6 = sum(s["end_ns"] - s["begin_ns"] for s in cp["segments"] if s["rank"] == 6)
+c = cp["activity"]["compute_ns"]
+if n < 250e6 or c < 0.999 * n or r6 < 0.999 * n:
+    print("length %.0f ns, compute %.0f ns, rank 6 %.0f ns; segments %s" %
+          (n, c, r6, [(s["rank"], s["first"], s["last"]) for s in cp["segments"]][:8]))
+' <<<"$2" 2>&1)
+  if [ -z "$why" ]; then ok "$1"; else bad "$1" "$why"; fi
+}
+
+# 1. every allreduce algorithm, both ways of timing it, both timings
+for algo in auto recdbl rabenseifner ring segmented-ring reduce-bcast linear; do
+  for net in none crossbar:8; do
+    N=(); [ "$net" = none ] || N=(--topology "$net")
+    for against in model measured; do
+      j=$("$retime" analyze "$T" "${H[@]}" --coll allreduce=$algo "${N[@]}" --against $against --format json 2>"$work/err")
+      if [ $? -ne 0 ]; then bad "$algo-$net-$against" "$(cat "$work/err")"; continue; fi
+      rank6 "$algo-$net-$against" "$j"
+    done
+  done
+done
+
+# 2. the views of one predicted run
+"$retime" analyze "$T" "${H[@]}" --against model --format json --output-trace "$work/out" \
+  --perfetto "$work/pf.json" >"$work/analyze.json" 2>"$work/err" || { cat "$work/err"; bad views "analyze failed"; }
+"$otf2_print" "$work/out/traces.otf2" >"$work/out.txt" 2>&1 || bad views "otf2-print cannot read the predicted archive"
+"$retime" plot timeline "$T" "${H[@]}" --output "$work/tl" >/dev/null 2>"$work/err" || bad views "plot timeline: $(cat "$work/err")"
+"$retime" check "$T" --baseline "$work/base.json" --update "${H[@]}" >/dev/null 2>"$work/err" ||
+  bad views "check --update: $(cat "$work/err")"
+why=$(python3 - "$work" <<'EOF' 2>&1
+import json, re, sys
+from collections import Counter
+w = sys.argv[1]
+cp = json.load(open(w + "/analyze.json"))["critical_path"]
+segs = [(s["rank"], s["first"], s["last"]) for s in cp["segments"]]
+out = []
+# the predicted archive: the events marked on the path, per rank, are the segments' events
+marked, rank = Counter(), None
+for line in open(w + "/out.txt"):
+    m = re.match(r"^[A-Z_]+\s+(\d+)\s+\d+", line)
+    if m:
+        rank = int(m.group(1))
+    elif "retime::critical_path" in line and rank is not None:
+        marked[rank] += 1
+want = Counter()
+for r, a, b in segs:
+    want[r] += b - a + 1
+if marked != want:
+    out.append("OTF2 marks per rank %s, analyze's segments %s" % (dict(marked), dict(want)))
+# Perfetto: one "critical path" slice per segment, the same events
+pf = json.load(open(w + "/pf.json"))
+ev = pf["traceEvents"] if isinstance(pf, dict) else pf
+sl = sorted((e["pid"], e["args"]["first_event"], e["args"]["last_event"]) for e in ev
+            if e.get("cat") == "critical_path" and e.get("ph") == "X")
+if sl != sorted(segs):
+    out.append("Perfetto slices %s, analyze's segments %s" % (sl, sorted(segs)))
+# plot timeline: the ranks its path runs along, in time order
+blocks = open(w + "/tl.dat").read().split("\n\n\n")
+path = [b for b in blocks if "critical path" in b.split("\n")[0]]
+ranks = []
+for line in (path[0].split("\n") if path else []):
+    f = line.split()
+    if len(f) == 2 and not line.startswith("#"):
+        r = int(float(f[1]))
+        if not ranks or ranks[-1] != r:
+            ranks.append(r)
+if ranks != [r for r, a, b in segs]:
+    out.append("plot timeline's path along ranks %s, analyze's %s" % (ranks, [r for r, a, b in segs]))
+# check's stored shares
+b = json.load(open(w + "/base.json"))
+tr = list(b["traces"].values())[0] if isinstance(b["traces"], dict) else b["traces"][0]
+c = tr["critical_path"]
+act = cp["activity"]
+pct = 100.0 * act["compute_ns"] / cp["length_ns"]
+if abs(c["compute_pct"] - round(pct, 3)) > 0.001:
+    out.append("check stores compute_pct %s, analyze %.3f" % (c["compute_pct"], pct))
+print("; ".join(out))
+EOF
+)
+if [ -z "$why" ]; then ok "views agree (analyze, OTF2 marks, Perfetto, plot timeline, check)"; else bad views "$why"; fi
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]
