@@ -237,8 +237,19 @@ check window-moves-headline holds '$1 > 1.15 && $2 < 1.001' "$w" "$a"
 out=$("$retime" replay "$T1" "${H[@]}")
 check window-text has "$out" "window      MPI_Init's end to MPI_Finalize's start (--window mpi; --window all for the whole run)"
 check window-whole-run-line has "$out" "whole run   measured 361.9ms, predicted 360.2ms"
-out=$("$retime" replay "$T1" "${H[@]}" --window region:shift_iteration#2-3 --format json)
-check window-region-json has "$out" '"window": {"spec": "region:shift_iteration#2-3", "text": "region shift_iteration #2-3", "ranks": 8,'
+out=$("$retime" replay "$T1" "${H[@]}" --window region:shift_iteration#1-2 --format json)
+check window-region-json has "$out" '"window": {"spec": "region:shift_iteration#1-2", "text": "region shift_iteration #1-2", "ranks": 8,'
+# the window's instances are the region table's, counted from 0 (issue #44): the window of one
+# instance K measures exactly the table's row K (its measured_max: the same ranks' span)
+rows=$("$retime" replay "$T1" "${H[@]}" --region shift_iteration --format json)
+for k in 0 1 3; do
+  wk=$("$retime" replay "$T1" "${H[@]}" --window region:shift_iteration#$k --format json |
+       python3 -c 'import json, sys; print(json.load(sys.stdin)["window"]["measured_ns"])' 2>&1)
+  rk=$(python3 -c 'import json, sys; print(int(json.load(sys.stdin)["region"]["instances"]['$k']["measured_max_ns"]))' <<<"$rows" 2>&1)
+  check window-instance-$k-is-row-$k [ "$wk" = "$rk" ]
+done
+check window-instance-0 has "$("$retime" replay "$T1" "${H[@]}" --window region:shift_iteration#0 2>&1)" "region shift_iteration #0-0"
+check window-no-such-instance fails_with "no rank has instance 10 of region 'shift_iteration' (counted from 0)" "$retime" replay "$T1" "${H[@]}" --window region:shift_iteration#10
 out=$("$retime" replay "$T1" "${H[@]}" --window time:355ms-362ms)
 check window-time has "$out" 'window      time 355ms-362ms'
 check window-bad-region fails_with "window 'region:nosuch': no region 'nosuch' (regions: " "$retime" replay "$T1" "${H[@]}" --window region:nosuch

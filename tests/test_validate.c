@@ -111,10 +111,10 @@ int main(void)
     rt_replay_result_destroy(res);
     rt_validate_destroy(v);
 
-    /* a window of work's first instance (region:work#1-1): the second instance and rank 0's span after it
+    /* a window of work's first instance (region:work#0-0, counted from 0): the second instance and rank 0's span after it
      * are outside; rank 0 spans 0 .. 2000 measured, 0 .. 3900 predicted */
     rt_window *w = NULL;
-    CHECK_EQ_INT(rt_window_open(t, "region:work#1-1", &w, &err), RT_OK);
+    CHECK_EQ_INT(rt_window_open(t, "region:work#0-0", &w, &err), RT_OK);
     o.window = w;
     CHECK_EQ_INT(rt_validate_create(t, w, &v, &err), RT_OK);
     obs.ud = v;

@@ -18,7 +18,8 @@ struct rt_window {
     enum rt_window_kind kind, asked;
     char spec[160], text[200];
     char name[128];         /* region: its name */
-    uint64_t from, to;      /* region: instances (1-based; to = 0: the last) */
+    uint64_t from, to;      /* region: instances (1-based inside; to = 0: the last). The spec and the
+                               text count from 0, as every table of instances does */
     double t1_ns, t2_ns;    /* time */
     uint32_t nranks;
     uint64_t *begin, *end;  /* per rank */
@@ -55,24 +56,26 @@ static int parse(const char *spec, struct rt_window *w, rt_error *err)
             char *end;
             errno = 0;
             unsigned long long a = strtoull(hash + 1, &end, 10), b = 0;
-            if (errno || end == hash + 1 || a < 1 || hash[1] == '-')
-                return rt_error_set(err, RT_EINVAL, "window '%s': bad instance after '#' (FROM or FROM-TO, from 1)",
-                                    spec);
+            int to_last = 0;
+            if (errno || end == hash + 1 || hash[1] == '-' || a >= UINT64_MAX - 1)
+                return rt_error_set(err, RT_EINVAL,
+                                    "window '%s': bad instance after '#' (FROM or FROM-TO, counted from 0)", spec);
             if (*end == '-' && end[1]) {
                 const char *q = end + 1;
                 b = strtoull(q, &end, 10);
-                if (errno || end == q || *q == '-' || b < a)
+                if (errno || end == q || *q == '-' || b < a || b >= UINT64_MAX - 1)
                     return rt_error_set(err, RT_EINVAL, "window '%s': bad instance range (FROM-TO, FROM <= TO)", spec);
             } else if (*end == '-') {
                 end++; /* FROM-: to the last */
+                to_last = 1;
             } else {
                 b = a; /* #K: that instance alone */
             }
             if (*end)
-                return rt_error_set(err, RT_EINVAL, "window '%s': bad instance after '#' (FROM or FROM-TO, from 1)",
-                                    spec);
-            w->from = a;
-            w->to = b;
+                return rt_error_set(err, RT_EINVAL,
+                                    "window '%s': bad instance after '#' (FROM or FROM-TO, counted from 0)", spec);
+            w->from = a + 1;
+            w->to = to_last ? 0 : b + 1;
         }
         return RT_OK;
     }
@@ -254,15 +257,15 @@ int rt_window_open(const rt_trace *t, const char *spec, rt_window **out, rt_erro
         }
         resolve_region(t, w, a, &any);
         if (!any) {
-            rc = rt_error_set(err, RT_EINVAL, "%s: window '%s': no rank enters region '%s' %llu times", rt_trace_path(t),
-                              spec, w->name, (unsigned long long)(w->to ? w->to : w->from));
+            rc = rt_error_set(err, RT_EINVAL, "%s: window '%s': no rank has instance %llu of region '%s' (counted from 0)",
+                              rt_trace_path(t), spec, (unsigned long long)(w->to ? w->to : w->from) - 1, w->name);
             goto done;
         }
         if (w->to)
-            snprintf(w->text, sizeof w->text, "region %s #%llu-%llu", w->name, (unsigned long long)w->from,
-                     (unsigned long long)w->to);
+            snprintf(w->text, sizeof w->text, "region %s #%llu-%llu", w->name, (unsigned long long)w->from - 1,
+                     (unsigned long long)w->to - 1);
         else
-            snprintf(w->text, sizeof w->text, "region %s #%llu-last", w->name, (unsigned long long)w->from);
+            snprintf(w->text, sizeof w->text, "region %s #%llu-last", w->name, (unsigned long long)w->from - 1);
         break;
     }
     case RT_WINDOW_TIME:
