@@ -159,25 +159,31 @@ static void print_text(const struct validate_cli *c, const rt_trace *t, const st
         if (!tb->nworst)
             continue;
         size_t n = tb->nworst < c->top ? tb->nworst : (size_t)c->top;
-        printf("\n%s: the %zu worst of %zu (by |error|)\n", tab_title[k], n, tb->n);
+        printf("\n%s: the %zu worst of %zu (by time lost: |predicted - measured|%s)\n", tab_title[k], n, tb->n,
+               k == RT_VAL_REGION ? " times the ranks" : "");
         int wid = (int)strlen(tab_name[k]); /* the name column as wide as its longest name shown */
         for (size_t i = 0; i < n; i++) {
             int l = (int)strlen(cli_text_buf(esc, sizeof esc, row_name(name, sizeof name, t, k, &tb->rows[tb->worst[i]])));
             wid = l > wid ? l : wid;
         }
         wid = wid > 90 ? 90 : wid;
-        printf("  %-*s %8s %14s %14s %9s\n", wid, tab_name[k],
+        printf("  %-*s %8s %14s %14s %14s %9s\n", wid, tab_name[k],
                k == RT_VAL_REGION ? "ranks" : k == RT_VAL_RANK ? "" : "calls",
                k == RT_VAL_REGION ? "measured mean" : "measured", k == RT_VAL_REGION ? "predicted mean" : "predicted",
-               "error");
+               "lost", "error");
         for (size_t i = 0; i < n; i++) {
             const struct rt_validate_row *r = &tb->rows[tb->worst[i]];
             char cnt[32] = "";
             if (k != RT_VAL_RANK)
                 snprintf(cnt, sizeof cnt, "%" PRIu64, r->count);
-            printf("  %-*s %8s %14s %14s %+8.1f%%\n", wid, cli_text_buf(esc, sizeof esc, row_name(name, sizeof name, t, k, r)),
-                   cnt, rt_format_time(a, sizeof a, r->measured_ns), rt_format_time(b, sizeof b, r->predicted_ns),
-                   r->error_pct);
+            char lost[32];
+            double l = (r->predicted_ns > r->measured_ns ? r->predicted_ns - r->measured_ns
+                                                         : r->measured_ns - r->predicted_ns) *
+                       (k == RT_VAL_REGION ? (double)r->count : 1);
+            printf("  %-*s %8s %14s %14s %14s %+8.1f%%\n", wid,
+                   cli_text_buf(esc, sizeof esc, row_name(name, sizeof name, t, k, r)), cnt,
+                   rt_format_time(a, sizeof a, r->measured_ns), rt_format_time(b, sizeof b, r->predicted_ns),
+                   rt_format_time(lost, sizeof lost, l), r->error_pct);
         }
     }
 }

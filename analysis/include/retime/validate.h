@@ -14,8 +14,9 @@
  *  callsite  the time in the MPI calls of each call site (and MPI function), summed;
  *  size      the time in the MPI calls that carry point-to-point messages, by the largest
  *            message's size class (decades: 0 B, 1-9 B, 10-99 B, ...), summed.
- * Every table has the median |error| of its rows and its rows in order of |error|, the worst
- * first. A row whose measured time is 0 has no error (counted, left out of the median).
+ * Every table has the median |error| of its rows and its rows in order of the time they lose,
+ * |predicted - measured| (region rows: times their ranks), the worst first. A row whose measured
+ * time is 0 has no error (counted, left out of the median and of the worst).
  */
 #ifndef RETIME_VALIDATE_H
 #define RETIME_VALIDATE_H
@@ -41,7 +42,8 @@ struct rt_validate_row {
 struct rt_validate_tab {
     const struct rt_validate_row *rows; /**< in order of id (region: id, instance); owned by the collector */
     size_t n;
-    const size_t *worst;  /**< indices of the rows with an error, largest |error| first */
+    const size_t *worst;  /**< indices of the rows with an error, the most time lost first:
+                               |predicted - measured| (region rows: times their ranks) */
     size_t nworst;
     double median_abs_error_pct; /**< over the rows with an error (0 when none) */
 };

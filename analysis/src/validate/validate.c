@@ -230,10 +230,21 @@ static int cmp_row(const void *a, const void *b)
     return x->instance < y->instance ? -1 : x->instance > y->instance;
 }
 
+/* The time a row loses: |predicted - measured| over all it stands for (a region row's times are
+ * means over its ranks). The worst rows are the ones that lose the most time, not the ones with
+ * the largest relative error: a -100 % row of a few microseconds must not hide one that is off
+ * by seconds. */
+static double time_lost(const struct rt_validate_row *w, int k)
+{
+    return fabs(w->predicted_ns - w->measured_ns) * (k == RT_VAL_REGION ? (double)w->count : 1);
+}
+
 static const struct rt_validate_row *sort_rows;
+static int sort_kind;
 static int cmp_worst(const void *a, const void *b)
 {
-    double x = fabs(sort_rows[*(const size_t *)a].error_pct), y = fabs(sort_rows[*(const size_t *)b].error_pct);
+    double x = time_lost(&sort_rows[*(const size_t *)a], sort_kind),
+           y = time_lost(&sort_rows[*(const size_t *)b], sort_kind);
     if (x != y)
         return x > y ? -1 : 1;
     return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
@@ -284,6 +295,7 @@ int rt_validate_report(rt_validate *v, struct rt_validate_report *out, rt_error 
                 v->worst[k][nw++] = i;
             }
         sort_rows = v->rows[k];
+        sort_kind = k;
         if (nw) {
             qsort(v->worst[k], nw, sizeof *v->worst[k], cmp_worst);
             qsort(abs_err, nw, sizeof *abs_err, cmp_double);
