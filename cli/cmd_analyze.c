@@ -533,10 +533,20 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
     printf("critical path of B: %s over %" PRIu64 " events in %" PRIu64 " segments, ends on rank %u event %" PRIu64
            "\n",
            fmt_ps(a, sizeof a, cp->length_ps), cp->events, cp->nseg, cp->end_rank, cp->end_index);
+    /* What each activity holds, beside its name (the JSON's keys); waiting is never on the path
+     * (a wait is the slack the path does not take), so the text leaves it out. */
+    static const char *const holds[RT_ACT_COUNT] = {
+        [RT_ACT_COMPUTE] = "outside MPI calls", [RT_ACT_OVERHEAD] = "CPU in MPI calls: o_s, o_r",
+        [RT_ACT_TRANSFER] = "point-to-point messages", [RT_ACT_COLLECTIVE] = "collective operations"};
     printf("  activity\n");
-    for (int k = 0; k < RT_ACT_COUNT; k++)
-        printf("    %-46s %12s %6.1f%%\n", rt_activity_name(k), fmt_ps(a, sizeof a, cp->activity_ps[k]),
+    for (int k = 0; k < RT_ACT_COUNT; k++) {
+        if (k == RT_ACT_WAITING)
+            continue;
+        char label[64];
+        snprintf(label, sizeof label, "%s (%s)", rt_activity_name(k), holds[k]);
+        printf("    %-46s %12s %6.1f%%\n", label, fmt_ps(a, sizeof a, cp->activity_ps[k]),
                cp->length_ps ? 100.0 * (double)cp->activity_ps[k] / (double)cp->length_ps : 0.0);
+    }
     static const uint8_t groups[] = {RT_GROUP_RANK, RT_GROUP_CALLSITE, RT_GROUP_REGION, RT_GROUP_SIZE};
     for (size_t k = 0; k < sizeof groups; k++) {
         printf("  by %s (top %" PRIu64 ")\n", gname[groups[k]], c->top);
