@@ -4,10 +4,12 @@
  * member that enters late binds the members that wait for it, so its compute before the call is
  * on the critical path as compute on its rank.
  *
- * 1. Hand-derived: one collective, one member late by D = 10 ms (the others on time) at every
- *    position, on P = 3, 5, 6, 8, 13, for every (operation, algorithm) pair, timed in one go
- *    (the model's crossbar) and message by message on a network (crossbar:P); sizes that do not
- *    divide evenly, eager and rendezvous. The path must hold rank j's compute: D on rank j.
+ * 1. Hand-derived: P instances of one collective, each followed by an MPI_Barrier (so that a
+ *    late member's delay reaches the end of the run whatever the operation); in instance j
+ *    member j is late by D = 10 ms (the others on time): one member late at every position, on P = 3, 5, 6, 8, 13, for
+ *    every (operation, algorithm) pair, timed in one go (the model's crossbar) and message by
+ *    message on a network (crossbar:P); sizes that do not divide evenly, eager and rendezvous.
+ *    The path must hold every rank's compute: D on each.
  * 2. Property: random P up to 64, random pair, size, model and network, random small lateness
  *    on every member plus D on one: the path's segments are contiguous in time and sum to the
  *    predicted end, it ends at the run's end, and the late member is on it with >= D of its own
@@ -73,7 +75,8 @@ static void find_pairs(void)
 
 struct path_case {
     struct pair p;
-    uint32_t P, root, late;   /* late: the member made late by D */
+    uint32_t P, root, ninst;  /* ninst instances of the collective, one after the other */
+    const uint32_t *late;     /* late[q]: the member made late by D in instance q */
     uint64_t block;           /* bytes per member's block */
     const uint64_t *base;     /* every member's small lateness [ns], or NULL */
     int logp, network;        /* LogP-lite instead of Hockney; crossbar:P instead of none */
@@ -81,9 +84,10 @@ struct path_case {
 
 static void describe(const struct path_case *c, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s=%s P=%u root=%u late rank %u block %llu B %s%s",
+    snprintf(buf, n, "%s=%s P=%u root=%u late rank%s %u block %llu B %s%s",
              c->p.reduce_scatter ? "reduce_scatter" : rt_coll_op_name(c->p.op),
-             rt_coll_algo_name(c->p.algo), c->P, c->root, c->late, (unsigned long long)c->block,
+             rt_coll_algo_name(c->p.algo), c->P, c->root, c->ninst > 1 ? "s from" : "", c->late[0],
+             (unsigned long long)c->block,
              c->logp ? "logp" : "hockney", c->network ? " on crossbar:P" : "");
 }
 
@@ -94,12 +98,28 @@ static void check_path(const struct path_case *c)
     describe(c, what, sizeof what);
     tb_builder *b = new_trace(dir, sizeof dir, c->P);
     int op = c->p.reduce_scatter ? OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK : otf2_op[c->p.op];
-    for (uint32_t r = 0; r < c->P; r++) {
-        uint64_t s, rv;
-        counts(op, c->P, r, c->root, c->block, &s, &rv);
-        uint64_t late = (c->base ? c->base[r] : 0) + (r == c->late ? D_NS : 0);
-        add_call(b, r, late, c->p.reduce_scatter ? "MPI_Reduce_scatter_block" : call_name[c->p.op], op, c->root,
-                 s, rv);
+    /* Instance q starts at T: rank r works late(r) ns, then enters; every rank leaves at the
+     * latest entry + 1 us (as measured), then a barrier of 1 us, then instance q + 1: no compute
+     * but the work. */
+    uint64_t T = 0;
+    for (uint32_t q = 0; q < c->ninst; q++) {
+        uint64_t maxlate = 0;
+        for (uint32_t r = 0; r < c->P; r++) {
+            uint64_t late = (c->base ? c->base[r] : 0) + (r == c->late[q] ? D_NS : 0);
+            maxlate = late > maxlate ? late : maxlate;
+        }
+        for (uint32_t r = 0; r < c->P; r++) {
+            uint64_t s, rv, late = (c->base ? c->base[r] : 0) + (r == c->late[q] ? D_NS : 0);
+            counts(op, c->P, r, c->root, c->block, &s, &rv);
+            tb_enter(b, r, T, "work");
+            tb_leave(b, r, T + late, "work");
+            tb_collective(b, r, T + late, T + maxlate + 1000,
+                          c->p.reduce_scatter ? "MPI_Reduce_scatter_block" : call_name[c->p.op], op, c->root, s, rv);
+            if (c->ninst > 1)
+                tb_collective(b, r, T + maxlate + 1000, T + maxlate + 2000, "MPI_Barrier",
+                              OTF2_COLLECTIVE_OP_BARRIER, NO_ROOT, 0, 0);
+        }
+        T += maxlate + 2000;
     }
     if (tb_close(b) != 0) {
         fprintf(stderr, "%s: cannot write the trace\n", what);
@@ -160,7 +180,7 @@ static void check_path(const struct path_case *c)
     /* the path: from 0 to the end, its segments contiguous in time, their lengths summing to it */
     int bad = cp->end_ps != res->predicted_ps || cp->length_ps != cp->end_ps || cp->nseg == 0 ||
               cp->seg[0].begin_ps != 0 || cp->seg[cp->nseg - 1].end_ps != cp->end_ps;
-    rt_time_ps sum = 0, on_late = 0;
+    rt_time_ps sum = 0;
     for (uint64_t k = 0; k < cp->nseg; k++) {
         const struct rt_cp_segment *sg = &cp->seg[k];
         if (k && sg->begin_ps != cp->seg[k - 1].end_ps)
@@ -168,30 +188,41 @@ static void check_path(const struct path_case *c)
         if (sg->end_ps < sg->begin_ps)
             bad = 1;
         sum += sg->end_ps - sg->begin_ps;
-        if (sg->rank == c->late)
-            on_late += sg->end_ps - sg->begin_ps;
     }
     if (bad || sum != cp->end_ps) {
         fprintf(stderr, "%s: the path's %llu segments are not contiguous from 0 to the end %lld ps (sum %lld ps)\n",
                 what, (unsigned long long)cp->nseg, (long long)cp->end_ps, (long long)sum);
         rt_test_failures++;
     }
-    /* the late member's own compute is on it */
-    rt_time_ps rank_share = 0;
-    for (uint64_t k = 0; k < cp->nshare; k++)
-        if (cp->share[k].group == RT_GROUP_RANK && cp->share[k].id == c->late)
-            rank_share = cp->share[k].value;
+    /* every late member's own compute is on it: D for each instance it was late in */
     rt_time_ps d = (rt_time_ps)D_NS * NS;
-    if (on_late < d || rank_share < d || cp->activity_ps[RT_ACT_COMPUTE] < d) {
-        fprintf(stderr, "%s: the late rank has %lld ps on the path (segments), %lld ps (share), compute %lld ps; "
-                        "want >= %lld ps. Segments:",
-                what, (long long)on_late, (long long)rank_share, (long long)cp->activity_ps[RT_ACT_COMPUTE],
-                (long long)d);
-        for (uint64_t k = 0; k < cp->nseg && k < 12; k++)
-            fprintf(stderr, " r%u[%lld..%lld]", cp->seg[k].rank, (long long)cp->seg[k].begin_ps,
-                    (long long)cp->seg[k].end_ps);
-        fprintf(stderr, "\n");
+    if (cp->activity_ps[RT_ACT_COMPUTE] < (rt_time_ps)c->ninst * d) {
+        fprintf(stderr, "%s: %lld ps of compute on the path, want >= %u x %lld ps\n", what,
+                (long long)cp->activity_ps[RT_ACT_COMPUTE], c->ninst, (long long)d);
         rt_test_failures++;
+    }
+    for (uint32_t j = 0; j < c->P; j++) {
+        rt_time_ps want = 0, on_j = 0, share = 0;
+        for (uint32_t q = 0; q < c->ninst; q++)
+            want += c->late[q] == j ? d : 0;
+        if (!want)
+            continue;
+        for (uint64_t k = 0; k < cp->nseg; k++)
+            if (cp->seg[k].rank == j)
+                on_j += cp->seg[k].end_ps - cp->seg[k].begin_ps;
+        for (uint64_t k = 0; k < cp->nshare; k++)
+            if (cp->share[k].group == RT_GROUP_RANK && cp->share[k].id == j)
+                share = cp->share[k].value;
+        if (on_j < want || share < want) {
+            fprintf(stderr, "%s: late rank %u has %lld ps on the path (segments), %lld ps (share); want >= %lld ps. "
+                            "Segments:",
+                    what, j, (long long)on_j, (long long)share, (long long)want);
+            for (uint64_t k = 0; k < cp->nseg && k < 16; k++)
+                fprintf(stderr, " r%u[%lld..%lld]", cp->seg[k].rank, (long long)cp->seg[k].begin_ps,
+                        (long long)cp->seg[k].end_ps);
+            fprintf(stderr, "\n");
+            rt_test_failures++;
+        }
     }
 done:
     rt_replay_result_destroy(res);
@@ -201,23 +232,26 @@ done:
     rt_coll_rules_free(rules);
 }
 
-/* 1. One late member at every position, every pair, P = 3, 5, 6, 8, 13. */
+/* 1. One late member at every position, every pair, P = 3, 5, 6, 8, 13: P instances per trace. */
 static void test_late_member_every_position(void)
 {
     static const uint32_t Ps[] = {3, 5, 6, 8, 13};
     static const uint64_t blocks[] = {8, 1001, 70001}; /* eager, uneven, rendezvous (> 64 KiB) */
+    uint32_t late[13];
+    for (uint32_t j = 0; j < 13; j++)
+        late[j] = j;
     int failures0 = rt_test_failures;
     unsigned n = 0;
     for (int k = 0; k < npairs; k++)
         for (size_t i = 0; i < sizeof Ps / sizeof Ps[0]; i++)
-            for (uint32_t j = 0; j < Ps[i]; j++) {
-                struct path_case c = {.p = pairs[k], .P = Ps[i], .root = Ps[i] / 2, .late = j,
-                                      .block = blocks[(j + i + (unsigned)k) % 3], .logp = (j + (unsigned)k) % 2,
-                                      .network = (j + i) % 2};
+            for (int net = 0; net < 2; net++) {
+                struct path_case c = {.p = pairs[k], .P = Ps[i], .root = Ps[i] / 2, .ninst = Ps[i], .late = late,
+                                      .block = blocks[(i + (unsigned)k + (unsigned)net) % 3],
+                                      .logp = (int)((i + (unsigned)k) % 2), .network = net};
                 check_path(&c);
                 n++;
             }
-    printf("late member at every position: %u cases of %d pairs, %d failed\n", n, npairs,
+    printf("late member at every position: %u traces of %d pairs, %d failed\n", n, npairs,
            rt_test_failures - failures0);
 }
 
@@ -238,7 +272,9 @@ static void test_random_property(int cases)
     for (int i = 0; i < cases; i++) {
         struct path_case c = {.p = pairs[rnd((uint64_t)npairs)], .P = 2 + (uint32_t)rnd(63)};
         c.root = (uint32_t)rnd(c.P);
-        c.late = (uint32_t)rnd(c.P);
+        uint32_t late = (uint32_t)rnd(c.P);
+        c.ninst = 1;
+        c.late = &late;
         c.block = rnd(4) == 0 ? rnd(16) : rnd(40000) + 1; /* 0-15 B, or up to ~40 KB: eager and rendezvous */
         if (c.p.op == RT_COLL_ALLTOALL || c.p.op == RT_COLL_ALLGATHER || c.p.reduce_scatter)
             c.block = c.block / c.P + 1; /* P blocks per member: keep the whole far below D */
