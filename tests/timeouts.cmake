@@ -16,7 +16,7 @@ set(RT_TEST_SECONDS
   analyze                                          5    30
   bad_input                                        7    42
   bench_network_smoke                              1     6
-  bench_smoke                                      1     5
+  bench_smoke                                      1     6
   bench_vs_loggopsim_args                          1     6
   calibrate_ext                                    1     6
   check                                           28   168
@@ -29,43 +29,43 @@ set(RT_TEST_SECONDS
   fuzz_trace                                     119     0
   install                                          5     0
   montecarlo                                       4    24
-  mpi_abort_archive                                2     4
-  mpi_callsite_skip                                5    12
+  mpi_abort_archive                                2    12
+  mpi_callsite_skip                                5    30
   mpi_collbench                                   13    78
-  mpi_distributed_replay                         426  2556
+  mpi_distributed_replay                         426   913
   mpi_full_disk_inject                            22   132
   mpi_full_disk_tmpfs                             13    78
-  mpi_linked_shift1d_ssend                         2     7
-  mpi_linked_shift3d_isend                         2     7
-  mpi_nbcoll                                       2     9
-  mpi_nbcoll_p2                                    2     6
-  mpi_nbcoll_p3                                    2     6
+  mpi_linked_shift1d_ssend                         2    12
+  mpi_linked_shift3d_isend                         2    12
+  mpi_nbcoll                                       2    12
+  mpi_nbcoll_p2                                    2    12
+  mpi_nbcoll_p3                                    2    12
   mpi_pingpong_bad_options                        14    78
-  mpi_pingpong_fastest_3ranks                      8    10
-  mpi_pingpong_params                             13    14
-  mpi_replay_traced_shift                          2     8
-  mpi_same_results_1d_isend                        4    14
-  mpi_same_results_1d_isend_zero_bytes             3    12
-  mpi_same_results_1d_ssend                        4    16
-  mpi_same_results_1d_ssend_odd_ring               4    15
-  mpi_same_results_1d_ssend_rendezvous             4    13
-  mpi_same_results_3d_isend                        4    16
-  mpi_same_results_3d_ssend                        4    15
-  mpi_same_results_3d_ssend_odd_ring               4    15
-  mpi_same_results_team_1d                         5    23
-  mpi_same_results_team_1d_odd_team                5    22
-  mpi_same_results_team_3d                         5    22
+  mpi_pingpong_fastest_3ranks                      8    48
+  mpi_pingpong_params                             13    78
+  mpi_replay_traced_shift                          2    12
+  mpi_same_results_1d_isend                        4    24
+  mpi_same_results_1d_isend_zero_bytes             3    18
+  mpi_same_results_1d_ssend                        4    24
+  mpi_same_results_1d_ssend_odd_ring               4    24
+  mpi_same_results_1d_ssend_rendezvous             4    24
+  mpi_same_results_3d_isend                        4    24
+  mpi_same_results_3d_ssend                        4    24
+  mpi_same_results_3d_ssend_odd_ring               4    24
+  mpi_same_results_team_1d                         5    30
+  mpi_same_results_team_1d_odd_team                5    30
+  mpi_same_results_team_3d                         5    30
   mpi_sanitizer_reports_clear                      0     1
   mpi_save_order                                   5    30
   mpi_signals_archive                             21   126
-  mpi_team_shift                                  14    58
-  mpi_trace_comms                                  2     7
-  mpi_trace_shift1d_ssend                          2     6
-  mpi_trace_shift3d_isend                          2     6
+  mpi_team_shift                                  14    84
+  mpi_trace_comms                                  2    12
+  mpi_trace_shift1d_ssend                          2    12
+  mpi_trace_shift3d_isend                          2    12
   mpi_tracer_memory_bound                         56   336
-  mpi_vcoll                                        2     6
-  mpi_vcoll_p2                                     2     5
-  mpi_vcoll_p3                                     2     6
+  mpi_vcoll                                        2    12
+  mpi_vcoll_p2                                     2    12
+  mpi_vcoll_p3                                     2    12
   network                                         57   342
   other_producers                                 14    84
   outputs                                         12    72
@@ -76,12 +76,12 @@ set(RT_TEST_SECONDS
   test_calibrate                                   1     6
   test_clock_fix                                   1     6
   test_coll_algos                                  2    12
-  test_coll_path                                  60   360
+  test_coll_path                                  60   424
   test_collectives                                 4    24
-  test_depgraph                                   17   102
-  test_distributed                                62   372
+  test_depgraph                                   17    91
+  test_distributed                                62   276
   test_netflow                                     5    30
-  test_otf2_writer                                 2    12
+  test_otf2_writer                                 2    16
   test_replay                                      1     6
   test_sidefile                                    1     6
   test_topology                                    1     6
