@@ -231,11 +231,13 @@ int cmd_replay(struct args *a)
     uint32_t reg = RT_NONE;
     if (c.tr.region) {
         reg = rt_trace_find_region(t, c.tr.region);
-        if (reg == RT_NONE) {
+        /* (a region no rank enters has no instance: an error, not an empty table; under mpirun a
+         * process holds only its ranks' events, so there only the name is checked) */
+        if (reg == RT_NONE || (dist_size() == 1 && !rt_trace_region_entered(t, reg))) {
             char list[600];
             rt_trace_region_list(t, list, sizeof list);
-            rt_error_set(&err, RT_EINVAL, "%s: no region named '%s' in this trace (regions: %s)", rt_trace_path(t),
-                         c.tr.region, list);
+            rt_error_set(&err, RT_EINVAL, "%s: %s '%s' in this trace (regions: %s)", rt_trace_path(t),
+                         reg == RT_NONE ? "no region named" : "no instance of region", c.tr.region, list);
             goto out;
         }
     }

@@ -355,7 +355,7 @@ static int cmd_info(struct args *a)
         printf("time span      %s\n", span);
         char names[600], text[2400];
         rt_trace_region_list(t, names, sizeof names);
-        printf("regions        %u: %s\n", rt_trace_regions(t), cli_text_buf(text, sizeof text, names));
+        printf("regions        %s\n", cli_text_buf(text, sizeof text, names));
         printf("communicators  %u", rt_trace_comms(t) - st->self_comms * rt_trace_ranks(t));
         if (st->self_comms)
             printf(" (%u self, one instance per rank)", st->self_comms);

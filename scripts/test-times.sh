@@ -11,10 +11,10 @@ for a in "$@"; do
   if [ "$a" = -- ]; then side=asan; continue; fi
   if [ "$side" = plain ]; then plain+=("$a"); else asan+=("$a"); fi
 done
-times() { # the longest time of each test in the given logs
+longest() { # the longest time of each test in the given logs
   [ $# -gt 0 ] || return 0
   sed -nE 's/.*Test +#[0-9]+: ([^ ]+) .* ([0-9.]+) sec.*/\1 \2/p' "$@" |
-    awk '{ t = int($2) + ($2 > int($2)); if (t > m[$1]) m[$1] = t; if (!($1 in m)) m[$1] = t } END { for (k in m) print k, m[k] }'
+    awk '{ t = int($2) + ($2 > int($2)); if (!($1 in m) || t > m[$1]) m[$1] = t } END { for (k in m) print k, m[k] }'
 }
-join -a1 -a2 -e 0 -o 0,1.2,2.2 <(times "${plain[@]}" | sort) <(times "${asan[@]}" | sort) |
+join -a1 -a2 -e 0 -o 0,1.2,2.2 <(longest "${plain[@]}" | sort) <(longest "${asan[@]}" | sort) |
   awk '{ printf "  %-44s %5d %5d\n", $1, $2, $3 }'

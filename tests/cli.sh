@@ -277,7 +277,12 @@ check work-bad fails_with "bad --max-work '0' (a number of events from 1 to 1e18
 
 # Frictions of a new user's first hour (issue #32 item 4), each failing before its change
 out=$("$retime" info "$T1")
-check info-region-names has "$out" 'regions        48: shift_warmup, shift_iteration, shift_dim_x, main, hop_ssend, shift_dim (48 regions in all)'
+# only the regions a rank enters (issue #44): not the call-site functions main, hop_ssend, shift_dim
+check info-region-names has "$out" 'regions        shift_warmup, shift_iteration, shift_dim_x (3 entered besides MPI calls; 48 regions defined)'
+# a region that is defined but never entered has no instance: an error naming the ones that do
+check region-no-instance fails_with "no instance of region 'hop_ssend' in this trace (regions: shift_warmup, shift_iteration, shift_dim_x (3 entered" \
+    "$retime" replay "$T1" "${H[@]}" --region hop_ssend
+check region-no-instance-sweep fails_with "no instance of region 'hop_ssend'" "$retime" sweep "$T1" --alpha 1us,2us --beta 0.7595ns/B --region hop_ssend
 check info-region-list-json has "$("$retime" info "$T1" --format json)" '"region_list": [{"name": "MPI_Init", "mpi": true}'
 check region-unknown-lists fails_with "no region named 'nosuch' in this trace (regions: shift_warmup, shift_iteration" \
     "$retime" replay "$T1" "${H[@]}" --region nosuch

@@ -11,7 +11,8 @@
 #      critical-path slices (--perfetto), plot timeline's path and check's stored shares.
 # Usage: coll_path.sh RETIME WORKDIR OTF2_PRINT
 set -u
-retime=$1; work=$2; otf2_print=${3:-otf2-print}
+retime=$1; work=$2; otf2_print=${3:-}
+[ -n "$otf2_print" ] || { echo "skipped: no otf2-print (Debian: otf2-tools)"; exit 77; }
 rm -rf "$work"; mkdir -p "$work"
 fails=0; passes=0
 ok() { echo "ok   $1"; passes=$((passes + 1)); }

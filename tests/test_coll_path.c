@@ -14,13 +14,13 @@
  *    on every member plus D on one: the path's segments are contiguous in time and sum to the
  *    predicted end, it ends at the run's end, and the late member is on it with >= D of its own
  *    compute.
- * D dominates every collective's own time here (at most ~0.2 s: a linear alltoall of 64 ranks
- * with 40 KiB blocks under Hockney), so nothing but rank j's lateness explains the end.
+ * D dominates every collective's own time here (at most a few ms: blocks up to ~40 KB, divided by
+ * P for the operations that move P blocks per member), so nothing but the late member's lateness
+ * explains the end.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <unistd.h>
 
 #include "coll_harness.h"
@@ -290,7 +290,7 @@ static void test_random_property(int cases)
 
 int main(int argc, char **argv)
 {
-    /* two thousand small archives: in memory where there is a tmpfs for it */
+    /* 800 small archives: in memory where there is a tmpfs for it */
     snprintf(tmp_root, sizeof tmp_root, "%s/retime-test-collpath-XXXXXX",
              access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
     if (!mkdtemp(tmp_root)) {

@@ -56,6 +56,7 @@ set(RT_TEST_SECONDS
   mpi_same_results_team_1d_odd_team                5    30
   mpi_same_results_team_3d                         5    30
   mpi_sanitizer_reports_clear                      0     1
+  mpi_sanitizer_reports                            0     1
   mpi_save_order                                   5    30
   mpi_signals_archive                             21   126
   mpi_team_shift                                  14    84

@@ -211,10 +211,11 @@ int plot_montecarlo(struct args *a)
     if (model_cli_network(&c.model, &opts, t)) /* --topology and the window, as replay --runs takes them */
         goto out;
     uint32_t region = RT_NONE;
-    if (c.region && (region = rt_trace_find_region(t, c.region)) == RT_NONE) {
+    if (c.region && ((region = rt_trace_find_region(t, c.region)) == RT_NONE || !rt_trace_region_entered(t, region))) {
         char list[600];
         rt_trace_region_list(t, list, sizeof list);
-        cli_die("%s: no region named '%s' in this trace (regions: %s)", rt_trace_path(t), c.region, list);
+        cli_die("%s: %s '%s' in this trace (regions: %s)", rt_trace_path(t),
+                region == RT_NONE ? "no region named" : "no instance of region", c.region, list);
         goto out;
     }
     struct mc_config cfg = {.trace = t, .opts = opts, .calm = c.model.calm, .runs = c.runs, .jobs = (long)c.jobs,

@@ -361,8 +361,12 @@ static int choose_window(const struct tl_cli *c, struct timeline *tl, rt_error *
     if (c->region) {
         /* From the first Enter of instance A to the last Leave of instance B over the ranks. */
         uint32_t reg = rt_trace_find_region(t, c->region);
-        if (reg == RT_NONE)
-            return rt_error_set(err, RT_EINVAL, "%s: no region named '%s' in this trace", rt_trace_path(t), c->region);
+        if (reg == RT_NONE || !rt_trace_region_entered(t, reg)) {
+            char list[600];
+            rt_trace_region_list(t, list, sizeof list);
+            return rt_error_set(err, RT_EINVAL, "%s: %s '%s' in this trace (regions: %s)", rt_trace_path(t),
+                                reg == RT_NONE ? "no region named" : "no instance of region", c->region, list);
+        }
         uint64_t ninst = 0;
         lo = INT64_MAX;
         hi = INT64_MIN;

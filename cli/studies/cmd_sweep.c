@@ -560,11 +560,12 @@ int sweep_run(struct sweep *s)
     cli_warn_dropped(s->trace);
     if (sweep_networks(s))
         return 1;
-    if (s->tr.region && (s->region_id = rt_trace_find_region(s->trace, s->tr.region)) == RT_NONE) {
+    if (s->tr.region && ((s->region_id = rt_trace_find_region(s->trace, s->tr.region)) == RT_NONE ||
+                         !rt_trace_region_entered(s->trace, s->region_id))) {
         char list[600];
         rt_trace_region_list(s->trace, list, sizeof list);
-        return cli_die("%s: no region named '%s' in this trace (regions: %s)", rt_trace_path(s->trace), s->tr.region,
-                       list);
+        return cli_die("%s: %s '%s' in this trace (regions: %s)", rt_trace_path(s->trace),
+                       s->region_id == RT_NONE ? "no region named" : "no instance of region", s->tr.region, list);
     }
     s->runs = calloc(s->combos, sizeof *s->runs);
     if (!s->runs)

@@ -314,9 +314,12 @@ const char *rt_skip_kind_name(int kind);
  * them, ascending), as its number in MPI_COMM_WORLD (the MPI COMM_LOCATIONS group); RT_NONE past them.
  */
 uint32_t rt_trace_missing_rank(const rt_trace *trace, uint32_t i);
-/** The trace's region names other than MPI calls for an error line: "a, b, c (N regions in
- *  all)", the first dozen; "none but MPI calls". */
+/** The regions a rank enters other than MPI calls (those with instances), for an error line or
+ *  a summary: "a, b, c (3 entered besides MPI calls; N regions defined)", the first dozen.
+ *  Defined regions nobody enters (a producer's call-site functions) are left out. */
 void rt_trace_region_list(const rt_trace *trace, char *buf, size_t n);
+/** Whether some rank of the trace (of those held) enters region @p region: O(events). */
+int rt_trace_region_entered(const rt_trace *trace, uint32_t region);
 /** Name of a collective operation ("allreduce"). */
 const char *rt_coll_op_name(int op);
 

@@ -19,7 +19,8 @@ struct rt_window {
     char spec[160], text[200];
     char name[128];         /* region: its name */
     uint64_t from, to;      /* region: instances (1-based inside; to = 0: the last). The spec and the
-                               text count from 0, as every table of instances does */
+                               text count from 0, as the region tables number their instances (of
+                               a region that does not nest in itself: each entry counts here) */
     double t1_ns, t2_ns;    /* time */
     uint32_t nranks;
     uint64_t *begin, *end;  /* per rank */
@@ -187,21 +188,51 @@ static void resolve_time(const rt_trace *t, struct rt_window *w, int *any)
     }
 }
 
+/* Which regions some rank enters (one pass over the events held): a region is defined by a
+ * producer for many reasons (Score-P's call-site functions, an unused user region), but only
+ * entered ones have instances. NULL when out of memory. */
+static uint8_t *regions_entered(const rt_trace *t)
+{
+    uint32_t nr = rt_trace_regions(t);
+    uint8_t *in = calloc(nr ? nr : 1, 1);
+    for (uint32_t r = 0; in && r < rt_trace_ranks(t); r++) {
+        uint64_t n;
+        const struct rt_event *ev = rt_trace_events(t, r, &n);
+        for (uint64_t i = 0; i < n; i++)
+            if (ev[i].kind == RT_EV_ENTER && ev[i].ref < nr)
+                in[ev[i].ref] = 1;
+    }
+    return in;
+}
+
+int rt_trace_region_entered(const rt_trace *t, uint32_t region)
+{
+    uint8_t *in = region < rt_trace_regions(t) ? regions_entered(t) : NULL;
+    int yes = in ? in[region] : 0;
+    free(in);
+    return yes;
+}
+
 void rt_trace_region_list(const rt_trace *t, char *buf, size_t n)
 {
     size_t len = 0;
-    uint32_t nr = rt_trace_regions(t), shown = 0;
+    uint32_t nr = rt_trace_regions(t), shown = 0, entered = 0;
+    uint8_t *in = regions_entered(t);
     buf[0] = '\0';
-    for (uint32_t r = 0; r < nr && len + 40 < n && shown < 12; r++) {
+    for (uint32_t r = 0; r < nr && in; r++) {
         const struct rt_region *reg = rt_trace_region(t, r);
-        if (!reg || !reg->name || reg->is_mpi)
+        if (!reg || !reg->name || reg->is_mpi || !in[r])
             continue;
-        len += (size_t)snprintf(buf + len, n - len, "%s%s", shown++ ? ", " : "", reg->name);
+        entered++;
+        if (len + 40 < n && shown < 12)
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", shown++ ? ", " : "", reg->name);
     }
+    free(in);
     if (shown == 0)
-        snprintf(buf, n, "none but MPI calls");
-    else if (len + 20 < n)
-        snprintf(buf + len, n - len, " (%u regions in all)", nr);
+        snprintf(buf, n, "none entered but MPI calls (%u regions defined)", nr);
+    else if (len + 60 < n)
+        snprintf(buf + len, n - len, "%s (%u entered besides MPI calls; %u regions defined)",
+                 entered > shown ? ", ..." : "", entered, nr);
 }
 
 int rt_window_open(const rt_trace *t, const char *spec, rt_window **out, rt_error *err)
