@@ -10,7 +10,7 @@ stage "installing the Debian packages retime needs (if any are missing)"
 ./scripts/install-deps.sh
 stage "configuring (build/)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-stage "building with $(nproc 2>/dev/null || echo 2) jobs (about 1 min on two idle cores, 3-4 min on busy ones)"
+stage "building retime with $(nproc 2>/dev/null || echo 2) jobs (under a minute on two cores, busy or not)"
 # The retime command alone (the tests' build is run-tests.sh's). The build's own progress lines
 # ("[ 42%] Building C object ...", one per file), on stderr, so a long build is never silent; the
 # compilers' warnings and errors pass through too.

@@ -12,100 +12,101 @@
 set(RT_TEST_TIMEOUT "" CACHE STRING "One time limit in seconds for every test (empty: tests/timeouts.cmake's table)")
 
 # name (a glob: * matches any characters)   loaded seconds, RelWithDebInfo build   and ASan build
+# (measured 2026-11-28 with scripts/run-tests.sh beside four hogs on two cores; 0: not run there)
 set(RT_TEST_SECONDS
-  analyze                                          5    30
-  bad_input                                        7    42
-  bench_network_smoke                              1     6
-  bench_smoke                                      1     6
-  bench_vs_loggopsim_args                          1     6
-  calibrate_ext                                    1     6
-  check                                           28   168
+  analyze                                          5    25
+  bad_input                                        7    14
+  bench_network_smoke                              1     1
+  bench_smoke                                      1     5
+  bench_vs_loggopsim_args                          1     1
+  calibrate_ext                                    1     2
+  check                                           28   116
   check_traces                                     1     6
-  cli                                             14    84
-  clock_fix                                        9    54
-  coll_path                                       35   210
-  ext_scorep-casita-late-sender-4                  2    12
-  ext_scorep-stencil4d-32                          2    12
+  cli                                             14    41
+  clock_fix                                        9    14
+  coll_path                                       35    24
+  ext_scorep-casita-late-sender-4                  2     3
+  ext_scorep-stencil4d-32                          2     3
   fuzz_trace                                     119     0
   install                                          5     0
-  montecarlo                                       4    24
-  mpi_abort_archive                                2    12
-  mpi_callsite_skip                                5    30
-  mpi_collbench                                   13    78
+  montecarlo                                       4    10
+  mpi_abort_archive                                2     4
+  mpi_callsite_skip                                5    12
+  mpi_collbench                                   13    34
   mpi_distributed_replay                         426   913
-  mpi_full_disk_inject                            22   132
-  mpi_full_disk_tmpfs                             13    78
-  mpi_linked_shift1d_ssend                         2    12
-  mpi_linked_shift3d_isend                         2    12
-  mpi_nbcoll                                       2    12
-  mpi_nbcoll_p2                                    2    12
-  mpi_nbcoll_p3                                    2    12
+  mpi_full_disk_inject                            22    53
+  mpi_full_disk_tmpfs                             13    26
+  mpi_linked_shift1d_ssend                         2     7
+  mpi_linked_shift3d_isend                         2     7
+  mpi_nbcoll                                       2     9
+  mpi_nbcoll_p2                                    2     6
+  mpi_nbcoll_p3                                    2     6
   mpi_pingpong_bad_options                        14    78
-  mpi_pingpong_fastest_3ranks                      8    48
-  mpi_pingpong_params                             13    78
-  mpi_replay_traced_shift                          2    12
-  mpi_same_results_1d_isend                        4    24
-  mpi_same_results_1d_isend_zero_bytes             3    18
-  mpi_same_results_1d_ssend                        4    24
-  mpi_same_results_1d_ssend_odd_ring               4    24
-  mpi_same_results_1d_ssend_rendezvous             4    24
-  mpi_same_results_3d_isend                        4    24
-  mpi_same_results_3d_ssend                        4    24
-  mpi_same_results_3d_ssend_odd_ring               4    24
-  mpi_same_results_team_1d                         5    30
-  mpi_same_results_team_1d_odd_team                5    30
-  mpi_same_results_team_3d                         5    30
-  mpi_sanitizer_reports_clear                      0     1
+  mpi_pingpong_fastest_3ranks                      8    10
+  mpi_pingpong_params                             13    14
+  mpi_replay_traced_shift                          2     8
+  mpi_same_results_1d_isend                        4    14
+  mpi_same_results_1d_isend_zero_bytes             3    12
+  mpi_same_results_1d_ssend                        4    16
+  mpi_same_results_1d_ssend_odd_ring               4    15
+  mpi_same_results_1d_ssend_rendezvous             4    13
+  mpi_same_results_3d_isend                        4    16
+  mpi_same_results_3d_ssend                        4    15
+  mpi_same_results_3d_ssend_odd_ring               4    15
+  mpi_same_results_team_1d                         5    23
+  mpi_same_results_team_1d_odd_team                5    22
+  mpi_same_results_team_3d                         5    22
   mpi_sanitizer_reports                            0     1
-  mpi_save_order                                   5    30
-  mpi_signals_archive                             21   126
-  mpi_team_shift                                  14    84
-  mpi_trace_comms                                  2    12
-  mpi_trace_shift1d_ssend                          2    12
-  mpi_trace_shift3d_isend                          2    12
-  mpi_tracer_memory_bound                         56   336
-  mpi_vcoll                                        2    12
-  mpi_vcoll_p2                                     2    12
-  mpi_vcoll_p3                                     2    12
-  network                                         57   342
-  other_producers                                 14    84
-  outputs                                         12    72
-  outputs_atomic                                   9    54
-  perfetto                                        16    96
-  plot                                            27   162
-  sidefiles                                        9    54
-  test_calibrate                                   1     6
-  test_clock_fix                                   1     6
-  test_coll_algos                                  2    12
+  mpi_sanitizer_reports_clear                      0     1
+  mpi_save_order                                   5     9
+  mpi_signals_archive                             21    32
+  mpi_team_shift                                  14    58
+  mpi_trace_comms                                  2     7
+  mpi_trace_shift1d_ssend                          2     6
+  mpi_trace_shift3d_isend                          2     6
+  mpi_tracer_memory_bound                         56     0
+  mpi_vcoll                                        2     6
+  mpi_vcoll_p2                                     2     5
+  mpi_vcoll_p3                                     2     6
+  network                                         57   222
+  other_producers                                 14    44
+  outputs                                         12    32
+  outputs_atomic                                   9    17
+  perfetto                                        16    24
+  plot                                            27    66
+  sidefiles                                        9    10
+  test_calibrate                                   1     1
+  test_clock_fix                                   1     5
+  test_coll_algos                                  2     8
   test_coll_path                                  60   424
   test_collectives                                 4    24
   test_depgraph                                   17    91
   test_distributed                                62   276
-  test_netflow                                     5    30
+  test_netflow                                     5    26
   test_otf2_writer                                 2    16
-  test_replay                                      1     6
-  test_sidefile                                    1     6
-  test_topology                                    1     6
-  test_units                                       1     6
-  test_validate                                    1     6
-  trace_shift1d-isend-p8-k2-m1000                  1     6
-  trace_shift1d-ssend-p8-k1-m1000                  1     6
-  trace_shift1d-ssend-p8-k2-m1000                  1     6
-  trace_shift1d-ssend-p8-k2-m100000                1     6
-  trace_shift1d-ssend-p8-k3-m1000                  1     6
-  trace_shift3d-isend-p64-k1-m1000                 3    18
-  trace_shift3d-ssend-p64-k1-m1000                 3    18
-  trace_teamshift1d-ssend-p12-c3-k1-m1000          1     6
-  trace_teamshift1d-ssend-p16-c2-k2-m1000          1     6
-  trace_teamshift1d-ssend-p16-c2-k3-m1000          1     6
-  trace_teamshift1d-ssend-p16-c4-k1-m1000          1     6
-  trace_teamshift1d-ssend-p24-c3-k2-m1000          1     6
-  trace_teamshift1d-ssend-p24-c3-k3-m1000          1     6
-  trace_teamshift1d-ssend-p8-c1-k2-m1000           1     6
-  trace_teamshift1d-ssend-p8-c2-k1-m1000           1     6
-  trace_teamshift1d-ssend-p8-c2-k1-m100000         1     6
+  test_replay                                      1     3
+  test_sidefile                                    1     1
+  test_topology                                    1     2
+  test_units                                       1     1
+  test_validate                                    1     1
+  trace_shift1d-isend-p8-k2-m1000                  1     1
+  trace_shift1d-ssend-p8-k1-m1000                  1     1
+  trace_shift1d-ssend-p8-k2-m1000                  1     1
+  trace_shift1d-ssend-p8-k2-m100000                1     1
+  trace_shift1d-ssend-p8-k3-m1000                  1     1
+  trace_shift3d-isend-p64-k1-m1000                 3     9
+  trace_shift3d-ssend-p64-k1-m1000                 3    10
+  trace_teamshift1d-ssend-p12-c3-k1-m1000          1     1
+  trace_teamshift1d-ssend-p16-c2-k2-m1000          1     1
+  trace_teamshift1d-ssend-p16-c2-k3-m1000          1     1
+  trace_teamshift1d-ssend-p16-c4-k1-m1000          1     1
+  trace_teamshift1d-ssend-p24-c3-k2-m1000          1     1
+  trace_teamshift1d-ssend-p24-c3-k3-m1000          1     1
+  trace_teamshift1d-ssend-p8-c1-k2-m1000           1     1
+  trace_teamshift1d-ssend-p8-c2-k1-m1000           1     1
+  trace_teamshift1d-ssend-p8-c2-k1-m100000         1     1
   valgrind                                        49     0
-  validate_cli                                     3    18
+  validate_cli                                     3     7
 )
 
 # Sets TIMEOUT on every test of the calling directory from RT_TEST_SECONDS.
