@@ -117,6 +117,23 @@ static void test_bcast_split_binary(void)
     check_coll("bcast split-binary P=4", &su, 4, OTF2_COLLECTIVE_OP_BCAST, "MPI_Bcast", 0, 2000, NULL, want);
 }
 
+/* Split-binary with halves that differ (issue #44, item 4): P = 4, m = 2001 B, halves 1001 and
+ * 1000 B; tree 0 -> {1, 2}, 1 -> 3; odd ranks carry the first half. The root sends 1001 B to 1
+ * (0 - 3001 ns, its port busy) then 1000 B to 2 (3001 - 6001); 1 forwards its 1001 B to 3 (3001
+ * - 6002). The swap: 1 and 2 trade halves (1 -> 2 at 6002 arrives 9003, 2 -> 1 at 6001 arrives
+ * 9001; both done at 9003), and the last rank of an even P, 3, gets the second half, 1000 B, from
+ * the root (sent 6001 - 9001; delivered at 9002, one gap of 1000 B after 3's delivery at 6002).
+ * The first half instead would end 0 at 9002 and 3 at 9003. One go only: on the network the halves
+ * share links. */
+static void test_bcast_split_binary_uneven(void)
+{
+    if (g_topology)
+        return;
+    struct setup su = {.algos = "bcast=split-binary"};
+    rt_time_ps want[4] = {9001 * NS, 9003 * NS, 9003 * NS, 9002 * NS};
+    check_coll("bcast split-binary P=4 m=2001", &su, 4, OTF2_COLLECTIVE_OP_BCAST, "MPI_Bcast", 0, 2001, NULL, want);
+}
+
 /* A member's sends of one round are posted one after the other: under LogP-lite with o_s = 500 ns
  * above g = 100 ns, the linear bcast's root posts at 500, 1000, 1500 ns (injected then, eager:
  * it is done at its last injection) and rel k has its 1-byte message L later ((m-1)·G = 0; the
@@ -138,6 +155,20 @@ static void test_reduce_linear(void)
     struct setup su = {.algos = "reduce=linear"};
     rt_time_ps want[4] = {NET(3 * T1, 5 * US), T1, T1, T1}; /* network: 3 flows into the root's link */
     check_coll("reduce linear P=4", &su, 4, OTF2_COLLECTIVE_OP_REDUCE, "MPI_Reduce", 0, 1000, NULL, want);
+}
+
+/* Open MPI's basic linear reduce takes its senders from rank P-1 down (issue #44, item 4): with
+ * rank 3 late by 10 us, the root waits for 3's vector (sent at 10 us, delivered at 13 us), then
+ * takes 2's and 1's, long arrived, one port gap of T(1000) apart: 16 and 19 us. In rank order it
+ * would end at 13 us. Each sender is done when its eager send is: T, T, 10 us + T. */
+static void test_reduce_linear_late(void)
+{
+    if (g_topology)
+        return;
+    struct setup su = {.algos = "reduce=linear", .scale = 1};
+    const uint64_t late[4] = {0, 0, 0, 10000};
+    rt_time_ps want[4] = {19 * US, T1, T1, 10 * US + T1};
+    check_coll("reduce linear P=4, rank 3 late", &su, 4, OTF2_COLLECTIVE_OP_REDUCE, "MPI_Reduce", 0, 1000, late, want);
 }
 
 /* in-order binary, P = 5, root 0: the tree 4 <- {3, 1}, 3 <- 2, 1 <- 0; 3's vector reaches 4 at
@@ -643,7 +674,9 @@ int main(void)
         test_bcast_scatter_recdbl();
         test_bcast_scatter_ring();
         test_bcast_split_binary();
+        test_bcast_split_binary_uneven();
         test_reduce_linear();
+        test_reduce_linear_late();
         test_reduce_in_order_binary();
         test_reduce_in_order_binary_even();
         test_sends_posted_in_turn();

@@ -78,6 +78,7 @@ set(RT_TEST_SECONDS
   test_calibrate                                   1     1
   test_clock_fix                                   1     5
   test_coll_algos                                  2     8
+  test_coll_bytes                                  1     5
   test_coll_path                                  60   424
   test_collectives                                 4    24
   test_depgraph                                   17    91
