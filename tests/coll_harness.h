@@ -18,7 +18,7 @@
 
 #define NS 1000LL                   /* ps per ns */
 #define T(m) ((2000LL + (m)) * NS)  /* Hockney T(m) in ps */
-#define MAXP 16
+#define MAXP 64
 #define NO_ROOT OTF2_UNDEFINED_UINT32
 
 extern const struct rt_model_params hockney, logp;

@@ -337,6 +337,27 @@ static void test_alltoall_all_at_once(void)
                want);
 }
 
+/* Open MPI's all-at-once alltoall posts its P-1 exchanges 32 at a time (issue #44, item 4): at
+ * P = 33 all 32 in one round, at P = 34 a second round for the 33rd. LogP-lite (o_s = 100, o_r =
+ * 200, g = 300, L = 1000 ns, G = 0): a member's k-th send is injected at 100 + 300 (k - 1) (its
+ * port, not its CPU, sets the pace), the k-th message to it arrives L later and takes its o_r:
+ * P = 33, the 32nd at 100 + 31 * 300 + 1000 = 10400, done at 10600. P = 34: the first round's 32
+ * end at 10600 too; the 33rd is posted then (10700), arrives at 11700, done at 11900. A limit of
+ * 31 would end P = 33 at 10300 + 100 + 1000 + 200 = 11600. */
+static void test_alltoall_all_at_once_limit(void)
+{
+    if (g_topology)
+        return;
+    struct setup su = {.model = "logp", .algos = "alltoall=all-at-once"};
+    rt_time_ps want[34];
+    fill(want, 33, 10600 * NS);
+    check_coll("alltoall all-at-once P=33", &su, 33, OTF2_COLLECTIVE_OP_ALLTOALL, "MPI_Alltoall", NO_ROOT, 8, NULL,
+               want);
+    fill(want, 34, 11900 * NS);
+    check_coll("alltoall all-at-once P=34", &su, 34, OTF2_COLLECTIVE_OP_ALLTOALL, "MPI_Alltoall", NO_ROOT, 8, NULL,
+               want);
+}
+
 /* ------------------------------------------------------------------ gather, scatter, scan */
 
 /* linear-sync, P = 3: for each rank in turn an empty request, then its block. */
@@ -690,6 +711,7 @@ int main(void)
         test_allgather_neighbor();
         test_alltoall_bruck();
         test_alltoall_all_at_once();
+        test_alltoall_all_at_once_limit();
         test_gather_linear_sync();
         test_scatter_linear_nb();
         test_scan_linear();
