@@ -227,6 +227,23 @@ static void test_allreduce_segmented_ring(void)
                NULL, want);
 }
 
+/* The segmented ring on sizes that do not divide (issue #44, item 4): P = 3, m = 1001 B, 100-B
+ * segments: the block is ceil(1001 / 3) = 334 B, in ceil(334 / 100) = 4 phases of ceil(334 / 4) =
+ * 84 B (the last 82 B), each 2 ring rounds; then 2 rounds of the block:
+ * 2 (3 T(84) + T(82)) + 2 T(334) = 21336 ns. A block or a share rounded down gives 21332 ns. */
+static void test_allreduce_segmented_ring_uneven(void)
+{
+    if (g_topology)
+        return;
+    char path[300];
+    rules_file(path, sizeof path, "allreduce * * segmented-ring seg=100B\n");
+    struct setup su = {.rules = path};
+    rt_time_ps want[3];
+    fill(want, 3, 2 * (3 * T(84) + T(82)) + 2 * T(334));
+    check_coll("allreduce segmented-ring P=3 m=1001", &su, 3, OTF2_COLLECTIVE_OP_ALLREDUCE, "MPI_Allreduce", NO_ROOT,
+               1001, NULL, want);
+}
+
 /* reduce-bcast, P = 4, m = 1000 B (parts binomial): up in 2T, down in 2T. */
 static void test_allreduce_reduce_bcast(void)
 {
@@ -705,6 +722,7 @@ int main(void)
         test_reduce_rabenseifner();
         test_reduce_rabenseifner_odd_root();
         test_allreduce_segmented_ring();
+        test_allreduce_segmented_ring_uneven();
         test_allreduce_reduce_bcast();
         test_reduce_scatter();
         test_reduce_scatter_block();
