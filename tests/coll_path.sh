@@ -109,5 +109,12 @@ EOF
 )
 if [ -z "$why" ]; then ok "views agree (analyze, OTF2 marks, Perfetto, plot timeline, check)"; else bad views "$why"; fi
 
+# 3. message sizes as the program passed them: the allreduce of one double is 8 B, though the
+#    trace records 64 B each way (Score-P's convention, P x 8 B)
+txt=$("$retime" analyze "$T" "${H[@]}" --against model 2>&1)
+sizes=$(sed -n '/by message size/,/segments/p' <<<"$txt")
+if grep -q '^    8-15 B ' <<<"$sizes" && ! grep -q '64-127 B' <<<"$sizes"; then ok "size bins: the 8-B allreduce in 8-15 B"
+else bad "size bins" "$sizes"; fi
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -97,8 +97,30 @@ done:
     free(got);
 }
 
+/* rt_coll_call_bytes: the block a member passed, from its own counts in Score-P's convention
+ * (tests/coll_harness.c: counts) for every operation, root and not, P = 8 and b = 1000. */
+static void test_call_bytes(void)
+{
+    const uint32_t P = 8;
+    const rt_bytes b = 1000;
+    CHECK_EQ_INT(rt_coll_call_bytes(RT_COLL_ALLREDUCE, 0, P, 0, P * b, P * b), b);
+    CHECK_EQ_INT(rt_coll_call_bytes(RT_COLL_ALLGATHER, 0, P, 0, P * b, P * b), b);
+    CHECK_EQ_INT(rt_coll_call_bytes(RT_COLL_ALLTOALL, 0, P, 0, P * b, P * b), b);
+    CHECK_EQ_INT(rt_coll_call_bytes(RT_COLL_BCAST, 0, P, 1, P * b, b), b);
+    CHECK_EQ_INT(rt_coll_call_bytes(RT_COLL_BCAST, 0, P, 0, 0, b), b);
+    CHECK_EQ_INT(rt_coll_call_bytes(RT_COLL_REDUCE, 0, P, 1, b, P * b), b);
+    CHECK_EQ_INT(rt_coll_call_bytes(RT_COLL_GATHER, 0, P, 0, b, 0), b);
+    CHECK_EQ_INT(rt_coll_call_bytes(RT_COLL_SCATTER, 0, P, 1, P * b, b), b);
+    CHECK_EQ_INT(rt_coll_call_bytes(RT_COLL_SCAN, 0, P, 0, (P - 3) * b, 4 * b), b); /* member 3 */
+    CHECK_EQ_INT(rt_coll_call_bytes(RT_COLL_BARRIER, 0, P, 0, 0, 0), 0);
+    /* counts of no Score-P reading: the larger count */
+    CHECK_EQ_INT(rt_coll_call_bytes(RT_COLL_ALLREDUCE, 0, P, 0, 7 * 143, 7 * 143), 143); /* in place: (P-1)·b */
+    CHECK_EQ_INT(rt_coll_call_bytes(RT_COLL_ALLREDUCE, 0, P, 0, 1003, 1003), 1003);
+}
+
 int main(void)
 {
+    test_call_bytes();
     static const uint32_t Ps[] = {2, 3, 5, 6, 7, 8, 13, 31, 32, 33, 47, 64};
     static const rt_bytes ms[] = {1, 7, 1000, 1001, 4097, 65537, 100003};
     static const rt_bytes segs[] = {0, 1000, 4097};

@@ -207,8 +207,17 @@ rt_bytes rt__dg_edge_bytes(const struct walker *w, const struct rt_event *ev, ui
         return rt_trace_payload(w->t, w->r, e->ref < n ? e->ref : j).bytes;
     case RT_EV_COLL_END:
     case RT_EV_NBCOLL_END: {
-        rt_bytes s = e->ref < n ? rt_trace_payload(w->t, w->r, e->ref).bytes : 0, got = rt_trace_payload(w->t, w->r, j).bytes;
-        return s > got ? s : got;
+        /* the size the program passed (a member's block), not the trace's byte convention: an
+         * allreduce of 8 B on 8 ranks is 8 B here, though Score-P records 64 B each way */
+        if (e->ref >= n)
+            return rt_trace_payload(w->t, w->r, j).bytes;
+        const struct rt_event *b = &ev[e->ref];
+        struct rt_event_payload pb = rt_trace_payload(w->t, w->r, e->ref);
+        const struct rt_comm *cm = rt_trace_comm(w->t, pb.comm);
+        int op = (int)(e->kind == RT_EV_COLL_END ? b->aux : e->aux);
+        uint32_t P = cm && cm->size ? cm->size : 1;
+        return rt_coll_call_bytes(op, (b->flags & RT_EVF_VECTOR) != 0, P, b->ref == w->r, pb.bytes,
+                                  rt_trace_payload(w->t, w->r, j).bytes);
     }
     default:
         return c->call_bytes;

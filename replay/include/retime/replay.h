@@ -68,6 +68,15 @@ struct rt_coll_plan {
     uint8_t reduce_scatter;
 };
 
+/**
+ * The bytes one member passed to a collective call (its block: the message of a bcast, the vector
+ * of an allreduce, one peer's block of an alltoall), read from that member's own counts in the
+ * trace's convention (Score-P's: an allreduce of b bytes on P ranks records P·b sent and
+ * received). For tables by message size; where the counts fit no reading, the larger count.
+ * @param op  enum rt_coll_op; @p vector: a v-variant; @p is_root: this member is the root
+ */
+rt_bytes rt_coll_call_bytes(int op, int vector, uint32_t P, int is_root, rt_bytes sent, rt_bytes recv);
+
 /** A rule set that picks each collective's algorithm (docs/collectives.md). */
 typedef struct rt_coll_rules rt_coll_rules;
 

@@ -276,6 +276,24 @@ static rt_bytes own_block(int op, uint64_t P, uint64_t me, int is_root, rt_bytes
     }
 }
 
+rt_bytes rt_coll_call_bytes(int op, int vector, uint32_t P, int is_root, rt_bytes sent, rt_bytes recv)
+{
+    if (op == RT_COLL_BARRIER || P == 0)
+        return 0;
+    if (op == RT_COLL_SCAN) { /* (P-me)·b + (me+1)·b = (P+1)·b; in place (P-1)·b: me drops out */
+        rt_bytes t = sent + recv;
+        return t % (P + 1) == 0 ? t / (P + 1) : P > 1 && t % (P - 1) == 0 ? t / (P - 1) : (sent > recv ? sent : recv);
+    }
+    if (vector || op == RT_COLL_OTHER)
+        return own_block(op, P, 0, is_root, sent, recv);
+    rt_bytes c[4];
+    int n = candidates(op, P, 0, is_root, sent, recv, c);
+    for (int i = 0; i < n; i++)
+        if (fits(op, P, 0, is_root, sent, recv, c[i]))
+            return c[i];
+    return sent > recv ? sent : recv;
+}
+
 int rt__coll_blocks(int op, uint32_t P, uint32_t root, int vector, struct rt__coll_member *mem, uint32_t *a,
                     uint32_t *b)
 {
