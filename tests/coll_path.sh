@@ -22,21 +22,25 @@ bad() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
 T=$work/gen/late-allreduce
 H=(--alpha 1us --beta 0.1ns/B)
 
-# rank6 NAME JSON: the path's compute and rank 6's share of it, both >= 99.9 % of its length.
-rank6() {
+# late_on_path NAME JSON RANK LATE_NS: the path holds RANK's lateness as compute on that rank
+# (at least LATE_NS of each), and for a long lateness (>= 100 ms) >= 99.9 % of the path is that.
+late_on_path() {
   local why
   why=$(python3 -c '
 import json, sys
 cp = json.load(sys.stdin)["critical_path"]
+rank, late = int(sys.argv[1]), float(sys.argv[2])
 n = cp["length_ns"]
-r6 = sum(s["end_ns"] - s["begin_ns"] for s in cp["segments"] if s["rank"] == 6)
+rk = sum(s["end_ns"] - s["begin_ns"] for s in cp["segments"] if s["rank"] == rank)
 c = cp["activity"]["compute_ns"]
-if n < 250e6 or c < 0.999 * n or r6 < 0.999 * n:
-    print("length %.0f ns, compute %.0f ns, rank 6 %.0f ns; segments %s" %
-          (n, c, r6, [(s["rank"], s["first"], s["last"]) for s in cp["segments"]][:8]))
-' <<<"$2" 2>&1)
+share = 0.999 * n if late >= 1e8 else late
+if n < late or c < share or rk < share:
+    print("length %.0f ns, compute %.0f ns, rank %d %.0f ns; segments %s" %
+          (n, c, rank, rk, [(s["rank"], s["first"], s["last"]) for s in cp["segments"]][:8]))
+' "$3" "$4" <<<"$2" 2>&1)
   if [ -z "$why" ]; then ok "$1"; else bad "$1" "$why"; fi
 }
+rank6() { late_on_path "$1" "$2" 6 250000000; }
 
 # 1. every allreduce algorithm, both ways of timing it, both timings
 for algo in auto recdbl rabenseifner ring segmented-ring reduce-bcast linear; do
@@ -47,6 +51,17 @@ for algo in auto recdbl rabenseifner ring segmented-ring reduce-bcast linear; do
       if [ $? -ne 0 ]; then bad "$algo-$net-$against" "$(cat "$work/err")"; continue; fi
       rank6 "$algo-$net-$against" "$j"
     done
+  done
+done
+
+# 1b. a non-blocking allreduce whose rank 3 posts it 10 ms late (4 ranks, 1000 B)
+for algo in auto recdbl rabenseifner ring reduce-bcast linear; do
+  for net in none crossbar:4; do
+    N=(); [ "$net" = none ] || N=(--topology "$net")
+    j=$("$retime" analyze "$work/gen/nbcoll-late-10ms" "${H[@]}" --coll allreduce=$algo "${N[@]}" --against model \
+        --format json 2>"$work/err")
+    if [ $? -ne 0 ]; then bad "iallreduce-$algo-$net" "$(cat "$work/err")"; continue; fi
+    late_on_path "iallreduce-$algo-$net" "$j" 3 9999000
   done
 done
 

@@ -709,6 +709,9 @@ allreduce = lambda r: (4000, 4000)
 nbcoll("nbcoll-hidden", CollectiveOp.ALLREDUCE, NOROOT, allreduce, 5000)
 nbcoll("nbcoll-exposed", CollectiveOp.ALLREDUCE, NOROOT, allreduce, 2000)
 nbcoll("nbcoll-late", CollectiveOp.ALLREDUCE, NOROOT, allreduce, 2000, late=3)
+# rank 3 posts its MPI_Iallreduce 10 ms late: tests/coll_path.sh (issue #44) wants its 10 ms on
+# the critical path under every algorithm
+nbcoll("nbcoll-late-10ms", CollectiveOp.ALLREDUCE, NOROOT, allreduce, 2000, late=3, late_at=10000000)
 # --fix-clocks (tests/clock_fix.sh): rank 3's request read at 8000, after the others' completions
 # at 3200: three ends before a member's begin, 4800 ns each
 nbcoll("nbcoll-skewed", CollectiveOp.ALLREDUCE, NOROOT, allreduce, 2000, late=3, late_at=8000)
