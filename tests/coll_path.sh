@@ -124,6 +124,23 @@ EOF
 )
 if [ -z "$why" ]; then ok "views agree (analyze, OTF2 marks, Perfetto, plot timeline, check)"; else bad views "$why"; fi
 
+# 4. the measured run's collective waits come from the measured entries (issue #44, item 5):
+#    their total is the raw records' (the latest entry minus each member's, summed), all of it
+#    for the member that entered last in the trace, even where the model finds another one late
+waits() { # NAME TRACE WANT_NS WANT_RANK
+  local why
+  why=$("$retime" analyze "$2" "${H[@]}" --against measured --format json 2>&1 | python3 -c '
+import json, sys
+w = [k for k in json.load(sys.stdin)["wait_states"] if k["kind"] == "collective"][0]
+causes = [c["rank"] for c in w["by_cause"]]
+if w["ns"] != int(sys.argv[1]) or causes != [int(sys.argv[2])]:
+    print("collective waits %s ns caused by ranks %s; want %s ns, all rank %s" % (w["ns"], causes, sys.argv[1], sys.argv[2]))
+' "$3" "$4" 2>&1)
+  if [ -z "$why" ]; then ok "$1"; else bad "$1" "$why"; fi
+}
+waits measured-waits-late-allreduce "$T" 1715000000 6      # 5 x 7 ranks x 49 ms
+waits measured-waits-binder "$work/gen/measured-binder" 27999900 2 # the model's late one is rank 0
+
 # 3. message sizes as the program passed them: the allreduce of one double is 8 B, though the
 #    trace records 64 B each way (Score-P's convention, P x 8 B)
 txt=$("$retime" analyze "$T" "${H[@]}" --against model 2>&1)

@@ -160,7 +160,7 @@ check timeline-runs [ $? -eq 0 ]
 check timeline-no-warnings [ ! -s "$work/err" ]
 check timeline-png files "$work/timeline"
 check timeline-svg svg "$work/timeline.svg" 800 500 "Timeline of $T2, ranks 0-7" "predicted" \
-  "measured (15 messages received before sent: clocks out of sync)" "MPI_Ssend" "MPI_Recv" "MPI_Barrier" \
+  "measured (12 messages received before sent: clocks out of sync)" "MPI_Ssend" "MPI_Recv" "MPI_Barrier" \
   "compute" "critical path" "rank"
 # The whole run from 0: the critical path ends at the predicted run time (`retime replay`).
 "$retime" plot timeline "$T1" "${H[@]}" --compute-scale 0 --from 0ns --to 1s --output "$work/whole" >/dev/null

@@ -195,7 +195,7 @@ static void check_one_walk(rt_depgraph *a, rt_depgraph *b, const struct rt_depgr
 static void feed(rt_depgraph *g, uint32_t r, uint64_t j, rt_time_ps lr, rt_time_ps rr, uint32_t sr, uint64_t sj,
                  int kind)
 {
-    struct rt_dep d = {lr, kind ? rr : INT64_MIN, sj, kind ? sr : RT_NONE, (uint8_t)kind};
+    struct rt_dep d = {lr, kind ? rr : INT64_MIN, sj, kind ? sr : RT_NONE, (uint8_t)kind, 0, RT_NONE};
     rt_time_ps t = kind && rr > lr ? rr : lr;
     rt_depgraph_on_dep(g, r, j, NULL, t, &d);
 }
@@ -354,7 +354,7 @@ static void test_handmade(void)
         feed(g, 0, 1, 100, 0, 0, 0, RT_DEP_NONE);
         feed(g, 0, 2, 200, 0, 0, 0, RT_DEP_NONE);
         feed(g, 1, 0, 50, 0, 0, 0, RT_DEP_NONE);
-        struct rt_dep dep = {50, 1100, 1, 0, RT_DEP_MESSAGE};
+        struct rt_dep dep = {50, 1100, 1, 0, RT_DEP_MESSAGE, 0, RT_NONE};
         rt_depgraph_on_dep(g, 1, 1, NULL, 1000, &dep); /* t != max(50, 1100) */
         feed(g, 1, 2, 1100, 0, 0, 0, RT_DEP_NONE);
         CHECK_EQ_INT(rt_depgraph_check(g, &err), RT_EINVAL);

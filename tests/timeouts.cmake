@@ -24,7 +24,7 @@ set(RT_TEST_SECONDS
   check_traces                                     1     6
   cli                                             14    41
   clock_fix                                        9    14
-  coll_path                                       35    24
+  coll_path                                       35    90
   coll_rules_doc                                   1     2
   ext_scorep-casita-late-sender-4                  2     3
   ext_scorep-stencil4d-32                          2     3

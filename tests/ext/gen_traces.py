@@ -585,6 +585,36 @@ with ctx as trace:
         w.write(otf2.events.Leave(t + 1000, main))
 
 
+# --------------------------------------------------------------------------- measured binder
+# 4 ranks, then one MPI_Allreduce of 8 B (issue #44, item 5). Measured: rank 2 waits 10 ms in an
+# MPI_Recv of 8 B from rank 3 (sent at 1000 ns) and enters the allreduce last, at 10,001,000 ns;
+# rank 0 computes 2 ms and enters at 2,001,000; ranks 1 and 3 at 1000 and 1100; all leave at
+# 10,021,000. In the model the receive takes a few us, so rank 0 is the late one there. The
+# measured run's collective waits are the raw records' (10,001,000 - entry summed over 0, 1, 3 =
+# 27,999,900 ns), all of them for rank 2.
+ctx, path = archive("measured-binder")
+with ctx as trace:
+    P = 4
+    defs = Defs(trace, P)
+    main = defs.region("main")
+    work = defs.region("work")
+    entry = {0: 2001000, 1: 1000, 2: 10001000, 3: 1100}
+    for r in range(P):
+        w = trace.event_writer_from_location(defs.ranks[r])
+        w.write(otf2.events.Enter(0, main))
+        if r == 0:
+            w.write(otf2.events.Enter(1000, work))
+            w.write(otf2.events.Leave(2001000, work))
+        if r == 3:
+            call(w, defs, "MPI_Send", 1000, 1100, [lambda w: w.write(otf2.events.MpiSend(1000, 2, defs.world, 5, 8))],
+                 RegionRole.POINT2POINT)
+        if r == 2:
+            call(w, defs, "MPI_Recv", 1000, 10001000,
+                 [lambda w: w.write(otf2.events.MpiRecv(10001000, 3, defs.world, 5, 8))], RegionRole.POINT2POINT)
+        coll(w, defs, "MPI_Allreduce", entry[r], 10021000, CollectiveOp.ALLREDUCE, defs.world, NOROOT, 8 * P, 8 * P)
+        w.write(otf2.events.Leave(10022000, main))
+
+
 # --------------------------------------------------------------------------- what a replay leaves out
 # 2 ranks whose records the replay does not replay, each kind with its time chosen (issue #33,
 # item 5). Rank 0 spans 0 - 10000: a CUDA call 1000 - 3000 (2000: 20 %), MPI_Put 4000 - 4500

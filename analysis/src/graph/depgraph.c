@@ -177,6 +177,8 @@ void rt_depgraph_destroy(rt_depgraph *g)
     free(g->tu);
     free(g->evs);
     free(g->onpath);
+    free(g->mbind);
+    free(g->mbind_rec);
     free(g->seg);
     free(g->cp_share);
     free(g->ws_share);
@@ -222,6 +224,23 @@ void rt_depgraph_on_dep(void *ud, uint32_t rank, uint64_t index, const struct rt
     }
     note_end(&g->end, rank, index, rec_t(x));
     g->seen[rank]++;
+    /* a collective leave whose measured binder is another member: kept for rt_depgraph_measured */
+    if (kind == RT_DEP_COLLECTIVE && dep->msrc_rank < NO_RANK && dep->msrc_index <= IDX_MASK &&
+        (dep->msrc_rank != sr || dep->msrc_index != si)) {
+        if (g->nmbind == g->capmbind) {
+            size_t cap = g->capmbind ? 2 * g->capmbind : 1024;
+            struct rt__mbind *v = realloc(g->mbind, cap * sizeof *v);
+            if (!v) {
+                g->mbind_nomem = 1;
+                return;
+            }
+            g->mbind = v;
+            g->capmbind = cap;
+        }
+        g->mbind[g->nmbind++] = (struct rt__mbind){(uint64_t)rank << IDX_BITS | index,
+                                                   kind << 62 | (uint64_t)dep->msrc_rank << IDX_BITS | dep->msrc_index};
+        g->mbind_sorted = 0;
+    }
 }
 
 void rt_depgraph_observer(rt_depgraph *g, struct rt_replay_observer *obs)
@@ -238,7 +257,10 @@ static rt_time_ps time_of(const void *g, uint32_t r, uint64_t j) { return time_a
  * graph of the same split), that other processes hold (rt__dg_fetch). */
 static int fetch(rt_depgraph *g, const rt_depgraph *h, rt_error *err)
 {
-    return rt__dg_fetch(&g->dp, edges_of(g), g->total, h ? edges_of(h) : NULL, h ? h->total : 0, time_of, g, err);
+    /* a measured graph's collective leaves have their measured binders as sources besides */
+    const rt_depgraph *m = !g->rec ? g->shape : h && !h->rec ? h->shape : NULL;
+    return rt__dg_fetch(&g->dp, edges_of(g), g->total, h ? edges_of(h) : NULL, h ? h->total : 0,
+                        m ? m->mbind_rec : NULL, m ? m->nmbind : 0, time_of, g, err);
 }
 
 /* The times of the remote sources that were not recorded yet when their dependents were (the
@@ -359,6 +381,12 @@ rt_time_ps rt_depgraph_end(const rt_depgraph *g)
     return rt__dg_reduce(&g->dp, &v, 1, 0, RT_OK, &err) ? 0 : -v;
 }
 
+static int cmp_mbind(const void *a, const void *b)
+{
+    uint64_t x = ((const struct rt__mbind *)a)->key, y = ((const struct rt__mbind *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
 /* One range of ranks of the measured graph (rt_depgraph_measured). */
 struct measured_range {
     rt_depgraph *g;
@@ -393,8 +421,9 @@ static void *measured_range(void *arg)
                 tu[j] = NO_TIME;
                 continue;
             }
-            uint32_t sr = src_rank(x);
-            uint64_t sj = src_index(x);
+            struct rt__dep_rec xm = {0, 0, 0, mbind_src(s, r, j)}; /* a collective's: its measured binder */
+            uint32_t sr = src_rank(&xm);
+            uint64_t sj = src_index(&xm);
             tu[j] = held(g, sr) ? ev_ps(g, sr, sj) : rt__dg_ghost(&g->dp, sr, sj);
             if (t < tu[j]) { /* effect before cause: the clocks disagree */
                 if (!p->inf.violations || tu[j] - t > p->inf.worst_ps) {
@@ -419,6 +448,20 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
         return rc;
     if (!s->rec) /* a measured graph's sources are another graph's: no measured graph of it */
         return rt_error_set(err, RT_EINVAL, "%s: the structure graph must be a replay's", rt_trace_path(trace));
+    if (s->mbind_nomem)
+        return rt_error_set(err, RT_ENOMEM, "%s: out of memory", rt_trace_path(trace));
+    if (!s->mbind_sorted) { /* the records came in the replay's order: by event from now on */
+        rt_depgraph *w = (rt_depgraph *)s;
+        qsort(w->mbind, w->nmbind, sizeof *w->mbind, cmp_mbind);
+        free(w->mbind_rec);
+        w->mbind_rec = malloc((w->nmbind ? w->nmbind : 1) * sizeof *w->mbind_rec);
+        rc = rt__dg_agree(&s->dp, w->mbind_rec ? RT_OK : rt_error_set(err, RT_ENOMEM, "out of memory"), err);
+        if (rc)
+            return rc;
+        for (size_t i = 0; i < w->nmbind; i++)
+            w->mbind_rec[i] = (struct rt__dep_rec){NO_TIME, 0, 0, w->mbind[i].src};
+        w->mbind_sorted = 1;
+    }
     rc = create(trace, s->dp.p, 0, &g, err);
     if (!rc && (g->total != s->total || g->dp.nranks != s->dp.nranks || g->dp.lo != s->dp.lo || g->dp.hi != s->dp.hi))
         rc = rt_error_set(err, RT_EINVAL, "%s: the structure graph belongs to another trace", rt_trace_path(trace));
@@ -448,6 +491,7 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
         g->evs[r] = rt_trace_events(trace, r, &n);
         g->seen[r] = n;
     }
+    /* the sources' times held by other processes: the structure's, and the measured binders' */
     if ((rc = fetch(g, NULL, err)))
         goto fail;
     uint32_t nt = par_threads(g), bounds[PAR_MAX_THREADS + 1];

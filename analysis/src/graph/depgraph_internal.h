@@ -30,6 +30,15 @@ struct rt_depgraph {
      * 8 bytes, NO_TIME: none); its records are worked out from the trace's times and the
      * sources of the structure graph it was made with (shape), which must outlive it */
     const rt_depgraph *shape;
+    /* a replay's graph: the collective leaves whose measured binder (struct rt_dep.msrc_*) is not
+     * the model's source, keyed by event (r << IDX_BITS | j), sorted by key once complete; a
+     * measured graph made from it takes these sources (mbind_src) */
+    struct rt__mbind {
+        uint64_t key, src;
+    } *mbind;
+    size_t nmbind, capmbind;
+    int mbind_sorted, mbind_nomem;
+    struct rt__dep_rec *mbind_rec; /* once sorted: their sources as records, for rt__dg_fetch */
     const struct rt_event **evs; /* per rank held: its events */
     int64_t first;             /* the earliest event of all ranks [ns]: time 0 */
     rt_time_ps *tu;
@@ -74,12 +83,31 @@ static inline rt_time_ps ev_ps(const rt_depgraph *g, uint32_t r, uint64_t j)
  * both edges get the event's own gap c = t - max(t(u), t(p)) (local_ready = t(p) + c,
  * remote_ready = t(u) + c), or with t < t(u) (the clocks disagree) both are t. Its time (rec_t)
  * is always the measured t. */
+/* The remote source of event (r, j) in the measured timing: the structure graph's, but for a
+ * collective's leave the member whose measured entry binds it (a binary search in s->mbind). */
+static inline uint64_t mbind_src(const rt_depgraph *s, uint32_t r, uint64_t j)
+{
+    uint64_t src = R(s, r, j)->src;
+    if (src_kind(R(s, r, j)) != RT_DEP_COLLECTIVE || !s->nmbind)
+        return src;
+    uint64_t key = (uint64_t)r << IDX_BITS | j;
+    size_t lo = 0, hi = s->nmbind;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->mbind[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nmbind && s->mbind[lo].key == key ? s->mbind[lo].src : src;
+}
+
 static inline struct rt__dep_rec measured_rec(const rt_depgraph *g, uint32_t r, uint64_t j)
 {
     rt_time_ps t = ev_ps(g, r, j), tp = j ? ev_ps(g, r, j - 1) : 0, tu = g->tu[g->base[r] + j];
     if (tp > t) /* the trace's own order is the truth on one rank */
         tp = t;
-    struct rt__dep_rec x = {tu, t, INT64_MIN, R(g->shape, r, j)->src};
+    struct rt__dep_rec x = {tu, t, INT64_MIN, mbind_src(g->shape, r, j)};
     if (src_kind(&x) == RT_DEP_NONE)
         return x;
     if (t < tu) {

@@ -229,7 +229,8 @@ static int want(struct rt__dg_part *dp, const struct rt__dep_rec *x, struct u64s
 /* Two exchanges: the keys each process wants from each other one, then their times in the
  * same order (NO_TIME for an event its owner does not have: the asker's check names it). */
 int rt__dg_fetch(struct rt__dg_part *dp, const struct rt__dep_rec *rec1, uint64_t n1, const struct rt__dep_rec *rec2,
-                 uint64_t n2, rt__dg_time_fn time_of, const void *graph, rt_error *err)
+                 uint64_t n2, const struct rt__dep_rec *rec3, uint64_t n3, rt__dg_time_fn time_of, const void *graph,
+                 rt_error *err)
 {
     const struct rt_replay_part *p = dp->p;
     if (!p)
@@ -243,6 +244,8 @@ int rt__dg_fetch(struct rt__dg_part *dp, const struct rt__dep_rec *rec1, uint64_
         rc = want(dp, &rec1[i], ask);
     for (uint64_t i = 0; !rc && i < n2; i++)
         rc = want(dp, &rec2[i], ask);
+    for (uint64_t i = 0; !rc && i < n3; i++)
+        rc = want(dp, &rec3[i], ask);
     if (rc)
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
     if ((rc = rt__dg_agree(dp, rc, err)))

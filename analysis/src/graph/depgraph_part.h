@@ -60,11 +60,12 @@ int rt__dg_reduce(const struct rt__dg_part *dp, int64_t *v, size_t n, int sum, i
 /* The time of event (r, j) of @p graph, a rank held here and j below its events. */
 typedef rt_time_ps (*rt__dg_time_fn)(const void *graph, uint32_t r, uint64_t j);
 /** Fetches into the ghosts the times of the remote sources held by other processes of the
- *  @p n1 records @p rec1 and the @p n2 records @p rec2 (NULL, 0: none), and answers the other
- *  processes' questions with time_of(@p graph, r, j) (NO_TIME for an event not held here).
- *  Agrees. */
+ *  @p n1 records @p rec1, the @p n2 records @p rec2 and the @p n3 records @p rec3 (NULL, 0:
+ *  none), and answers the other processes' questions with time_of(@p graph, r, j) (NO_TIME for
+ *  an event not held here). Agrees. */
 int rt__dg_fetch(struct rt__dg_part *dp, const struct rt__dep_rec *rec1, uint64_t n1, const struct rt__dep_rec *rec2,
-                 uint64_t n2, rt__dg_time_fn time_of, const void *graph, rt_error *err);
+                 uint64_t n2, const struct rt__dep_rec *rec3, uint64_t n3, rt__dg_time_fn time_of, const void *graph,
+                 rt_error *err);
 /** Sends @p len bytes of @p rows to process 0, which gets every process's in process order in
  *  *all (malloc'd, *alllen bytes; others: NULL, 0). Agrees (@p rc: this process failed). */
 int rt__dg_gather(const struct rt__dg_part *dp, const void *rows, size_t len, void **all, size_t *alllen, int rc,

@@ -212,6 +212,11 @@ struct rt_dep {
     uint64_t src_index;      /**< the remote source event's index in its rank's events */
     uint32_t src_rank;       /**< its rank (RT_NONE when there is no remote edge) */
     uint8_t kind;            /**< enum rt_dep_kind */
+    /** RT_DEP_COLLECTIVE: the member whose *measured* entry binds this leave in the trace's own
+     *  times (by the operation's data dependencies: rt_depgraph_measured's source), its entry
+     *  event; msrc_rank RT_NONE for the other kinds */
+    uint64_t msrc_index;
+    uint32_t msrc_rank;
 };
 
 /** Called once per event, in each rank's program order, with its predicted time. */

@@ -276,6 +276,51 @@ static rt_bytes own_block(int op, uint64_t P, uint64_t me, int is_root, rt_bytes
     }
 }
 
+void rt__coll_measured_binders(int op, uint32_t P, uint32_t root, struct rt__coll_member *mem)
+{
+    uint32_t last = 0; /* the latest entry of all (ties: the lowest rank) */
+    for (uint32_t i = 1; i < P; i++)
+        if (mem[i].mentry > mem[last].mentry)
+            last = i;
+    uint32_t upto = 0; /* scan: the latest of members 0..i so far */
+    for (uint32_t i = 0; i < P; i++) {
+        uint32_t b;
+        switch (op) {
+        case RT_COLL_BCAST:
+        case RT_COLL_SCATTER:
+            b = root < P ? root : i;
+            break;
+        case RT_COLL_REDUCE:
+        case RT_COLL_GATHER:
+            b = i == root ? last : i;
+            break;
+        case RT_COLL_SCAN:
+            if (mem[i].mentry > mem[upto].mentry)
+                upto = i;
+            b = upto;
+            break;
+        default:
+            b = last;
+            break;
+        }
+        mem[i].mbind = mem[b].mentry > mem[i].mentry ? b : i;
+    }
+}
+
+uint32_t rt__coll_measured_binder(int op, uint32_t P, uint32_t root, const struct rt__coll_member *mem, uint32_t i)
+{
+    uint32_t b = i;
+    if ((op == RT_COLL_BCAST || op == RT_COLL_SCATTER) && root < P)
+        b = root;
+    else if (op == RT_COLL_SCAN) {
+        b = 0;
+        for (uint32_t k = 1; k <= i && k < P; k++)
+            if (mem[k].mentry > mem[b].mentry)
+                b = k;
+    }
+    return mem[b].mentry > mem[i].mentry ? b : i;
+}
+
 rt_bytes rt_coll_call_bytes(int op, int vector, uint32_t P, int is_root, rt_bytes sent, rt_bytes recv)
 {
     if (op == RT_COLL_BARRIER || P == 0)

@@ -19,6 +19,9 @@ struct rt__coll_member {
     rt_bytes block;      /**< set by rt__coll_blocks: its block [B] */
     uint32_t origin;     /**< out: the member whose entry bound the chain of messages that ends
                               at this member's done (itself when its own clock did) */
+    rt_time_ns mentry;   /**< in: its measured entry (the trace's time of its COLL_BEGIN) */
+    uint32_t mbind;      /**< out: the member whose measured entry binds this member's leave in the
+                              measured run (rt__coll_measured_binders; itself when its own did) */
 };
 
 /**
@@ -30,6 +33,22 @@ struct rt__coll_member {
  */
 int rt__coll_blocks(int op, uint32_t P, uint32_t root, int vector, struct rt__coll_member *mem, uint32_t *a,
                     uint32_t *b);
+
+/**
+ * Which member's measured entry binds each member's leave in the measured run (mem[i].mbind), from
+ * the operation's data dependencies alone, whatever the algorithm: a member can leave only after
+ * the members whose data it needs have entered, and of those the latest binds (ties: the member
+ * itself, then the lowest rank). Barrier, allgather, alltoall, allreduce (and their v-variants,
+ * reduce_scatter): every member needs every member. Bcast, scatter: the root. Reduce, gather: the
+ * root needs every member, the others nobody. Scan: members 0..i. Others: every member.
+ * The measured run's own times decide, not the model's replay (a measured critical path and its
+ * waits name the member that was late in the trace). O(P).
+ */
+void rt__coll_measured_binders(int op, uint32_t P, uint32_t root, struct rt__coll_member *mem);
+/** The same for member @p i alone, before every member has entered (a collective run message by
+ *  message: a bcast's leaf may leave before another enters): O(1), or O(i) for a scan; members
+ *  whose data @p i needs have entered. */
+uint32_t rt__coll_measured_binder(int op, uint32_t P, uint32_t root, const struct rt__coll_member *mem, uint32_t i);
 
 /** Noise on a collective's messages, supplied by the engine (NULL: none). */
 struct rt__coll_noise {

@@ -321,6 +321,13 @@ static int cx_round(struct engine *E, uint32_t cid, uint32_t i)
         M->state = CX_DONE;
         c->mem[i].done = M->clock;
         c->mem[i].origin = M->origin;
+        /* the measured binder: every member's at once when all have entered, else this one's */
+        if (!c->mbind_all && c->arrived == c->size) {
+            rt__coll_measured_binders((int)c->op, c->size, c->root_rank, c->mem);
+            c->mbind_all = 1;
+        } else if (!c->mbind_all) {
+            c->mem[i].mbind = rt__coll_measured_binder((int)c->op, c->size, c->root_rank, c->mem, i);
+        }
         if (++c->dones == c->size) /* (dones counts results in a distributed replay, which has no network) */
             c->complete = 1;
         E->ranks[row].coll = UINT32_MAX;

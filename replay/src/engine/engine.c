@@ -641,6 +641,8 @@ RT_HOT_INLINE int coll_end(struct engine *E, struct rank *R, uint32_t r, uint64_
         dep->kind = RT_DEP_COLLECTIVE;
         dep->src_rank = member_row(E, c, me->origin);
         dep->src_index = c->ev[me->origin];
+        dep->msrc_rank = member_row(E, c, me->mbind);
+        dep->msrc_index = c->ev[me->mbind];
         dep->local_ready = done > R->clock ? R->clock : *t;
         dep->remote_ready = done > R->clock ? *t : done;
     }
@@ -663,7 +665,7 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
     uint64_t p, *pv; /* what the event's operation refers to; its slot in R->pending */
     struct rt_dep dep;
     if (deps)
-        dep = (struct rt_dep){.remote_ready = NEVER, .src_rank = RT_NONE};
+        dep = (struct rt_dep){.remote_ready = NEVER, .src_rank = RT_NONE, .msrc_rank = RT_NONE};
 
     switch (e->kind) {
     case RT_EV_ENTER:

@@ -152,12 +152,14 @@ int rt__eng_coll_finish(struct engine *E, uint32_t id)
                      rt_replay_options_noisy(E->o) ? &hooks : NULL))
         return rt__eng_oom(E);
     c->complete = 1;
+    rt__coll_measured_binders((int)op, c->size, c->root_rank, c->mem);
     for (uint32_t i = 0; i < c->size; i++) {
         uint32_t row = member_row(E, c, i);
         if (!owned(E, row)) {
             struct fx f = {.kind = FX_CDONE, .comm = c->comm, .n = c->seq, .i = i, .t1 = c->mem[i].done,
                            .t2 = c->mem[i].tx_free, .t3 = c->mem[i].rx_free, .src = c->mem[i].origin,
-                           .ev1 = c->ev[c->mem[i].origin]};
+                           .ev1 = c->ev[c->mem[i].origin], .tag = c->mem[i].mbind,
+                           .ev2 = c->ev[c->mem[i].mbind]};
             if (rt__eng_fx_send(E, row, &f))
                 return rt__eng_oom(E);
             continue;
@@ -285,7 +287,7 @@ int rt__eng_coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t 
 
 /* Member @p me (trace row @p row) enters collective @p id at @p begin. */
 int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row, uint64_t ev, uint32_t op,
-                       uint32_t root, rt_time_ps begin, rt_bytes sent, rt_bytes recv, int vector)
+                       uint32_t root, rt_time_ps begin, rt_time_ns mentry, rt_bytes sent, rt_bytes recv, int vector)
 {
     struct coll *c = &E->colls[id];
     if (c->op != op || c->root != root)
@@ -298,6 +300,7 @@ int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row,
                    rt_coll_op_name((int)op), root == RT_NONE ? -1 : (int)root);
     struct rt__coll_member *m = &c->mem[me];
     m->begin = begin;
+    m->mentry = mentry;
     m->sent = sent;
     m->recv = recv;
     c->ev[me] = ev;
@@ -310,7 +313,7 @@ int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row,
     if (!coordinates(E, c)) { /* the coordinator counts and times it */
         uint32_t reg = rt__eng_call_region(E, row, ev);
         struct fx f = {.kind = FX_CPOST, .comm = c->comm, .n = c->seq, .i = me, .src = row, .t1 = begin,
-                       .bytes = sent, .ev2 = recv, .ev1 = ev, .tag = op, .dst = root, .flags = (uint32_t)vector,
+                       .t2 = mentry, .bytes = sent, .ev2 = recv, .ev1 = ev, .tag = op, .dst = root, .flags = (uint32_t)vector,
                        .reg = reg == RT_NONE ? 0 : reg + 1};
         return rt__eng_fx_send(E, member_row(E, c, 0), &f) ? rt__eng_oom(E) : 0;
     }
@@ -352,6 +355,6 @@ int rt__eng_post_collective(struct engine *E, uint32_t r, uint64_t j, const stru
     if (pt_put(&E->ranks[r].pending, j, COLL_BIT | (uint64_t)me << 32 | id))
         return rt__eng_oom(E);
     E->ranks[r].coll = id;
-    return rt__eng_coll_enter(E, id, me, r, j, op, e->ref, t, p->bytes, rt__eng_coll_received(&E->ranks[r], j),
-                              (e->flags & RT_EVF_VECTOR) != 0);
+    return rt__eng_coll_enter(E, id, me, r, j, op, e->ref, t, (rt_time_ns)e->time, p->bytes,
+                              rt__eng_coll_received(&E->ranks[r], j), (e->flags & RT_EVF_VECTOR) != 0);
 }

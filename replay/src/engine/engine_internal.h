@@ -94,6 +94,7 @@ struct coll {
     uint32_t first_rank;
     uint64_t first_ev, seq; /* seq: the instance's number on its communicator */
     uint8_t complete, vector;
+    uint8_t mbind_all;           /* on a network: every member's mbind worked out (all entered) */
     /* distributed replay: members on several processes; the coordinator (the process of
      * member 0) collects the entries and ports, runs the algorithm and sends each its part */
     struct coll_exec *cx;     /* on a network: its schedule running (coll_exec.c), or NULL */
@@ -158,11 +159,13 @@ struct rank {
  *   FX_ARRIVE   a message reaches its receiver's port at t1: comm tag src dst n bytes flags,
  *               ev1 send event, ev2 origin event, i origin rank, id the sender process's message
  *   FX_DELIVERED  rendezvous delivered at t1: id the sender process's message
- *   FX_CPOST    collective entry: comm, n instance, i member, src its rank, t1 entry, bytes sent,
+ *   FX_CPOST    collective entry: comm, n instance, i member, src its rank, t1 entry, t2 its measured
+ *               entry [ns], bytes sent,
  *               ev2 bytes received, ev1 COLL_BEGIN event, tag op, dst root, flags vector
  *   FX_CTC      the collective's last entry t1 (comm, n)
  *   FX_CPORTS   member i's ports t1 (send) t2 (receive) at that time (comm, n)
- *   FX_CDONE    member i's result: t1 done, t2 t3 ports, src origin member, ev1 its COLL_BEGIN (comm, n)
+ *   FX_CDONE    member i's result: t1 done, t2 t3 ports, src origin member, ev1 its COLL_BEGIN, tag the
+ *               member whose measured entry binds it, ev2 that one's COLL_BEGIN (comm, n)
  *   FX_BOUND    rank src's bounds at the end of a round: t1 earliest grant, t2 earliest post
  *   FX_SENDS    before the first round: rank src sends to rank dst */
 enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CDONE, FX_BOUND, FX_SENDS, FX_KINDS };
@@ -237,7 +240,7 @@ int rt__eng_recv_side(struct engine *E, uint32_t id, uint64_t j, uint64_t post_e
 int rt__eng_coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t op, uint32_t root, uint32_t first_rank,
                         uint64_t first_ev, uint32_t *idp);
 int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row, uint64_t ev, uint32_t op,
-                       uint32_t root, rt_time_ps begin, rt_bytes sent, rt_bytes recv, int vector);
+                       uint32_t root, rt_time_ps begin, rt_time_ns mentry, rt_bytes sent, rt_bytes recv, int vector);
 int rt__eng_coll_finish(struct engine *E, uint32_t id);
 void rt__eng_take(struct engine *E, struct qent q); /* acts on a popped queue entry */
 uint32_t rt__eng_waits_for(const struct engine *E, uint32_t r);

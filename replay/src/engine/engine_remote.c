@@ -251,7 +251,8 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
         hint(E, f->src, f->ev1, f->reg);
         if (f->src >= nr || rt__eng_coll_record(E, f->comm, f->n, f->tag, f->dst, f->src, f->ev1, &id))
             return E->failed ? E->failed : bad_fx(E, from, f);
-        return rt__eng_coll_enter(E, id, f->i, f->src, f->ev1, f->tag, f->dst, f->t1, f->bytes, f->ev2, f->flags != 0);
+        return rt__eng_coll_enter(E, id, f->i, f->src, f->ev1, f->tag, f->dst, f->t1, (rt_time_ns)f->t2, f->bytes,
+                                  f->ev2, f->flags != 0);
     }
     uint64_t *cid = rt__map_get(&E->coll_of, f->comm, f->n);
     if (!cid)
@@ -272,12 +273,14 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
         return rt__eng_coll_finish(E, id);
     default: { /* FX_CDONE */
         uint32_t row = member_row(E, c, f->i);
-        if (!owned(E, row) || f->src >= c->size)
+        if (!owned(E, row) || f->src >= c->size || f->tag >= c->size)
             return bad_fx(E, from, f);
         struct rank *R = &E->ranks[row];
         c->mem[f->i].done = f->t1;
         c->mem[f->i].origin = f->src;
         c->ev[f->src] = f->ev1;
+        c->mem[f->i].mbind = f->tag;
+        c->ev[f->tag] = f->ev2;
         R->tx_free = f->t2;
         R->rx_free = f->t3;
         R->held = 0;
