@@ -452,7 +452,8 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
         return rt_error_set(err, RT_ENOMEM, "%s: out of memory", rt_trace_path(trace));
     if (!s->mbind_sorted) { /* the records came in the replay's order: by event from now on */
         rt_depgraph *w = (rt_depgraph *)s;
-        qsort(w->mbind, w->nmbind, sizeof *w->mbind, cmp_mbind);
+        if (w->nmbind) /* (qsort of NULL, 0 is undefined) */
+            qsort(w->mbind, w->nmbind, sizeof *w->mbind, cmp_mbind);
         free(w->mbind_rec);
         w->mbind_rec = malloc((w->nmbind ? w->nmbind : 1) * sizeof *w->mbind_rec);
         rc = rt__dg_agree(&s->dp, w->mbind_rec ? RT_OK : rt_error_set(err, RT_ENOMEM, "out of memory"), err);
