@@ -250,6 +250,17 @@ static int candidates(int op, uint64_t P, uint64_t me, int is_root, rt_bytes s, 
     return n;
 }
 
+/* The first of a member's readings (candidates) that its counts fit; the larger count if none. */
+static rt_bytes fitting_block(int op, uint64_t P, uint64_t me, int is_root, rt_bytes s, rt_bytes r)
+{
+    rt_bytes c[4];
+    int n = candidates(op, P, me, is_root, s, r, c);
+    for (int i = 0; i < n; i++)
+        if (fits(op, P, me, is_root, s, r, c[i]))
+            return c[i];
+    return s > r ? s : r;
+}
+
 /* A vector variant's own block: what this rank's counts say, no agreement asked for. */
 static rt_bytes own_block(int op, uint64_t P, uint64_t me, int is_root, rt_bytes s, rt_bytes r)
 {
@@ -265,14 +276,8 @@ static rt_bytes own_block(int op, uint64_t P, uint64_t me, int is_root, rt_bytes
         return s / (P - 1) + (s % (P - 1) != 0);
     case RT_COLL_ALLREDUCE: /* reduce_scatter: Score-P counts the whole vector as sent */
         return s;
-    default: {
-        rt_bytes c[4];
-        int n = candidates(op, P, me, is_root, s, r, c);
-        for (int i = 0; i < n; i++)
-            if (fits(op, P, me, is_root, s, r, c[i]))
-                return c[i];
-        return s > r ? s : r;
-    }
+    default:
+        return fitting_block(op, P, me, is_root, s, r);
     }
 }
 
@@ -331,12 +336,7 @@ rt_bytes rt_coll_call_bytes(int op, int vector, uint32_t P, int is_root, rt_byte
     }
     if (vector || op == RT_COLL_OTHER)
         return own_block(op, P, 0, is_root, sent, recv);
-    rt_bytes c[4];
-    int n = candidates(op, P, 0, is_root, sent, recv, c);
-    for (int i = 0; i < n; i++)
-        if (fits(op, P, 0, is_root, sent, recv, c[i]))
-            return c[i];
-    return sent > recv ? sent : recv;
+    return fitting_block(op, P, 0, is_root, sent, recv);
 }
 
 int rt__coll_blocks(int op, uint32_t P, uint32_t root, int vector, struct rt__coll_member *mem, uint32_t *a,
