@@ -306,6 +306,8 @@ static int cmd_info(struct args *a)
                st->unknown_coll_ops, st->orphan_completions, st->dropped_requests);
         if (st->nb_collectives) /* only then: the outputs of traces without them stay as they were */
             printf(", \"nonblocking_collectives\": %" PRIu64, st->nb_collectives);
+        if (st->uncompleted_isends) /* likewise */
+            printf(", \"uncompleted_isends\": %" PRIu64, st->uncompleted_isends);
         printf(", \"callsites\": [");
         for (uint32_t i = 0; i < rt_trace_callsites(t); i++) {
             const struct rt_callsite *cs = rt_trace_callsite(t, i);
@@ -373,6 +375,11 @@ static int cmd_info(struct args *a)
             printf("warning        %" PRIu64 " completions without recorded start, %" PRIu64
                    " requests never completed (recording was off?)\n",
                    st->orphan_completions, st->dropped_requests);
+        if (st->uncompleted_isends)
+            printf("warning        %" PRIu64 " of %" PRIu64 " nonblocking sends have no completion record (the "
+                   "tracer lost them: retime-trace before 2026-11-29 kept one completion per request handle, "
+                   "and Open MPI returns one handle for all its inline sends); they are replayed as sent, "
+                   "their waits end without them\n", st->uncompleted_isends, st->isends);
         if (dropped[0])
             printf("dropped        %s (not replayed)\n", dropped);
         if (collectives && info_collectives(t, &opts, fmt))

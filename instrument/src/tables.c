@@ -53,15 +53,20 @@ static int rt__req_grow(void)
     return 0;
 }
 
-/* A handle already pending is a request MPI reused after a completion the tracer did not see: its
- * entry is replaced. Not between non-blocking collectives: Open MPI hands every one on a one-rank
- * communicator the same request, complete at once (ompi_request_empty), so several may be pending
- * under one handle. They stay side by side along the probe run, the older first (backward-shift
- * deletion keeps their order), and each completion of the handle takes the oldest: every request
- * id gets its NonBlockingCollectiveComplete. */
+/* Requests are known by the handle MPI returned and by the caller's variable that holds it (its
+ * address, the "slot"), because one handle can stand for several pending requests: Open MPI 4.1
+ * returns the same complete request (ompi_request_empty) for every MPI_Isend it sends inline and
+ * for every non-blocking collective on a one-rank communicator. So a handle already pending keeps
+ * its entry, and the new one goes beside it, the older first along the probe run (backward-shift
+ * deletion and growing keep their order). Only the same handle in the same slot replaces an
+ * entry: the caller overwrote that variable, so MPI reused the handle after a completion the
+ * tracer did not see. A completion takes the entry of its own slot, else the oldest of the
+ * handle (a program may complete a copy of its request variable). Non-blocking collectives never
+ * replace each other, as before: each request id gets its NonBlockingCollectiveComplete. */
 static int rt__req_same(const struct rt__request *e, const struct rt__request *q)
 {
-    return e->handle == q->handle && !(e->kind == RT_REQ_COLL && q->kind == RT_REQ_COLL);
+    return e->handle == q->handle && e->slot == q->slot &&
+           !(e->kind == RT_REQ_COLL && q->kind == RT_REQ_COLL);
 }
 
 int rt__req_insert_entry(const struct rt__request *q)
@@ -77,37 +82,44 @@ int rt__req_insert_entry(const struct rt__request *q)
     return 0;
 }
 
-int rt__req_insert(MPI_Request handle, MPI_Comm comm_handle, uint64_t id, int kind, uint32_t comm)
+int rt__req_insert(MPI_Request handle, const MPI_Request *slot, MPI_Comm comm_handle, uint64_t id,
+                   int kind, uint32_t comm)
 {
-    struct rt__request q = {.handle = handle, .comm_handle = comm_handle, .id = id, .comm = comm, .kind = kind};
+    struct rt__request q = {.handle = handle, .slot = slot, .comm_handle = comm_handle, .id = id,
+                            .comm = comm, .kind = kind};
     return rt__req_insert_entry(&q);
 }
 
-static size_t rt__req_index(MPI_Request handle)
+/* The entry of @p handle held in @p slot, else the oldest entry of @p handle (see above). */
+static size_t rt__req_index(MPI_Request handle, const MPI_Request *slot)
 {
     if (!rt__req_n)
         return SIZE_MAX;
-    size_t i = rt__req_slot(handle);
+    size_t i = rt__req_slot(handle), first = SIZE_MAX;
     while (rt__reqs[i].kind) {
-        if (rt__reqs[i].handle == handle)
-            return i;
+        if (rt__reqs[i].handle == handle) {
+            if (rt__reqs[i].slot == slot)
+                return i;
+            if (first == SIZE_MAX)
+                first = i;
+        }
         i = (i + 1) & (rt__req_cap - 1);
     }
-    return SIZE_MAX;
+    return first;
 }
 
-int rt__req_find(MPI_Request handle, struct rt__request *out)
+int rt__req_find(MPI_Request handle, const MPI_Request *slot, struct rt__request *out)
 {
-    size_t i = rt__req_index(handle);
+    size_t i = rt__req_index(handle, slot);
     if (i == SIZE_MAX)
         return -1;
     *out = rt__reqs[i];
     return 0;
 }
 
-int rt__req_take(MPI_Request handle, struct rt__request *out)
+int rt__req_take(MPI_Request handle, const MPI_Request *slot, struct rt__request *out)
 {
-    size_t i = rt__req_index(handle);
+    size_t i = rt__req_index(handle, slot);
     if (i == SIZE_MAX)
         return -1;
     *out = rt__reqs[i];

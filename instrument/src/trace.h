@@ -171,6 +171,7 @@ RT_HIDDEN int rt__callsite_resolve(struct rt__callsite_info **out, uint32_t *n);
 enum rt__req_kind { RT_REQ_SEND = 1, RT_REQ_RECV = 2, RT_REQ_COLL = 3 };
 struct rt__request {
     MPI_Request handle;
+    const MPI_Request *slot; /* The caller's variable that received the handle (see tables.c). */
     MPI_Comm comm_handle; /* Kept to translate the source when the comm is unknown. */
     uint64_t id;
     uint32_t comm;
@@ -180,13 +181,14 @@ struct rt__request {
     int op;        /* OTF2_CollectiveOp */
     uint64_t sent, received;
 };
-RT_HIDDEN int rt__req_insert(MPI_Request handle, MPI_Comm comm_handle, uint64_t id, int kind,
-                             uint32_t comm);
+RT_HIDDEN int rt__req_insert(MPI_Request handle, const MPI_Request *slot, MPI_Comm comm_handle,
+                             uint64_t id, int kind, uint32_t comm);
 /** Inserts a whole entry (a non-blocking collective's: rt__req_insert leaves its fields 0). */
 RT_HIDDEN int rt__req_insert_entry(const struct rt__request *q);
-/** Find and remove the entry of @p handle; returns 0 and fills @p out if found. */
-RT_HIDDEN int rt__req_take(MPI_Request handle, struct rt__request *out);
-RT_HIDDEN int rt__req_find(MPI_Request handle, struct rt__request *out);
+/** Find and remove the entry of @p handle held in the caller's variable @p slot (else the oldest
+ * entry of @p handle); returns 0 and fills @p out if found. */
+RT_HIDDEN int rt__req_take(MPI_Request handle, const MPI_Request *slot, struct rt__request *out);
+RT_HIDDEN int rt__req_find(MPI_Request handle, const MPI_Request *slot, struct rt__request *out);
 RT_HIDDEN size_t rt__req_count(void);
 
 RT_HIDDEN void rt__comm_insert(MPI_Comm comm, uint32_t id);

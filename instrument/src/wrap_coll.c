@@ -70,7 +70,7 @@ static void rt__icoll_end(int region, int rc, const MPI_Request *req, uint64_t i
                           MPI_Comm comm, int root, struct rt__coll_bytes b)
 {
     if (id && rc == MPI_SUCCESS && rt__g.active) {
-        struct rt__request q = {.handle = *req, .comm_handle = comm, .id = id, .kind = RT_REQ_COLL, .op = (int)op,
+        struct rt__request q = {.handle = *req, .slot = req, .comm_handle = comm, .id = id, .kind = RT_REQ_COLL, .op = (int)op,
                                 .sent = b.sent, .received = b.received};
         q.root = rt__coll_ids(comm, root, &q.comm);
         rt__req_insert_entry(&q);

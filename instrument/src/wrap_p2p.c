@@ -36,11 +36,12 @@ static void rt__rec_recv(uint64_t t, MPI_Comm comm, const MPI_Status *st)
 }
 
 /* Records the completion of a tracked request; @p handle is the caller's handle as it was before
- * MPI set it to MPI_REQUEST_NULL. */
-static void rt__completed(MPI_Request handle, const MPI_Status *st, uint64_t t)
+ * MPI set it to MPI_REQUEST_NULL, @p slot the caller's variable that held it. */
+static void rt__completed(MPI_Request handle, const MPI_Request *slot, const MPI_Status *st,
+                          uint64_t t)
 {
     struct rt__request q;
-    if (handle == MPI_REQUEST_NULL || rt__req_take(handle, &q) != 0 || !rt__g.active)
+    if (handle == MPI_REQUEST_NULL || rt__req_take(handle, slot, &q) != 0 || !rt__g.active)
         return;
     rt__g.in_tracer = 1;
     if (q.kind == RT_REQ_SEND) {
@@ -129,7 +130,7 @@ RT_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int 
         }                                                                                         \
         int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                             \
         if (id && rc == MPI_SUCCESS)                                                              \
-            rt__req_insert(*req, comm, id, RT_REQ_SEND, cid);                                     \
+            rt__req_insert(*req, req, comm, id, RT_REQ_SEND, cid);                                \
         rt__leave(RT_R_##NAME, rt__now());                                                        \
         return rc;                                                                                \
     }
@@ -154,7 +155,7 @@ RT_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int
     }
     int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
     if (id && rc == MPI_SUCCESS)
-        rt__req_insert(*req, comm, id, RT_REQ_RECV, rt__comm_id(comm));
+        rt__req_insert(*req, req, comm, id, RT_REQ_RECV, rt__comm_id(comm));
     rt__leave(RT_R_Irecv, rt__now());
     return rc;
 }
@@ -173,7 +174,7 @@ RT_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status)
     int rc = PMPI_Wait(req, status);
     uint64_t t = rt__now();
     if (rc == MPI_SUCCESS)
-        rt__completed(h, status, t);
+        rt__completed(h, req, status, t);
     rt__leave(RT_R_Wait, t);
     return rc;
 }
@@ -192,8 +193,8 @@ RT_EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
     if (rc == MPI_SUCCESS && h != MPI_REQUEST_NULL && rt__req_count()) {
         struct rt__request q;
         if (*flag)
-            rt__completed(h, status, t);
-        else if (rt__req_find(h, &q) == 0 && rt__g.active) {
+            rt__completed(h, req, status, t);
+        else if (rt__req_find(h, req, &q) == 0 && rt__g.active) {
             rt__g.in_tracer = 1;
             rt__check(OTF2_EvtWriter_MpiRequestTest(rt__g.evt, NULL, t, q.id), "MpiRequestTest");
             rt__out();
@@ -261,7 +262,7 @@ RT_EXPORT int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     uint64_t t = rt__now();
     for (int i = 0; m.track && i < count; i++)
         if (rt__status_ok(rc, &statuses[i]))
-            rt__completed(m.h[i], &statuses[i], t);
+            rt__completed(m.h[i], &reqs[i], &statuses[i], t);
     rt__multi_end(&m);
     rt__leave(RT_R_Waitall, t);
     return rc;
@@ -278,7 +279,7 @@ RT_EXPORT int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status s
     uint64_t t = rt__now();
     for (int i = 0; m.track && *flag && i < count; i++)
         if (rt__status_ok(rc, &statuses[i]))
-            rt__completed(m.h[i], &statuses[i], t);
+            rt__completed(m.h[i], &reqs[i], &statuses[i], t);
     rt__multi_end(&m);
     rt__leave(RT_R_Testall, t);
     return rc;
@@ -297,7 +298,7 @@ RT_EXPORT int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status 
     int rc = PMPI_Waitany(count, reqs, index, status);
     uint64_t t = rt__now();
     if (m.track && rc == MPI_SUCCESS && *index != MPI_UNDEFINED && *index >= 0 && *index < count)
-        rt__completed(m.h[*index], status, t);
+        rt__completed(m.h[*index], &reqs[*index], status, t);
     rt__multi_end(&m);
     rt__leave(RT_R_Waitany, t);
     return rc;
@@ -317,7 +318,7 @@ RT_EXPORT int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, 
     uint64_t t = rt__now();
     if (m.track && rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED && *index >= 0 &&
         *index < count)
-        rt__completed(m.h[*index], status, t);
+        rt__completed(m.h[*index], &reqs[*index], status, t);
     rt__multi_end(&m);
     rt__leave(RT_R_Testany, t);
     return rc;
@@ -335,7 +336,7 @@ static int rt__some(int region, int wait, int count, MPI_Request reqs[], int *ou
     if (m.track && (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)
         for (int k = 0; k < *outcount; k++)
             if (indices[k] >= 0 && indices[k] < count && rt__status_ok(rc, &statuses[k]))
-                rt__completed(m.h[indices[k]], &statuses[k], t);
+                rt__completed(m.h[indices[k]], &reqs[indices[k]], &statuses[k], t);
     rt__multi_end(&m);
     rt__leave(region, t);
     return rc;
@@ -363,7 +364,7 @@ RT_EXPORT int MPI_Request_free(MPI_Request *req)
         return PMPI_Request_free(req);
     struct rt__request q;
     rt__enter(RT_R_Request_free, rt__now(), RT_CALLER());
-    rt__req_take(*req, &q); /* Its completion can no longer be observed. */
+    rt__req_take(*req, req, &q); /* Its completion can no longer be observed. */
     int rc = PMPI_Request_free(req);
     rt__leave(RT_R_Request_free, rt__now());
     return rc;

@@ -702,6 +702,33 @@ with ctx as trace:
         w.write(otf2.events.Leave(7000, main))
 
 
+# --------------------------------------------------------------------------- lost send completions
+# What retime-trace wrote before issue #45 (item 3) when Open MPI returned one handle for three
+# inline MPI_Isend: three MpiIsend (requests 1-3) and, in the MPI_Waitall, the completion of the
+# last one only. 2 ranks; rank 0: three MPI_Isend of 8 B at 1000, 1100, 1200 (50 ns each), the
+# MPI_Waitall 1300 - 1400; rank 1: three MPI_Recv, 1000 - 2000, 2000 - 2100, 2100 - 2200.
+ctx, path = archive("isend-lost-completion")
+with ctx as trace:
+    defs = Defs(trace, 2)
+    main = defs.region("main")
+    for r in range(2):
+        w = trace.event_writer_from_location(defs.ranks[r])
+        w.write(otf2.events.Enter(0, main))
+        for i in range(3):
+            if r == 0:
+                call(w, defs, "MPI_Isend", 1000 + 100 * i, 1050 + 100 * i,
+                     [lambda w, i=i: w.write(otf2.events.MpiIsend(1000 + 100 * i, 1, defs.world, i, 8, i + 1))],
+                     RegionRole.POINT2POINT)
+            else:
+                t0 = 1000 if i == 0 else 1900 + 100 * i
+                call(w, defs, "MPI_Recv", t0, t0 + (1000 if i == 0 else 100),
+                     [lambda w, i=i, t=t0 + (1000 if i == 0 else 100): w.write(otf2.events.MpiRecv(t, 0, defs.world, i, 8))],
+                     RegionRole.POINT2POINT)
+        if r == 0:
+            call(w, defs, "MPI_Waitall", 1300, 1400, [lambda w: w.write(otf2.events.MpiIsendComplete(1400, 3))],
+                 RegionRole.POINT2POINT)
+        w.write(otf2.events.Leave(3000, main))
+
 # --------------------------------------------------------------------------- non-blocking collectives
 # Score-P's layout (OTF2 3.x): the MPI_I<coll> call holds a NonBlockingCollectiveRequest(request
 # id), the MPI_Wait that completes it a NonBlockingCollectiveComplete(op, comm, root, sent,

@@ -182,7 +182,8 @@ struct rt_trace_stats {
     uint64_t nb_collectives;  /**< of the collectives, non-blocking ones (NonBlockingCollectiveRequest/Complete pairs) */
     uint64_t bytes_sent;      /**< point-to-point payload bytes */
     uint64_t orphan_completions; /**< completions without a recorded start */
-    uint64_t dropped_requests;   /**< requests started but never completed */
+    uint64_t dropped_requests;   /**< receive requests started but never completed (not replayed) */
+    uint64_t uncompleted_isends; /**< nonblocking sends without a completion record (replayed as sent) */
     rt_time_ns span_ns;       /**< last event time - first event time */
     uint32_t self_comms;      /**< self communicators (each has one instance per rank after the defined ones) */
     uint32_t threads;         /**< CPU thread locations besides the ranks' own (OpenMP and other threads) */

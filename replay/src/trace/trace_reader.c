@@ -1421,12 +1421,18 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
         return rt__rd_fail(r, RT_ECORRUPT, "location %llu (rank %u): event data truncated or corrupt after %llu events: %s",
                            (unsigned long long)cur->location, row, (unsigned long long)nread,
                            OTF2_Error_GetDescription(ec));
-    /* Receive requests never completed carry no message: the replay skips them. */
+    /* Receive requests never completed carry no message: the replay skips them. Sends never
+     * completed still send (the replay needs no completion for that), but are counted: a
+     * tracer that lost their completions (one handle for several pending requests) is told. */
     for (size_t i = 0; r->requests.count && i < r->requests.cap; i++) {
         const struct req_slot *s = &r->requests.slot[i];
-        if (s->val && s->val - 1 != REQ_DROPPED && cur->events[s->val - 1].kind == RT_EV_IRECV_REQUEST) {
+        if (!s->val || s->val - 1 == REQ_DROPPED)
+            continue;
+        if (cur->events[s->val - 1].kind == RT_EV_IRECV_REQUEST) {
             cur->events[s->val - 1].flags |= RT_EVF_CANCELLED;
             r->stats.dropped_requests++;
+        } else if (cur->events[s->val - 1].kind == RT_EV_ISEND) {
+            r->stats.uncompleted_isends++;
         }
     }
     if (r->coll_begin != UINT64_MAX)

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Every request kept (issue #45, item 3): requests_test.c's pending sends share one handle (Open MPI
+# sends small messages inline and returns one request for all of them). In the trace every
+# MPI_ISEND must have exactly one MPI_ISEND_COMPLETE on its location, after it; the completions of
+# rank 0's phases come in the order the program completed them (phase 2: a before b; phase 3: b
+# before a; phase 3b: the wait on a copy takes the oldest, then the other); every MPI_IRECV_REQUEST has its MPI_IRECV;
+# and retime info reads it without a warning about sends without completions.
+# usage: requests.sh MPIRUN_SH NP TRACE_LIB OTF2_PRINT RETIME PROGRAM
+set -uo pipefail
+mpirun_sh=$1 np=$2 lib=$3 otf2_print=$4 retime=$5 prog=$6
+. "$(dirname "$0")/../checks.sh"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/retime-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+dir=$tmp/trace
+"$mpirun_sh" -np "$np" -x RETIME_TRACE_DIR="$dir" -x LD_PRELOAD="$lib" "$prog" >"$tmp/out" 2>&1; rc=$?
+check program-ok bash -c '[ "$0" -eq 0 ] && grep -q "requests_test: ok" "$1"' "$rc" "$tmp/out" || cat "$tmp/out"
+"$otf2_print" "$dir/traces.otf2" >"$tmp/print" 2>"$tmp/err"
+check trace-readable [ -s "$tmp/print" ]
+# "location kind id tag" per request record; tags come with the start records only
+awk '$2 ~ /^[0-9]+$/ && $1 ~ /^MPI_(ISEND|ISEND_COMPLETE|IRECV_REQUEST|IRECV)$/ {
+       id = ""; tag = "-"
+       for (i = 4; i <= NF; i++) { if ($i == "Request:") id = $(i + 1); if ($i == "Tag:") tag = $(i + 1) }
+       gsub(/,/, "", id); gsub(/,/, "", tag); print $2, $1, id, tag }' "$tmp/print" >"$tmp/reqs"
+sends=$(grep -c ' MPI_ISEND ' "$tmp/reqs")
+# 3 + 2 + 2 + 2 on rank 0, then per iteration every rank's P - 1 small sends and one 64 KiB send
+want=$((9 + 8 * np * np))
+check isend-count same "$sends" "$want"
+bad=$(awk '{ k = $1 " " $3 }
+  $2 == "MPI_ISEND" { if (k in s) dup++; s[k] = 1 }
+  $2 == "MPI_ISEND_COMPLETE" { if (!(k in s) || (k in c)) bad++; c[k] = 1 }
+  $2 == "MPI_IRECV_REQUEST" { r[k] = 1 }
+  $2 == "MPI_IRECV" { if (!(k in r) || (k in d)) bad++; d[k] = 1 }
+  END { for (k in s) if (!(k in c)) { print "no completion of isend", k; n++ }
+        for (k in r) if (!(k in d)) { print "no completion of irecv", k; n++ }
+        if (bad + dup) print bad + dup, "unmatched or repeated completions" }' "$tmp/reqs")
+check every-isend-completed-once same "${bad:-none}" none || echo "$bad" | head
+# rank 0's first nine completions, as the tags of the sends they complete
+order=$(awk '$1 == 0 && $2 == "MPI_ISEND" { tag[$3] = $4 }
+             $1 == 0 && $2 == "MPI_ISEND_COMPLETE" && n < 9 { printf "%s%s", n++ ? " " : "", tag[$3] }' "$tmp/reqs")
+first3=$(echo "$order" | cut -d' ' -f1-3 | tr ' ' '\n' | sort | tr '\n' ' ')
+check phase1-all-three same "$first3" "1000 1001 1002 "
+check phase2-3-order same "$(echo "$order" | cut -d' ' -f4-9)" "2000 2001 3001 3000 3500 3501"
+info=$("$retime" info "$dir")
+check info-no-lost-completions bash -c '! grep -q "no completion record" <<<"$0"' "$info"
+check info-isends has "$info" "$sends isend"
+"$retime" replay "$dir" --alpha 1us --beta 1ns/B >/dev/null 2>"$tmp/err"; rc=$?
+check replays [ "$rc" -eq 0 ] || cat "$tmp/err"
+checks_done && echo "PASS: $sends nonblocking sends on $np ranks, each with its completion" || echo "FAIL: requests"
