@@ -139,6 +139,17 @@ void cli_warn_dropped(const rt_trace *t)
                  kept == 1 ? "" : "s");
         say("note", msg);
     }
+    const struct rt_trace_clock_offsets *c = &rt_trace_stats(t)->clock;
+    if (c->drift_ranks) {
+        char mv[32], unc[32];
+        rt_format_time(mv, sizeof mv, (double)c->drift_ns);
+        rt_format_time(unc, sizeof unc, (double)c->drift_uncertainty_ns);
+        snprintf(msg, sizeof msg, "%s: the clock offsets of %u rank%s move between their first and last record by more "
+                 "than their stated uncertainty (rank %u: by %s, stated %s): a drifting clock or a bad measurement; "
+                 "OTF2 interpolates them, so messages may read as received before sent (--fix-clocks repairs that)",
+                 rt_trace_path(t), c->drift_ranks, c->drift_ranks == 1 ? "" : "s", c->drift_rank, mv, unc);
+        say("warning", msg);
+    }
     uint64_t unknown = rt_trace_stats(t)->unknown_coll_ops;
     if (unknown) {
         snprintf(msg, sizeof msg, "%s: %llu collective record%s of an operation OTF2 3 does not define (a newer "

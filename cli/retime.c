@@ -306,6 +306,12 @@ static int cmd_info(struct args *a)
                st->unknown_coll_ops, st->orphan_completions, st->dropped_requests);
         if (st->nb_collectives) /* only then: the outputs of traces without them stay as they were */
             printf(", \"nonblocking_collectives\": %" PRIu64, st->nb_collectives);
+        if (st->clock.ranks || st->clock.drift_ranks) /* likewise */
+            printf(", \"clock_offsets\": {\"ranks\": %u, \"max_ns\": %" PRId64 ", \"max_rank\": %u"
+                   ", \"drift_ranks\": %u, \"drift_ns\": %" PRId64 ", \"drift_uncertainty_ns\": %" PRId64
+                   ", \"drift_rank\": %d}", st->clock.ranks, st->clock.max_ns, st->clock.max_rank,
+                   st->clock.drift_ranks, st->clock.drift_ns, st->clock.drift_uncertainty_ns,
+                   st->clock.drift_ranks ? (int)st->clock.drift_rank : -1);
         if (st->uncompleted_isends) /* likewise */
             printf(", \"uncompleted_isends\": %" PRIu64, st->uncompleted_isends);
         printf(", \"callsites\": [");
@@ -375,6 +381,12 @@ static int cmd_info(struct args *a)
             printf("warning        %" PRIu64 " completions without recorded start, %" PRIu64
                    " requests never completed (recording was off?)\n",
                    st->orphan_completions, st->dropped_requests);
+        if (st->clock.ranks) {
+            char mx[32];
+            rt_format_time(mx, sizeof mx, (double)st->clock.max_ns);
+            printf("clock offsets  %u of %u ranks (largest %s, rank %u), added to their times by OTF2\n",
+                   st->clock.ranks, rt_trace_ranks(t), mx, st->clock.max_rank);
+        }
         if (st->uncompleted_isends)
             printf("warning        %" PRIu64 " of %" PRIu64 " nonblocking sends have no completion record (the "
                    "tracer lost them: retime-trace before 2026-11-29 kept one completion per request handle, "

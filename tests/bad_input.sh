@@ -68,6 +68,11 @@
 #                        analyze --against measured counts 1 violation of 500 ns at rank 1 event 1
 #   missing-local-def    traces/1.def deleted (local definitions are optional): replays as the good trace
 # Odd traces that replay with one warning line (exit 0)
+#   clock-drift          rank 1's ClockOffset records move 0 -> +5000 ns over 0 - 10000, stated +-100 ns
+#                        each: one warning naming rank 1, "by 5us, stated 200ns"; OTF2 interpolates
+#                        the offsets (rank 1's times read 1500, 4500, 9000, 12000): measured 11000 ns;
+#                        info's clock line and JSON clock_offsets. Rank 2's offset moves 0 -> +200 ns,
+#                        exactly the 200 ns stated: not a drift, but an offset (2 of 3 ranks)
 #   unknown-records      the type bytes of rank 0's first Enter and its Leave made unknown: replays;
 #                        "dropped 2 OTF2 records of unknown type (the first: location 0, record 1)", in
 #                        the warning and in info (text, and "unknown_records": 2 in JSON)
@@ -83,7 +88,8 @@ set -u
 retime=$1; make_bad=$2; work=$3
 rm -rf "$work"; mkdir -p "$work"
 "$make_bad" "$work" || { echo "cannot make test traces"; exit 1; }
-fails=0; passes=0
+# shellcheck source-path=SCRIPTDIR source=checks.sh
+. "$(dirname "$0")/checks.sh" # check, has (and fails=0, passes=0)
 
 one_line() { # name, exit status, line start, expected text, command...: that status, one such stderr line
   local name=$1 want_rc=$2 start=$3 text=$4; shift 4
@@ -209,6 +215,13 @@ expect leave-without-enter "rank 0 event 1: leave of region 'MPI_Send' without i
 damaged unknown-records; f=$work/unknown-records/traces/0.evt
 poke "$f" "$(offset_of "$f" 0c0005)" '\310'; poke "$f" "$(offset_of "$f" 0d0005)" '\311'
 unknown="dropped 2 OTF2 records of unknown type (the first: location 0, record 1)"
+warns clock-drift "clock-drift/traces.otf2: the clock offsets of 1 rank move between their first and last record by more than their stated uncertainty (rank 1: by 5us, stated 200ns)" \
+  "$retime" replay "$work/clock-drift" "${H[@]}"
+check clock-drift-measured has "$("$retime" replay "$work/clock-drift" "${H[@]}" --format csv 2>/dev/null)" "total,,,11000,"
+check clock-drift-info has "$("$retime" info "$work/clock-drift" 2>/dev/null)" \
+  "clock offsets  2 of 3 ranks (largest 5us, rank 1), added to their times by OTF2"
+check clock-drift-json has "$("$retime" info "$work/clock-drift" --format json 2>/dev/null)" \
+  '"clock_offsets": {"ranks": 2, "max_ns": 5000, "max_rank": 1, "drift_ranks": 1, "drift_ns": 5000, "drift_uncertainty_ns": 200, "drift_rank": 1}'
 warns unknown-records "unknown-records/traces.otf2: $unknown (not replayed)" "$retime" replay "$work/unknown-records" "${H[@]}"
 succeeds unknown-records-info "dropped        2 OTF2 records of unknown type (the first: location 0, record 1)" \
   "$retime" info "$work/unknown-records"

@@ -308,6 +308,31 @@ static int clock_skew(const char *dir)
     return tb_close(b);
 }
 
+/* Valid, with clock offsets (as a tracer measured them): rank 0 sends 8 B at 1000 - 1100; rank 1
+ * receives 1000 - 3000 and computes 6000 - 8000 by its own clock, whose offset to rank 0's goes
+ * from 0 at time 0 to +5000 ns at 10000 (each +-100 ns): it moves by 5000 ns, more than the
+ * 200 ns stated. OTF2 interpolates: rank 1's events read at 1500, 4500, 9000 and 12000. Rank 2
+ * computes 2000 - 3000; its offset moves from 0 to +200 ns, exactly the 200 ns stated: no drift. */
+static int clock_drift(const char *dir)
+{
+    tb_builder *b = tb_create(dir, 3);
+    if (!b)
+        return 1;
+    tb_call_send(b, 0, 1000, 1100, "MPI_Send", 1, 0, 8);
+    tb_call_recv(b, 1, 1000, 3000, 0, 0, 8);
+    tb_enter(b, 1, 6000, "compute");
+    tb_leave(b, 1, 8000, "compute");
+    tb_clock_offset(b, 0, 0, 0, 0.0);
+    tb_clock_offset(b, 0, 10000, 0, 0.0);
+    tb_clock_offset(b, 1, 0, 0, 100.0);
+    tb_clock_offset(b, 1, 10000, 5000, 100.0);
+    tb_enter(b, 2, 2000, "compute");
+    tb_leave(b, 2, 3000, "compute");
+    tb_clock_offset(b, 2, 0, 0, 100.0);
+    tb_clock_offset(b, 2, 10000, 200, 100.0);
+    return tb_close(b);
+}
+
 /*
  * An archive written with OTF2 directly, since the builder always defines every location:
  * events for locations 0 and 1, but Location definitions only for those in @p defined (a bit
@@ -428,6 +453,7 @@ int main(int argc, char **argv)
         {"collective-mismatch", collective_mismatch},
         {"one-rank", one_rank},
         {"clock-skew", clock_skew},
+        {"clock-drift", clock_drift},
     };
     char path[4096];
     if (argc != 2) {

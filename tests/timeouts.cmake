@@ -41,6 +41,7 @@ set(RT_TEST_SECONDS
   mpi_linked_shift3d_isend                         2     7
   mpi_nbcoll                                       2     9
   mpi_requests                                     5    15
+  mpi_clock_offsets                               30    60
   mpi_nbcoll_p2                                    2     6
   mpi_nbcoll_p3                                    2     6
   mpi_pingpong_bad_options                        14    78

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tracer life cycle: opening the OTF2 archive at MPI_Init, finalizing it collectively at
  * MPI_Finalize, the emergency path for MPI_Abort/signals/exit, failures and disk-space checks
- * (a full disk stops tracing, never the program), clock offsets and user regions. */
+ * (a full disk stops tracing, never the program) and user regions. */
 #include "trace.h"
 
 #include "retime/region.h"
@@ -24,9 +24,6 @@ RT_HIDDEN struct rt__state rt__g = {.cur_mpi_region = -1};
 
 /* Defined in otf2_mpi.c, the only file that includes <otf2/OTF2_MPI_Collectives.h>. */
 RT_HIDDEN OTF2_ErrorCode rt__otf2_set_mpi_collectives(OTF2_Archive *archive, MPI_Comm comm);
-
-#define RT_TAG_CLOCK 7301
-#define RT_CLOCK_PINGPONGS 5
 
 /* Chunk sizes given to OTF2_Archive_Open, and the write buffer OTF2's POSIX substrate keeps per
  * file (OTF2 3.0: data is written in blocks of up to 4 MiB, so up to that much of what was
@@ -365,41 +362,6 @@ uint32_t rt__peer(MPI_Comm comm, int peer, uint32_t *id)
     return wr == MPI_UNDEFINED ? OTF2_UNDEFINED_UINT32 : (uint32_t)wr;
 }
 
-/* --- clock offsets ------------------------------------------------------------------------ */
-
-/* Rank 0's clock is the reference. Each other rank in turn does a few ping-pongs with rank 0 and
- * keeps the one with the smallest round trip, whose midpoint best matches rank 0's reading. */
-static void rt__clock_sync(struct rt__clock_offset *out)
-{
-    uint64_t t_best = rt__clock();
-    int64_t off_best = 0;
-    uint64_t rtt_best = UINT64_MAX;
-    MPI_Comm c = rt__g.comm;
-    for (int r = 1; r < rt__g.size; r++) {
-        for (int i = 0; i < RT_CLOCK_PINGPONGS; i++) {
-            if (rt__g.rank == 0) {
-                uint64_t dummy, t0;
-                PMPI_Recv(&dummy, 1, MPI_UINT64_T, r, RT_TAG_CLOCK, c, MPI_STATUS_IGNORE);
-                t0 = rt__clock();
-                PMPI_Send(&t0, 1, MPI_UINT64_T, r, RT_TAG_CLOCK, c);
-            } else if (rt__g.rank == r) {
-                uint64_t t1 = rt__clock(), t0 = 0, t2;
-                PMPI_Send(&t1, 1, MPI_UINT64_T, 0, RT_TAG_CLOCK, c);
-                PMPI_Recv(&t0, 1, MPI_UINT64_T, 0, RT_TAG_CLOCK, c, MPI_STATUS_IGNORE);
-                t2 = rt__clock();
-                if (t2 - t1 < rtt_best) {
-                    rtt_best = t2 - t1;
-                    t_best = t1 + (t2 - t1) / 2;
-                    off_best = (int64_t)(t0 - t_best);
-                }
-            }
-        }
-    }
-    out->time = t_best;
-    out->offset = off_best;
-    out->stddev = rtt_best == UINT64_MAX ? 0.0 : (double)rtt_best / 2.0;
-}
-
 /* --- archive directory -------------------------------------------------------------------- */
 
 static int rt__exists(const char *path)
@@ -682,7 +644,7 @@ void rt__init(uint64_t t_enter, int region, void *ret)
     struct timespec rts;
     clock_gettime(CLOCK_REALTIME, &rts);
     rt__g.realtime_ns = (uint64_t)rts.tv_sec * 1000000000u + (uint64_t)rts.tv_nsec;
-    rt__clock_sync(&rt__g.offsets[0]);
+    rt__clock_sync(&rt__g.offsets[0], 0);
     rt__g.n_offsets = 1;
     rt__callsite_init();
     rt__g.first_ts = t_enter;
@@ -767,7 +729,7 @@ void rt__finalize(uint64_t t_enter)
      * still takes part in everything collective below, or the other ranks would wait for it
      * forever; its events, closed then, join the archive like the others. */
     rt__g.finalized = 1;
-    rt__clock_sync(&rt__g.offsets[1]);
+    rt__clock_sync(&rt__g.offsets[1], 1);
     rt__g.n_offsets = 2;
     if (rt__g.active) {
         uint64_t t = rt__now();

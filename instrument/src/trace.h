@@ -153,6 +153,11 @@ static inline uint64_t rt__now(void)
     return t;
 }
 
+/* --- clock.c ------------------------------------------------------------------------------ */
+/** This rank's clock offset to rank 0 now (collective over rt__g.comm; see clock.c). @p final:
+ * the measurement at MPI_Finalize, which may repeat a batch taken while the machine was busy. */
+RT_HIDDEN void rt__clock_sync(struct rt__clock_offset *out, int final);
+
 /* --- callsite.c --------------------------------------------------------------------------- */
 /** Local calling-context id for return address @p ret (or OTF2_UNDEFINED_CALLING_CONTEXT). */
 RT_HIDDEN uint32_t rt__callsite_id(void *ret);

@@ -23,6 +23,13 @@ struct tb_builder {
         uint64_t *members;
     } *comms;
     uint32_t ncomms;
+    struct tb_offset { /* ClockOffset records, written into their rank's local definitions */
+        uint32_t rank;
+        uint64_t time;
+        int64_t offset;
+        double sd;
+    } offs[8];
+    uint32_t noffs;
 };
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final)
@@ -157,6 +164,15 @@ uint32_t tb_comm(tb_builder *b, const char *name, uint32_t n, const uint32_t *wo
     return ++b->ncomms;
 }
 
+void tb_clock_offset(tb_builder *b, uint32_t rank, uint64_t time, int64_t offset, double sd)
+{
+    if (b->noffs == sizeof b->offs / sizeof b->offs[0]) {
+        b->failed = 1;
+        return;
+    }
+    b->offs[b->noffs++] = (struct tb_offset){rank, time, offset, sd};
+}
+
 void tb_collective_on(tb_builder *b, uint32_t r, uint64_t t0, uint64_t t1, const char *name, int op, uint32_t comm,
                       uint32_t root, uint64_t sent, uint64_t received)
 {
@@ -203,8 +219,13 @@ int tb_close(tb_builder *b)
     }
     OTF2_Archive_CloseEvtFiles(b->ar);
     OTF2_Archive_OpenDefFiles(b->ar);
-    for (uint32_t r = 0; r < b->ranks; r++)
-        OTF2_Archive_CloseDefWriter(b->ar, OTF2_Archive_GetDefWriter(b->ar, r));
+    for (uint32_t r = 0; r < b->ranks; r++) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(b->ar, r);
+        for (uint32_t i = 0; i < b->noffs; i++)
+            if (b->offs[i].rank == r)
+                OTF2_DefWriter_WriteClockOffset(dw, b->offs[i].time, b->offs[i].offset, b->offs[i].sd);
+        OTF2_Archive_CloseDefWriter(b->ar, dw);
+    }
     OTF2_Archive_CloseDefFiles(b->ar);
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(b->ar);
     uint64_t first = b->first == UINT64_MAX ? 0 : b->first;

@@ -41,6 +41,10 @@ void tb_call_send(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, const 
 void tb_call_recv(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, uint32_t from, uint32_t tag,
                   uint64_t bytes);
 
+/** A ClockOffset record of rank @p rank (its local definitions; at most 8 in all): OTF2's reader
+ * adds @p offset to the rank's times, interpolated between its records. */
+void tb_clock_offset(tb_builder *b, uint32_t rank, uint64_t time, int64_t offset, double sd);
+
 /* Raw records for broken-trace tests: the references are written as given and not defined, so
  * they may name a region or communicator the archive lacks. */
 /** Enter of region reference @p region_ref (defined only if a named region got that id). */

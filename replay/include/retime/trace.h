@@ -174,6 +174,21 @@ struct rt_trace_skip {
     uint32_t worst_rank;  /**< that rank (row), or RT_NONE */
 };
 
+/** The ranks' OTF2 ClockOffset records (their local definitions). OTF2's reader adds each
+ *  location's offset to its events' times, interpolated linearly between its records; retime
+ *  reads the times so corrected, and reports what was applied here. */
+struct rt_trace_clock_offsets {
+    uint32_t ranks;            /**< ranks with a nonzero offset in any of their records */
+    rt_time_ns max_ns;         /**< the largest offset's magnitude [ns] */
+    uint32_t max_rank;         /**< its rank (when ranks > 0) */
+    uint32_t drift_ranks;      /**< ranks whose offset moves between their first and last record by
+                                *   more than the two records' stated uncertainty (standard deviation
+                                *   fields) together: a drifting clock or a bad measurement */
+    rt_time_ns drift_ns;       /**< the largest such move [ns] */
+    rt_time_ns drift_uncertainty_ns; /**< its stated uncertainty [ns] */
+    uint32_t drift_rank;       /**< its rank (when drift_ranks > 0) */
+};
+
 /** Counters of what the reader kept, translated or dropped. */
 struct rt_trace_stats {
     uint64_t events;          /**< events kept */
@@ -210,6 +225,7 @@ struct rt_trace_stats {
     uint64_t missing_colls;   /**< collective records on communicators holding them: timed over the members
                                *   present, each with its own counts (as a vector variant) */
     uint64_t missing_roots;   /**< collective records whose root is missing: kept as measured time */
+    struct rt_trace_clock_offsets clock; /**< what the ranks' clock offsets moved (ranks' own locations only) */
 };
 
 /** Flags of rt_trace_open_flags. */

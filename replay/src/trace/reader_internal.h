@@ -141,6 +141,11 @@ struct reader {
     uint32_t nodd;
 
     /* state of the location being read */
+    struct {                    /* its ClockOffset records: the first and the last */
+        uint32_t n;
+        int64_t first, last;    /* offsets [timer ticks] */
+        double first_sd, last_sd;
+    } offs;
     uint32_t row;
     struct rt__row *cur;
     uint64_t cap;
@@ -189,6 +194,24 @@ struct reader {
 #define ROW_MISSING (RT_NONE - 1)
 /* A request whose message was dropped (a missing peer): its completion is read over. */
 #define REQ_DROPPED (UINT64_MAX - 1)
+
+/* Adds the clock offsets seen by one reader of a part of the rows to @p a (the largest of each,
+ * of equal ones the lower rank, as a serial read finds them). */
+static inline void rt__clock_offsets_merge(struct rt_trace_clock_offsets *a, const struct rt_trace_clock_offsets *b)
+{
+    if (b->ranks && (!a->ranks || b->max_ns > a->max_ns || (b->max_ns == a->max_ns && b->max_rank < a->max_rank))) {
+        a->max_ns = b->max_ns;
+        a->max_rank = b->max_rank;
+    }
+    a->ranks += b->ranks;
+    if (b->drift_ranks && (!a->drift_ranks || b->drift_ns > a->drift_ns ||
+                           (b->drift_ns == a->drift_ns && b->drift_rank < a->drift_rank))) {
+        a->drift_ns = b->drift_ns;
+        a->drift_uncertainty_ns = b->drift_uncertainty_ns;
+        a->drift_rank = b->drift_rank;
+    }
+    a->drift_ranks += b->drift_ranks;
+}
 
 /* Keeps in @p a the worse of two worst ranks of a kind not replayed (the larger share of its
  * time; of equal ones the lower rank): readers of parts of the rows merge theirs so. */

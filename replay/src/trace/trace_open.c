@@ -343,6 +343,7 @@ static int read_events(struct reader *r, OTF2_Reader *rd, uint32_t nw, const uin
         a->orphan_completions += b->orphan_completions;
         a->dropped_requests += b->dropped_requests;
         a->uncompleted_isends += b->uncompleted_isends;
+        rt__clock_offsets_merge(&a->clock, &b->clock);
         a->thread_records += b->thread_records;
         a->forks += b->forks;
         a->rma_records += b->rma_records;

@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,9 +103,10 @@ static void req_clear(struct req_table *q)
 
 /* ---------------------------------------------------------------- events */
 
-/* Event timestamps are taken as already on the global timebase: Score-P writes them so (its
- * ClockOffset records describe the correction it applied) and retime's tracer does the same.
- * The offsets are therefore not applied a second time. */
+/* Event timestamps come corrected by OTF2: its event reader adds the location's ClockOffset
+ * records (local definitions, read before the events) to each time, interpolated linearly between
+ * them; Score-P and retime's tracer both write local times with such offsets. What the offsets
+ * amounted to is kept in rt_trace_stats.clock (clock_offsets_done). */
 static int to_ns(struct reader *r, OTF2_TimeStamp ts, rt_time_ns *out)
 {
     __int128 t = (__int128)ts - (__int128)r->global_offset;
@@ -1233,6 +1235,51 @@ static int location_members(struct reader *r, uint64_t location, const char *whe
 }
 
 /* Reads one of a rank's other threads: its team spans, nothing kept as events. */
+static OTF2_CallbackCode def_clock_offset(void *ud, OTF2_TimeStamp time, int64_t offset, double sd)
+{
+    struct reader *r = ud;
+    (void)time;
+    if (!r->offs.n++) {
+        r->offs.first = offset;
+        r->offs.first_sd = sd;
+    }
+    r->offs.last = offset;
+    r->offs.last_sd = sd;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static double ticks_ns(const struct reader *r, double ticks)
+{
+    return ticks * 1e9 / (double)r->timer_resolution;
+}
+
+/* Adds the rank's offsets (read with its local definitions) to the stats; see rt_trace_clock_offsets. */
+static void clock_offsets_done(struct reader *r, uint32_t row)
+{
+    struct rt_trace_clock_offsets *c = &r->stats.clock;
+    if (!r->offs.n)
+        return;
+    double a = fabs((double)r->offs.first), b = fabs((double)r->offs.last);
+    rt_time_ns mag = (rt_time_ns)llround(ticks_ns(r, a > b ? a : b));
+    if (mag > 0) {
+        if (!c->ranks || mag > c->max_ns || (mag == c->max_ns && row < c->max_rank)) {
+            c->max_ns = mag;
+            c->max_rank = row;
+        }
+        c->ranks++;
+    }
+    double move = fabs((double)r->offs.last - (double)r->offs.first), unc = r->offs.first_sd + r->offs.last_sd;
+    if (r->offs.n > 1 && isfinite(unc) && move > unc) {
+        rt_time_ns m = (rt_time_ns)llround(ticks_ns(r, move));
+        if (!c->drift_ranks || m > c->drift_ns || (m == c->drift_ns && row < c->drift_rank)) {
+            c->drift_ns = m;
+            c->drift_uncertainty_ns = (rt_time_ns)llround(ticks_ns(r, unc));
+            c->drift_rank = row;
+        }
+        c->drift_ranks++;
+    }
+}
+
 int rt__rd_thread(struct reader *r, OTF2_Reader *rd, struct thread_loc *th)
 {
     char where[96];
@@ -1369,12 +1416,23 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     snprintf(where, sizeof where, "location %llu (rank %u): ", (unsigned long long)cur->location, row);
     if (location_members(r, cur->location, where))
         return r->failed;
-    /* Local definitions hold the mapping tables OTF2 applies to this location's events. */
+    /* Local definitions hold the mapping tables and clock offsets OTF2 applies to this
+     * location's events; the offsets are also noted for the stats. */
     OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, cur->location);
+    memset(&r->offs, 0, sizeof r->offs);
     if (dr) {
         uint64_t n = 0;
+        OTF2_DefReaderCallbacks *dcb = OTF2_DefReaderCallbacks_New();
+        if (!dcb) {
+            OTF2_Reader_CloseDefReader(rd, dr);
+            return rt__rd_fail(r, RT_ENOMEM, "out of memory");
+        }
+        OTF2_DefReaderCallbacks_SetClockOffsetCallback(dcb, def_clock_offset);
+        OTF2_Reader_RegisterDefCallbacks(rd, dr, dcb, r);
+        OTF2_DefReaderCallbacks_Delete(dcb);
         OTF2_ErrorCode ec = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
         OTF2_Reader_CloseDefReader(rd, dr);
+        clock_offsets_done(r, row);
         if (ec != OTF2_SUCCESS && !r->failed)
             return rt__rd_fail(r, RT_ECORRUPT, "location %llu (rank %u): local definitions unreadable: %s",
                                (unsigned long long)cur->location, row, OTF2_Error_GetDescription(ec));
