@@ -159,6 +159,51 @@ void cli_warn_dropped(const rt_trace *t)
     }
 }
 
+int cli_cpu_wait_text(const rt_trace *t, char *buf, size_t cap)
+{
+    if (!rt_trace_has_cpu_time(t))
+        return 0;
+    rt_time_ns wall = 0, waited = 0, w, q;
+    uint32_t worst = RT_NONE;
+    double worst_share = -1;
+    for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
+        rt_trace_compute_time(t, r, &w, &q);
+        wall += w;
+        waited += q;
+        double share = w > 0 ? (double)q / (double)w : 0;
+        if (share > worst_share) {
+            worst_share = share;
+            worst = r;
+        }
+    }
+    char a[32], b[32];
+    rt_format_time(a, sizeof a, (double)waited);
+    rt_format_time(b, sizeof b, (double)wall);
+    int n = snprintf(buf, cap, "%s of %s compute (%.1f %%, all ranks) was waiting for a CPU, not running", a, b,
+                     wall > 0 ? 100.0 * (double)waited / (double)wall : 0.0);
+    if (worst != RT_NONE && n > 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, "; most on rank %u (%.1f %%)", worst, 100.0 * worst_share);
+    return 1;
+}
+
+void cli_cpu_wait_json(FILE *f, const rt_trace *t)
+{
+    if (!rt_trace_has_cpu_time(t))
+        return;
+    rt_time_ns wall = 0, waited = 0, w, q;
+    for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
+        rt_trace_compute_time(t, r, &w, &q);
+        wall += w;
+        waited += q;
+    }
+    fprintf(f, ", \"cpu_wait\": {\"compute_ns\": %" PRId64 ", \"waited_ns\": %" PRId64 ", \"ranks\": [", wall, waited);
+    for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
+        rt_trace_compute_time(t, r, &w, &q);
+        fprintf(f, "%s{\"rank\": %u, \"compute_ns\": %" PRId64 ", \"waited_ns\": %" PRId64 "}", r ? ", " : "", r, w, q);
+    }
+    fprintf(f, "]}");
+}
+
 void cli_std_fds(void)
 {
     /* A closed descriptor would be taken by the next file opened (a trace, an output file), and
@@ -497,7 +542,7 @@ const char cli_model_usage[] =
     "  model:   --model hockney|logp  [--params FILE]  (options override the file's values)\n"
     "           hockney: --alpha TIME --beta TIME/SIZE, or --beta-table (beta per size from --params)\n"
     "           logp:    --L TIME --o TIME (or --o_s TIME --o_r TIME) --g TIME --G TIME/SIZE\n"
-    "           [--eager-limit SIZE] [--compute-scale X] [--coll-algos RULES] [--coll OP=ALGO,...]\n"
+    "           [--eager-limit SIZE] [--compute-scale X] [--compute cpu|wall] [--coll-algos RULES] [--coll OP=ALGO,...]\n"
     "           collectives: --coll-algos retime (default) | mpich (MPICH 4.0) | openmpi (Open MPI 4.1)\n"
     "           | FILE (docs/collectives.md) picks each collective's algorithm by operation, size and\n"
     "           ranks; --coll overrides one operation, e.g. allreduce=ring,bcast=knomial\n"
@@ -534,6 +579,7 @@ void model_cli_init(struct model_cli *m)
     memset(m, 0, sizeof *m);
     m->model = "hockney";
     m->compute_scale = 1.0;
+    m->compute = RT_COMPUTE_CPU;
     m->eager_limit = 64 * 1024;
     rt_network_params_default(&m->net);
 }
@@ -660,9 +706,28 @@ static int work_check(const struct model_cli *m, const struct rt_replay_options 
     return 0;
 }
 
+/* What model_cli_describe and model_cli_json say of --compute: nothing for a trace without CPU
+ * times (their outputs stay as they were), else which of the two the replay takes. */
+static int cli_compute_shown;
+
+/* --compute cpu needs the trace's CPU times; the default takes them where the trace has them. */
+static int model_cli_compute(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t)
+{
+    int has = rt_trace_has_cpu_time(t);
+    if (m->compute_given && m->compute == RT_COMPUTE_CPU && !has)
+        return cli_die("--compute cpu: %s has no CPU times (retime-trace records them since issue #45; "
+                       "other tracers do not): --compute wall takes compute as the time stamps give it",
+                       rt_trace_path(t));
+    o->compute = m->compute;
+    cli_compute_shown = has;
+    return 0;
+}
+
 int model_cli_window(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t)
 {
     rt_error err = {0};
+    if (model_cli_compute(m, o, t))
+        return -1;
     if (!m->window && rt_window_open(t, m->window_spec ? m->window_spec : "mpi", &m->window, &err))
         return cli_die("--window: %s", err.msg);
     o->window = m->window;
@@ -797,6 +862,11 @@ int model_cli_option(struct args *a, struct model_cli *m)
         if (rt_parse_bytes(v, &m->eager_limit, &err))
             return cli_die("--eager-limit: %s", err.msg), -1;
         m->have_eager = 1;
+    } else if (cli_opt(a, "--compute", &v)) {
+        if (!v || (strcmp(v, "cpu") && strcmp(v, "wall")))
+            return cli_die("--compute: cpu or wall, not '%s'", v ? v : ""), -1;
+        m->compute = strcmp(v, "cpu") ? RT_COMPUTE_WALL : RT_COMPUTE_CPU;
+        m->compute_given = 1;
     } else if (cli_opt(a, "--compute-scale", &v)) {
         if (rt_parse_number(v, &m->compute_scale, &err))
             return cli_die("--compute-scale: %s", err.msg), -1;
@@ -860,6 +930,7 @@ int model_cli_finish(struct model_cli *m, struct rt_replay_options *o)
     if (rt_model_init(&o->model, m->model, &m->params, &err))
         return cli_fail(&err);
     o->compute_scale = m->compute_scale;
+    o->compute = m->compute;
     o->eager_limit = m->eager_limit;
     if (m->coll_spec && rt_coll_algo_parse(m->coll_spec, o->coll_algo, &err))
         return cli_die("--coll: %s", err.msg);
@@ -1113,6 +1184,8 @@ void model_cli_describe(FILE *f, const struct rt_replay_options *o)
                 param_text(f, &rt_model_param_table[i], *rt_model_param_ptr(&p, i));
         }
     fprintf(f, "  eager-limit=%" PRIu64 "B  compute-scale=%g", o->eager_limit, o->compute_scale);
+    if (cli_compute_shown)
+        fprintf(f, "  compute=%s", o->compute == RT_COMPUTE_CPU ? "cpu" : "wall");
     if (o->coll_rules && strcmp(rt_coll_rules_name(o->coll_rules), "retime"))
         fprintf(f, "  coll-algos=%s", rt_coll_rules_name(o->coll_rules));
     int any = 0;
@@ -1144,6 +1217,8 @@ void model_cli_json(FILE *f, const struct rt_replay_options *o)
     }
     fprintf(f, ", \"eager_limit_bytes\": %" PRIu64 ", \"compute_scale\": ", o->eager_limit);
     cli_print_double(f, o->compute_scale);
+    if (cli_compute_shown)
+        fprintf(f, ", \"compute\": \"%s\"", o->compute == RT_COMPUTE_CPU ? "cpu" : "wall");
     if (o->coll_rules && strcmp(rt_coll_rules_name(o->coll_rules), "retime")) {
         fprintf(f, ", \"coll_algos\": ");
         cli_json_string(f, rt_coll_rules_name(o->coll_rules));

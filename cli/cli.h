@@ -40,6 +40,12 @@ int cli_fail(const rt_error *err);
  *  collectives of operations OTF2 does not define, one warning line naming the missing ranks
  *  (--allow-missing-ranks) and what was dropped with them (each line only when there are some). */
 void cli_warn_dropped(const rt_trace *t);
+/* The time the ranks waited for a CPU while computing (wall minus CPU time outside MPI calls), for
+ * a trace with CPU times (rt_trace_has_cpu_time; else 0 and nothing written): one text line
+ * without its label ("12.3ms of 40.1ms compute (30.7 %) ..."), or a JSON member
+ * ", \"cpu_wait\": {...}" with every rank. */
+int cli_cpu_wait_text(const rt_trace *t, char *buf, size_t cap);
+void cli_cpu_wait_json(FILE *f, const rt_trace *t);
 /* --allow-missing-ranks (any command that reads a trace; taken out of argv by main): the flags
  * every trace is opened with (enum rt_trace_open_flag). */
 void cli_set_trace_flags(unsigned flags);
@@ -129,6 +135,8 @@ struct model_cli {
     struct rt_model_params params;
     unsigned given;          /* parameters set by options (bit = index in rt_model_param_table) */
     double compute_scale;
+    int compute;              /* --compute: enum rt_compute (default RT_COMPUTE_CPU: CPU time where the trace has it) */
+    int compute_given;
     rt_bytes eager_limit;
     int have_eager;
     int beta_table;          /* --beta-table: Hockney's β per size from the parameter file */

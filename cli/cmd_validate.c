@@ -137,6 +137,14 @@ static void print_text(const struct validate_cli *c, const rt_trace *t, const st
         printf("error       %+.1f%% (predicted against measured over the window)\n", 100 * (pred - meas) / meas);
     else
         printf("error       none: no measured time in the window\n");
+    /* A busy machine slows the measured run itself: say by how much, since a CPU-time replay
+     * cannot predict that part (the ranks' time without a CPU is the machine's, not the program's). */
+    char waited[400];
+    if (cli_cpu_wait_text(t, waited, sizeof waited)) {
+        printf("cpu time    ");
+        cli_text(stdout, waited, 0);
+        printf("\n");
+    }
     printf("\n%-22s %6s %15s  %s\n", "", "rows", "median |error|", "worst");
     for (int k = 0; k < RT_VAL_TABLES; k++) {
         const struct rt_validate_tab *tb = &rep->tab[k];
@@ -213,6 +221,7 @@ static void print_json(const struct validate_cli *c, const rt_trace *t, const st
         cli_print_double(stdout, c->max_error);
     else
         printf("null");
+    cli_cpu_wait_json(stdout, t);
     printf(", \"passed\": %s, \"tables\": {", failed ? "false" : "true");
     for (int k = 0; k < RT_VAL_TABLES; k++) {
         const struct rt_validate_tab *tb = &rep->tab[k];

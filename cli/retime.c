@@ -32,6 +32,7 @@ static void usage(FILE *f)
           "       retime check [TRACE...] --baseline FILE [--tolerance P%] [--share-tolerance Npp] [--junit FILE]\n"
           "                    [--source-root DIR] [--window SPEC]\n"
           "                    [--allow-trace-changes] [MODEL-OPTIONS] | --update [MODEL-OPTIONS] [--region NAME]...\n"
+          "                    [--name NAME]  (one TRACE, known in the baseline by NAME wherever it is)\n"
           "       retime plot shift|timeline|montecarlo|sweep ... --output PREFIX   (retime plot --help)\n"
           "       retime calibrate TRACE... [--eager-limit SIZE] [--cut-coef X] [--small SIZE] [--gap TIME]\n"
           "                        [--fit auto|eager|rendezvous] [--output PARAMS] [--format text|json]\n"
@@ -306,6 +307,7 @@ static int cmd_info(struct args *a)
                st->unknown_coll_ops, st->orphan_completions, st->dropped_requests);
         if (st->nb_collectives) /* only then: the outputs of traces without them stay as they were */
             printf(", \"nonblocking_collectives\": %" PRIu64, st->nb_collectives);
+        cli_cpu_wait_json(stdout, t); /* likewise: only for a trace with CPU times */
         if (st->clock.ranks || st->clock.drift_ranks) /* likewise */
             printf(", \"clock_offsets\": {\"ranks\": %u, \"max_ns\": %" PRId64 ", \"max_rank\": %u"
                    ", \"drift_ranks\": %u, \"drift_ns\": %" PRId64 ", \"drift_uncertainty_ns\": %" PRId64
@@ -368,6 +370,9 @@ static int cmd_info(struct args *a)
         if (st->self_comms)
             printf(" (%u self, one instance per rank)", st->self_comms);
         printf("\n");
+        char waited[400];
+        if (cli_cpu_wait_text(t, waited, sizeof waited))
+            printf("cpu time       %s\n", waited);
         printf("call sites     %u\n", rt_trace_callsites(t));
         for (uint32_t i = 0; i < rt_trace_callsites(t); i++) {
             const struct rt_callsite *cs = rt_trace_callsite(t, i);

@@ -138,11 +138,30 @@ check callsite-drift-exit-1 [ "$rc" -eq 1 ]
 check callsite-drift-reason has "$(sq "$out")" "call site hop_ssend shift.c:288 (MPI_Recv) +2.500pp (> 2pp)"
 
 # 5. The trace changed: its fingerprint differs (reported, and a failure unless allowed).
-edit "$B" "$W/fp.json" 't["'$K2'"]["fingerprint"] = "fnv1a64:0123456789abcdef"'
+edit "$B" "$W/fp.json" 't["'$K2'"]["fingerprint"] = "fnv1a64-untimed:0123456789abcdef"'
 out=$("$retime" check "$W" --baseline "$W/fp.json" --junit "$work/fp.xml"); rc=$?
 check fingerprint-exit-1 [ "$rc" -eq 1 ]
 check fingerprint-reason has "$(sq "$out")" "FAIL $K2 trace changed (fingerprint differs)"
-check fingerprint-detail has "$(sq "$out")" "trace changed since the baseline was recorded: fingerprint fnv1a64:0123456789abcdef -> fnv1a64:$(field $K2 'e["fingerprint"][8:]')"
+check fingerprint-detail has "$(sq "$out")" "trace changed since the baseline was recorded: fingerprint fnv1a64-untimed:0123456789abcdef -> fnv1a64-untimed:$(field $K2 'e["fingerprint"][16:]')"
+# A baseline of before issue #45 (fingerprints with the events' times, "fnv1a64:") still matches
+# the traces it was recorded from, and a wrong one of that kind is still a changed trace.
+cp "$(dirname "$0")/check_baseline_timed.json" "$W/timed.json"
+check fingerprint-timed-matches exits 0 "$retime" check "$W" --baseline "$W/timed.json"
+edit "$W/timed.json" "$W/timed-bad.json" 't["'$K2'"]["fingerprint"] = "fnv1a64:0123456789abcdef"'
+check fingerprint-timed-differs has "$(sq "$("$retime" check "$W" --baseline "$W/timed-bad.json")")" \
+  "FAIL $K2 trace changed (fingerprint differs)"
+# --name keys one trace by a name: recorded, then checked from another path; a bad use is refused
+rm -f "$work/named.json"
+"$retime" check "$W/$K2" --name solver/ci --baseline "$work/named.json" --update --alpha 2.122us --beta 0.7595ns/B >/dev/null
+check name-recorded has "$(cat "$work/named.json")" '"path": "solver/ci",'
+check name-checked-elsewhere exits 0 "$retime" check "$traces/$K2" --name solver/ci --baseline "$work/named.json"
+check name-other-trace-differs exits 1 "$retime" check "$traces/shift1d-ssend-p8-k1-m1000" --name solver/ci \
+  --baseline "$work/named.json"
+check name-needs-one-trace usage_fails "--name names one TRACE (2 given)" \
+  "$retime" check "$W/$K2" "$W/shift1d-ssend-p8-k1-m1000" --name x --baseline "$work/named.json"
+check name-not-a-directory fails_with "--name: $W is a directory of traces, not one trace" \
+  "$retime" check "$W" --name x --baseline "$work/named.json"
+check name-bad usage_fails "--name needs a NAME" "$retime" check "$W/$K2" --name /abs --baseline "$work/named.json"
 check fingerprint-junit-type same "$(junit_failure "$work/fp.xml" $K2 | sed -n 2p)" "trace changed"
 out=$("$retime" check "$W" --baseline "$W/fp.json" --allow-trace-changes); rc=$?
 check fingerprint-allowed-exit-0 [ "$rc" -eq 0 ]
@@ -281,7 +300,7 @@ check bad-version usage_fails "version: baseline version 2; this retime reads ve
 sed '0,/"ranks": 8,/s//"ranks": 8, "ranks": 9,/' "$B" > "$work/dup.json"
 check bad-duplicate-key usage_fails "duplicate object key" "$retime" check "$W" --baseline "$work/dup.json"
 edit "$B" "$work/fp-bad.json" 't["'$K2'"]["fingerprint"] = "abc"'
-check bad-fingerprint usage_fails 'traces[2].fingerprint: expected "fnv1a64:" and 16 hex digits, got "abc"' \
+check bad-fingerprint usage_fails 'traces[2].fingerprint: expected "fnv1a64-untimed:" or "fnv1a64:" and 16 hex digits, got "abc"' \
   "$retime" check "$W" --baseline "$work/fp-bad.json"
 check bad-missing-file usage_fails "$work/nope.json: cannot open baseline: No such file or directory" \
   "$retime" check "$W" --baseline "$work/nope.json"

@@ -42,6 +42,7 @@ set(RT_TEST_SECONDS
   mpi_nbcoll                                       2     9
   mpi_requests                                     5    15
   mpi_clock_offsets                               30    60
+  mpi_ci_gate                                     30    60
   mpi_nbcoll_p2                                    2     6
   mpi_nbcoll_p3                                    2     6
   mpi_pingpong_bad_options                        14    78
@@ -80,6 +81,7 @@ set(RT_TEST_SECONDS
   sidefiles                                        9    10
   test_calibrate                                   1     1
   test_clock_fix                                   1     5
+  test_cpu_time                                    1     5
   test_coll_algos                                  2     8
   test_coll_bytes                                  1     5
   test_coll_path                                  60   424

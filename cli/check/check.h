@@ -49,8 +49,12 @@ struct check_trace {
     uint32_t ranks;
     uint64_t events;
     uint64_t fingerprint;    /* FNV-1a 64 over the events and definitions the replay uses (call-site
-                                files relative to their common directory) */
-    uint64_t fingerprint_abs; /* measured only: the same with absolute files, as older baselines hold it */
+                                files relative to their common directory), without the events' times
+                                when untimed (what baselines record now: a re-trace of the same run
+                                keeps it), else with them (older baselines) */
+    int untimed;
+    uint64_t fingerprint_timed; /* measured only: with the events' times, as older baselines hold it */
+    uint64_t fingerprint_abs; /* measured only: that with absolute files, as still older ones hold it */
     rt_time_ns measured_ns;  /* the traced run's length */
     rt_time_ps predicted_ps;
     double act_pct[CHECK_NACT];       /* critical-path shares in percent, rounded to 0.001 */

@@ -616,9 +616,12 @@ static int read_trace(struct rd *r, json_t *tr, size_t idx, const struct check_b
     if (get_uint(r, tr, w, "events", UINT64_MAX, &t->events) || get_str(r, tr, w, "fingerprint", 0, &fp))
         return r->err->code;
     char *end;
-    if (strncmp(fp, "fnv1a64:", 8) != 0 || strlen(fp) != 24 || strspn(fp + 8, "0123456789abcdef") != 16)
-        return bad(r, field(w2, sizeof w2, w, "fingerprint"), "expected \"fnv1a64:\" and 16 hex digits, got \"%s\"", q(r, fp));
-    t->fingerprint = strtoull(fp + 8, &end, 16);
+    size_t pre = !strncmp(fp, "fnv1a64-untimed:", 16) ? 16 : !strncmp(fp, "fnv1a64:", 8) ? 8 : 0;
+    if (!pre || strlen(fp) != pre + 16 || strspn(fp + pre, "0123456789abcdef") != 16)
+        return bad(r, field(w2, sizeof w2, w, "fingerprint"),
+                   "expected \"fnv1a64-untimed:\" or \"fnv1a64:\" and 16 hex digits, got \"%s\"", q(r, fp));
+    t->fingerprint = strtoull(fp + pre, &end, 16);
+    t->untimed = pre == 16;
     if (get_uint(r, tr, w, "measured_ns", INT64_MAX, &u))
         return r->err->code;
     t->measured_ns = (rt_time_ns)u;
@@ -905,9 +908,9 @@ static void write_trace(FILE *f, const struct check_trace *t, const struct check
 {
     fprintf(f, "    {\n      \"path\": ");
     cli_json_string(f, t->path);
-    fprintf(f, ",\n      \"ranks\": %u,\n      \"events\": %" PRIu64 ",\n      \"fingerprint\": \"fnv1a64:%016" PRIx64
+    fprintf(f, ",\n      \"ranks\": %u,\n      \"events\": %" PRIu64 ",\n      \"fingerprint\": \"%s%016" PRIx64
                "\",\n      \"measured_ns\": %" PRId64 ",\n      \"predicted_ns\": ",
-            t->ranks, t->events, t->fingerprint, t->measured_ns);
+            t->ranks, t->events, t->untimed ? "fnv1a64-untimed:" : "fnv1a64:", t->fingerprint, t->measured_ns);
     cli_print_ps_as_ns(f, t->predicted_ps);
     fprintf(f, ",\n      \"regions\": {");
     for (size_t i = 0; i < b->nregions; i++) {

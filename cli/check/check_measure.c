@@ -63,9 +63,11 @@ static size_t callsite_dir_prefix(const rt_trace *t, const char **prefix)
 /* FNV-1a over the events and definitions the replay uses. @p relative: call-site files without
  * their common directory (the fingerprint baselines record since call sites are relative; the
  * absolute one still matches older baselines). */
-static uint64_t trace_fingerprint(const rt_trace *t, int relative)
+static uint64_t trace_fingerprint(const rt_trace *t, int relative, int timed)
 {
-    uint64_t h = fnv_str(FNV_OFFSET, "retime trace fingerprint 1");
+    /* Untimed: what the run did, not when (no event times, no thread team's work time), so that
+     * the same program traced again, at another path or the same, keeps its fingerprint. */
+    uint64_t h = fnv_str(FNV_OFFSET, timed ? "retime trace fingerprint 1" : "retime trace fingerprint 2 untimed");
     h = fnv_u64(h, rt_trace_ranks(t));
     for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
         uint64_t n;
@@ -77,8 +79,9 @@ static uint64_t trace_fingerprint(const rt_trace *t, int relative)
             int join = ev[i].kind == RT_EV_JOIN;
             const struct rt_event_payload p = rt_trace_payload(t, r, i);
             uint32_t comm = join || p.comm == RT_EV_NO_COMM ? RT_NONE : (uint32_t)p.comm;
-            h = fnv_u64(h, (uint64_t)ev[i].time);
-            h = fnv_u64(h, join ? p.work_ns : (uint64_t)p.bytes);
+            if (timed)
+                h = fnv_u64(h, (uint64_t)ev[i].time);
+            h = fnv_u64(h, join ? (timed ? p.work_ns : 0) : (uint64_t)p.bytes);
             h = fnv_u64(h, (uint64_t)ev[i].ref | (uint64_t)ev[i].aux << 32);
             const struct rt_comm *cm = rt_trace_comm(t, comm); /* a self instance counts as its origin */
             h = fnv_u64(h, (uint64_t)(cm ? cm->origin : comm) | (uint64_t)ev[i].kind << 32 | (uint64_t)ev[i].flags << 40);
@@ -279,8 +282,10 @@ int check_measure(const char *open, const char *key, const struct rt_replay_opti
         goto out;
     m->ranks = rt_trace_ranks(t);
     m->events = rt_trace_stats(t)->events;
-    m->fingerprint = trace_fingerprint(t, 1);
-    m->fingerprint_abs = trace_fingerprint(t, 0);
+    m->fingerprint = trace_fingerprint(t, 1, 0);
+    m->untimed = 1;
+    m->fingerprint_timed = trace_fingerprint(t, 1, 1);
+    m->fingerprint_abs = trace_fingerprint(t, 0, 1);
     if ((rc = rt_depgraph_create(t, &ob.g, err)))
         goto out;
     for (size_t i = 0; i < nregions; i++) {

@@ -33,6 +33,7 @@ struct check_cli {
     const char **ops; /* TRACE operands */
     size_t nops;
     const char *baseline, *junit;
+    const char *name; /* --name: the one TRACE's key in the baseline, instead of its path */
     const char *tol_text, *share_text;
     double tol_pct;  /* --tolerance, percent of the baseline's time */
     double share_pp; /* --share-tolerance, percentage points */
@@ -49,7 +50,9 @@ struct check_cli {
  * common directory, or, for a baseline written before that, with absolute files. */
 static int same_fingerprint(const struct check_trace *base, const struct check_trace *now)
 {
-    return base->fingerprint == now->fingerprint || base->fingerprint == now->fingerprint_abs;
+    if (base->untimed)
+        return base->fingerprint == now->fingerprint;
+    return base->fingerprint == now->fingerprint_timed || base->fingerprint == now->fingerprint_abs;
 }
 
 static int parse_suffixed(const char *v, const char *suffix, double max, double *out)
@@ -117,6 +120,11 @@ static int parse_check(struct args *a, struct check_cli *c)
                 return USAGE("bad --share-tolerance '%s' (percentage points from 0pp to 100pp, e.g. 2pp)", v ? v : "");
             c->share_text = v;
             c->share_given = 1;
+        } else if (cli_opt(a, "--name", &v)) {
+            /* stored as the entry's "path": the same rules (relative, '/'-separated) */
+            if (!v || !*v || v[0] == '/' || v[strlen(v) - 1] == '/' || strstr(v, "//"))
+                return USAGE("--name needs a NAME (letters, digits, '/' between parts, e.g. solver or ci/solver)");
+            c->name = v;
         } else if (cli_opt(a, "--junit", &v)) {
             if (!v || !*v)
                 return USAGE("--junit needs a FILE");
@@ -142,6 +150,8 @@ static int parse_check(struct args *a, struct check_cli *c)
     }
     if (!c->baseline)
         return USAGE("check needs --baseline FILE");
+    if (c->name && c->nops != 1)
+        return USAGE("--name names one TRACE (%zu given): its entry in the baseline, wherever it was traced", c->nops);
     if (c->update) {
         const char *bad = c->junit ? "--junit" : c->tol_given ? "--tolerance" : c->share_given ? "--share-tolerance"
                         : c->allow_changes ? "--allow-trace-changes" : NULL;
@@ -467,6 +477,18 @@ static int collect(const struct check_cli *c, const struct check_baseline *b, co
             goto out;
         }
         int exists = stat(op, &st) == 0;
+        if (c->name) { /* one trace, known by the name given: a program traced anew on every run */
+            free(abs);
+            if (exists && S_ISDIR(st.st_mode) && !is_trace_dir(op)) {
+                rc = rt_error_set(err, RT_EINVAL, "--name: %s is a directory of traces, not one trace", op);
+                goto out;
+            }
+            if (!tl_add(l, strdup(c->name), strdup(op), exists)) {
+                rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+                goto out;
+            }
+            continue;
+        }
         if (exists && S_ISDIR(st.st_mode) && !is_trace_dir(op)) {
             /* A directory of traces is resolved whole, as the baseline's directory is (it is often
              * the same one): only a trace keeps the name of the link it is reached through. */
@@ -757,10 +779,12 @@ static void judge(struct target *t, const struct check_cli *c, const char *const
         struct rows rs = {0};
         int changed = !same_fingerprint(B, N) || B->ranks != N->ranks || B->events != N->events;
         if (changed) {
-            fprintf(f, "      trace changed since the baseline was recorded: fingerprint fnv1a64:%016" PRIx64
-                       " -> fnv1a64:%016" PRIx64 "\n      (ranks %u -> %u, events %" PRIu64 " -> %" PRIu64
+            fprintf(f, "      trace changed since the baseline was recorded: fingerprint %s%016" PRIx64
+                       " -> %s%016" PRIx64 "\n      (ranks %u -> %u, events %" PRIu64 " -> %" PRIu64
                        ", measured run %s -> %s)\n",
-                    B->fingerprint, N->fingerprint, B->ranks, N->ranks, B->events, N->events,
+                    B->untimed ? "fnv1a64-untimed:" : "fnv1a64:", B->fingerprint,
+                    B->untimed ? "fnv1a64-untimed:" : "fnv1a64:", B->untimed ? N->fingerprint : N->fingerprint_timed,
+                    B->ranks, N->ranks, B->events, N->events,
                     fmt_ns(a, sizeof a, (double)B->measured_ns, 0), fmt_ns(b, sizeof b, (double)N->measured_ns, 0));
             if (!c->allow_changes)
                 why_add(&w, "trace changed", "trace changed (fingerprint differs)");
@@ -1036,7 +1060,7 @@ static const char *first_skipped(const struct tlist *l)
 
 static int same_trace(const struct check_trace *a, const struct check_trace *b, size_t nregions)
 {
-    if (a->fingerprint != b->fingerprint || a->ranks != b->ranks || a->events != b->events ||
+    if (a->fingerprint != b->fingerprint || a->untimed != b->untimed || a->ranks != b->ranks || a->events != b->events ||
         a->measured_ns != b->measured_ns || a->predicted_ps != b->predicted_ps || a->ncallsites != b->ncallsites ||
         memcmp(a->act_pct, b->act_pct, sizeof a->act_pct) != 0)
         return 0;

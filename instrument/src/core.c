@@ -326,9 +326,11 @@ void rt__enter(int region, uint64_t t, void *ret)
     if (ret && rt__g.callsite_mode) {
         uint32_t cc = rt__callsite_id(ret);
         if (cc != OTF2_UNDEFINED_CALLING_CONTEXT &&
-            OTF2_AttributeList_AddCallingContextRef(rt__g.attrs, 0, cc) == OTF2_SUCCESS)
+            OTF2_AttributeList_AddCallingContextRef(rt__g.attrs, RT_ATTR_CALLSITE, cc) == OTF2_SUCCESS)
             attrs = rt__g.attrs;
     }
+    if (rt__cpu_attr(rt__g.attrs, t))
+        attrs = rt__g.attrs;
     rt__check(OTF2_EvtWriter_Enter(rt__g.evt, attrs, t, (OTF2_RegionRef)region), "Enter");
     rt__g.cur_mpi_region = region;
     rt__out();
@@ -339,7 +341,8 @@ void rt__leave(int region, uint64_t t)
     if (!rt__g.active)
         return;
     rt__g.in_tracer = 1;
-    rt__check(OTF2_EvtWriter_Leave(rt__g.evt, NULL, t, (OTF2_RegionRef)region), "Leave");
+    OTF2_AttributeList *attrs = rt__cpu_attr(rt__g.attrs, t) ? rt__g.attrs : NULL;
+    rt__check(OTF2_EvtWriter_Leave(rt__g.evt, attrs, t, (OTF2_RegionRef)region), "Leave");
     rt__g.cur_mpi_region = -1;
     rt__out();
 }
@@ -568,6 +571,17 @@ static void rt__read_env(void)
     }
     /* 16 MiB, like Score-P's default SCOREP_TOTAL_MEMORY: a flush every ~1.3 M events, and
      * memory that does not grow with the run. */
+    /* Thread CPU time every 20 us at most (clock.c); RETIME_TRACE_CPU=0 records none, a
+     * number of us sets the interval (0.. 1 s; "every": at every event, for tests). */
+    const char *cpu = getenv("RETIME_TRACE_CPU");
+    rt__g.cpu_on = 1;
+    rt__g.cpu_every = 20000;
+    if (cpu && (!strcmp(cpu, "0") || !strcmp(cpu, "off")))
+        rt__g.cpu_on = 0;
+    else if (cpu && !strcmp(cpu, "every"))
+        rt__g.cpu_every = 0;
+    else if (cpu && atol(cpu) > 0 && atol(cpu) <= 1000000)
+        rt__g.cpu_every = (uint64_t)atol(cpu) * 1000u;
     const char *mb = getenv("RETIME_TRACE_BUFFER_MB");
     long v = mb ? strtol(mb, NULL, 10) : 0;
     rt__mem_budget = (uint64_t)(v > 0 && v <= 1L << 20 ? v : 16) << 20;
@@ -1151,7 +1165,9 @@ RT_EXPORT void rt_region_begin(const char *name)
     if (id == UINT32_MAX)
         return;
     rt__g.in_tracer = 1;
-    rt__check(OTF2_EvtWriter_Enter(rt__g.evt, NULL, rt__now(), id), "Enter");
+    uint64_t t = rt__now();
+    OTF2_AttributeList *attrs = rt__cpu_attr(rt__g.attrs, t) ? rt__g.attrs : NULL;
+    rt__check(OTF2_EvtWriter_Enter(rt__g.evt, attrs, t, id), "Enter");
     rt__out();
 }
 
@@ -1163,6 +1179,8 @@ RT_EXPORT void rt_region_end(void)
     if (id == UINT32_MAX)
         return;
     rt__g.in_tracer = 1;
-    rt__check(OTF2_EvtWriter_Leave(rt__g.evt, NULL, rt__now(), id), "Leave");
+    uint64_t t = rt__now();
+    OTF2_AttributeList *attrs = rt__cpu_attr(rt__g.attrs, t) ? rt__g.attrs : NULL;
+    rt__check(OTF2_EvtWriter_Leave(rt__g.evt, attrs, t, id), "Leave");
     rt__out();
 }

@@ -608,9 +608,14 @@ int rt__defs_write(OTF2_Archive *a, int P, const unsigned char *const *blobs, co
     RT_CHECK(OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_MPI, rt__intern(&st, "MPI"),
                                                 OTF2_PARADIGM_CLASS_PROCESS));
     RT_CHECK(OTF2_GlobalDefWriter_WriteAttribute(
-        w, 0, rt__intern(&st, "retime::callsite"),
+        w, RT_ATTR_CALLSITE, rt__intern(&st, "retime::callsite"),
         rt__intern(&st, "Call site of the MPI call (function, file and line of the caller)"),
         OTF2_TYPE_CALLING_CONTEXT));
+    RT_CHECK(OTF2_GlobalDefWriter_WriteAttribute(
+        w, RT_ATTR_CPU_TIME, rt__intern(&st, "retime::cpu_time"),
+        rt__intern(&st, "The rank's thread CPU time at this event [ns] (CLOCK_THREAD_CPUTIME_ID), "
+                        "on events 20 us or more after the last one that has it"),
+        OTF2_TYPE_UINT64));
 
     /* System tree: one machine node with one child per host name; one location group per
      * rank (dense ids), holding the rank's location (id = world rank). */

@@ -109,6 +109,9 @@ struct rt__state {
     uint32_t comm_counter;    /* Comms this rank created as their rank 0. */
     uint32_t *comm_keys;      /* Local comm id -> global key. */
     uint32_t n_comm_keys, cap_comm_keys;
+    uint64_t cpu_every;       /* Thread CPU time is read at an event this long after the last reading [ns]. */
+    uint64_t cpu_last;        /* The event time of the last reading (see clock.c). */
+    int cpu_on;               /* CPU times are recorded (RETIME_TRACE_CPU). */
     int callsite_mode;        /* 0 off, 1 return address, 2 libunwind with extra skip. */
     int callsite_skip;
     char dir[4096];
@@ -157,6 +160,14 @@ static inline uint64_t rt__now(void)
 /** This rank's clock offset to rank 0 now (collective over rt__g.comm; see clock.c). @p final:
  * the measurement at MPI_Finalize, which may repeat a batch taken while the machine was busy. */
 RT_HIDDEN void rt__clock_sync(struct rt__clock_offset *out, int final);
+
+/** Adds this rank's thread CPU time to @p attrs when the event at @p t is due for a reading
+ * (clock.c explains when); returns 1 if it added one. */
+RT_HIDDEN int rt__cpu_attr(OTF2_AttributeList *attrs, uint64_t t);
+
+/** Attribute ids of the tracer's global definitions (defs.c). */
+#define RT_ATTR_CALLSITE 0u
+#define RT_ATTR_CPU_TIME 1u
 
 /* --- callsite.c --------------------------------------------------------------------------- */
 /** Local calling-context id for return address @p ret (or OTF2_UNDEFINED_CALLING_CONTEXT). */

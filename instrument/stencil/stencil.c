@@ -12,7 +12,10 @@
  * Output (rank 0): a header and one line "halo_bytes<TAB>mean<TAB>sigma<TAB>min<TAB>median" of
  * the iteration time in ns over all ranks and timed iterations (after --warmup), and
  * "checksum: X" of the final values, which depends only on the options and the rank count.
- * usage: stencil [--halo SIZE] [--n N] [--iters N] [--warmup N]
+ * --sweeps K does K sweeps per iteration (default 1): more compute per exchange over the same
+ * --n doubles, so that a small array that stays in the cache can still make long compute bursts
+ * (tests/mpi/ci_gate.sh: its CPU time then hardly depends on what else runs on the machine).
+ * usage: stencil [--halo SIZE] [--n N] [--sweeps K] [--iters N] [--warmup N]
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "retime/region.h"
@@ -56,13 +59,15 @@ int main(int argc, char **argv)
     int rank, P;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
-    long halo = 1000, n = 4096, iters = 100, warmup = 10;
+    long halo = 1000, n = 4096, sweeps = 1, iters = 100, warmup = 10;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--halo"))
             halo = arg_long(v, 0, 1L << 26, "--halo", rank), i++;
         else if (!strcmp(argv[i], "--n"))
             n = arg_long(v, 3, 1L << 24, "--n", rank), i++;
+        else if (!strcmp(argv[i], "--sweeps"))
+            sweeps = arg_long(v, 1, 1L << 20, "--sweeps", rank), i++;
         else if (!strcmp(argv[i], "--iters"))
             iters = arg_long(v, 1, 1L << 24, "--iters", rank), i++;
         else if (!strcmp(argv[i], "--warmup"))
@@ -85,11 +90,15 @@ int main(int argc, char **argv)
     for (long it = -warmup; it < iters; it++) {
         double t0 = now();
         rt_region_begin("stencil_iteration");
-        for (long i = 1; i <= n; i++)
-            w[i] = (u[i - 1] + u[i] + u[i + 1]) / 3;
-        double *x = u;
-        u = w;
-        w = x;
+        for (long k = 0; k < sweeps; k++) {
+            w[0] = u[0]; /* the halo values stay for every sweep of the iteration */
+            w[n + 1] = u[n + 1];
+            for (long i = 1; i <= n; i++)
+                w[i] = (u[i - 1] + u[i] + u[i + 1]) / 3;
+            double *x = u;
+            u = w;
+            w = x;
+        }
         /* the edge values travel in the halo's first bytes */
         if (halo >= (long)sizeof(double)) {
             memcpy(sr, &u[n], sizeof(double));

@@ -30,6 +30,9 @@ struct tb_builder {
         double sd;
     } offs[8];
     uint32_t noffs;
+    OTF2_AttributeList *attrs; /* tb_cpu's value for the rank's next Enter or Leave */
+    uint32_t attrs_rank;
+    int cpu_used;              /* retime::cpu_time (attribute 0) is defined */
 };
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final)
@@ -91,16 +94,35 @@ static void at(tb_builder *b, uint64_t t)
     b->last = t > b->last ? t : b->last;
 }
 
+/* The attributes tb_cpu set for rank @p r's next Enter or Leave, or NULL. */
+static OTF2_AttributeList *cpu_attrs(tb_builder *b, uint32_t r)
+{
+    return b->attrs && b->attrs_rank == r && OTF2_AttributeList_GetNumberOfElements(b->attrs) ? b->attrs : NULL;
+}
+
+void tb_cpu(tb_builder *b, uint32_t rank, uint64_t cpu_ns)
+{
+    if (!b->attrs && !(b->attrs = OTF2_AttributeList_New())) {
+        b->failed = 1;
+        return;
+    }
+    OTF2_AttributeList_RemoveAllAttributes(b->attrs);
+    b->attrs_rank = rank;
+    b->cpu_used = 1;
+    if (OTF2_AttributeList_AddUint64(b->attrs, 0, cpu_ns) != OTF2_SUCCESS)
+        b->failed = 1;
+}
+
 void tb_enter(tb_builder *b, uint32_t r, uint64_t t, const char *name)
 {
     at(b, t);
-    OTF2_EvtWriter_Enter(b->w[r], NULL, t, region(b, name));
+    OTF2_EvtWriter_Enter(b->w[r], cpu_attrs(b, r), t, region(b, name));
 }
 
 void tb_leave(tb_builder *b, uint32_t r, uint64_t t, const char *name)
 {
     at(b, t);
-    OTF2_EvtWriter_Leave(b->w[r], NULL, t, region(b, name));
+    OTF2_EvtWriter_Leave(b->w[r], cpu_attrs(b, r), t, region(b, name));
 }
 
 void tb_send(tb_builder *b, uint32_t r, uint64_t t, uint32_t to, uint32_t tag, uint64_t bytes)
@@ -244,6 +266,11 @@ int tb_close(tb_builder *b)
         s++;
     }
     OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 1, 1, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    if (b->cpu_used) {
+        OTF2_GlobalDefWriter_WriteString(g, s, "retime::cpu_time");
+        OTF2_GlobalDefWriter_WriteAttribute(g, 0, s, 0, OTF2_TYPE_UINT64);
+        s++;
+    }
     uint64_t *members = calloc(b->ranks, sizeof *members);
     for (uint32_t r = 0; r < b->ranks; r++) {
         char name[32];
@@ -273,6 +300,8 @@ int tb_close(tb_builder *b)
     for (uint32_t i = 0; i < b->nregions; i++)
         free(b->regions[i]);
     free(b->regions);
+    if (b->attrs)
+        OTF2_AttributeList_Delete(b->attrs);
     for (uint32_t i = 0; i < b->ncomms; i++) {
         free(b->comms[i].name);
         free(b->comms[i].members);

@@ -41,6 +41,10 @@ void tb_call_send(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, const 
 void tb_call_recv(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, uint32_t from, uint32_t tag,
                   uint64_t bytes);
 
+/** Gives rank @p rank's next tb_enter or tb_leave the CPU time @p cpu_ns (the attribute
+ * retime::cpu_time, as retime-trace writes it); OTF2 empties the list after that record. */
+void tb_cpu(tb_builder *b, uint32_t rank, uint64_t cpu_ns);
+
 /** A ClockOffset record of rank @p rank (its local definitions; at most 8 in all): OTF2's reader
  * adds @p offset to the rank's times, interpolated between its records. */
 void tb_clock_offset(tb_builder *b, uint32_t rank, uint64_t time, int64_t offset, double sd);

@@ -143,9 +143,17 @@ struct rt_replay_part {
     int (*reduce)(void *ud, int64_t *v, size_t n, int sum);
 };
 
+/** How measured compute (the time between a rank's events outside communicating calls) is taken. */
+enum rt_compute {
+    RT_COMPUTE_WALL = 0, /**< the events' time stamps: wall time, with whatever else ran on the machine */
+    RT_COMPUTE_CPU = 1   /**< less the time the rank did not run, by its CPU times (rt_trace_has_cpu_time;
+                          *   without them, as RT_COMPUTE_WALL) */
+};
+
 struct rt_replay_options {
     struct rt_model model;
     double compute_scale;   /**< 1 = compute as measured, 0 = communication only */
+    int compute;            /**< enum rt_compute: what "as measured" means (RT_COMPUTE_WALL: 0) */
     rt_bytes eager_limit;   /**< largest eager message [B]; larger ones use rendezvous */
     uint8_t coll_algo[RT_COLL_OTHER + 1]; /**< enum rt_coll_algo per enum rt_coll_op (overrides) */
     const rt_coll_rules *coll_rules; /**< the rules for the others (NULL: "retime") */

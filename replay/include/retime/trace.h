@@ -302,6 +302,12 @@ uint32_t rt_trace_regions(const rt_trace *trace);
 const struct rt_region *rt_trace_region(const rt_trace *trace, uint32_t region);
 /** Region index by name, or RT_NONE. */
 uint32_t rt_trace_find_region(const rt_trace *trace, const char *name);
+/** Whether the ranks' events carry their CPU times (retime-trace's retime::cpu_time attribute;
+ *  docs/cpu-time.md): then the replay can take compute as CPU time (RT_COMPUTE_CPU). */
+int rt_trace_has_cpu_time(const rt_trace *trace);
+/** Row @p rank's measured time outside MPI calls [ns] (*@p wall) and the part of it the rank did
+ *  not run, waiting for a CPU, by its CPU times [ns] (*@p waited; 0 without them). */
+void rt_trace_compute_time(const rt_trace *trace, uint32_t rank, rt_time_ns *wall, rt_time_ns *waited);
 uint32_t rt_trace_callsites(const rt_trace *trace);
 const struct rt_callsite *rt_trace_callsite(const rt_trace *trace, uint32_t callsite);
 uint32_t rt_trace_comms(const rt_trace *trace);

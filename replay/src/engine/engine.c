@@ -556,11 +556,23 @@ RT_HOT_INLINE int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
 
 /* ------------------------------------------------------------------ ranks */
 
-RT_HOT_INLINE rt_time_ps local_time(struct engine *E, const struct rank *R, const struct rt_event *e)
+/* The measured time of event @p e of rank @p R, the one compute is taken from: its time stamp,
+ * or with RT_COMPUTE_CPU that less the time the rank had not run by then (its row's steps, passed
+ * in order: events come in time order). */
+RT_HOT_INLINE rt_time_ns meas_time(struct rank *R, const struct rt_event *e)
+{
+    if (RT_LIKELY(!R->cpu))
+        return e->time;
+    while (R->cpu_k < R->ncpu && R->cpu[R->cpu_k].at <= e->time)
+        R->cpu_k++;
+    return e->time - (R->cpu_k ? R->cpu[R->cpu_k - 1].lost : 0);
+}
+
+RT_HOT_INLINE rt_time_ps local_time(struct engine *E, struct rank *R, const struct rt_event *e)
 {
     if (R->depth > 0 && R->call_ops)
         return R->clock; /* inside a communicating call the model decides */
-    rt_time_ns gap = e->time - R->last_meas;
+    rt_time_ns gap = meas_time(R, e) - R->last_meas;
     rt_time_ps work = 0;
     if (gap > 0 && E->o->compute_scale != 0)
         work = (rt_time_ps)((double)gap * 1e3 * E->o->compute_scale + 0.5);
@@ -784,7 +796,7 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
         break;
     }
     R->clock = t;
-    R->last_meas = e->time;
+    R->last_meas = meas_time(R, e);
     if (j == R->win_next) /* one compare per event: the window's begin, then its end */
         window_event(R, j, t);
     if (deps) {
@@ -1010,6 +1022,14 @@ static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
         /* Ranks start where they were measured to start, relative to the earliest one. */
         R->clock = (rt_time_ps)((double)(start - first) * 1e3 * opts->compute_scale + 0.5);
         R->last_meas = start;
+        R->cpu = NULL;
+        R->ncpu = R->cpu_k = 0;
+        if (opts->compute == RT_COMPUTE_CPU && R->row && R->row->cpu_readings) {
+            R->cpu = R->row->cpu;
+            R->ncpu = R->row->ncpu;
+            if (R->nev) /* steps at the start: none before the first reading, which is the base */
+                R->last_meas = meas_time(R, &R->ev[0]);
+        }
         R->tx_free = R->rx_free = NEVER;
         R->pending = (struct ptab){0};
         if (!owned(E, r)) { /* replayed by another process */

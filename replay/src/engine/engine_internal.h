@@ -134,7 +134,9 @@ struct rank {
     uint64_t nev, cursor;
     rt_time_ps clock, tx_free, rx_free, queued_at;
     rt_time_ps fork_pred; /* predicted time of its open thread team's fork (RT_EV_FORK) */
-    rt_time_ns last_meas;
+    rt_time_ns last_meas;  /* the measured time of its last event (RT_COMPUTE_CPU: less the time not run) */
+    const struct rt__cpu_step *cpu; /* RT_COMPUTE_CPU: its row's steps of time not run (NULL: wall) */
+    uint64_t ncpu, cpu_k;  /* ... their count, and how many of them lie at or before last_meas's event */
     int depth;      /* MPI call nesting */
     int call_ops;   /* the current MPI call moves data or synchronises */
     uint32_t *waits; /* blocking sends the current call's Leave waits for */

@@ -140,7 +140,19 @@ struct reader {
     char **odd;                 /* entries of the location directory that are not regular files */
     uint32_t nodd;
 
+    OTF2_AttributeRef cpu_attr; /* retime::cpu_time (uint64), if defined */
+    int have_cpu_attr;
+
     /* state of the location being read */
+    struct {                    /* its CPU times (see cpu_reading) */
+        uint64_t n;
+        rt_time_ns base_at;     /* the first reading: event time [ns] and CPU time [ns] */
+        uint64_t base_cpu;
+        rt_time_ns placed;      /* the time not running so far, placed in gaps [ns] */
+        rt_time_ns lost;        /* of it, in gaps outside MPI calls (compute) [ns] */
+        rt_time_ns compute_from; /* where the current stretch outside MPI calls began */
+        int in_compute;
+    } cpu;
     struct {                    /* its ClockOffset records: the first and the last */
         uint32_t n;
         int64_t first, last;    /* offsets [timer ticks] */

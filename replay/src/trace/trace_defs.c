@@ -73,6 +73,20 @@ static OTF2_CallbackCode def_clock(void *ud, uint64_t res, uint64_t offset, uint
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* retime-trace's retime::cpu_time attribute (docs/cpu-time.md); other attributes are not read. */
+static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef desc,
+                                       OTF2_Type type)
+{
+    struct reader *r = ud;
+    (void)desc;
+    const char *n = string_ref(r, name);
+    if (n && type == OTF2_TYPE_UINT64 && !strcmp(n, "retime::cpu_time")) {
+        r->cpu_attr = self;
+        r->have_cpu_attr = 1;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s)
 {
     struct reader *r = ud;
@@ -607,6 +621,7 @@ int rt__rd_definitions(struct reader *r, OTF2_Reader *rd)
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
     OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(gcb, def_scl);
     OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(gcb, def_ctx);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(gcb, def_attribute);
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, r);
     OTF2_GlobalDefReaderCallbacks_Delete(gcb);
     uint64_t ndefs = 0;

@@ -652,6 +652,7 @@ void rt_trace_close(rt_trace *t)
         free(t->rows[i].events);
         free(t->rows[i].pay);
         free(t->rows[i].pblocks);
+        free(t->rows[i].cpu);
     }
     free(t->rows);
     for (uint32_t i = 0; i < t->ncomms; i++) {
@@ -715,6 +716,21 @@ uint32_t rt_trace_find_region(const rt_trace *t, const char *name)
         if (!strcmp(t->regions[i].name, name))
             return i;
     return RT_NONE;
+}
+
+int rt_trace_has_cpu_time(const rt_trace *t)
+{
+    for (uint32_t i = 0; i < t->nrows; i++)
+        if (t->rows[i].cpu_readings)
+            return 1;
+    return 0;
+}
+
+void rt_trace_compute_time(const rt_trace *t, uint32_t rank, rt_time_ns *wall, rt_time_ns *waited)
+{
+    const struct rt__row *row = rank < t->nrows ? &t->rows[rank] : NULL;
+    *wall = row ? row->compute_wall : 0;
+    *waited = row ? row->compute_wait : 0;
 }
 
 uint32_t rt_trace_callsites(const rt_trace *t) { return t->ncallsites; }

@@ -20,6 +20,7 @@
 #include <otf2/otf2.h>
 
 #include "compiler.h"
+#include "grow.h"
 #include "reader_internal.h"
 
 /* ---------------------------------------------------------------- open requests (struct req_table) */
@@ -508,6 +509,75 @@ static OTF2_CallbackCode ev_unknown(EVT_ARGS)
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* ---------------------------------------------------------------- CPU time
+ *
+ * retime-trace puts the rank's thread CPU time on an Enter or Leave at least every 20 us
+ * (instrument/src/clock.c). Between two readings the rank is taken as running; the time it did
+ * not run (wall minus CPU since the first reading, less what was placed before) is placed at the
+ * second reading, in the gap just before it (never more than that gap; the rest at the next
+ * reading), so that no interval is off by more than the tracer's reading interval. Only a gap
+ * outside MPI calls is compute: the time lost there is kept, as steps of the lost time so far (only
+ * its changes) that the replay's --compute cpu subtracts from the event times, and counted as the
+ * rank's wait for a CPU. Time lost inside an MPI call is placed but not kept: the model times the
+ * call, or it keeps its measured (wall) time, as MPI_Init's, whose ends the ranks share. */
+
+/* A stretch of time outside MPI calls ends at an MPI Enter from outside and starts at the Leave
+ * back to outside; @p t is the event's time, @p depth_before the MPI nesting before it. */
+static inline void compute_edge(struct reader *r, rt_time_ns t, int mpi, int depth_before)
+{
+    if (r->cpu.compute_from == INT64_MIN)
+        r->cpu.compute_from = t;
+    if (!mpi)
+        return;
+    if (depth_before == 0 && r->cpu.in_compute) { /* Enter of an MPI call from outside */
+        r->cur->compute_wall += t - r->cpu.compute_from;
+        r->cpu.in_compute = 0;
+    } else if (depth_before == 1 && r->mpi_depth == 0) { /* Leave back to outside */
+        r->cpu.in_compute = 1;
+        r->cpu.compute_from = t;
+    }
+}
+
+/* The event just pushed at @p t carries attributes: takes its CPU time, if it has one.
+ * @p outside: the gap before it is outside MPI calls. */
+static int cpu_reading(struct reader *r, OTF2_AttributeList *attrs, rt_time_ns t, int outside)
+{
+    uint64_t v;
+    if (OTF2_AttributeList_GetUint64(attrs, r->cpu_attr, &v) != OTF2_SUCCESS)
+        return RT_OK;
+    struct rt__row *row = r->cur;
+    /* The gap the lost time goes into ends at t and begins at the last earlier time: events at t
+     * itself (a message record and the Leave of its call share a time stamp) all take the new
+     * lost time, so the gap between them is not the one. */
+    rt_time_ns prev = INT64_MIN;
+    for (uint64_t k = row->nevents - 1; k-- > 0;)
+        if (row->events[k].time < t) {
+            prev = row->events[k].time;
+            break;
+        }
+    row->cpu_readings++;
+    if (r->cpu.n++ == 0) {
+        r->cpu.base_at = t;
+        r->cpu.base_cpu = v;
+        return RT_OK;
+    }
+    int64_t ran = v > r->cpu.base_cpu ? (int64_t)(v - r->cpu.base_cpu) : 0;
+    rt_time_ns inc = (t - r->cpu.base_at) - ran - r->cpu.placed;
+    if (inc <= 0) /* CPU time cannot run ahead of the wall time: the clocks' granularity */
+        return RT_OK;
+    if (prev != INT64_MIN && inc > t - prev)
+        inc = t - prev;
+    r->cpu.placed += inc;
+    if (!outside) /* inside an MPI call: its time is the model's, or as measured; not compute */
+        return RT_OK;
+    if (rt__grow_one64((void **)&row->cpu, &row->capcpu, sizeof *row->cpu, row->ncpu))
+        return rt__rd_fail(r, RT_ENOMEM, "out of memory keeping CPU times");
+    r->cpu.lost += inc;
+    row->cpu[row->ncpu++] = (struct rt__cpu_step){t, r->cpu.lost};
+    row->compute_wait += inc;
+    return RT_OK;
+}
+
 static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
 {
     struct reader *r = ud;
@@ -518,6 +588,7 @@ static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
     uint8_t rf = r->region_flags[reg];
     if (RT_UNLIKELY((rf & (RF_PARALLEL | RF_BARRIER)) || r->team_depth) && team_enter(r, rf, ts))
         return OTF2_CALLBACK_INTERRUPT;
+    int depth = r->mpi_depth;
     struct rt_event *e = push(r, ts, RT_EV_ENTER);
     if (!e)
         return OTF2_CALLBACK_INTERRUPT;
@@ -529,6 +600,9 @@ static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
         if (r->mpi_depth++ == 0)
             r->call_flags = rf & (RT_EVF_SYNC | RT_EVF_BUFFERED);
     }
+    compute_edge(r, e->time, rf & RT_EVF_MPI, depth);
+    if (attrs && r->have_cpu_attr && cpu_reading(r, attrs, e->time, depth == 0))
+        return OTF2_CALLBACK_INTERRUPT;
     if (rf & RF_CALL) { /* the time inside records not replayed: see call_done */
         if (r->call_depth++ == 0) {
             r->call_enter = e->time;
@@ -546,7 +620,7 @@ static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
 static OTF2_CallbackCode ev_leave(EVT_ARGS, OTF2_RegionRef region)
 {
     struct reader *r = ud;
-    (void)loc; (void)pos; (void)attrs;
+    (void)loc; (void)pos;
     uint32_t reg = ref_get(&r->regions, region);
     if (reg == RT_NONE)
         return undefined_region(r, region, "leave");
@@ -554,6 +628,7 @@ static OTF2_CallbackCode ev_leave(EVT_ARGS, OTF2_RegionRef region)
         return leave_unplaced(r, reg);
     r->open[reg]--;
     r->nopen--;
+    int depth = r->mpi_depth;
     struct rt_event *e = push(r, ts, RT_EV_LEAVE);
     if (!e)
         return OTF2_CALLBACK_INTERRUPT;
@@ -564,6 +639,9 @@ static OTF2_CallbackCode ev_leave(EVT_ARGS, OTF2_RegionRef region)
         if (r->mpi_depth > 0)
             r->mpi_depth--;
     }
+    compute_edge(r, e->time, rf & RT_EVF_MPI, depth);
+    if (attrs && r->have_cpu_attr && cpu_reading(r, attrs, e->time, depth == 0))
+        return OTF2_CALLBACK_INTERRUPT;
     if ((rf & RF_CALL) && r->call_depth > 0 && --r->call_depth == 0 && RT_UNLIKELY(r->call_kinds != 0))
         call_done(r, e->time);
     if (RT_UNLIKELY(rf & (RF_PARALLEL | RF_BARRIER)) && team_leave(r, rf, ts))
@@ -1181,7 +1259,7 @@ static OTF2_CallbackCode thr_enter(EVT_ARGS, OTF2_RegionRef region)
 static OTF2_CallbackCode thr_leave(EVT_ARGS, OTF2_RegionRef region)
 {
     struct reader *r = ud;
-    (void)loc; (void)pos; (void)attrs;
+    (void)loc; (void)pos;
     uint32_t reg = ref_get(&r->regions, region);
     if (reg == RT_NONE)
         return undefined_region(r, region, "leave");
@@ -1396,6 +1474,9 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     r->call_kinds = 0;
     r->off_since = INT64_MIN;
     memset(r->skip_ns, 0, sizeof r->skip_ns);
+    memset(&r->cpu, 0, sizeof r->cpu);
+    r->cpu.in_compute = 1;
+    r->cpu.compute_from = INT64_MIN; /* from the first event on */
     req_clear(&r->requests);
     if (!r->open && !(r->open = calloc(t->nregions ? t->nregions : 1, sizeof *r->open)))
         return rt__rd_fail(r, RT_ENOMEM, "out of memory");
@@ -1518,6 +1599,8 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
         if (shrunk)
             cur->pay = shrunk;
     }
+    if (r->cpu.in_compute && r->cpu.compute_from != INT64_MIN && cur->nevents) /* the last stretch */
+        cur->compute_wall += cur->events[cur->nevents - 1].time - r->cpu.compute_from;
     skip_shares(r, cur);
     uint64_t nblocks = (cur->nevents + 63) / 64;
     r->stats.events += cur->nevents;
