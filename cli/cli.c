@@ -159,6 +159,46 @@ void cli_warn_dropped(const rt_trace *t)
     }
 }
 
+uint32_t cli_call_at(const rt_trace *t, uint32_t rank, uint64_t j, uint64_t *enter)
+{
+    uint64_t n;
+    const struct rt_event *ev = rt_trace_events(t, rank, &n);
+    int depth = 0;
+    for (uint64_t k = j < n ? j + 1 : n; k-- > 0;) {
+        if (!(ev[k].flags & RT_EVF_MPI) || (ev[k].kind != RT_EV_ENTER && ev[k].kind != RT_EV_LEAVE))
+            continue;
+        if (ev[k].kind == RT_EV_LEAVE && k != j)
+            depth++;
+        else if (ev[k].kind == RT_EV_ENTER && depth-- == 0) {
+            *enter = k;
+            return ev[k].ref;
+        }
+    }
+    return RT_NONE;
+}
+
+void cli_warn_cut(const rt_trace *t, const struct rt_replay_result *res)
+{
+    char msg[1200], who[48];
+    for (uint32_t r = 0; res->cut_event && r < res->ranks; r++) {
+        uint64_t j = res->cut_event[r], enter;
+        if (j == UINT64_MAX)
+            continue;
+        uint32_t reg = cli_call_at(t, r, j, &enter);
+        snprintf(who, sizeof who, res->cut_waits_for[r] != RT_NONE ? ", waiting for rank %u" : "",
+                 res->cut_waits_for[r]);
+        snprintf(msg, sizeof msg, "%s: rank %u replayed up to its event %llu (in %s%s): the run stopped before it "
+                 "completed", rt_trace_path(t), r, (unsigned long long)j,
+                 reg != RT_NONE ? rt_trace_region(t, reg)->name : "no MPI call", who);
+        say("warning", msg);
+    }
+    if (res->in_flight) {
+        snprintf(msg, sizeof msg, "%s: %llu message%s sent but never received: in flight when the run stopped",
+                 rt_trace_path(t), (unsigned long long)res->in_flight, res->in_flight == 1 ? " was" : "s were");
+        say("warning", msg);
+    }
+}
+
 int cli_cpu_wait_text(const rt_trace *t, char *buf, size_t cap)
 {
     if (!rt_trace_has_cpu_time(t))
@@ -571,6 +611,8 @@ const char cli_model_usage[] =
     "           [--contention exact|exact-full|fast|none]  messages between nodes share links max-min\n"
     "           fairly (exact, the default); fast: each min(C/n) over its links, approximate; none: no\n"
     "           sharing, each as if alone on its route (distance without congestion; docs/network.md)\n"
+    "  run:     --cut  replay up to where the run stopped (a killed or hung run: ranks that wait for what\n"
+    "           never came end there; automatic for retime-trace's emergency saves; docs/killed-runs.md)\n"
     "  clocks:  --fix-clocks[=L_MIN|=lmin=TIME,gamma=X]  (replay, analyze, plot timeline) restore causality\n"
     "           in the measured times first: receives at least L_MIN (default 0ns) after their sends\n";
 
@@ -720,6 +762,7 @@ static int model_cli_compute(struct model_cli *m, struct rt_replay_options *o, c
                        rt_trace_path(t));
     o->compute = m->compute;
     cli_compute_shown = has;
+    o->cut = m->cut || rt_trace_cut_short(t); /* a killed or hung run: replayed up to where it stopped */
     return 0;
 }
 
@@ -867,6 +910,8 @@ int model_cli_option(struct args *a, struct model_cli *m)
             return cli_die("--compute: cpu or wall, not '%s'", v ? v : ""), -1;
         m->compute = strcmp(v, "cpu") ? RT_COMPUTE_WALL : RT_COMPUTE_CPU;
         m->compute_given = 1;
+    } else if (!strcmp(a->argv[a->i], "--cut")) {
+        m->cut = 1;
     } else if (cli_opt(a, "--compute-scale", &v)) {
         if (rt_parse_number(v, &m->compute_scale, &err))
             return cli_die("--compute-scale: %s", err.msg), -1;
@@ -1260,13 +1305,19 @@ int cli_replay_graph(const rt_trace *t, const struct rt_replay_options *o, rt_de
     rc = rt_replay_run(t, o, &obs, &res, err);
     progress_end(gp.pg);
     if (rc == RT_OK)
+        rt_depgraph_cut(*g, res->cut_event); /* a run that stopped early: up to where it stopped */
+    if (rc == RT_OK)
         rc = rt_depgraph_check(*g, err); /* the engine's records must describe its own timing */
     if (rc == RT_OK && rt_depgraph_end(*g) != res->predicted_ps)
         rc = rt_error_set(err, RT_EINVAL, "%s: dependency graph ends at %lld ps, the replay at %lld ps",
                           rt_trace_path(t), (long long)rt_depgraph_end(*g), (long long)res->predicted_ps);
+    if (rc == RT_OK)
+        cli_warn_cut(t, res);
     if (rc == RT_OK && keep) {
-        *keep = *res; /* the totals, the links, the contention records and the collectives' chains
-                       * (the caller frees them): the per-rank arrays are freed below */
+        *keep = *res; /* the totals, the links, the contention records, the collectives' chains and
+                       * the cut (the caller frees them): the per-rank ends are freed below */
+        res->cut_event = NULL;
+        res->cut_waits_for = NULL;
         res->links = NULL;
         res->contention = NULL;
         res->coll_pred = NULL;

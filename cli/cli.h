@@ -45,6 +45,12 @@ void cli_warn_dropped(const rt_trace *t);
  * without its label ("12.3ms of 40.1ms compute (30.7 %) ..."), or a JSON member
  * ", \"cpu_wait\": {...}" with every rank. */
 int cli_cpu_wait_text(const rt_trace *t, char *buf, size_t cap);
+/* The MPI call rank @p rank is inside at its event @p j (the innermost one entered and not left by
+ * then): its region, and the index of its Enter (*enter); RT_NONE when outside MPI calls. */
+uint32_t cli_call_at(const rt_trace *t, uint32_t rank, uint64_t j, uint64_t *enter);
+/* After a replay with options.cut: one warning line per rank that waits at its end for what never
+ * came (where it was cut), and one for the sends in flight. */
+void cli_warn_cut(const rt_trace *t, const struct rt_replay_result *res);
 void cli_cpu_wait_json(FILE *f, const rt_trace *t);
 /* --allow-missing-ranks (any command that reads a trace; taken out of argv by main): the flags
  * every trace is opened with (enum rt_trace_open_flag). */
@@ -137,6 +143,7 @@ struct model_cli {
     double compute_scale;
     int compute;              /* --compute: enum rt_compute (default RT_COMPUTE_CPU: CPU time where the trace has it) */
     int compute_given;
+    int cut;                  /* --cut: replay up to where the run stopped (also when the trace says it stopped early) */
     rt_bytes eager_limit;
     int have_eager;
     int beta_table;          /* --beta-table: Hockney's β per size from the parameter file */

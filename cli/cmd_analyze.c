@@ -329,10 +329,13 @@ static void json_rows(const rt_trace *t, const struct rt_dep_share *s, uint64_t 
     printf("]");
 }
 
+static void run_end(const rt_trace *t, const struct rt_replay_result *res, int json);
+
 static void print_json(const struct analyze_cli *c, const struct rt_replay_options *o, const rt_trace *t,
                        rt_time_ps end_a, const struct rt_critical_path *cp, const struct rt_wait_states *ws,
                        const struct rt_depgraph_diff *d, const struct rt_measured_info *mi,
-                       const struct rt_replay_result *noisy, const struct rt_congestion *cg)
+                       const struct rt_replay_result *noisy, const struct rt_congestion *cg,
+                       const struct rt_replay_result *run)
 {
     printf("{\"trace\": ");
     cli_json_string(stdout, rt_trace_path(t));
@@ -466,7 +469,67 @@ static void print_json(const struct analyze_cli *c, const struct rt_replay_optio
         else
             printf(", \"worst_rank\": null, \"worst_index\": null}");
     }
+    if (o->cut)
+        run_end(t, run, 1);
     printf("}\n");
+}
+
+/* ------------------------------------------------------------------ where a stopped run was */
+
+/* With options.cut (a killed or hung run): where each rank was when the run stopped, as measured
+ * (its last MPI call and since when, or outside MPI calls since its last one), and whom the replay
+ * has it wait for at its end. */
+static void run_end(const rt_trace *t, const struct rt_replay_result *res, int json)
+{
+    rt_time_ns end = INT64_MIN;
+    uint64_t n;
+    for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
+        const struct rt_event *ev = rt_trace_events(t, r, &n);
+        if (n && ev[n - 1].time > end)
+            end = ev[n - 1].time;
+    }
+    if (json)
+        printf(", \"run_end\": [");
+    else
+        printf("\nwhere the ranks were when the run stopped (as measured; the replay's wait at its end)\n"
+               "  %6s  %-28s %12s  %s\n", "rank", "in", "since", "waits for");
+    for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
+        const struct rt_event *ev = rt_trace_events(t, r, &n);
+        uint64_t enter = UINT64_MAX, k = n;
+        while (k-- > 0) /* the last MPI event: its call, or the end of it */
+            if ((ev[k].flags & RT_EVF_MPI) && (ev[k].kind == RT_EV_ENTER || ev[k].kind == RT_EV_LEAVE))
+                break;
+        uint32_t reg = k < n ? cli_call_at(t, r, k, &enter) : RT_NONE;
+        /* inside it at the end: its Leave (if any) is the rank's last event, written when it stopped */
+        int inside = reg != RT_NONE && (ev[k].kind == RT_EV_ENTER || ev[k].time == ev[n - 1].time);
+        rt_time_ns since = inside ? ev[enter].time : k < n ? ev[k].time : n ? ev[0].time : end;
+        uint32_t w = res->cut_waits_for && res->cut_event[r] != UINT64_MAX ? res->cut_waits_for[r] : RT_NONE;
+        const char *in = inside ? rt_trace_region(t, reg)->name : "(outside MPI calls)";
+        char a[32], who[32] = "-";
+        if (w != RT_NONE)
+            snprintf(who, sizeof who, "rank %u", w);
+        else if (res->cut_event && res->cut_event[r] != UINT64_MAX)
+            snprintf(who, sizeof who, "a collective");
+        if (json) {
+            printf("%s{\"rank\": %u, \"in\": ", r ? ", " : "", r);
+            cli_json_string(stdout, in);
+            printf(", \"since_ns\": %" PRId64 ", \"cut_event\": ", end - since);
+            if (res->cut_event && res->cut_event[r] != UINT64_MAX)
+                printf("%" PRIu64, res->cut_event[r]);
+            else
+                printf("null");
+            printf(", \"waits_for\": ");
+            if (w != RT_NONE)
+                printf("%u}", w);
+            else
+                printf("null}");
+        } else {
+            rt_format_time(a, sizeof a, (double)(end - since));
+            printf("  %6u  %-28s %12s  %s\n", r, in, a, who);
+        }
+    }
+    if (json)
+        printf("]");
 }
 
 /* ------------------------------------------------------------------ text */
@@ -699,12 +762,15 @@ int cmd_analyze(struct args *a)
     /* the congestion of the explained replay, along its critical path */
     if (opts.record_contention && rt_congestion_create(opts.network, gb ? &noisy : &calm, explained, t, &cg, &err))
         goto out;
-    if (c.tr.fmt == FMT_JSON)
+    if (c.tr.fmt == FMT_JSON) {
         print_json(&c, &opts, t, cpa->length_ps, cpb, ws, d, c.against == AGAINST_MEASURED ? &mi : NULL, &noisy,
-                   cg);
-    else
+                   cg, &calm);
+    } else {
         print_text(&c, &opts, t, cpa->length_ps, cpb, ws, d, c.against == AGAINST_MEASURED ? &mi : NULL, &noisy,
                    cg);
+        if (opts.cut)
+            run_end(t, &calm, 0);
+    }
     rc = 0;
 out:
     if (rc)
@@ -717,6 +783,10 @@ out_quiet:
     free(noisy.coll_binds);
     free(calm.links);
     free(calm.contention);
+    free(calm.cut_event);
+    free(calm.cut_waits_for);
+    free(noisy.cut_event);
+    free(noisy.cut_waits_for);
     free(calm.coll_pred);
     free(calm.coll_binds);
     rt_depgraph_diff_destroy(d);

@@ -271,6 +271,7 @@ int cmd_replay(struct args *a)
         goto out;
     progress_end(w.pg);
     w.pg = NULL;
+    cli_warn_cut(t, res);
     if (w.rs && rt_region_stats_instances(w.rs, &inst, &ninst, &err))
         goto out;
     if (w.g && outputs_write(&c.out, t, w.g, &err))

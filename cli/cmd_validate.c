@@ -398,6 +398,7 @@ int cmd_validate(struct args *a)
         cli_fail(&err);
         goto out;
     }
+    cli_warn_cut(t, res);
     int win = res->window && res->window_ranks;
     double meas = (double)(win ? res->window_measured_ns : res->measured_ns);
     double pred = (double)(win ? res->window_predicted_ps : res->predicted_ps) / 1e3;

@@ -105,6 +105,7 @@ one_line() { # name, exit status, line start, expected text, command...: that st
 expect() { local name=$1 text=$2; shift 2; one_line "$name" 1 "retime: error: " "$text" "$@"; } # name, text, command...
 usage() { local name=$1 text=$2; shift 2; one_line "$name" 2 "retime: error: " "$text" "$@"; } # a usage error: exit 2
 warns() { local name=$1 text=$2; shift 2; one_line "$name" 0 "retime: warning: " "$text" "$@"; } # exit 0, one warning
+exits0() { "$@" >/dev/null 2>&1; }
 
 succeeds() { # name, expected text on stdout (or ""), command...: exit 0, stderr empty
   local name=$1 text=$2; shift 2
@@ -259,6 +260,30 @@ expect deadlock "deadlock: rank 0 event 1 (MPI_Recv from rank 1" "$retime" repla
 expect deadlock3 \
   "deadlock: rank 0 event 1 (MPI_Recv from rank 1, tag 0) waits for rank 1, which is blocked at event 1 (MPI_Recv); the cycle: rank 0 -> 1 -> 2 -> 0" \
   "$retime" replay "$work/deadlock3" "${H[@]}"
+# --cut (docs/killed-runs.md): the same traces as a run that stopped (killed, hung) replay, analyze
+# and validate up to where each rank waits for what never came: one warning line per such rank,
+# one for the sends in flight; the errors above say so
+cut() { "$retime" "$1" "$work/$2" "${H[@]}" --cut "${@:3}"; }
+out=$(cut replay deadlock 2>"$work/cut.err"); rc=$?
+check cut-deadlock-replays [ "$rc" -eq 0 ]
+check cut-deadlock-two-lines same "$(grep -c '^retime: warning: ' "$work/cut.err")" 2
+check cut-deadlock-rank0 has "$(cat "$work/cut.err")" \
+  "deadlock/traces.otf2: rank 0 replayed up to its event 1 (in MPI_Recv, waiting for rank 1): the run stopped before it completed"
+out=$(cut analyze deadlock --against measured 2>/dev/null); rc=$?
+check cut-deadlock-analyzes [ "$rc" -eq 0 ]
+check cut-deadlock-where has "$out" "where the ranks were when the run stopped"
+check cut-deadlock-waits-for has "$(cut analyze deadlock --against measured --format json 2>/dev/null)" \
+  '"run_end": [{"rank": 0, "in": "MPI_Send", "since_ns": 10, "cut_event": 1, "waits_for": 1}'
+check cut-deadlock-validates exits0 cut validate deadlock
+check cut-deadlock3-three-lines same "$(cut replay deadlock3 2>&1 >/dev/null | grep -c 'replayed up to its event 1')" 3
+warns cut-unmatched-send "unmatched-send/traces.otf2: 1 message was sent but never received: in flight when the run stopped" \
+  cut replay unmatched-send
+warns cut-missing-collective "missing-collective/traces.otf2: rank 0 replayed up to its event 2 (in MPI_Barrier): the run stopped before it completed" \
+  cut replay missing-collective
+check cut-missing-collective-where has "$(cut analyze missing-collective --against measured 2>/dev/null)" \
+  "       0  MPI_Barrier                         100ns  a collective"
+check cut-hint has "$("$retime" replay "$work/deadlock" "${H[@]}" 2>&1)" \
+  "(if the run was killed or hung: --cut replays it up to where it stopped)"
 expect missing-collective \
   "deadlock: rank 0 event 2 (MPI_Barrier on comm 'MPI_COMM_WORLD') waits for a collective that only 1 of 2 ranks enter" \
   "$retime" replay "$work/missing-collective" "${H[@]}"

@@ -1104,9 +1104,11 @@ void rt__emergency(const char *why, int wait_for_peers)
     int nloc = wrote ? rt__emergency_anchor() : -1;
     /* Said at once: mpirun sends SIGKILL about a second after SIGTERM (OpenMPI's
      * odls_base_sigkill_timeout), and a loaded machine may not get through the wait below. */
+    /* Ranks save one after the other, each adding its own: a count below the run's size is not a
+     * loss, only how far the saves had got (the last one holds every rank that saved). */
     if (nloc > 0)
-        rt__warn("rank %d: %s; %s/traces.otf2 now holds the %d rank(s) saved so far", rt__g.rank,
-                 why, rt__g.dir, nloc);
+        rt__warn("rank %d: %s; saved: %s/traces.otf2 holds %d of %d ranks after this save (each rank "
+                 "that stops adds its own)", rt__g.rank, why, rt__g.dir, nloc, rt__g.size);
     else
         rt__warn("rank %d: %s; could not save this rank's trace in %s", rt__g.rank, why,
                  rt__g.dir);
@@ -1121,7 +1123,7 @@ void rt__emergency(const char *why, int wait_for_peers)
             nloc = rt__emergency_anchor();
     }
     if (nloc > first)
-        rt__warn("rank %d: %s/traces.otf2 now holds %d rank(s)", rt__g.rank, rt__g.dir, nloc);
+        rt__warn("rank %d: %s/traces.otf2 holds %d of %d ranks now", rt__g.rank, rt__g.dir, nloc, rt__g.size);
     rt__g.in_tracer = 0;
 }
 

@@ -46,7 +46,7 @@ for r in 1 2 3; do kill -TERM "$(pid_of $r)"; done
 wait_until n_said "$np" || fail "not every rank said what it saved"
 # Every first line says what that rank's merge left; rank 0's merge came after the others'
 # blobs were all in place, so it holds all four.
-said0=$(sed -n 's/^retime-trace: rank 0: terminated by SIGTERM; .* now holds the \([0-9]*\) rank(s) saved so far$/\1/p' "$tmp/err")
+said0=$(sed -n 's/^retime-trace: rank 0: terminated by SIGTERM; saved: .* holds \([0-9]*\) of [0-9]* ranks after this save .*/\1/p' "$tmp/err")
 [ "$said0" = "$np" ] || fail "rank 0's save, the last, says it left ${said0:-no} rank(s), want $np"
 # The archive as the saves left it, before MPI_Finalize rewrites it: all four ranks.
 "$retime" info "$dir" >"$tmp/info" 2>&1 || { cat "$tmp/info"; fail "retime info failed on the saved archive"; }

@@ -164,6 +164,13 @@ void rt_depgraph_on_dep(void *ud, uint32_t rank, uint64_t index, const struct rt
                         const struct rt_dep *dep);
 
 /**
+ * A replay that stopped where the run stopped (rt_replay_options.cut): rank r's events end at
+ * @p cut_event[r] (UINT64_MAX: all of them), the ones from there on have no records and are not
+ * part of the graph. Call before rt_depgraph_check.
+ */
+void rt_depgraph_cut(rt_depgraph *g, const uint64_t *cut_event);
+
+/**
  * Checks the collected graph against the observer's contract: one record per event in program
  * order, t = max(local_ready, remote_ready), a remote source that exists with t(u) <= remote_ready,
  * local_ready >= t(previous event).

@@ -323,6 +323,13 @@ int rt__dg_check_held(const rt_depgraph *g, rt_error *err)
 /* The graphs' const functions fill the cache of remote sources' times (the ghosts of g->dp) in
  * a distributed analysis: the graph was allocated by rt_depgraph_create_part, never defined
  * const. */
+void rt_depgraph_cut(rt_depgraph *g, const uint64_t *cut_event)
+{
+    for (uint32_t r = g->dp.lo; cut_event && r < g->dp.hi; r++)
+        if (cut_event[r] < g->n[r]) /* the rank's records (base[r] on) stop there; the rest is unused */
+            g->n[r] = cut_event[r];
+}
+
 int rt_depgraph_check(const rt_depgraph *g, rt_error *err)
 {
     int rc = fetch((rt_depgraph *)g, NULL, err);
@@ -490,7 +497,8 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
     for (uint32_t r = g->dp.lo; r < g->dp.hi; r++) {
         uint64_t n;
         g->evs[r] = rt_trace_events(trace, r, &n);
-        g->seen[r] = n;
+        g->n[r] = s->n[r] < n ? s->n[r] : n; /* the structure's events: fewer after rt_depgraph_cut */
+        g->seen[r] = g->n[r];
     }
     /* the sources' times held by other processes: the structure's, and the measured binders' */
     if ((rc = fetch(g, NULL, err)))

@@ -154,6 +154,10 @@ struct rt_replay_options {
     struct rt_model model;
     double compute_scale;   /**< 1 = compute as measured, 0 = communication only */
     int compute;            /**< enum rt_compute: what "as measured" means (RT_COMPUTE_WALL: 0) */
+    int cut;                /**< 1: a run that ended before its ranks did (killed, hung) replays up to
+                             *   where it stopped: ranks that wait for what never comes end there
+                             *   (rt_replay_result.cut_event) instead of an error, and sends never
+                             *   received are counted (in_flight); one process only */
     rt_bytes eager_limit;   /**< largest eager message [B]; larger ones use rendezvous */
     uint8_t coll_algo[RT_COLL_OTHER + 1]; /**< enum rt_coll_algo per enum rt_coll_op (overrides) */
     const rt_coll_rules *coll_rules; /**< the rules for the others (NULL: "retime") */
@@ -275,6 +279,13 @@ struct rt_replay_result {
     uint64_t ncoll_msgs;
     struct rt_coll_bind *coll_binds; /**< per member leaving a collective run as messages (owned) */
     uint64_t ncoll_binds;
+    /* with options.cut */
+    uint32_t cut_ranks;           /**< ranks that wait at their end for what never comes */
+    uint64_t *cut_event;          /**< per rank (options.cut): the event it waits at, UINT64_MAX if it
+                                   *   finished (owned) */
+    uint32_t *cut_waits_for;      /**< per rank: the rank it waits for (a message's peer), or RT_NONE
+                                   *   (a collective, or it finished) (owned) */
+    uint64_t in_flight;           /**< sends never received: in flight when the run stopped */
     /* with a window (options.window other than "all") */
     uint8_t window;               /**< 1: the window fields below are set */
     uint32_t window_ranks;        /**< ranks with both window events (0: none; the spans are 0) */

@@ -302,6 +302,10 @@ uint32_t rt_trace_regions(const rt_trace *trace);
 const struct rt_region *rt_trace_region(const rt_trace *trace, uint32_t region);
 /** Region index by name, or RT_NONE. */
 uint32_t rt_trace_find_region(const rt_trace *trace, const char *name);
+/** Whether the archive says its run stopped before its ranks finished (retime-trace's emergency
+ *  save after a signal, MPI_Abort or an exit without MPI_Finalize): then replays take it up to
+ *  where it stopped (rt_replay_options.cut). */
+int rt_trace_cut_short(const rt_trace *trace);
 /** Whether the ranks' events carry their CPU times (retime-trace's retime::cpu_time attribute;
  *  docs/cpu-time.md): then the replay can take compute as CPU time (RT_COMPUTE_CPU). */
 int rt_trace_has_cpu_time(const rt_trace *trace);

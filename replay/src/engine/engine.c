@@ -937,6 +937,8 @@ void rt_replay_result_destroy(struct rt_replay_result *r)
     free(r->contention);
     free(r->coll_pred);
     free(r->coll_binds);
+    free(r->cut_event);
+    free(r->cut_waits_for);
     free(r);
 }
 
@@ -1095,6 +1097,10 @@ static int run(struct engine *E)
     rt__map_init(&E->coll_seq);
     rt__map_init(&E->comm_rank);
     rt__map_init(&E->cx_pos);
+    if (E->part && E->o->cut)
+        return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED,
+                                        "%s: a run that stopped early is not replayed under mpirun yet: run it as "
+                                        "one process", rt_trace_path(E->t));
     if (E->part) {
         rc = rt__eng_run_rounds(E);
     } else {

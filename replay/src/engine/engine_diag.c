@@ -73,10 +73,49 @@ static void wait_cycle(const struct engine *E, uint32_t r, char *buf, size_t n)
     }
 }
 
+/* options.cut: the run stopped (killed, hung) before its ranks did. The ranks still waiting end
+ * where they wait, each before its first event that depends on what never came (the replay got
+ * every other rank as far as it could, so the cut is consistent), and the sends never received
+ * are counted as in flight. */
+static int cut_here(struct engine *E)
+{
+    struct rt_replay_result *res = E->res;
+    uint32_t n = E->nranks ? E->nranks : 1;
+    res->cut_event = malloc(n * sizeof *res->cut_event);
+    res->cut_waits_for = malloc(n * sizeof *res->cut_waits_for);
+    if (!res->cut_event || !res->cut_waits_for)
+        return rt__eng_oom(E);
+    for (uint32_t r = 0; r < E->nranks; r++) {
+        const struct rank *R = &E->ranks[r];
+        int waits = R->state != R_DONE && R->cursor < R->nev;
+        res->cut_event[r] = waits ? R->cursor : UINT64_MAX;
+        res->cut_waits_for[r] = waits ? rt__eng_waits_for(E, r) : RT_NONE;
+        res->cut_ranks += (uint32_t)waits;
+    }
+    for (uint32_t i = 0; i < E->nchans; i++)
+        for (uint32_t m = E->chans[i].head; m != UINT32_MAX && E->chans[i].side == M_SEND; m = E->msgs[m].next)
+            res->in_flight++;
+    return RT_OK;
+}
+
+/* What the replay of a run that stopped early can do instead (rt_replay_options.cut). */
+#define CUT_HINT " (if the run was killed or hung: --cut replays it up to where it stopped)"
+
+/* Ends the deadlock message of rank @p r with its cycle of waiting ranks, then the hint. */
+static void with_cycle(struct engine *E, uint32_t r)
+{
+    size_t n = sizeof E->err->msg;
+    wait_cycle(E, r, E->err->msg, n);
+    size_t len = strlen(E->err->msg);
+    snprintf(E->err->msg + len, n - len, "%s", CUT_HINT);
+}
+
 int rt__eng_diagnose(struct engine *E)
 {
     const char *path = rt_trace_path(E->t);
     int rc;
+    if (E->o->cut)
+        return cut_here(E);
     for (uint32_t r = 0; r < E->nranks; r++) {
         struct rank *R = &E->ranks[r];
         if (R->state == R_DONE)
@@ -90,7 +129,7 @@ int rt__eng_diagnose(struct engine *E)
             uint32_t s = post_ev->ref;
             if (rank_state(E, s) == R_DONE)
                 return rt_error_set(E->err, RT_EUNMATCHED,
-                                    "%s: unmatched receive: rank %u event %llu (%s from rank %u, tag %u, comm '%s', %llu bytes): rank %u never sends it",
+                                    "%s: unmatched receive: rank %u event %llu (%s from rank %u, tag %u, comm '%s', %llu bytes): rank %u never sends it" CUT_HINT,
                                     path, r, (unsigned long long)j, rt__eng_call_name(E, r, j), s, post_ev->aux,
                                     rt__eng_comm_name(E, post_p->comm), (unsigned long long)post_p->bytes, s);
             rc = rt_error_set(E->err, RT_EDEADLOCK,
@@ -98,7 +137,7 @@ int rt__eng_diagnose(struct engine *E)
                                 path, r, (unsigned long long)j, rt__eng_call_name(E, r, j), s, post_ev->aux, s,
                                 (unsigned long long)rank_cursor(E, s), rt__eng_call_name(E, s, rank_cursor(E, s)));
             if (E->err)
-                wait_cycle(E, r, E->err->msg, sizeof E->err->msg);
+                with_cycle(E, r);
             return rc;
         }
         if (e->kind == RT_EV_LEAVE || e->kind == RT_EV_ISEND_COMPLETE) {
@@ -113,7 +152,7 @@ int rt__eng_diagnose(struct engine *E)
                 struct msg *m = &E->msgs[id];
                 if (rank_state(E, m->dst) == R_DONE)
                     return rt_error_set(E->err, RT_EUNMATCHED,
-                                        "%s: unmatched send: rank %u event %llu (%s to rank %u, tag %u, comm '%s', %llu bytes, rendezvous): rank %u never receives it",
+                                        "%s: unmatched send: rank %u event %llu (%s to rank %u, tag %u, comm '%s', %llu bytes, rendezvous): rank %u never receives it" CUT_HINT,
                                         path, r, (unsigned long long)m->send_ev, rt__eng_call_name(E, r, m->send_ev), m->dst,
                                         m->tag, rt__eng_comm_name(E, m->comm), (unsigned long long)m->bytes, m->dst);
                 rc = rt_error_set(E->err, RT_EDEADLOCK,
@@ -121,7 +160,7 @@ int rt__eng_diagnose(struct engine *E)
                                     path, r, (unsigned long long)m->send_ev, rt__eng_call_name(E, r, m->send_ev), m->dst, m->tag,
                                     m->dst, (unsigned long long)rank_cursor(E, m->dst), rt__eng_call_name(E, m->dst, rank_cursor(E, m->dst)));
                 if (E->err)
-                    wait_cycle(E, r, E->err->msg, sizeof E->err->msg);
+                    with_cycle(E, r);
                 return rc;
             }
         }
@@ -135,9 +174,13 @@ int rt__eng_diagnose(struct engine *E)
             if (c->cx && E->err) /* on a network: where in its schedule */
                 rt__cx_describe_wait(E, (uint32_t)p, (uint32_t)((p & ~COLL_BIT) >> 32), E->err->msg,
                                      sizeof E->err->msg);
+            if (E->err) {
+                size_t len = strlen(E->err->msg);
+                snprintf(E->err->msg + len, sizeof E->err->msg - len, "%s", CUT_HINT);
+            }
             return rc;
         }
-        return rt_error_set(E->err, RT_EDEADLOCK, "%s: deadlock: rank %u blocked at event %llu (%s)", path, r,
+        return rt_error_set(E->err, RT_EDEADLOCK, "%s: deadlock: rank %u blocked at event %llu (%s)" CUT_HINT, path, r,
                             (unsigned long long)j, rt__eng_call_name(E, r, j));
     }
     /* Every rank finished: any send still queued in a channel was never received. */
@@ -148,7 +191,7 @@ int rt__eng_diagnose(struct engine *E)
         struct msg *m = &E->msgs[c->head];
         if (c->side == M_SEND)
             return rt_error_set(E->err, RT_EUNMATCHED,
-                                "%s: unmatched send: rank %u event %llu (%s to rank %u, tag %u, comm '%s', %llu bytes) has no matching receive",
+                                "%s: unmatched send: rank %u event %llu (%s to rank %u, tag %u, comm '%s', %llu bytes) has no matching receive" CUT_HINT,
                                 path, m->src, (unsigned long long)m->send_ev, rt__eng_call_name(E, m->src, m->send_ev), m->dst,
                                 m->tag, rt__eng_comm_name(E, m->comm), (unsigned long long)m->bytes);
     }

@@ -118,6 +118,7 @@ struct rt_trace {
     uint64_t unknown_location, unknown_record; /* the first record of unknown type: location, position */
     uint32_t *missing;        /* the MPI ranks left out (stats.missing_ranks of them), ascending */
     uint64_t memory;
+    int cut_short;            /* the archive is an emergency save: the run stopped early (rt_trace_cut_short) */
 };
 
 #endif

@@ -413,6 +413,13 @@ static int open_archive(struct reader *r, OTF2_Reader **rdp)
     OTF2_ErrorCode ec = OTF2_Reader_GetNumberOfLocations(rd, &nloc);
     if (ec != OTF2_SUCCESS)
         return rt__rd_fail(r, RT_ECORRUPT, "anchor file unreadable: %s", OTF2_Error_GetDescription(ec));
+    /* retime-trace's emergency save (a signal, MPI_Abort, an exit without MPI_Finalize) says so
+     * in the archive's creator: the run stopped before its ranks did. */
+    char *creator = NULL;
+    if (OTF2_Reader_GetCreator(rd, &creator) == OTF2_SUCCESS && creator) {
+        r->t->cut_short = strstr(creator, "retime-trace (emergency)") != NULL;
+        free(creator);
+    }
     return RT_OK;
 }
 
@@ -717,6 +724,8 @@ uint32_t rt_trace_find_region(const rt_trace *t, const char *name)
             return i;
     return RT_NONE;
 }
+
+int rt_trace_cut_short(const rt_trace *t) { return t->cut_short; }
 
 int rt_trace_has_cpu_time(const rt_trace *t)
 {
