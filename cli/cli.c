@@ -226,6 +226,17 @@ int cli_cpu_wait_text(const rt_trace *t, char *buf, size_t cap)
     return 1;
 }
 
+int cli_oversubscribed_text(const rt_trace *t, char *buf, size_t cap)
+{
+    const struct rt_trace_mpi *m = rt_trace_mpi_info(t);
+    if (!m->node_cpus || m->node_ranks <= m->node_cpus)
+        return 0;
+    snprintf(buf, cap, "up to %u ranks on a node of %u CPUs: oversubscribed, its ranks took turns on the CPUs "
+             "(measured times hold their waits; --compute cpu takes them out of the compute)",
+             m->node_ranks, m->node_cpus);
+    return 1;
+}
+
 void cli_cpu_wait_json(FILE *f, const rt_trace *t)
 {
     if (!rt_trace_has_cpu_time(t))
@@ -751,9 +762,14 @@ static int work_check(const struct model_cli *m, const struct rt_replay_options 
 /* What model_cli_describe and model_cli_json say of --compute: nothing for a trace without CPU
  * times (their outputs stay as they were), else which of the two the replay takes. */
 static int cli_compute_shown;
+/* The control variable the eager limit came from when the trace's MPI gave it (no --eager-limit);
+ * a copy, since the descriptions may be printed after the trace is closed. */
+static char cli_eager_buf[128];
+static const char *cli_eager_source;
 
-/* --compute cpu needs the trace's CPU times; the default takes them where the trace has them. */
-static int model_cli_compute(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t)
+/* What the trace itself decides: --compute cpu needs its CPU times, the default takes them where it
+ * has them; its MPI's eager limit unless one is given; a run that stopped early is cut. */
+static int model_cli_from_trace(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t)
 {
     int has = rt_trace_has_cpu_time(t);
     if (m->compute_given && m->compute == RT_COMPUTE_CPU && !has)
@@ -762,6 +778,14 @@ static int model_cli_compute(struct model_cli *m, struct rt_replay_options *o, c
                        rt_trace_path(t));
     o->compute = m->compute;
     cli_compute_shown = has;
+    /* The run's own eager limit (its MPI's, recorded by the tracer) unless one is given. */
+    const struct rt_trace_mpi *mpi = rt_trace_mpi_info(t);
+    cli_eager_source = NULL;
+    if (!m->have_eager && mpi->eager_limit) {
+        o->eager_limit = m->eager_limit = mpi->eager_limit;
+        snprintf(cli_eager_buf, sizeof cli_eager_buf, "%s", mpi->eager_source ? mpi->eager_source : "the trace's MPI");
+        cli_eager_source = cli_eager_buf;
+    }
     o->cut = m->cut || rt_trace_cut_short(t); /* a killed or hung run: replayed up to where it stopped */
     return 0;
 }
@@ -769,7 +793,7 @@ static int model_cli_compute(struct model_cli *m, struct rt_replay_options *o, c
 int model_cli_window(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t)
 {
     rt_error err = {0};
-    if (model_cli_compute(m, o, t))
+    if (model_cli_from_trace(m, o, t))
         return -1;
     if (!m->window && rt_window_open(t, m->window_spec ? m->window_spec : "mpi", &m->window, &err))
         return cli_die("--window: %s", err.msg);
@@ -1228,7 +1252,13 @@ void model_cli_describe(FILE *f, const struct rt_replay_options *o)
             else
                 param_text(f, &rt_model_param_table[i], *rt_model_param_ptr(&p, i));
         }
-    fprintf(f, "  eager-limit=%" PRIu64 "B  compute-scale=%g", o->eager_limit, o->compute_scale);
+    fprintf(f, "  eager-limit=%" PRIu64 "B", o->eager_limit);
+    if (cli_eager_source) {
+        fprintf(f, " (the run's MPI: ");
+        cli_text(f, cli_eager_source, 0);
+        fprintf(f, ")");
+    }
+    fprintf(f, "  compute-scale=%g", o->compute_scale);
     if (cli_compute_shown)
         fprintf(f, "  compute=%s", o->compute == RT_COMPUTE_CPU ? "cpu" : "wall");
     if (o->coll_rules && strcmp(rt_coll_rules_name(o->coll_rules), "retime"))
@@ -1260,7 +1290,12 @@ void model_cli_json(FILE *f, const struct rt_replay_options *o)
         }
         fputc(']', f);
     }
-    fprintf(f, ", \"eager_limit_bytes\": %" PRIu64 ", \"compute_scale\": ", o->eager_limit);
+    fprintf(f, ", \"eager_limit_bytes\": %" PRIu64, o->eager_limit);
+    if (cli_eager_source) {
+        fprintf(f, ", \"eager_limit_source\": ");
+        cli_json_string(f, cli_eager_source);
+    }
+    fprintf(f, ", \"compute_scale\": ");
     cli_print_double(f, o->compute_scale);
     if (cli_compute_shown)
         fprintf(f, ", \"compute\": \"%s\"", o->compute == RT_COMPUTE_CPU ? "cpu" : "wall");

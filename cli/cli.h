@@ -52,6 +52,8 @@ uint32_t cli_call_at(const rt_trace *t, uint32_t rank, uint64_t j, uint64_t *ent
  * came (where it was cut), and one for the sends in flight. */
 void cli_warn_cut(const rt_trace *t, const struct rt_replay_result *res);
 void cli_cpu_wait_json(FILE *f, const rt_trace *t);
+/* "up to 8 ranks on a node of 2 CPUs: oversubscribed, ..." when the trace's run was (else 0). */
+int cli_oversubscribed_text(const rt_trace *t, char *buf, size_t cap);
 /* --allow-missing-ranks (any command that reads a trace; taken out of argv by main): the flags
  * every trace is opened with (enum rt_trace_open_flag). */
 void cli_set_trace_flags(unsigned flags);

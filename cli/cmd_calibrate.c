@@ -258,6 +258,34 @@ struct check_row {
     double meas, pred;
 };
 
+/* Why the traces' message times may be the machine's scheduling rather than its network: their
+ * run was oversubscribed, or its ranks waited for a CPU for a tenth of their compute or more.
+ * Writes the reason and what to do instead into @p buf; 0 when neither. */
+static int busy_reason(rt_trace *const *t, size_t n, char *buf, size_t cap)
+{
+    char why[400];
+    for (size_t i = 0; i < n; i++) {
+        int busy = cli_oversubscribed_text(t[i], why, sizeof why);
+        rt_time_ns wall = 0, waited = 0, w, q;
+        for (uint32_t r = 0; r < rt_trace_ranks(t[i]); r++) {
+            rt_trace_compute_time(t[i], r, &w, &q);
+            wall += w;
+            waited += q;
+        }
+        if (!busy && wall > 0 && waited * 10 >= wall) {
+            snprintf(why, sizeof why, "its ranks waited for a CPU %.0f %% of their compute", 100.0 * (double)waited / (double)wall);
+            busy = 1;
+        }
+        if (busy) {
+            snprintf(buf, cap, "%s: %s; its message times hold scheduling delays, not only the network's: measure "
+                     "the machine with pingpong on an idle machine (docs/tracing.md), or trace with no more ranks "
+                     "than cores", rt_trace_path(t[i]), why);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int cmd_calibrate(struct args *a)
 {
     struct calib_cli c;
@@ -374,10 +402,15 @@ int cmd_calibrate(struct args *a)
             printf("check       none: the %s messages do not determine alpha and beta\n",
                    c.which == FIT_RENDEZVOUS ? "rendezvous" : c.which == FIT_EAGER ? "eager" : "eager or rendezvous");
     }
+    char busy[1200];
+    int is_busy = busy_reason(t, c.ntraces, busy, sizeof busy);
+    if (is_busy && c.fmt != FMT_JSON)
+        printf("warning     %s\n", busy);
     if (c.output) {
         if (!f) {
             const struct rt_calib_fit *g = c.which == FIT_RENDEZVOUS ? &k.rendezvous : &k.eager;
-            cli_die("%s: not written: %s", c.output, g->why[0] ? g->why : "alpha and beta are not determined");
+            cli_die("%s: not written: %s%s%s", c.output, g->why[0] ? g->why : "alpha and beta are not determined",
+                    is_busy ? "; " : "", is_busy ? busy : "");
             goto out;
         }
         if (write_params(&c, &k, f, fname))

@@ -140,6 +140,8 @@ static void print_text(const struct validate_cli *c, const rt_trace *t, const st
     /* A busy machine slows the measured run itself: say by how much, since a CPU-time replay
      * cannot predict that part (the ranks' time without a CPU is the machine's, not the program's). */
     char waited[400];
+    if (cli_oversubscribed_text(t, waited, sizeof waited))
+        printf("warning     %s\n", waited);
     if (cli_cpu_wait_text(t, waited, sizeof waited)) {
         printf("cpu time    ");
         cli_text(stdout, waited, 0);

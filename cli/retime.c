@@ -308,6 +308,25 @@ static int cmd_info(struct args *a)
         if (st->nb_collectives) /* only then: the outputs of traces without them stay as they were */
             printf(", \"nonblocking_collectives\": %" PRIu64, st->nb_collectives);
         cli_cpu_wait_json(stdout, t); /* likewise: only for a trace with CPU times */
+        const struct rt_trace_mpi *lib = rt_trace_mpi_info(t);
+        if (lib->library || lib->eager_limit) { /* likewise: only for a trace that recorded its MPI */
+            printf(", \"mpi\": {\"library\": ");
+            if (lib->library)
+                cli_json_string(stdout, lib->library);
+            else
+                printf("null");
+            printf(", \"eager_limit_bytes\": %llu, \"eager_limit_source\": ", (unsigned long long)lib->eager_limit);
+            if (lib->eager_source)
+                cli_json_string(stdout, lib->eager_source);
+            else
+                printf("null");
+            printf(", \"eager_cvars\": ");
+            if (lib->eager_cvars)
+                cli_json_string(stdout, lib->eager_cvars);
+            else
+                printf("null");
+            printf(", \"node_ranks_max\": %u, \"node_cpus_min\": %u}", lib->node_ranks, lib->node_cpus);
+        }
         if (st->clock.ranks || st->clock.drift_ranks) /* likewise */
             printf(", \"clock_offsets\": {\"ranks\": %u, \"max_ns\": %" PRId64 ", \"max_rank\": %u"
                    ", \"drift_ranks\": %u, \"drift_ns\": %" PRId64 ", \"drift_uncertainty_ns\": %" PRId64
@@ -370,7 +389,20 @@ static int cmd_info(struct args *a)
         if (st->self_comms)
             printf(" (%u self, one instance per rank)", st->self_comms);
         printf("\n");
+        const struct rt_trace_mpi *lib = rt_trace_mpi_info(t);
+        if (lib->library) {
+            printf("mpi            ");
+            cli_text(stdout, lib->library, 0);
+            printf("\n");
+        }
+        if (lib->eager_limit) {
+            printf("eager limit    %lluB between the ranks (", (unsigned long long)lib->eager_limit);
+            cli_text(stdout, lib->eager_source ? lib->eager_source : "?", 0);
+            printf("; the replay's default unless --eager-limit is given)\n");
+        }
         char waited[400];
+        if (cli_oversubscribed_text(t, waited, sizeof waited))
+            printf("warning        %s\n", waited);
         if (cli_cpu_wait_text(t, waited, sizeof waited))
             printf("cpu time       %s\n", waited);
         printf("call sites     %u\n", rt_trace_callsites(t));

@@ -660,6 +660,7 @@ void rt__init(uint64_t t_enter, int region, void *ret)
     rt__g.realtime_ns = (uint64_t)rts.tv_sec * 1000000000u + (uint64_t)rts.tv_nsec;
     rt__clock_sync(&rt__g.offsets[0], 0);
     rt__g.n_offsets = 1;
+    rt__mpi_info_read();
     rt__callsite_init();
     rt__g.first_ts = t_enter;
     rt__g.last_ts = t_enter;
@@ -821,6 +822,7 @@ void rt__finalize(uint64_t t_enter)
         }
         if (rt__ok) {
             rt__otf2_err = OTF2_SUCCESS;
+            rt__mpi_info_write(rt__g.archive);
             if (OTF2_Archive_Close(rt__g.archive) != OTF2_SUCCESS ||
                 rt__otf2_err != OTF2_SUCCESS)
                 rt__fail("writing the anchor file", OTF2_ERROR_PROCESSED_WITH_FAULTS);

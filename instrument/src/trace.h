@@ -169,6 +169,13 @@ RT_HIDDEN int rt__cpu_attr(OTF2_AttributeList *attrs, uint64_t t);
 #define RT_ATTR_CALLSITE 0u
 #define RT_ATTR_CPU_TIME 1u
 
+/* --- mpi_info.c --------------------------------------------------------------------------- */
+/** Collective at MPI_Init: whether the ranks share one node; on rank 0, the library's version
+ * and eager-limit control variables (MPI_T). */
+RT_HIDDEN void rt__mpi_info_read(void);
+/** Rank 0, before the anchor is written: them as the archive's RETIME::* properties. */
+RT_HIDDEN void rt__mpi_info_write(OTF2_Archive *a);
+
 /* --- callsite.c --------------------------------------------------------------------------- */
 /** Local calling-context id for return address @p ret (or OTF2_UNDEFINED_CALLING_CONTEXT). */
 RT_HIDDEN uint32_t rt__callsite_id(void *ret);

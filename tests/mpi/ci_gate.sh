@@ -27,7 +27,9 @@ gate() { "$retime" check "$1" --name stencil --baseline "$tmp/perf.json" "${@:2}
 
 run "$tmp/first" 100; rc=$?
 check traced [ "$rc" -eq 0 ]
-gate "$tmp/first" --update --alpha 2.122us --beta 0.7595ns/B --region stencil_iteration >"$tmp/update" 2>&1; rc=$?
+# (no --region: a region's mean over its instances carries the first instance's start-up wait,
+# which alone moves it by 10 % between runs; the predicted total does not)
+gate "$tmp/first" --update --alpha 2.122us --beta 0.7595ns/B >"$tmp/update" 2>&1; rc=$?
 check recorded [ "$rc" -eq 0 ] || cat "$tmp/update"
 check recorded-untimed has "$(cat "$tmp/perf.json")" '"fingerprint": "fnv1a64-untimed:'
 # A verdict that the machine's noise can flip is asked up to 3 times (a new trace each time): the

@@ -46,4 +46,24 @@ check info-no-lost-completions bash -c '! grep -q "no completion record" <<<"$0"
 check info-isends has "$info" "$sends isend"
 "$retime" replay "$dir" --alpha 1us --beta 1ns/B >/dev/null 2>"$tmp/err"; rc=$?
 check replays [ "$rc" -eq 0 ] || cat "$tmp/err"
+# The MPI the run used (issue #45, item 4): its library and, from its control variables, the eager
+# limit between these ranks of one node (Open MPI: btl_vader_eager_limit), which the replay takes
+# unless --eager-limit is given: the 64 KiB sends are then rendezvous, one per rank and iteration
+check info-mpi-library grep -q '^mpi  *[A-Za-z]' <<<"$info"
+limit=$(sed -n 's/^eager limit  *\([0-9]*\)B between the ranks (\([A-Za-z_0-9]*\);.*/\1 \2/p' <<<"$info")
+check info-eager-limit holds '$1 > 0 && $1 < 65536' ${limit:-0}
+json=$("$retime" replay "$dir" --alpha 1us --beta 1ns/B --format json)
+check replay-eager-from-trace has "$json" "\"eager_limit_bytes\": ${limit%% *}, \"eager_limit_source\": \"${limit#* }\""
+check replay-rendezvous-64KiB has "$json" "\"rendezvous\": $((8 * np))"
+json=$("$retime" replay "$dir" --alpha 1us --beta 1ns/B --eager-limit 64KiB --format json)
+check replay-eager-given has "$json" '"eager_limit_bytes": 65536, "compute_scale"'
+check replay-eager-given-eager has "$json" '"rendezvous": 0'
+# more ranks than the node's CPUs: said in one line (np ranks on this one node of nproc CPUs)
+if [ "$np" -gt "$(nproc)" ]; then
+  check info-oversubscribed has "$info" "warning        up to $np ranks on a node of $(nproc) CPUs: oversubscribed"
+  check calibrate-says-busy has "$("$retime" calibrate "$dir" 2>&1)" "its message times hold scheduling delays"
+else
+  check info-not-oversubscribed bash -c '! grep -q oversubscribed <<<"$0"' "$info"
+fi
+
 checks_done && echo "PASS: $sends nonblocking sends on $np ranks, each with its completion" || echo "FAIL: requests"

@@ -302,6 +302,19 @@ uint32_t rt_trace_regions(const rt_trace *trace);
 const struct rt_region *rt_trace_region(const rt_trace *trace, uint32_t region);
 /** Region index by name, or RT_NONE. */
 uint32_t rt_trace_find_region(const rt_trace *trace, const char *name);
+/** What the archive recorded of the MPI library its run used (retime-trace's RETIME::* archive
+ *  properties, docs/tracing.md); NULL strings and 0 where it recorded nothing (other tracers). */
+struct rt_trace_mpi {
+    const char *library;      /**< MPI_Get_library_version's string */
+    const char *eager_cvars;  /**< its eager-limit control variables, "name=value,..." */
+    rt_bytes eager_limit;     /**< the eager limit between the run's ranks [B] (0: unknown) */
+    const char *eager_source; /**< the variable it came from (btl_vader_eager_limit, ...) */
+    uint32_t node_ranks;      /**< the most ranks on one node (0: unknown) */
+    uint32_t node_cpus;       /**< the fewest CPUs online on a node (0: unknown); more ranks than
+                               *   that on a node: oversubscribed, its ranks waited for CPUs */
+};
+const struct rt_trace_mpi *rt_trace_mpi_info(const rt_trace *trace);
+
 /** Whether the archive says its run stopped before its ranks finished (retime-trace's emergency
  *  save after a signal, MPI_Abort or an exit without MPI_Finalize): then replays take it up to
  *  where it stopped (rt_replay_options.cut). */

@@ -119,6 +119,7 @@ struct rt_trace {
     uint32_t *missing;        /* the MPI ranks left out (stats.missing_ranks of them), ascending */
     uint64_t memory;
     int cut_short;            /* the archive is an emergency save: the run stopped early (rt_trace_cut_short) */
+    struct rt_trace_mpi mpi;  /* the RETIME::* archive properties (owned strings) */
 };
 
 #endif

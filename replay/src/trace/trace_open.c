@@ -420,6 +420,31 @@ static int open_archive(struct reader *r, OTF2_Reader **rdp)
         r->t->cut_short = strstr(creator, "retime-trace (emergency)") != NULL;
         free(creator);
     }
+    /* The MPI library the run used (instrument/src/mpi_info.c); absent in other traces. */
+    struct rt_trace_mpi *m = &r->t->mpi;
+    char *v = NULL;
+    if (OTF2_Reader_GetProperty(rd, "RETIME::MPI_LIBRARY", &v) == OTF2_SUCCESS)
+        m->library = v;
+    if (OTF2_Reader_GetProperty(rd, "RETIME::MPI_EAGER_CVARS", &v) == OTF2_SUCCESS)
+        m->eager_cvars = v;
+    if (OTF2_Reader_GetProperty(rd, "RETIME::EAGER_LIMIT_SOURCE", &v) == OTF2_SUCCESS)
+        m->eager_source = v;
+    static const char *const counts[2] = {"RETIME::NODE_RANKS_MAX", "RETIME::NODE_CPUS_MIN"};
+    for (int i = 0; i < 2; i++)
+        if (OTF2_Reader_GetProperty(rd, counts[i], &v) == OTF2_SUCCESS) {
+            char *end = NULL;
+            unsigned long n = strtoul(v, &end, 10);
+            if (end != v && !*end && n <= UINT32_MAX)
+                *(i ? &m->node_cpus : &m->node_ranks) = (uint32_t)n;
+            free(v);
+        }
+    if (OTF2_Reader_GetProperty(rd, "RETIME::EAGER_LIMIT", &v) == OTF2_SUCCESS) {
+        char *end = NULL;
+        unsigned long long e = strtoull(v, &end, 10);
+        if (end != v && !*end && e <= RT_MAX_BYTES) /* else ignored: not a size */
+            m->eager_limit = (rt_bytes)e;
+        free(v);
+    }
     return RT_OK;
 }
 
@@ -667,6 +692,9 @@ void rt_trace_close(rt_trace *t)
         free(t->comms[i].present);
     }
     free(t->missing);
+    free((char *)t->mpi.library);
+    free((char *)t->mpi.eager_cvars);
+    free((char *)t->mpi.eager_source);
     free(t->comms);
     free(t->self_rows);
     free(t->regions);
@@ -726,6 +754,8 @@ uint32_t rt_trace_find_region(const rt_trace *t, const char *name)
 }
 
 int rt_trace_cut_short(const rt_trace *t) { return t->cut_short; }
+
+const struct rt_trace_mpi *rt_trace_mpi_info(const rt_trace *t) { return &t->mpi; }
 
 int rt_trace_has_cpu_time(const rt_trace *t)
 {
