@@ -7,7 +7,9 @@
 # the idle one's (target for cpu: within 5 %), the measured windows, and the time each run
 # waited for a CPU while computing (retime info). The load average is printed beside each run.
 # usage: bench/busy.sh [BUILD_DIR] [OUT_DIR]   (defaults: build, ${TMPDIR:-/tmp}/retime-busy)
-# env: BUSY_ITERS (300), BUSY_N (doubles per rank, 65536), BUSY_HALO (bytes, 8192), BUSY_RANKS (8)
+# env: BUSY_ITERS (300), BUSY_N (doubles per rank, 65536), BUSY_SWEEPS (per iteration, 1),
+#      BUSY_HALO (bytes, 8192), BUSY_RANKS (8), BUSY_YIELD (1: waiting ranks yield the CPU,
+#      Open MPI's mpi_yield_when_idle; 0: they spin, Open MPI's default)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$repo/build}" && pwd)
@@ -16,7 +18,7 @@ retime=$build/cli/retime lib=$build/instrument/libretime-trace.so prog=$build/in
 for f in "$retime" "$lib" "$prog"; do
   [ -e "$f" ] || { echo "busy.sh: error: $f not found; build with RT_WITH_MPI=ON first" >&2; exit 1; }
 done
-np=${BUSY_RANKS:-8} iters=${BUSY_ITERS:-300} n=${BUSY_N:-65536} halo=${BUSY_HALO:-8192}
+np=${BUSY_RANKS:-8} iters=${BUSY_ITERS:-300} n=${BUSY_N:-65536} halo=${BUSY_HALO:-8192} sweeps=${BUSY_SWEEPS:-1} yield=${BUSY_YIELD:-1}
 model=(--alpha 2.122us --beta 0.7595ns/B)
 rm -rf "$out"; mkdir -p "$out"
 hogs=()
@@ -24,8 +26,8 @@ stop_hogs() { [ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null || true; ho
 trap stop_hogs EXIT
 trace() { # name
   echo "$1: load average $(cut -d' ' -f1-3 /proc/loadavg) before, $np ranks, $iters iterations" >&2
-  OMPI_MCA_mpi_yield_when_idle=1 "$repo/scripts/mpirun.sh" -np "$np" -x OMPI_MCA_mpi_yield_when_idle \
-    -x RETIME_TRACE_DIR="$out/$1" -x LD_PRELOAD="$lib" "$prog" --n "$n" --halo "$halo" --iters "$iters" \
+  OMPI_MCA_mpi_yield_when_idle=$yield "$repo/scripts/mpirun.sh" -np "$np" -x OMPI_MCA_mpi_yield_when_idle \
+    -x RETIME_TRACE_DIR="$out/$1" -x LD_PRELOAD="$lib" "$prog" --n "$n" --sweeps "$sweeps" --halo "$halo" --iters "$iters" \
     --warmup 0 >"$out/$1.out" 2>&1 || { cat "$out/$1.out" >&2; exit 1; }
 }
 trace idle
@@ -47,8 +49,8 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f %%", 100 * (a - b) / b }'
 ci=$(window idle cpu) cb=$(window busy cpu) wi=$(window idle wall) wb=$(window busy wall)
 mi=$(measured idle) mb=$(measured busy)
 echo
-echo "stencil, $np ranks on $(nproc) cores, --n $n --halo $halo, $iters iterations; Hockney ${model[*]}"
-echo "busy run beside 4 CPU hogs (load average after it: $load_busy)"
+echo "stencil, $np ranks on $(nproc) cores, --n $n --sweeps $sweeps --halo $halo, $iters iterations; Hockney ${model[*]}"
+echo "busy run beside 4 CPU hogs (load average after it: $load_busy); waiting ranks yield: $yield"
 echo
 printf '%-16s %14s %14s %12s\n' "" "idle [ms]" "busy [ms]" "busy/idle"
 printf '%-16s %14s %14s %12s\n' "measured" "$(ms "$mi")" "$(ms "$mb")" "$(pct "$mb" "$mi")"
