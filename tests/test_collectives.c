@@ -176,6 +176,24 @@ static void test_allreduce_ring(void)
     CHECK_EQ_INT(replay(dir, &su, end, 3, &err), RT_OK);
     for (uint32_t r = 0; r < 3; r++)
         CHECK_EQ_INT(end[r], 4 * T(334));
+
+    /* 3000 B on P = 4 read both ways: without more, 4·750 (6·T(188)); with retime-trace's
+     * retime::in_place on any member (here rank 2 only, the others' counts agree), 3·1000: the
+     * real 1000 B allreduce, 6·T(250). (Issue #45: a 64 KiB allreduce in place on 64 ranks was
+     * replayed as 63 KiB.) */
+    for (int inplace = 0; inplace <= 1; inplace++) {
+        b = new_trace(dir, sizeof dir, 4);
+        for (uint32_t r = 0; r < 4; r++) {
+            if (inplace && r == 2)
+                tb_in_place(b, r);
+            add_call(b, r, 0, "MPI_Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE, NO_ROOT, 3000, 3000);
+        }
+        CHECK_EQ_INT(tb_close(b), 0);
+        rt_time_ps end4[4];
+        CHECK_EQ_INT(replay(dir, &su, end4, 4, &err), RT_OK);
+        for (uint32_t r = 0; r < 4; r++)
+            CHECK_EQ_INT(end4[r], 6 * T(inplace ? 250 : 188));
+    }
 }
 
 /* Rabenseifner allreduce (auto above 2048 B). P = 8, m = 8000: halving T(4000) + T(2000) +

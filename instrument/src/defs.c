@@ -616,6 +616,10 @@ int rt__defs_write(OTF2_Archive *a, int P, const unsigned char *const *blobs, co
         rt__intern(&st, "The rank's thread CPU time at this event [ns] (CLOCK_THREAD_CPUTIME_ID), "
                         "on events 20 us or more after the last one that has it"),
         OTF2_TYPE_UINT64));
+    RT_CHECK(OTF2_GlobalDefWriter_WriteAttribute(
+        w, RT_ATTR_IN_PLACE, rt__intern(&st, "retime::in_place"),
+        rt__intern(&st, "1: the collective was MPI_IN_PLACE on this rank (its counts leave its own block out)"),
+        OTF2_TYPE_UINT8));
 
     /* System tree: one machine node with one child per host name; one location group per
      * rank (dense ids), holding the rank's location (id = world rank). */

@@ -168,6 +168,7 @@ RT_HIDDEN int rt__cpu_attr(OTF2_AttributeList *attrs, uint64_t t);
 /** Attribute ids of the tracer's global definitions (defs.c). */
 #define RT_ATTR_CALLSITE 0u
 #define RT_ATTR_CPU_TIME 1u
+#define RT_ATTR_IN_PLACE 2u
 
 /* --- mpi_info.c --------------------------------------------------------------------------- */
 /** Collective at MPI_Init: whether the ranks share one node; on rank 0, the library's version
@@ -203,6 +204,7 @@ struct rt__request {
     uint32_t root; /* the root's rank in comm, or OTF2_UNDEFINED_UINT32 */
     int op;        /* OTF2_CollectiveOp */
     uint64_t sent, received;
+    int in_place; /* the call was MPI_IN_PLACE on this rank (retime::in_place on its completion) */
 };
 RT_HIDDEN int rt__req_insert(MPI_Request handle, const MPI_Request *slot, MPI_Comm comm_handle,
                              uint64_t id, int kind, uint32_t comm);

@@ -9,6 +9,7 @@
 /* What one member of a collective sends and receives, as Score-P's scorep_mpi_coll_bytes_* count it. */
 struct rt__coll_bytes {
     uint64_t sent, received;
+    int in_place; /* this rank's call was MPI_IN_PLACE: its counts leave its own block out */
 };
 
 /* The root as written in a collective record (its rank in @p comm, or OTF2_UNDEFINED_UINT32 when
@@ -39,7 +40,10 @@ static void rt__coll_end(int region, OTF2_CollectiveOp op, MPI_Comm comm, int ro
     if (rt__g.active) {
         uint32_t cid, r = rt__coll_ids(comm, root, &cid);
         rt__g.in_tracer = 1;
-        rt__check(OTF2_EvtWriter_MpiCollectiveEnd(rt__g.evt, NULL, t, op, cid, r, b.sent, b.received),
+        OTF2_AttributeList *attrs = NULL;
+        if (b.in_place && OTF2_AttributeList_AddUint8(rt__g.attrs, RT_ATTR_IN_PLACE, 1) == OTF2_SUCCESS)
+            attrs = rt__g.attrs;
+        rt__check(OTF2_EvtWriter_MpiCollectiveEnd(rt__g.evt, attrs, t, op, cid, r, b.sent, b.received),
                   "MpiCollectiveEnd");
         rt__out();
     }
@@ -71,7 +75,7 @@ static void rt__icoll_end(int region, int rc, const MPI_Request *req, uint64_t i
 {
     if (id && rc == MPI_SUCCESS && rt__g.active) {
         struct rt__request q = {.handle = *req, .slot = req, .comm_handle = comm, .id = id, .kind = RT_REQ_COLL, .op = (int)op,
-                                .sent = b.sent, .received = b.received};
+                                .sent = b.sent, .received = b.received, .in_place = b.in_place};
         q.root = rt__coll_ids(comm, root, &q.comm);
         rt__req_insert_entry(&q);
     }
@@ -106,13 +110,14 @@ static struct rt__coll_bytes rt__bytes_all_to_one(uint64_t send_block, uint64_t 
     if (rt__comm_rank(comm) != root)
         return (struct rt__coll_bytes){.sent = send_block, .received = 0};
     uint64_t n = (uint64_t)rt__comm_size(comm);
-    return (struct rt__coll_bytes){.sent = inplace ? 0 : recv_block, .received = (inplace ? n - 1 : n) * recv_block};
+    return (struct rt__coll_bytes){.sent = inplace ? 0 : recv_block, .received = (inplace ? n - 1 : n) * recv_block,
+                                   .in_place = inplace};
 }
 
 /* One-to-all (Scatter) is all-to-one with the directions exchanged. */
 static struct rt__coll_bytes rt__swap(struct rt__coll_bytes b)
 {
-    return (struct rt__coll_bytes){.sent = b.received, .received = b.sent};
+    return (struct rt__coll_bytes){.sent = b.received, .received = b.sent, .in_place = b.in_place};
 }
 
 /* Bcast: the root sends the buffer to everybody (itself included), everybody receives it. */
@@ -133,7 +138,7 @@ static struct rt__coll_bytes rt__bytes_reduce(const void *sbuf, int count, MPI_D
 static struct rt__coll_bytes rt__bytes_allreduce(const void *sbuf, int count, MPI_Datatype type, MPI_Comm comm)
 {
     uint64_t n = (uint64_t)rt__comm_size(comm), x = (sbuf == MPI_IN_PLACE ? n - 1 : n) * rt__bytes(type, count);
-    return (struct rt__coll_bytes){.sent = x, .received = x};
+    return (struct rt__coll_bytes){.sent = x, .received = x, .in_place = sbuf == MPI_IN_PLACE};
 }
 
 /* Gather: the receive block counts at the root only (rcount and rtype are significant there only). */
@@ -160,7 +165,7 @@ static struct rt__coll_bytes rt__bytes_all_to_all(const void *sbuf, int scount, 
 {
     uint64_t n = (uint64_t)rt__comm_size(comm), rb = rt__bytes(rtype, rcount);
     if (sbuf == MPI_IN_PLACE)
-        return (struct rt__coll_bytes){.sent = (n - 1) * rb, .received = (n - 1) * rb};
+        return (struct rt__coll_bytes){.sent = (n - 1) * rb, .received = (n - 1) * rb, .in_place = 1};
     return (struct rt__coll_bytes){.sent = n * rt__bytes(stype, scount), .received = n * rb};
 }
 
@@ -209,7 +214,7 @@ static struct rt__coll_bytes rt__bytes_gatherv(const void *sbuf, int scount, MPI
 {
     int inter = rt__comm_inter(comm), me = inter ? -1 : rt__comm_rank(comm);
     if (inter && root == MPI_PROC_NULL)
-        return (struct rt__coll_bytes){0, 0};
+        return (struct rt__coll_bytes){0, 0, 0};
     if (inter ? root != MPI_ROOT : me != root)
         return (struct rt__coll_bytes){.sent = rt__bytes(stype, scount), .received = 0};
     uint64_t all = rt__vec_sum(r, rt__comm_peers(comm));
@@ -217,7 +222,7 @@ static struct rt__coll_bytes rt__bytes_gatherv(const void *sbuf, int scount, MPI
         return (struct rt__coll_bytes){.sent = 0, .received = all};
     uint64_t own = rt__vec_bytes(r, me);
     if (sbuf == MPI_IN_PLACE)
-        return (struct rt__coll_bytes){.sent = 0, .received = all - own};
+        return (struct rt__coll_bytes){.sent = 0, .received = all - own, .in_place = 1};
     return (struct rt__coll_bytes){.sent = own, .received = all};
 }
 
@@ -237,7 +242,7 @@ static struct rt__coll_bytes rt__bytes_allgatherv(const void *sbuf, int scount, 
     if (sbuf != MPI_IN_PLACE)
         return (struct rt__coll_bytes){.sent = n * rt__bytes(stype, scount), .received = all};
     uint64_t own = rt__vec_bytes(r, rt__comm_rank(comm));
-    return (struct rt__coll_bytes){.sent = (n - 1) * own, .received = all - own};
+    return (struct rt__coll_bytes){.sent = (n - 1) * own, .received = all - own, .in_place = 1};
 }
 
 /* Alltoallv and Alltoallw: the sums of the send and of the receive blocks; in place (one buffer,
@@ -248,7 +253,7 @@ static struct rt__coll_bytes rt__bytes_alltoallv(const void *sbuf, struct rt__ve
     if (sbuf != MPI_IN_PLACE)
         return (struct rt__coll_bytes){.sent = rt__vec_sum(s, n), .received = rt__vec_sum(r, n)};
     uint64_t x = rt__vec_sum(r, n) - rt__vec_bytes(r, rt__comm_rank(comm));
-    return (struct rt__coll_bytes){.sent = x, .received = x};
+    return (struct rt__coll_bytes){.sent = x, .received = x, .in_place = 1};
 }
 
 /* Reduce_scatter: every rank sends the whole vector (the sum of recvcounts over the local group,
@@ -261,7 +266,8 @@ static struct rt__coll_bytes rt__bytes_reduce_scatter(const void *sbuf, const in
     int me = rt__comm_rank(comm), inplace = sbuf == MPI_IN_PLACE && !rt__comm_inter(comm);
     uint64_t n = (uint64_t)rt__comm_peers(comm), all = rt__vec_sum(v, rt__comm_size(comm)),
              own = rt__vec_bytes(v, me);
-    return (struct rt__coll_bytes){.sent = inplace ? all - own : all, .received = (inplace ? n - 1 : n) * own};
+    return (struct rt__coll_bytes){.sent = inplace ? all - own : all, .received = (inplace ? n - 1 : n) * own,
+                                   .in_place = inplace};
 }
 
 /* Reduce_scatter_block: n blocks of recvcount sent and received (n - 1 in place), n the local group. */
@@ -269,7 +275,7 @@ static struct rt__coll_bytes rt__bytes_reduce_scatter_block(const void *sbuf, in
                                                             MPI_Comm comm)
 {
     uint64_t n = (uint64_t)rt__comm_size(comm), x = (sbuf == MPI_IN_PLACE ? n - 1 : n) * rt__bytes(type, rcount);
-    return (struct rt__coll_bytes){.sent = x, .received = x};
+    return (struct rt__coll_bytes){.sent = x, .received = x, .in_place = sbuf == MPI_IN_PLACE};
 }
 
 /* Scan: rank me sends its vector to itself and every later rank (n - me) and receives one from
@@ -280,7 +286,8 @@ static struct rt__coll_bytes rt__bytes_scan(const void *sbuf, int count, MPI_Dat
 {
     uint64_t n = (uint64_t)rt__comm_size(comm), me = (uint64_t)rt__comm_rank(comm), b = rt__bytes(type, count);
     uint64_t self = exclusive || sbuf == MPI_IN_PLACE ? 0 : 1;
-    return (struct rt__coll_bytes){.sent = (n - me - 1 + self) * b, .received = (me + self) * b};
+    return (struct rt__coll_bytes){.sent = (n - me - 1 + self) * b, .received = (me + self) * b,
+                                   .in_place = !exclusive && sbuf == MPI_IN_PLACE};
 }
 
 /* --- the wrappers ----------------------------------------------------------------------------- */
@@ -310,7 +317,7 @@ static struct rt__coll_bytes rt__bytes_scan(const void *sbuf, int count, MPI_Dat
         return rc_;                                                                                   \
     } while (0)
 
-#define RT_NO_BYTES ((struct rt__coll_bytes){0, 0})
+#define RT_NO_BYTES ((struct rt__coll_bytes){0, 0, 0})
 
 /* --- blocking collectives ----------------------------------------------------------------- */
 

@@ -47,7 +47,10 @@ static void rt__completed(MPI_Request handle, const MPI_Request *slot, const MPI
     if (q.kind == RT_REQ_SEND) {
         rt__check(OTF2_EvtWriter_MpiIsendComplete(rt__g.evt, NULL, t, q.id), "MpiIsendComplete");
     } else if (q.kind == RT_REQ_COLL) { /* a non-blocking collective (wrap_coll.c) */
-        rt__check(OTF2_EvtWriter_NonBlockingCollectiveComplete(rt__g.evt, NULL, t, (OTF2_CollectiveOp)q.op, q.comm,
+        OTF2_AttributeList *attrs = NULL;
+        if (q.in_place && OTF2_AttributeList_AddUint8(rt__g.attrs, RT_ATTR_IN_PLACE, 1) == OTF2_SUCCESS)
+            attrs = rt__g.attrs;
+        rt__check(OTF2_EvtWriter_NonBlockingCollectiveComplete(rt__g.evt, attrs, t, (OTF2_CollectiveOp)q.op, q.comm,
                                                                q.root, q.sent, q.received, q.id),
                   "NonBlockingCollectiveComplete");
     } else {

@@ -66,11 +66,10 @@ census=$(sed -n '/^  operation /,$p' <<<"$info" | awk 'NR > 1 { print $1, $2, $3
   echo "gather $P 24B $((24 * P))B 1"
   echo "scatter $P 14B $((14 * P))B 1"
   echo "scatter $P 16B $((16 * P))B 1"
-  # the in-place allgather's (P-1)·16 B read as P blocks of (P-1)·16/P B where P divides it: Score-P's
-  # counts cannot tell the two readings apart, and the replay takes the plain one first
-  ip=$((16 * (P - 1) % P == 0 ? 16 * (P - 1) / P : 16))
-  if [ "$ip" -eq 16 ]; then echo "allgather $P 16B $((16 * P))B 2"
-  else echo "allgather $P ${ip}B $((ip * P))B 1"; echo "allgather $P 16B $((16 * P))B 1"; fi
+  # the in-place allgather's (P-1)·16 B would also read as P blocks of (P-1)·16/P B where P divides
+  # it (Score-P's counts cannot tell them apart); retime-trace's retime::in_place says which
+  # (issue #45): both allgathers move 16 B blocks
+  echo "allgather $P 16B $((16 * P))B 2"
   [ "$P" -ge 4 ] && echo "alltoall $((P / 2)) 4B $((4 * (P / 2)))B 2"
   [ "$P" -eq 3 ] && echo "alltoall 2 4B 8B 1"
   echo "alltoall $P 6B $((6 * P))B 1"

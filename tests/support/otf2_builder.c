@@ -33,6 +33,8 @@ struct tb_builder {
     OTF2_AttributeList *attrs; /* tb_cpu's value for the rank's next Enter or Leave */
     uint32_t attrs_rank;
     int cpu_used;              /* retime::cpu_time (attribute 0) is defined */
+    int in_place_used;         /* retime::in_place (attribute 1) is defined */
+    uint32_t in_place_rank;    /* tb_in_place: the rank whose next collective was in place (+1; 0: none) */
 };
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final)
@@ -195,12 +197,26 @@ void tb_clock_offset(tb_builder *b, uint32_t rank, uint64_t time, int64_t offset
     b->offs[b->noffs++] = (struct tb_offset){rank, time, offset, sd};
 }
 
+void tb_in_place(tb_builder *b, uint32_t rank)
+{
+    b->in_place_rank = rank + 1;
+    b->in_place_used = 1;
+}
+
 void tb_collective_on(tb_builder *b, uint32_t r, uint64_t t0, uint64_t t1, const char *name, int op, uint32_t comm,
                       uint32_t root, uint64_t sent, uint64_t received)
 {
     tb_enter(b, r, t0, name);
     OTF2_EvtWriter_MpiCollectiveBegin(b->w[r], NULL, t0);
-    OTF2_EvtWriter_MpiCollectiveEnd(b->w[r], NULL, t1, (OTF2_CollectiveOp)op, comm, root, sent, received);
+    OTF2_AttributeList *attrs = NULL;
+    if (b->in_place_rank == r + 1) { /* retime::in_place = 1 on the end, as retime-trace writes it */
+        if (!b->attrs && !(b->attrs = OTF2_AttributeList_New()))
+            b->failed = 1;
+        else if (OTF2_AttributeList_AddUint8(b->attrs, 1, 1) == OTF2_SUCCESS)
+            attrs = b->attrs;
+        b->in_place_rank = 0;
+    }
+    OTF2_EvtWriter_MpiCollectiveEnd(b->w[r], attrs, t1, (OTF2_CollectiveOp)op, comm, root, sent, received);
     tb_leave(b, r, t1, name);
 }
 
@@ -269,6 +285,11 @@ int tb_close(tb_builder *b)
     if (b->cpu_used) {
         OTF2_GlobalDefWriter_WriteString(g, s, "retime::cpu_time");
         OTF2_GlobalDefWriter_WriteAttribute(g, 0, s, 0, OTF2_TYPE_UINT64);
+        s++;
+    }
+    if (b->in_place_used) {
+        OTF2_GlobalDefWriter_WriteString(g, s, "retime::in_place");
+        OTF2_GlobalDefWriter_WriteAttribute(g, 1, s, 0, OTF2_TYPE_UINT8);
         s++;
     }
     uint64_t *members = calloc(b->ranks, sizeof *members);

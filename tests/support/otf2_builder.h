@@ -45,6 +45,10 @@ void tb_call_recv(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, uint32
  * retime::cpu_time, as retime-trace writes it); OTF2 empties the list after that record. */
 void tb_cpu(tb_builder *b, uint32_t rank, uint64_t cpu_ns);
 
+/** Marks rank @p rank's next collective (tb_collective, tb_collective_on) as made MPI_IN_PLACE:
+ * the attribute retime::in_place on its end, as retime-trace writes it. */
+void tb_in_place(tb_builder *b, uint32_t rank);
+
 /** A ClockOffset record of rank @p rank (its local definitions; at most 8 in all): OTF2's reader
  * adds @p offset to the rank's times, interpolated between its records. */
 void tb_clock_offset(tb_builder *b, uint32_t rank, uint64_t time, int64_t offset, double sd);

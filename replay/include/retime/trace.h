@@ -63,8 +63,10 @@ enum rt_event_flag {
     RT_EVF_ORPHAN = 1u << 4,    /**< completion whose start was not recorded: replayed as blocking */
     RT_EVF_VECTOR = 1u << 5,    /**< COLL_BEGIN of a vector variant (gatherv, alltoallv, reduce_scatter, ...):
                                      the ranks' counts may differ */
-    RT_EVF_NOWORK = 1u << 6     /**< LEAVE of the first thread's last barrier in a team: the time
+    RT_EVF_NOWORK = 1u << 6,    /**< LEAVE of the first thread's last barrier in a team: the time
                                      since its Enter was waiting for the team (the JOIN times it), not work */
+    RT_EVF_IN_PLACE = RT_EVF_SYNC /**< (NB)COLL_BEGIN of a call made MPI_IN_PLACE on this rank (retime-trace's
+                                     retime::in_place): its counts leave its own block out */
 };
 
 /** Collective operations (the subset of OTF2_CollectiveOp retime distinguishes). */

@@ -136,6 +136,7 @@ int rt_coll_census(const rt_trace *t, const rt_coll_rules *rules, const uint8_t 
                 const struct rt_event *ev = rt_trace_events(t, row, &nev), *e = &ev[k];
                 mem[i].sent = rt_trace_payload(t, row, k).bytes;
                 mem[i].recv = received(t, row, k);
+                mem[i].in_place = (e->flags & RT_EVF_IN_PLACE) != 0;
                 if (first == UINT64_MAX) {
                     first = k;
                     uint64_t ke = e->kind == RT_EV_NBCOLL_BEGIN ? nb_end(ev, nev, k) : k; /* where its op is */

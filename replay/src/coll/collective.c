@@ -339,6 +339,34 @@ rt_bytes rt_coll_call_bytes(int op, int vector, uint32_t P, int is_root, rt_byte
     return fitting_block(op, P, 0, is_root, sent, recv);
 }
 
+/* The block of member @p me whose call was MPI_IN_PLACE (its counts leave its own block out), or 0
+ * when its counts give none. */
+static rt_bytes in_place_block(int op, uint64_t P, uint64_t me, int is_root, rt_bytes s, rt_bytes r)
+{
+    rt_bytes x = 0;
+    uint64_t k = 0;
+    switch (op) {
+    case RT_COLL_ALLREDUCE:
+    case RT_COLL_ALLGATHER:
+    case RT_COLL_ALLTOALL:
+        x = s, k = P - 1;
+        break;
+    case RT_COLL_REDUCE:
+    case RT_COLL_GATHER:
+        x = is_root ? r : 0, k = P - 1;
+        break;
+    case RT_COLL_SCATTER:
+        x = is_root ? s : 0, k = P - 1;
+        break;
+    case RT_COLL_SCAN:
+        x = me + 1 < P ? s : r, k = me + 1 < P ? P - me - 1 : me;
+        break;
+    default:
+        break;
+    }
+    return k && x % k == 0 ? x / k : 0;
+}
+
 int rt__coll_blocks(int op, uint32_t P, uint32_t root, int vector, struct rt__coll_member *mem, uint32_t *a,
                     uint32_t *b)
 {
@@ -350,9 +378,19 @@ int rt__coll_blocks(int op, uint32_t P, uint32_t root, int vector, struct rt__co
         return RT_OK;
     }
     /* The block comes from comm rank 0's counts; where they read two ways (P·b or (P-1)·b),
-     * the reading every member fits wins. */
-    rt_bytes c[4];
-    int n = candidates(op, P, 0, root == 0, mem[0].sent, mem[0].recv, c);
+     * the reading every member fits wins, the in-place one first where a member says it was
+     * (retime-trace's retime::in_place: e.g. an allreduce of 64 KiB in place on 64 ranks counts
+     * 63 x 64 KiB, which also reads as 64 x 63 KiB). */
+    rt_bytes c[5];
+    int n = 0;
+    for (uint32_t i = 0; i < P; i++)
+        if (mem[i].in_place) {
+            rt_bytes ip = in_place_block(op, P, i, i == root, mem[i].sent, mem[i].recv);
+            if (ip)
+                c[n++] = ip;
+            break;
+        }
+    n += candidates(op, P, 0, root == 0, mem[0].sent, mem[0].recv, c + n);
     /* On a mismatch the error names the reading most members fit, and its first misfit. */
     uint32_t bad = UINT32_MAX, best = 0;
     rt_bytes expected = UINT64_MAX;

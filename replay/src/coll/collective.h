@@ -16,6 +16,9 @@ struct rt__coll_member {
     rt_time_ps tx_free;  /**< in/out: its send port is busy until then (INT64_MIN: free) */
     rt_time_ps rx_free;  /**< in/out: time of the last delivery at its receive port (INT64_MIN: none) */
     rt_bytes sent, recv; /**< in: the trace's counts (COLL_BEGIN.bytes, COLL_END.bytes) */
+    uint8_t in_place;    /**< in: the call was MPI_IN_PLACE there (RT_EVF_IN_PLACE): its counts are the
+                              in-place reading ((P-1)·b), which otherwise only the P·b reading's
+                              failing tells apart */
     rt_bytes block;      /**< set by rt__coll_blocks: its block [B] */
     uint32_t origin;     /**< out: the member whose entry bound the chain of messages that ends
                               at this member's done (itself when its own clock did) */

@@ -287,8 +287,9 @@ int rt__eng_coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t 
 
 /* Member @p me (trace row @p row) enters collective @p id at @p begin. */
 int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row, uint64_t ev, uint32_t op,
-                       uint32_t root, rt_time_ps begin, rt_time_ns mentry, rt_bytes sent, rt_bytes recv, int vector)
+                       uint32_t root, rt_time_ps begin, rt_time_ns mentry, rt_bytes sent, rt_bytes recv, int how)
 {
+    int vector = how & RT__CALL_VECTOR;
     struct coll *c = &E->colls[id];
     if (c->op != op || c->root != root)
         return E->failed = rt_error_set(
@@ -303,6 +304,7 @@ int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row,
     m->mentry = mentry;
     m->sent = sent;
     m->recv = recv;
+    m->in_place = (how & RT__CALL_IN_PLACE) != 0;
     c->ev[me] = ev;
     if (vector)
         c->vector = 1;
@@ -313,7 +315,7 @@ int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row,
     if (!coordinates(E, c)) { /* the coordinator counts and times it */
         uint32_t reg = rt__eng_call_region(E, row, ev);
         struct fx f = {.kind = FX_CPOST, .comm = c->comm, .n = c->seq, .i = me, .src = row, .t1 = begin,
-                       .t2 = mentry, .bytes = sent, .ev2 = recv, .ev1 = ev, .tag = op, .dst = root, .flags = (uint32_t)vector,
+                       .t2 = mentry, .bytes = sent, .ev2 = recv, .ev1 = ev, .tag = op, .dst = root, .flags = (uint32_t)how,
                        .reg = reg == RT_NONE ? 0 : reg + 1};
         return rt__eng_fx_send(E, member_row(E, c, 0), &f) ? rt__eng_oom(E) : 0;
     }
@@ -356,5 +358,7 @@ int rt__eng_post_collective(struct engine *E, uint32_t r, uint64_t j, const stru
         return rt__eng_oom(E);
     E->ranks[r].coll = id;
     return rt__eng_coll_enter(E, id, me, r, j, op, e->ref, t, (rt_time_ns)e->time, p->bytes,
-                              rt__eng_coll_received(&E->ranks[r], j), (e->flags & RT_EVF_VECTOR) != 0);
+                              rt__eng_coll_received(&E->ranks[r], j),
+                              ((e->flags & RT_EVF_VECTOR) ? RT__CALL_VECTOR : 0) |
+                                  ((e->flags & RT_EVF_IN_PLACE) ? RT__CALL_IN_PLACE : 0));
 }

@@ -241,8 +241,12 @@ int rt__eng_schedule_if_ready(struct engine *E, uint32_t id);
 int rt__eng_recv_side(struct engine *E, uint32_t id, uint64_t j, uint64_t post_ev, rt_bytes bytes, rt_time_ps t);
 int rt__eng_coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t op, uint32_t root, uint32_t first_rank,
                         uint64_t first_ev, uint32_t *idp);
+/* How a member called a collective (rt__eng_coll_enter's @p how; FX_CPOST's flags): a vector
+ * variant (its counts may differ), MPI_IN_PLACE (its counts leave its own block out). */
+#define RT__CALL_VECTOR 1
+#define RT__CALL_IN_PLACE 2
 int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row, uint64_t ev, uint32_t op,
-                       uint32_t root, rt_time_ps begin, rt_time_ns mentry, rt_bytes sent, rt_bytes recv, int vector);
+                       uint32_t root, rt_time_ps begin, rt_time_ns mentry, rt_bytes sent, rt_bytes recv, int how);
 int rt__eng_coll_finish(struct engine *E, uint32_t id);
 void rt__eng_take(struct engine *E, struct qent q); /* acts on a popped queue entry */
 uint32_t rt__eng_waits_for(const struct engine *E, uint32_t r);

@@ -252,7 +252,7 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
         if (f->src >= nr || rt__eng_coll_record(E, f->comm, f->n, f->tag, f->dst, f->src, f->ev1, &id))
             return E->failed ? E->failed : bad_fx(E, from, f);
         return rt__eng_coll_enter(E, id, f->i, f->src, f->ev1, f->tag, f->dst, f->t1, (rt_time_ns)f->t2, f->bytes,
-                                  f->ev2, f->flags != 0);
+                                  f->ev2, (int)(f->flags & (RT__CALL_VECTOR | RT__CALL_IN_PLACE)));
     }
     uint64_t *cid = rt__map_get(&E->coll_of, f->comm, f->n);
     if (!cid)

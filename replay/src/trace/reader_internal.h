@@ -142,6 +142,8 @@ struct reader {
 
     OTF2_AttributeRef cpu_attr; /* retime::cpu_time (uint64), if defined */
     int have_cpu_attr;
+    OTF2_AttributeRef inplace_attr; /* retime::in_place (uint8), if defined */
+    int have_inplace_attr;
 
     /* state of the location being read */
     struct {                    /* its CPU times (see cpu_reading) */

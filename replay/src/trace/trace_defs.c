@@ -73,7 +73,8 @@ static OTF2_CallbackCode def_clock(void *ud, uint64_t res, uint64_t offset, uint
     return OTF2_CALLBACK_SUCCESS;
 }
 
-/* retime-trace's retime::cpu_time attribute (docs/cpu-time.md); other attributes are not read. */
+/* retime-trace's retime::cpu_time (docs/cpu-time.md) and retime::in_place attributes; other
+ * attributes are not read. */
 static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef desc,
                                        OTF2_Type type)
 {
@@ -83,6 +84,10 @@ static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_St
     if (n && type == OTF2_TYPE_UINT64 && !strcmp(n, "retime::cpu_time")) {
         r->cpu_attr = self;
         r->have_cpu_attr = 1;
+    }
+    if (n && type == OTF2_TYPE_UINT8 && !strcmp(n, "retime::in_place")) {
+        r->inplace_attr = self;
+        r->have_inplace_attr = 1;
     }
     return OTF2_CALLBACK_SUCCESS;
 }

@@ -958,6 +958,15 @@ static void take_back_begin(struct reader *r)
  * operation OTF2 does not define is counted (a newer writer's: said, not silent); vector
  * operations, and any collective on a communicator a missing rank belongs to (among the members
  * present each has its own counts, which no missing member can confirm), time per-member counts. */
+/* retime-trace's retime::in_place attribute on a collective's end: the call was MPI_IN_PLACE on
+ * this rank, so its counts leave its own block out (the replay reads its block as such). */
+static int coll_in_place(const struct reader *r, OTF2_AttributeList *attrs)
+{
+    uint8_t v = 0;
+    return attrs && r->have_inplace_attr && OTF2_AttributeList_GetUint8(attrs, r->inplace_attr, &v) == OTF2_SUCCESS &&
+           v;
+}
+
 static void coll_begin_flags(struct reader *r, struct rt_event *b, OTF2_CollectiveOp op, uint32_t ci)
 {
     if (op > OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE)
@@ -974,7 +983,7 @@ static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRe
                                      uint64_t sent, uint64_t received)
 {
     struct reader *r = ud;
-    (void)loc; (void)pos; (void)attrs;
+    (void)loc; (void)pos;
     if (r->coll_begin == UINT64_MAX) {
         rt__rd_fail(r, RT_ECORRUPT, "rank %u event %llu: collective end without begin", r->row,
                     (unsigned long long)r->cur->nevents);
@@ -1015,6 +1024,8 @@ static OTF2_CallbackCode ev_coll_end(EVT_ARGS, OTF2_CollectiveOp op, OTF2_CommRe
     b->ref = root_row;
     b->aux = coll_op(op);
     coll_begin_flags(r, b, op, ci);
+    if (coll_in_place(r, attrs))
+        b->flags |= RT_EVF_IN_PLACE;
     struct rt_event_payload *bp = rt__row_payload_of(r->cur, r->coll_begin), *ep = last_payload(r);
     bp->comm = ci; /* a COLL_BEGIN has one */
     bp->bytes = sent;
@@ -1076,7 +1087,7 @@ static OTF2_CallbackCode ev_nbcoll_complete(EVT_ARGS, OTF2_CollectiveOp op, OTF2
                                             uint64_t sent, uint64_t received, uint64_t req)
 {
     struct reader *r = ud;
-    (void)loc; (void)pos; (void)attrs;
+    (void)loc; (void)pos;
     uint64_t n = r->cur->nevents;
     uint64_t start = take_request(r, req);
     if (start == UINT64_MAX || start == REQ_DROPPED || r->cur->events[start].kind != RT_EV_NBCOLL_BEGIN) {
@@ -1120,6 +1131,8 @@ static OTF2_CallbackCode ev_nbcoll_complete(EVT_ARGS, OTF2_CollectiveOp op, OTF2
     e->ref = (uint32_t)start;
     e->aux = coll_op(op);
     coll_begin_flags(r, b, op, ci);
+    if (coll_in_place(r, attrs))
+        b->flags |= RT_EVF_IN_PLACE;
     struct rt_event_payload *bp = rt__row_payload_of(r->cur, start), *ep = last_payload(r);
     bp->comm = ci;
     bp->bytes = sent;
