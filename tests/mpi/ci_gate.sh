@@ -10,9 +10,12 @@
 # by about 3 % from run to run, measured: 62.5-64.4 ms predicted for 100 sweeps, 67.8-69.1 ms for
 # 110; a program whose arrays do not fit in the cache varies far more, as every preemption
 # refills them: 16-21 ms for 4 ranks of 32768 doubles.)
-# usage: ci_gate.sh MPIRUN_SH TRACE_LIB RETIME STENCIL
+# With no-timing (an ASan build, whose CPU times are its instrumentation's and vary by 25 % beside
+# other work: measured -24.7 % to +18.4 % for the same program) only what does not depend on
+# timing is checked: every re-trace keeps the recorded fingerprint.
+# usage: ci_gate.sh MPIRUN_SH TRACE_LIB RETIME STENCIL [timing|no-timing]
 set -uo pipefail
-mpirun_sh=$1 lib=$2 retime=$3 prog=$4
+mpirun_sh=$1 lib=$2 retime=$3 prog=$4 timing=${5:-timing}
 . "$(dirname "$0")/../checks.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/retime-test.XXXXXX")
 hogs=()
@@ -40,6 +43,7 @@ verdict() { # want (0: pass, 1: fail), dir, sweeps -> the last gate output in $o
     run "$2" "$3" || return 1
     out=$(gate "$2" 2>&1); rc=$?
     if grep -q "trace changed" <<<"$out"; then echo "  trace changed on try $i"; return 1; fi
+    if [ "$timing" = no-timing ]; then echo "  no timing verdict (exit $rc): the fingerprint held"; return 0; fi
     [ "$rc" -eq "$want" ] && { echo "  gate exit $rc on try $i: $(grep -m1 'predicted total' <<<"$out")"; return 0; }
     echo "  try $i: exit $rc, not $want:"; grep -E "FAIL|^ +[a-z].*%" <<<"$out" | head -6
   done
@@ -50,5 +54,7 @@ check busy-retrace-passes verdict 0 "$tmp/again" 100
 check busy-same-path-passes verdict 0 "$tmp/first" 100
 stop_hogs
 check longer-compute-fails verdict 1 "$tmp/longer" 110
-check longer-compute-on-prediction has "$out" "FAIL  stencil"
-checks_done && echo "PASS: a re-trace beside 4 hogs passes the gate, 10 % more compute fails it" || echo "FAIL: CI gate"
+[ "$timing" = no-timing ] || check longer-compute-on-prediction has "$out" "FAIL  stencil"
+if [ "$timing" = no-timing ]; then what="re-traces keep the recorded fingerprint (no timing verdicts here)"
+else what="a re-trace beside 4 hogs passes the gate, 10 % more compute fails it"; fi
+checks_done && echo "PASS: $what" || echo "FAIL: CI gate"
