@@ -42,7 +42,7 @@ set(RT_TEST_SECONDS
   mpi_nbcoll                                       2     9
   mpi_requests                                     5    15
   mpi_clock_offsets                               30    60
-  mpi_ci_gate                                     30    60
+  mpi_ci_gate                                     60    90
   mpi_killed_run                                  92   150
   mpi_nbcoll_p2                                    2     6
   mpi_nbcoll_p3                                    2     6
