@@ -199,23 +199,34 @@ void cli_warn_cut(const rt_trace *t, const struct rt_replay_result *res)
     }
 }
 
+uint32_t cli_cpu_wait_totals(const rt_trace *t, rt_time_ns *wall, rt_time_ns *waited, double *worst_share)
+{
+    rt_time_ns w, q;
+    uint32_t worst = RT_NONE;
+    double most = -1;
+    *wall = *waited = 0;
+    for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
+        rt_trace_compute_time(t, r, &w, &q);
+        *wall += w;
+        *waited += q;
+        double share = w > 0 ? (double)q / (double)w : 0;
+        if (share > most) {
+            most = share;
+            worst = r;
+        }
+    }
+    if (worst_share)
+        *worst_share = most;
+    return worst;
+}
+
 int cli_cpu_wait_text(const rt_trace *t, char *buf, size_t cap)
 {
     if (!rt_trace_has_cpu_time(t))
         return 0;
-    rt_time_ns wall = 0, waited = 0, w, q;
-    uint32_t worst = RT_NONE;
-    double worst_share = -1;
-    for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
-        rt_trace_compute_time(t, r, &w, &q);
-        wall += w;
-        waited += q;
-        double share = w > 0 ? (double)q / (double)w : 0;
-        if (share > worst_share) {
-            worst_share = share;
-            worst = r;
-        }
-    }
+    rt_time_ns wall, waited;
+    double worst_share;
+    uint32_t worst = cli_cpu_wait_totals(t, &wall, &waited, &worst_share);
     char a[32], b[32];
     rt_format_time(a, sizeof a, (double)waited);
     rt_format_time(b, sizeof b, (double)wall);
@@ -241,12 +252,8 @@ void cli_cpu_wait_json(FILE *f, const rt_trace *t)
 {
     if (!rt_trace_has_cpu_time(t))
         return;
-    rt_time_ns wall = 0, waited = 0, w, q;
-    for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
-        rt_trace_compute_time(t, r, &w, &q);
-        wall += w;
-        waited += q;
-    }
+    rt_time_ns wall, waited, w, q;
+    cli_cpu_wait_totals(t, &wall, &waited, NULL);
     fprintf(f, ", \"cpu_wait\": {\"compute_ns\": %" PRId64 ", \"waited_ns\": %" PRId64 ", \"ranks\": [", wall, waited);
     for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
         rt_trace_compute_time(t, r, &w, &q);

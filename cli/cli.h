@@ -45,6 +45,9 @@ void cli_warn_dropped(const rt_trace *t);
  * without its label ("12.3ms of 40.1ms compute (30.7 %) ..."), or a JSON member
  * ", \"cpu_wait\": {...}" with every rank. */
 int cli_cpu_wait_text(const rt_trace *t, char *buf, size_t cap);
+/* The ranks' compute outside MPI calls and the part of it they waited for a CPU, summed; returns
+ * the rank with the largest share waited (*worst_share, if not NULL), RT_NONE for no ranks. */
+uint32_t cli_cpu_wait_totals(const rt_trace *t, rt_time_ns *wall, rt_time_ns *waited, double *worst_share);
 /* The MPI call rank @p rank is inside at its event @p j (the innermost one entered and not left by
  * then): its region, and the index of its Enter (*enter); RT_NONE when outside MPI calls. */
 uint32_t cli_call_at(const rt_trace *t, uint32_t rank, uint64_t j, uint64_t *enter);

@@ -266,12 +266,8 @@ static int busy_reason(rt_trace *const *t, size_t n, char *buf, size_t cap)
     char why[400];
     for (size_t i = 0; i < n; i++) {
         int busy = cli_oversubscribed_text(t[i], why, sizeof why);
-        rt_time_ns wall = 0, waited = 0, w, q;
-        for (uint32_t r = 0; r < rt_trace_ranks(t[i]); r++) {
-            rt_trace_compute_time(t[i], r, &w, &q);
-            wall += w;
-            waited += q;
-        }
+        rt_time_ns wall, waited;
+        cli_cpu_wait_totals(t[i], &wall, &waited, NULL);
         if (!busy && wall > 0 && waited * 10 >= wall) {
             snprintf(why, sizeof why, "its ranks waited for a CPU %.0f %% of their compute", 100.0 * (double)waited / (double)wall);
             busy = 1;

@@ -43,6 +43,12 @@ struct check_region {
 
 enum { CHECK_NACT = 4 }; /* activities recorded: compute, cpu_overhead, transfer, collective */
 
+/* The written form's prefix of a fingerprint of either kind (struct check_trace.untimed). */
+static inline const char *check_fp_prefix(int untimed)
+{
+    return untimed ? "fnv1a64-untimed:" : "fnv1a64:";
+}
+
 /* One trace: as the baseline recorded it, or as measured now. */
 struct check_trace {
     char *path;              /* relative to the baseline's directory, '/'-separated */

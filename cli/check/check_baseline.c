@@ -910,7 +910,7 @@ static void write_trace(FILE *f, const struct check_trace *t, const struct check
     cli_json_string(f, t->path);
     fprintf(f, ",\n      \"ranks\": %u,\n      \"events\": %" PRIu64 ",\n      \"fingerprint\": \"%s%016" PRIx64
                "\",\n      \"measured_ns\": %" PRId64 ",\n      \"predicted_ns\": ",
-            t->ranks, t->events, t->untimed ? "fnv1a64-untimed:" : "fnv1a64:", t->fingerprint, t->measured_ns);
+            t->ranks, t->events, check_fp_prefix(t->untimed), t->fingerprint, t->measured_ns);
     cli_print_ps_as_ns(f, t->predicted_ps);
     fprintf(f, ",\n      \"regions\": {");
     for (size_t i = 0; i < b->nregions; i++) {

@@ -782,8 +782,8 @@ static void judge(struct target *t, const struct check_cli *c, const char *const
             fprintf(f, "      trace changed since the baseline was recorded: fingerprint %s%016" PRIx64
                        " -> %s%016" PRIx64 "\n      (ranks %u -> %u, events %" PRIu64 " -> %" PRIu64
                        ", measured run %s -> %s)\n",
-                    B->untimed ? "fnv1a64-untimed:" : "fnv1a64:", B->fingerprint,
-                    B->untimed ? "fnv1a64-untimed:" : "fnv1a64:", B->untimed ? N->fingerprint : N->fingerprint_timed,
+                    check_fp_prefix(B->untimed), B->fingerprint,
+                    check_fp_prefix(B->untimed), B->untimed ? N->fingerprint : N->fingerprint_timed,
                     B->ranks, N->ranks, B->events, N->events,
                     fmt_ns(a, sizeof a, (double)B->measured_ns, 0), fmt_ns(b, sizeof b, (double)N->measured_ns, 0));
             if (!c->allow_changes)
