@@ -327,6 +327,10 @@ static int cmd_info(struct args *a)
                 printf("null");
             printf(", \"node_ranks_max\": %u, \"node_cpus_min\": %u}", lib->node_ranks, lib->node_cpus);
         }
+        if (lib->clock) { /* likewise: only for a trace that recorded its clock */
+            printf(", \"event_clock\": ");
+            cli_json_string(stdout, lib->clock);
+        }
         if (st->clock.ranks || st->clock.drift_ranks) /* likewise */
             printf(", \"clock_offsets\": {\"ranks\": %u, \"max_ns\": %" PRId64 ", \"max_rank\": %u"
                    ", \"drift_ranks\": %u, \"drift_ns\": %" PRId64 ", \"drift_uncertainty_ns\": %" PRId64
@@ -393,6 +397,11 @@ static int cmd_info(struct args *a)
         if (lib->library) {
             printf("mpi            ");
             cli_text(stdout, lib->library, 0);
+            printf("\n");
+        }
+        if (lib->clock) {
+            printf("event clock    ");
+            cli_text(stdout, lib->clock, 0);
             printf("\n");
         }
         if (lib->eager_limit) {

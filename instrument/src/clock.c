@@ -17,7 +17,8 @@
  * the two). A wrong offset makes a trace worse than none, so:
  *   - ranks that read the very same clock as rank 0 get offset 0, exactly, with no measurement:
  *     CLOCK_MONOTONIC is one clock per booted kernel (and time namespace), so a rank whose boot id
- *     and monotonic namespace offset are rank 0's shares it, whatever the load;
+ *     and monotonic namespace offset are rank 0's shares it, whatever the load; with the
+ *     time-stamp counter (event_clock.c), a rank whose boot id and conversion are rank 0's;
  *   - other ranks measure: batches of ping-pongs with rank 0, keeping the one with the smallest
  *     round trip (its midpoint matches rank 0's reading within half the round trip); at
  *     MPI_Finalize a batch whose best round trip is far above MPI_Init's is repeated;
@@ -39,8 +40,6 @@ static uint64_t rt__init_rtt;      /* this rank's best round trip at MPI_Init (0
 
 int rt__cpu_attr(OTF2_AttributeList *attrs, uint64_t t)
 {
-    if (!rt__g.cpu_on || t - rt__g.cpu_last < rt__g.cpu_every)
-        return 0;
     struct timespec ts;
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
         return 0;
@@ -70,6 +69,11 @@ static uint64_t rt__clock_domain(void)
     if (n < 16)
         return 0;
     h = rt__fnv(h, buf, n);
+    /* The time-stamp counter is one per booted machine, and the node's ranks share its conversion
+     * (event_clock.c); CLOCK_MONOTONIC is one per time namespace. */
+    uint64_t tsc = rt__event_clock_key();
+    if (tsc)
+        return rt__fnv(h, (const char *)&tsc, sizeof tsc) | 1;
     /* Linux 5.6+: "monotonic SECS NSECS"; without the file there are no time namespaces. */
     if ((f = fopen("/proc/self/timens_offsets", "r")) != NULL) {
         while (fgets(buf, sizeof buf, f))

@@ -317,6 +317,14 @@ static OTF2_MemoryCallbacks rt__memory_callbacks = {rt__mem_alloc, rt__mem_free_
 
 /* --- events ------------------------------------------------------------------------------- */
 
+/* Properties of every archive of this tracer, whichever rank writes its anchor: the event clock
+ * (event_clock.c) and how call sites are written (rt__enter; docs/tracing.md). */
+static void rt__archive_properties(OTF2_Archive *a)
+{
+    rt__event_clock_write(a);
+    OTF2_Archive_SetProperty(a, "RETIME::CALLSITE_REPEATS", "omitted", true);
+}
+
 void rt__enter(int region, uint64_t t, void *ret)
 {
     if (!rt__g.active)
@@ -324,12 +332,22 @@ void rt__enter(int region, uint64_t t, void *ret)
     rt__g.in_tracer = 1;
     OTF2_AttributeList *attrs = NULL;
     if (ret && rt__g.callsite_mode) {
-        uint32_t cc = rt__callsite_id(ret);
-        if (cc != OTF2_UNDEFINED_CALLING_CONTEXT &&
-            OTF2_AttributeList_AddCallingContextRef(rt__g.attrs, RT_ATTR_CALLSITE, cc) == OTF2_SUCCESS)
-            attrs = rt__g.attrs;
+        /* Only a change of the region's call site is written (RETIME::CALLSITE_REPEATS): an MPI
+         * call made again from where it was made last costs no attribute, the dearest part of a
+         * record (issue #45 item 6). OTF2_UNDEFINED_CALLING_CONTEXT names no site. */
+        uint32_t cc = rt__g.callsite_mode == 1 && ret == rt__g.last_return[region]
+                          ? rt__g.last_callsite[region] : rt__callsite_id(ret);
+        if (cc != rt__g.last_callsite[region]) {
+            if (OTF2_AttributeList_AddCallingContextRef(rt__g.attrs, RT_ATTR_CALLSITE, cc) != OTF2_SUCCESS)
+                ret = NULL; /* not written: the next call tries again */
+            else {
+                rt__g.last_callsite[region] = cc;
+                attrs = rt__g.attrs;
+            }
+        }
+        rt__g.last_return[region] = ret;
     }
-    if (rt__cpu_attr(rt__g.attrs, t))
+    if (rt__cpu_due(t) && rt__cpu_attr(rt__g.attrs, t))
         attrs = rt__g.attrs;
     rt__check(OTF2_EvtWriter_Enter(rt__g.evt, attrs, t, (OTF2_RegionRef)region), "Enter");
     rt__g.cur_mpi_region = region;
@@ -341,7 +359,7 @@ void rt__leave(int region, uint64_t t)
     if (!rt__g.active)
         return;
     rt__g.in_tracer = 1;
-    OTF2_AttributeList *attrs = rt__cpu_attr(rt__g.attrs, t) ? rt__g.attrs : NULL;
+    OTF2_AttributeList *attrs = rt__cpu_due(t) && rt__cpu_attr(rt__g.attrs, t) ? rt__g.attrs : NULL;
     rt__check(OTF2_EvtWriter_Leave(rt__g.evt, attrs, t, (OTF2_RegionRef)region), "Leave");
     rt__g.cur_mpi_region = -1;
     rt__out();
@@ -658,10 +676,18 @@ void rt__init(uint64_t t_enter, int region, void *ret)
     struct timespec rts;
     clock_gettime(CLOCK_REALTIME, &rts);
     rt__g.realtime_ns = (uint64_t)rts.tv_sec * 1000000000u + (uint64_t)rts.tv_nsec;
+    /* The ranks of each node: one of them calibrates the event clock for all (event_clock.c). */
+    if (PMPI_Comm_split_type(rt__g.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &rt__g.node) != MPI_SUCCESS)
+        PMPI_Comm_split(rt__g.comm, rt__g.rank, 0, &rt__g.node); /* then each rank alone */
+    t_enter = rt__event_clock_init(rt__g.node, t_enter);
     rt__clock_sync(&rt__g.offsets[0], 0);
     rt__g.n_offsets = 1;
-    rt__mpi_info_read();
+    rt__mpi_info_read(rt__g.node);
     rt__callsite_init();
+    for (int i = 0; i < RT_R_COUNT; i++) {
+        rt__g.last_callsite[i] = OTF2_UNDEFINED_CALLING_CONTEXT;
+        rt__g.last_return[i] = NULL;
+    }
     rt__g.first_ts = t_enter;
     rt__g.last_ts = t_enter;
     rt__g.next_request_id = 1;
@@ -746,6 +772,7 @@ void rt__finalize(uint64_t t_enter)
     rt__g.finalized = 1;
     rt__clock_sync(&rt__g.offsets[1], 1);
     rt__g.n_offsets = 2;
+    rt__event_clock_finish(rt__g.node);
     if (rt__g.active) {
         uint64_t t = rt__now();
         while (rt__g.region_depth > 0) {
@@ -823,6 +850,7 @@ void rt__finalize(uint64_t t_enter)
         if (rt__ok) {
             rt__otf2_err = OTF2_SUCCESS;
             rt__mpi_info_write(rt__g.archive);
+            rt__archive_properties(rt__g.archive);
             if (OTF2_Archive_Close(rt__g.archive) != OTF2_SUCCESS ||
                 rt__otf2_err != OTF2_SUCCESS)
                 rt__fail("writing the anchor file", OTF2_ERROR_PROCESSED_WITH_FAULTS);
@@ -859,6 +887,7 @@ void rt__finalize(uint64_t t_enter)
     free(displs);
     free(codes);
     rt__buf_free(&b);
+    PMPI_Comm_free(&rt__g.node);
     PMPI_Comm_free(&rt__g.comm);
     rt__g.in_tracer = 0;
 }
@@ -1009,6 +1038,7 @@ static int rt__merge_blobs(const unsigned char *const *given, const size_t *give
         if (a && OTF2_Archive_SetSerialCollectiveCallbacks(a) == OTF2_SUCCESS) {
             OTF2_Archive_SetFlushCallbacks(a, &rt__flush_callbacks, NULL);
             OTF2_Archive_SetCreator(a, "retime-trace (emergency)");
+            rt__archive_properties(a);
             nloc = rt__defs_write(a, P, blobs, lens);
         }
         if (a && OTF2_Archive_Close(a) != OTF2_SUCCESS)
@@ -1170,7 +1200,7 @@ RT_EXPORT void rt_region_begin(const char *name)
         return;
     rt__g.in_tracer = 1;
     uint64_t t = rt__now();
-    OTF2_AttributeList *attrs = rt__cpu_attr(rt__g.attrs, t) ? rt__g.attrs : NULL;
+    OTF2_AttributeList *attrs = rt__cpu_due(t) && rt__cpu_attr(rt__g.attrs, t) ? rt__g.attrs : NULL;
     rt__check(OTF2_EvtWriter_Enter(rt__g.evt, attrs, t, id), "Enter");
     rt__out();
 }
@@ -1184,7 +1214,7 @@ RT_EXPORT void rt_region_end(void)
         return;
     rt__g.in_tracer = 1;
     uint64_t t = rt__now();
-    OTF2_AttributeList *attrs = rt__cpu_attr(rt__g.attrs, t) ? rt__g.attrs : NULL;
+    OTF2_AttributeList *attrs = rt__cpu_due(t) && rt__cpu_attr(rt__g.attrs, t) ? rt__g.attrs : NULL;
     rt__check(OTF2_EvtWriter_Leave(rt__g.evt, attrs, t, id), "Leave");
     rt__out();
 }

@@ -47,15 +47,11 @@ static long long rt__cvar_value(int i, MPI_Datatype dt)
     return v;
 }
 
-void rt__mpi_info_read(void)
+void rt__mpi_info_read(MPI_Comm node)
 {
     /* Collective: whether every rank shares rank 0's node (then shared memory carries the run). */
-    MPI_Comm node;
     int nsize = 0;
-    if (PMPI_Comm_split_type(rt__g.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-        PMPI_Comm_size(node, &nsize);
-        PMPI_Comm_free(&node);
-    }
+    PMPI_Comm_size(node, &nsize);
     rt__one_host = nsize == rt__g.size;
     /* Oversubscription: ranks per node against the node's CPUs (online, whatever a job was given) */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -90,6 +90,7 @@ struct rt__state {
     int finalized;            /* The MPI_Finalize protocol ran (or is running). */
     int rank, size;
     MPI_Comm comm;            /* Private duplicate of MPI_COMM_WORLD for the tracer's traffic. */
+    MPI_Comm node;            /* The ranks of this rank's node, split from comm. */
     OTF2_Archive *archive;
     OTF2_EvtWriter *evt;
     OTF2_AttributeList *attrs;
@@ -100,6 +101,8 @@ struct rt__state {
     struct rt__clock_offset offsets[2];
     int n_offsets;
     int cur_mpi_region;       /* MPI region currently entered, -1 if none (for emergency Leave). */
+    uint32_t last_callsite[RT_R_COUNT]; /* Each MPI region's call site at its last Enter (core.c), */
+    void *last_return[RT_R_COUNT];      /* ... and the return address it was found for. */
     uint32_t region_stack[RT_MAX_REGION_DEPTH];
     int region_depth;
     char *user_names[RT_MAX_USER_REGIONS];
@@ -138,9 +141,43 @@ static inline void rt__out(void)
         rt__signal_held();
 }
 
-/** Monotonic nanoseconds without clamping; used before the writer exists. */
+/* --- event_clock.c ------------------------------------------------------------------------ */
+/** The time-stamp counter's conversion to ns, when events are stamped with it (event_clock.c). */
+struct rt__event_clock {
+    int on;
+    uint64_t base_tsc, base_ns, mult; /* t = base_ns + ((tsc - base_tsc) * mult) >> 32 */
+};
+RT_HIDDEN extern struct rt__event_clock rt__evclock;
+
+/** Before PMPI_Init: the first calibration sample; returns rt__clock(). */
+RT_HIDDEN uint64_t rt__event_clock_start(void);
+/** Collective over @p node (the ranks of one node): its first rank calibrates the counter and
+ * gives the node's ranks its parameters. Returns @p t_enter (MPI_Init's Enter) in the new clock. */
+RT_HIDDEN uint64_t rt__event_clock_init(MPI_Comm node, uint64_t t_enter);
+/** 0 with CLOCK_MONOTONIC, else a key of the parameters (equal on ranks that read one clock). */
+RT_HIDDEN uint64_t rt__event_clock_key(void);
+/** Collective at MPI_Finalize: how far the nodes' converted clocks ran (rank 0 keeps the most). */
+RT_HIDDEN void rt__event_clock_finish(MPI_Comm node);
+/** The archive property RETIME::CLOCK (rank 0 at MPI_Finalize, any rank in an emergency). */
+RT_HIDDEN void rt__event_clock_write(OTF2_Archive *a);
+
+/** A counter reading in the event clock's ns. */
+static inline uint64_t rt__tsc_ns(uint64_t tsc)
+{
+    int64_t d = (int64_t)(tsc - rt__evclock.base_tsc);
+    /* A CPU whose counter reads a few cycles behind the base's never goes back before it. */
+    uint64_t ticks = d > 0 ? (uint64_t)d : 0;
+    return rt__evclock.base_ns + (uint64_t)(((unsigned __int128)ticks * rt__evclock.mult) >> 32);
+}
+
+/** The event clock in ns, without clamping: the converted time-stamp counter where the kernel
+ * trusts it, CLOCK_MONOTONIC otherwise (and before MPI_Init's calibration). */
 static inline uint64_t rt__clock(void)
 {
+#if defined(__x86_64__)
+    if (RT_LIKELY(rt__evclock.on))
+        return rt__tsc_ns(__builtin_ia32_rdtsc());
+#endif
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -161,8 +198,12 @@ static inline uint64_t rt__now(void)
  * the measurement at MPI_Finalize, which may repeat a batch taken while the machine was busy. */
 RT_HIDDEN void rt__clock_sync(struct rt__clock_offset *out, int final);
 
-/** Adds this rank's thread CPU time to @p attrs when the event at @p t is due for a reading
- * (clock.c explains when); returns 1 if it added one. */
+/** Whether the event at @p t is due for a thread CPU time reading (clock.c explains when). */
+static inline int rt__cpu_due(uint64_t t)
+{
+    return rt__g.cpu_on && t - rt__g.cpu_last >= rt__g.cpu_every;
+}
+/** Adds this rank's thread CPU time to @p attrs (an event rt__cpu_due); returns 1 if it did. */
 RT_HIDDEN int rt__cpu_attr(OTF2_AttributeList *attrs, uint64_t t);
 
 /** Attribute ids of the tracer's global definitions (defs.c). */
@@ -171,9 +212,9 @@ RT_HIDDEN int rt__cpu_attr(OTF2_AttributeList *attrs, uint64_t t);
 #define RT_ATTR_IN_PLACE 2u
 
 /* --- mpi_info.c --------------------------------------------------------------------------- */
-/** Collective at MPI_Init: whether the ranks share one node; on rank 0, the library's version
- * and eager-limit control variables (MPI_T). */
-RT_HIDDEN void rt__mpi_info_read(void);
+/** Collective at MPI_Init (@p node: this rank's node's ranks): whether the ranks share one node;
+ * on rank 0, the library's version and eager-limit control variables (MPI_T). */
+RT_HIDDEN void rt__mpi_info_read(MPI_Comm node);
 /** Rank 0, before the anchor is written: them as the archive's RETIME::* properties. */
 RT_HIDDEN void rt__mpi_info_write(OTF2_Archive *a);
 

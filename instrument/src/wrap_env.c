@@ -6,7 +6,7 @@
 
 RT_EXPORT int MPI_Init(int *argc, char ***argv)
 {
-    uint64_t t = rt__clock();
+    uint64_t t = rt__event_clock_start();
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
         rt__init(t, RT_R_Init, RT_CALLER());
@@ -15,7 +15,7 @@ RT_EXPORT int MPI_Init(int *argc, char ***argv)
 
 RT_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    uint64_t t = rt__clock();
+    uint64_t t = rt__event_clock_start();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     /* The tracer keeps one event stream per rank, so it assumes MPI is called by one thread at a
      * time (SINGLE, FUNNELED or SERIALIZED); it does not lock. */

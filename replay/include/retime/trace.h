@@ -311,6 +311,7 @@ struct rt_trace_mpi {
     const char *eager_cvars;  /**< its eager-limit control variables, "name=value,..." */
     rt_bytes eager_limit;     /**< the eager limit between the run's ranks [B] (0: unknown) */
     const char *eager_source; /**< the variable it came from (btl_vader_eager_limit, ...) */
+    const char *clock;        /**< the clock of its timestamps ("tsc at 2.3 GHz, ...", "CLOCK_MONOTONIC") */
     uint32_t node_ranks;      /**< the most ranks on one node (0: unknown) */
     uint32_t node_cpus;       /**< the fewest CPUs online on a node (0: unknown); more ranks than
                                *   that on a node: oversubscribed, its ranks waited for CPUs */

@@ -132,6 +132,7 @@ struct reader {
     int have_clock;
     uint64_t fast_hi;           /* push's fast path takes ts in [fast_lo, fast_hi]; 0 unless a 1 ns clock */
     int have_callsites;         /* call sites defined: Enter attributes are worth looking at */
+    int callsite_repeats;       /* an MPI Enter without one repeats its region's last (RETIME::CALLSITE_REPEATS) */
     struct loc_def *locv;       /* every location defined */
     uint32_t nloc, caploc;
     struct thread_loc *thr;     /* the ranks' other CPU threads, by rank, then location id */
@@ -180,6 +181,7 @@ struct reader {
     uint64_t barrier_leave;     /* the rank's Leave of its last barrier in the team, or UINT64_MAX */
     uint64_t *open;             /* per region: the rank's Enters of it not yet left (NULL until a rank is read) */
     uint64_t nopen;             /* their sum */
+    uint32_t *last_callsite;    /* per region: the call site of the rank's last Enter, with callsite_repeats */
     uint64_t unknown_location, unknown_record; /* this reader's first record of unknown type */
     /* what the rank's thread spends inside records not replayed (enum rt_skip_kind): the outermost
      * call (a region of paradigm MPI, of an accelerator API or of role FILE_IO) open, when it was

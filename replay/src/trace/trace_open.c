@@ -310,6 +310,7 @@ static int read_events(struct reader *r, OTF2_Reader *rd, uint32_t nw, const uin
         memset(&w[k].r.stats, 0, sizeof w[k].r.stats);
         w[k].r.memory = 0;
         w[k].r.open = NULL; /* each reader its own count of open regions */
+        w[k].r.last_callsite = NULL;
         w[k].r.nopen = 0;
         w[k].anchor = r->path;
         w[k].first = bounds[k];
@@ -365,6 +366,7 @@ static int read_events(struct reader *r, OTF2_Reader *rd, uint32_t nw, const uin
         r->t->memory += x->r.memory;
         req_free(&x->r.requests);
         free(x->r.open);
+        free(x->r.last_callsite);
         if (x->own && x->rd) {
             OTF2_Reader_CloseEvtFiles(x->rd);
             OTF2_Reader_CloseDefFiles(x->rd);
@@ -429,6 +431,14 @@ static int open_archive(struct reader *r, OTF2_Reader **rdp)
         m->eager_cvars = v;
     if (OTF2_Reader_GetProperty(rd, "RETIME::EAGER_LIMIT_SOURCE", &v) == OTF2_SUCCESS)
         m->eager_source = v;
+    if (OTF2_Reader_GetProperty(rd, "RETIME::CLOCK", &v) == OTF2_SUCCESS)
+        m->clock = v;
+    /* retime-trace writes an MPI call's call site only when it differs from the last of its
+     * region on the rank (instrument/src/core.c, rt__enter). */
+    if (OTF2_Reader_GetProperty(rd, "RETIME::CALLSITE_REPEATS", &v) == OTF2_SUCCESS) {
+        r->callsite_repeats = !strcmp(v, "omitted");
+        free(v);
+    }
     static const char *const counts[2] = {"RETIME::NODE_RANKS_MAX", "RETIME::NODE_CPUS_MIN"};
     for (int i = 0; i < 2; i++)
         if (OTF2_Reader_GetProperty(rd, counts[i], &v) == OTF2_SUCCESS) {
@@ -695,6 +705,7 @@ void rt_trace_close(rt_trace *t)
     free((char *)t->mpi.library);
     free((char *)t->mpi.eager_cvars);
     free((char *)t->mpi.eager_source);
+    free((char *)t->mpi.clock);
     free(t->comms);
     free(t->self_rows);
     free(t->regions);

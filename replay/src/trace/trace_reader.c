@@ -253,10 +253,13 @@ static RT_COLD OTF2_CallbackCode undefined_region(struct reader *r, OTF2_RegionR
 }
 
 /* The call site named by an Enter's attributes (a calling context or a source code location),
- * or RT_NONE. */
-static uint32_t enter_callsite(struct reader *r, OTF2_AttributeList *attrs)
+ * or RT_NONE in *out; returns whether any attribute could name one (one that names no defined
+ * site, e.g. OTF2_UNDEFINED_CALLING_CONTEXT, says "none"). */
+static int enter_callsite(struct reader *r, OTF2_AttributeList *attrs, uint32_t *out)
 {
     uint32_t n = OTF2_AttributeList_GetNumberOfElements(attrs);
+    int named = 0;
+    *out = RT_NONE;
     for (uint32_t i = 0; i < n; i++) {
         OTF2_AttributeRef aref;
         OTF2_Type type;
@@ -264,14 +267,19 @@ static uint32_t enter_callsite(struct reader *r, OTF2_AttributeList *attrs)
         if (OTF2_AttributeList_GetAttributeByIndex(attrs, i, &aref, &type, &val) != OTF2_SUCCESS)
             continue;
         uint64_t *cs = NULL;
-        if (type == OTF2_TYPE_CALLING_CONTEXT)
+        if (type == OTF2_TYPE_CALLING_CONTEXT) {
+            named = 1;
             cs = rt__map_get(&r->callsite_of, 1, val.callingContextRef);
-        else if (type == OTF2_TYPE_SOURCE_CODE_LOCATION)
+        } else if (type == OTF2_TYPE_SOURCE_CODE_LOCATION) {
+            named = 1;
             cs = rt__map_get(&r->callsite_of, 2, val.sourceCodeLocationRef);
-        if (cs)
-            return (uint32_t)*cs;
+        }
+        if (cs) {
+            *out = (uint32_t)*cs;
+            return 1;
+        }
     }
-    return RT_NONE;
+    return named;
 }
 
 /* ---------------------------------------------------------------- thread teams
@@ -611,9 +619,18 @@ static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
         if (RT_UNLIKELY(rf & RF_ACCEL))
             r->call_kinds |= 1u << RT_SKIP_ACCEL;
     }
-    /* Without call-site definitions no attribute can name one: the list is not looked at. */
-    if (attrs && r->have_callsites)
-        e->aux = enter_callsite(r, attrs);
+    /* Without call-site definitions no attribute can name one: the list is not looked at. With
+     * callsite_repeats, an Enter that names none was made from its region's last site. */
+    if (r->have_callsites) {
+        uint32_t cs;
+        if (attrs && enter_callsite(r, attrs, &cs)) {
+            e->aux = cs;
+            if (r->last_callsite)
+                r->last_callsite[reg] = cs;
+        } else if (r->last_callsite) {
+            e->aux = r->last_callsite[reg];
+        }
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -1377,6 +1394,8 @@ int rt__rd_thread(struct reader *r, OTF2_Reader *rd, struct thread_loc *th)
     r->thr_cur = th;
     r->team_depth = 0;
     r->row = th->row;
+    if (r->last_callsite) /* a thread's call sites are its own */
+        memset(r->last_callsite, 0xff, (r->t->nregions ? r->t->nregions : 1) * sizeof *r->last_callsite);
     snprintf(where, sizeof where, "thread location %llu of rank %u: ", (unsigned long long)th->location, th->row);
     if (location_members(r, th->location, where))
         goto done;
@@ -1493,6 +1512,11 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     req_clear(&r->requests);
     if (!r->open && !(r->open = calloc(t->nregions ? t->nregions : 1, sizeof *r->open)))
         return rt__rd_fail(r, RT_ENOMEM, "out of memory");
+    if (r->callsite_repeats && r->have_callsites) { /* each rank's call sites start unknown */
+        if (!r->last_callsite && !(r->last_callsite = malloc((t->nregions ? t->nregions : 1) * sizeof *r->last_callsite)))
+            return rt__rd_fail(r, RT_ENOMEM, "out of memory");
+        memset(r->last_callsite, 0xff, (t->nregions ? t->nregions : 1) * sizeof *r->last_callsite); /* RT_NONE */
+    }
     if (r->nopen) { /* the rank before left regions open (a trace cut short): none are here */
         memset(r->open, 0, (t->nregions ? t->nregions : 1) * sizeof *r->open);
         r->nopen = 0;
