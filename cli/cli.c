@@ -770,9 +770,17 @@ static int work_check(const struct model_cli *m, const struct rt_replay_options 
  * times (their outputs stay as they were), else which of the two the replay takes. */
 static int cli_compute_shown;
 /* The control variable the eager limit came from when the trace's MPI gave it (no --eager-limit);
- * a copy, since the descriptions may be printed after the trace is closed. */
+ * a copy, since the descriptions may be printed after the trace is closed. And the library setting
+ * the limit was derived from (--eager-limit SETTING=SIZE or the trace's), "" when none. */
 static char cli_eager_buf[128];
 static const char *cli_eager_source;
+static char cli_eager_from[256];
+
+/* Notes the library setting @p setting ("NAME=SIZE") that gave the eager limit, as @p rule says. */
+static void eager_from(const char *setting, const char *rule)
+{
+    snprintf(cli_eager_from, sizeof cli_eager_from, "%s %s", setting, rule);
+}
 
 /* What the trace itself decides: --compute cpu needs its CPU times, the default takes them where it
  * has them; its MPI's eager limit unless one is given; a run that stopped early is cut. */
@@ -789,7 +797,19 @@ static int model_cli_from_trace(struct model_cli *m, struct rt_replay_options *o
     const struct rt_trace_mpi *mpi = rt_trace_mpi_info(t);
     cli_eager_source = NULL;
     if (!m->have_eager && mpi->eager_limit) {
-        o->eager_limit = m->eager_limit = mpi->eager_limit;
+        /* the library's setting, read as the library reads it (retime/model.h: rt_eager_limit_of);
+         * one retime does not know stays as recorded */
+        const char *rule = NULL;
+        rt_bytes payload = mpi->eager_limit;
+        rt_error e = {0};
+        if (mpi->eager_source && rt_eager_limit_of(mpi->eager_source, mpi->eager_limit, &payload, &rule, &e) == RT_OK) {
+            char setting[160];
+            snprintf(setting, sizeof setting, "%.100s=%" PRIu64 "B", mpi->eager_source, mpi->eager_limit);
+            eager_from(setting, rule);
+        } else {
+            payload = mpi->eager_limit;
+        }
+        o->eager_limit = m->eager_limit = payload;
         snprintf(cli_eager_buf, sizeof cli_eager_buf, "%s", mpi->eager_source ? mpi->eager_source : "the trace's MPI");
         cli_eager_source = cli_eager_buf;
     }
@@ -933,8 +953,12 @@ int model_cli_option(struct args *a, struct model_cli *m)
             return cli_die("--coll: %s", v ? err.msg : "needs OP=ALGO[,OP=ALGO...]"), -1;
         m->coll_spec = v;
     } else if (cli_opt(a, "--eager-limit", &v)) {
-        if (rt_parse_bytes(v, &m->eager_limit, &err))
-            return cli_die("--eager-limit: %s", err.msg), -1;
+        const char *rule = NULL;
+        if (!v || rt_eager_limit_parse(v, &m->eager_limit, &rule, &err))
+            return cli_die("--eager-limit: %s", v ? err.msg : "needs SIZE or SETTING=SIZE"), -1;
+        cli_eager_from[0] = '\0';
+        if (rule) /* SETTING=SIZE */
+            eager_from(v, rule);
         m->have_eager = 1;
     } else if (cli_opt(a, "--compute", &v)) {
         if (!v || (strcmp(v, "cpu") && strcmp(v, "wall")))
@@ -1260,9 +1284,9 @@ void model_cli_describe(FILE *f, const struct rt_replay_options *o)
                 param_text(f, &rt_model_param_table[i], *rt_model_param_ptr(&p, i));
         }
     fprintf(f, "  eager-limit=%" PRIu64 "B", o->eager_limit);
-    if (cli_eager_source) {
-        fprintf(f, " (the run's MPI: ");
-        cli_text(f, cli_eager_source, 0);
+    if (cli_eager_source || cli_eager_from[0]) {
+        fprintf(f, " (%s", cli_eager_source ? "the run's MPI: " : "");
+        cli_text(f, cli_eager_from[0] ? cli_eager_from : cli_eager_source, 0);
         fprintf(f, ")");
     }
     fprintf(f, "  compute-scale=%g", o->compute_scale);
@@ -1301,6 +1325,10 @@ void model_cli_json(FILE *f, const struct rt_replay_options *o)
     if (cli_eager_source) {
         fprintf(f, ", \"eager_limit_source\": ");
         cli_json_string(f, cli_eager_source);
+    }
+    if (cli_eager_from[0]) {
+        fprintf(f, ", \"eager_limit_from\": ");
+        cli_json_string(f, cli_eager_from);
     }
     fprintf(f, ", \"compute_scale\": ");
     cli_print_double(f, o->compute_scale);

@@ -407,6 +407,11 @@ static int cmd_info(struct args *a)
         if (lib->eager_limit) {
             printf("eager limit    %lluB between the ranks (", (unsigned long long)lib->eager_limit);
             cli_text(stdout, lib->eager_source ? lib->eager_source : "?", 0);
+            rt_bytes payload;
+            const char *rule;
+            rt_error e = {0};
+            if (lib->eager_source && rt_eager_limit_of(lib->eager_source, lib->eager_limit, &payload, &rule, &e) == RT_OK)
+                printf("; %lluB of payload, %s", (unsigned long long)payload, rule);
             printf("; the replay's default unless --eager-limit is given)\n");
         }
         char waited[400];

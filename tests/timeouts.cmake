@@ -92,6 +92,7 @@ set(RT_TEST_SECONDS
   test_distributed                                62   276
   test_netflow                                     5    26
   test_otf2_writer                                 2    16
+  test_eager                                       1     3
   test_replay                                      1     3
   test_sidefile                                    1     1
   test_topology                                    1     2

@@ -79,8 +79,11 @@ void rt__mpi_info_read(MPI_Comm node)
             if (MPI_T_cvar_get_info(i, name, &nl, &verb, &dt, &en, desc, &dl, &bind, &scope) != MPI_SUCCESS ||
                 bind != MPI_T_BIND_NO_OBJECT)
                 continue;
-            /* Open MPI's btl_<transport>_eager_limit, MPICH's MPIR_CVAR_..._EAGER_MAX_MSG_SIZE */
-            if (!strstr(name, "eager_limit") && !strstr(name, "EAGER_MAX_MSG_SIZE"))
+            /* Open MPI's btl_<transport>_eager_limit; MPICH's MPIR_CVAR_..._EAGER_MAX_MSG_SIZE,
+             * ch3's NEMESIS_SHM_EAGER_MAX_SZ and ch4's shared-memory cell size (which bounds its
+             * eager messages); the replay reads each as its library does (replay/src/model/eager.c) */
+            if (!strstr(name, "eager_limit") && !strstr(name, "EAGER_MAX_MSG_SIZE") &&
+                !strstr(name, "SHM_EAGER_MAX_SZ") && !strstr(name, "POSIX_IQUEUE_CELL_SIZE"))
                 continue;
             long long v = rt__cvar_value(i, dt);
             if (v < 0)
@@ -96,8 +99,8 @@ void rt__mpi_info_read(MPI_Comm node)
 static int rt__eager_choice(void)
 {
     static const char *const shm[] = {"btl_vader_eager_limit", "btl_sm_eager_limit",
-                                      "MPIR_CVAR_CH4_SHM_POSIX_EAGER_MAX_MSG_SIZE",
-                                      "MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE", NULL};
+                                      "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE",
+                                      "MPIR_CVAR_NEMESIS_SHM_EAGER_MAX_SZ", NULL};
     static const char *const net[] = {"btl_tcp_eager_limit", "btl_openib_eager_limit", "btl_uct_eager_limit",
                                       "btl_ofi_eager_limit", "MPIR_CVAR_CH4_OFI_EAGER_MAX_MSG_SIZE",
                                       "MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE", NULL};

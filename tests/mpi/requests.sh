@@ -50,10 +50,12 @@ check replays [ "$rc" -eq 0 ] || cat "$tmp/err"
 # limit between these ranks of one node (Open MPI: btl_vader_eager_limit), which the replay takes
 # unless --eager-limit is given: the 64 KiB sends are then rendezvous, one per rank and iteration
 check info-mpi-library grep -q '^mpi  *[A-Za-z]' <<<"$info"
-limit=$(sed -n 's/^eager limit  *\([0-9]*\)B between the ranks (\([A-Za-z_0-9]*\);.*/\1 \2/p' <<<"$info")
-check info-eager-limit holds '$1 > 0 && $1 < 65536' ${limit:-0}
+# (the setting, and the payload limit it gives, read as Open MPI reads it: less its 56 B header)
+limit=$(sed -n 's/^eager limit  *\([0-9]*\)B between the ranks (\([A-Za-z_0-9]*\); \([0-9]*\)B of payload.*/\3 \2 \1/p' <<<"$info")
+check info-eager-limit holds '$1 > 0 && $1 < 65536 && $1 + 56 == $3' ${limit:-0 x 0}
 json=$("$retime" replay "$dir" --alpha 1us --beta 1ns/B --format json)
-check replay-eager-from-trace has "$json" "\"eager_limit_bytes\": ${limit%% *}, \"eager_limit_source\": \"${limit#* }\""
+set -- $limit
+check replay-eager-from-trace has "$json" "\"eager_limit_bytes\": $1, \"eager_limit_source\": \"$2\""
 check replay-rendezvous-64KiB has "$json" "\"rendezvous\": $((8 * np))"
 json=$("$retime" replay "$dir" --alpha 1us --beta 1ns/B --eager-limit 64KiB --format json)
 check replay-eager-given has "$json" '"eager_limit_bytes": 65536, "compute_scale"'

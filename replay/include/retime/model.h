@@ -101,6 +101,22 @@ int rt_model_check_params(const struct rt_model_params *p, const char *model, rt
 int rt_model_params_load(const char *path, struct rt_model_params *p, unsigned *given, rt_bytes *eager_limit,
                          int *have_eager, rt_error *err);
 
+/**
+ * The eager limit as an MPI library has it (docs/network.md, "Eager limit"): retime sends a message
+ * of m bytes eagerly iff m <= its eager limit; a library's setting @p setting (Open MPI's
+ * btl_<transport>_eager_limit, MPICH's MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE, ..._NEMESIS_SHM_EAGER_MAX_SZ,
+ * ..._CH4_SHM_POSIX_IQUEUE_CELL_SIZE, ..._CH4_OFI_EAGER_MAX_MSG_SIZE, UCX_RNDV_THRESH) of @p value
+ * bytes gives the limit *@p payload that sends the same messages eagerly, less the library's header
+ * and one byte where its test is <. *@p rule (if not NULL) says how ("less Open MPI ob1's 56 B
+ * header"; a static string).
+ * @return RT_OK, RT_EINVAL for a setting it does not know, RT_ERANGE when no payload is left.
+ */
+int rt_eager_limit_of(const char *setting, rt_bytes value, rt_bytes *payload, const char **rule, rt_error *err);
+
+/** Parses an eager limit given as SIZE (retime's: the largest eager payload) or SETTING=SIZE (a
+ *  library's, through rt_eager_limit_of; *@p rule is then set, else NULL). */
+int rt_eager_limit_parse(const char *spec, rt_bytes *payload, const char **rule, rt_error *err);
+
 /** Names of the known models, separated by '|' ("hockney|logp"), for usage texts. */
 const char *rt_model_names(void);
 

@@ -69,8 +69,8 @@ static int apply(const char *key, const char *val, struct rt_model_params *p, un
         return RT_OK; /* for people, not for the replay */
     if (!strncmp(key, "beta@", 5))
         return add_beta(key + 5, val, p, err);
-    if (!strcmp(key, "eager_limit")) {
-        int rc = rt_parse_bytes(val, eager_limit, err);
+    if (!strcmp(key, "eager_limit")) { /* SIZE, or a library's SETTING=SIZE */
+        int rc = rt_eager_limit_parse(val, eager_limit, NULL, err);
         if (rc == RT_OK)
             *have_eager = 1;
         return rc;
