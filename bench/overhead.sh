@@ -8,7 +8,8 @@
 # for a CPU stay out; the wall-clock figure is printed beside it); the tracer's cost is the traced
 # figure minus the untraced one. The rounds repeat ROUNDS times (3), interleaved, and the best is
 # kept. The load average is printed with the table.
-# usage: bench/overhead.sh [BUILD_DIR]   (default: build)   env: CALLS (per round, 200000), ROUNDS (3)
+# usage: bench/overhead.sh [BUILD_DIR]   (default: build)
+# env: CALLS (per round, 200000), ROUNDS (3), MPIRUN (scripts/mpirun.sh)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$repo/build}" && pwd)
@@ -24,7 +25,7 @@ run() { # name, env...: appends "name send_cpu test_cpu send_wall test_wall" to 
   local name=$1; shift
   local env=() e
   for e in "$@"; do env+=(-x "$e"); done
-  "$repo/scripts/mpirun.sh" -np 1 -x RETIME_TRACE_DIR="$tmp/trace-$name-$RANDOM" "${env[@]}" "$bench" "$calls" \
+  "${MPIRUN:-$repo/scripts/mpirun.sh}" -np 1 -x RETIME_TRACE_DIR="$tmp/trace-$name-$RANDOM" "${env[@]}" "$bench" "$calls" \
     >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; exit 1; }
   awk -v n="$name" '/^MPI_Send/ { sw = $2; sc = $5 } /^MPI_Test/ { tw = $2; tc = $5 }
     /^clock_gettime/ { m = $2 } /^rdtsc/ { r = $2 }

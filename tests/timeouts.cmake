@@ -42,6 +42,7 @@ set(RT_TEST_SECONDS
   mpi_nbcoll                                       2     9
   mpi_requests                                     5    15
   mpi_event_clock                                  10   30
+  mpi_overhead_smoke                               10   30
   mpi_clock_offsets                               30    60
   mpi_ci_gate                                     60    90
   mpi_killed_run                                  92   150
