@@ -170,9 +170,9 @@ RT_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status)
     if (!rt__g.active)
         return PMPI_Wait(req, status);
     MPI_Status local;
-    if (status == MPI_STATUS_IGNORE)
-        status = &local;
     MPI_Request h = *req; /* MPI sets *req to MPI_REQUEST_NULL on completion. */
+    if (status == MPI_STATUS_IGNORE && h != MPI_REQUEST_NULL) /* a receive's needs source and size */
+        status = &local;
     rt__enter(RT_R_Wait, rt__now(), RT_CALLER());
     int rc = PMPI_Wait(req, status);
     uint64_t t = rt__now();
@@ -187,9 +187,9 @@ RT_EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
     if (!rt__g.active)
         return PMPI_Test(req, flag, status);
     MPI_Status local;
-    if (status == MPI_STATUS_IGNORE)
-        status = &local;
     MPI_Request h = *req;
+    if (status == MPI_STATUS_IGNORE && h != MPI_REQUEST_NULL) /* as in MPI_Wait */
+        status = &local;
     rt__enter(RT_R_Test, rt__now(), RT_CALLER());
     int rc = PMPI_Test(req, flag, status);
     uint64_t t = rt__now();
