@@ -279,8 +279,8 @@ int rt_dist_parse(const char *spec, rt_dist **out, rt_error *err)
     case D_EXP:
         break;
     case D_LOGNORMAL:
-        if (!(d->a > 0) || d->b > 10) {
-            rt_error_set(err, rc, "noise '%s': median must be above 0 and sigma at most 10", spec);
+        if (!(d->a > 0) || !(d->b >= 0 && d->b <= 10)) { /* a negative sigma acted as its absolute value */
+            rt_error_set(err, rc, "noise '%s': median must be above 0 and sigma from 0 to 10", spec);
             goto fail;
         }
         break;

@@ -233,7 +233,8 @@ static int parse_file(const char *spec, const char *args, struct source *s, rt_e
     if (rc < 0)
         goto out;
     rc = RT_OK;
-    qsort(pairs, n, 2 * sizeof *pairs, by_start);
+    if (n) /* (qsort of NULL is undefined even for 0 elements: an empty or comment-only file) */
+        qsort(pairs, n, 2 * sizeof *pairs, by_start);
     size_t m = 0; /* merge overlapping detours: the CPU runs them one after another anyway */
     for (size_t i = 0; i < n; i++) {
         if (pairs[2 * i + 1] == pairs[2 * i])
