@@ -982,6 +982,14 @@ int model_cli_finish(struct model_cli *m, struct rt_replay_options *o)
 {
     rt_error err = {0};
     rt_replay_options_default(o);
+    /* an option of the other model would be ignored: a what-if that does nothing, silently (#47).
+     * (A parameter file may hold both models' parameters: only options are checked, here, before
+     * the file's are merged in.) */
+    for (int i = 0; rt_model_param_table[i].name; i++)
+        if ((m->given >> i & 1u) && strcmp(rt_model_param_table[i].model, m->model))
+            return cli_die("--%s is a parameter of the %s model, not of %s (--model %s takes it)",
+                           rt_model_param_table[i].name, rt_model_param_table[i].model, m->model,
+                           rt_model_param_table[i].model);
     int beta_idx = rt_model_param_find("beta");
     if (m->beta_table) {
         if (strcmp(m->model, "hockney") != 0)

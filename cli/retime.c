@@ -509,9 +509,9 @@ static int dispatch(int argc, char **argv)
         snprintf(what, sizeof what, "retime %s", cmds[i].name);
         return dist_refuse(what) ? 1 : cmds[i].fn(&a);
     }
-    fprintf(stderr, "retime: error: unknown command '%s'\n", argv[1]);
-    usage(stderr);
-    return 2;
+    /* one line, as every error (#47: the whole usage followed it) */
+    return cli_die("unknown command '%.80s' (commands: info, replay, analyze, sweep, predict, check, plot, "
+                   "calibrate, validate; retime --help says more)", argv[1]), 2;
 }
 
 int main(int argc, char **argv)

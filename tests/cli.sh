@@ -27,6 +27,12 @@ check help-command same "$("$retime" help sweep)" "$("$retime" sweep --help)"
 check help-h same "$("$retime" check -h)" "$("$retime" check --help)"
 check help-global-points-to-command has "$("$retime" --help)" "retime COMMAND --help"
 check help-unknown-command fails_with "unknown command 'nosuch'" "$retime" help nosuch
+check unknown-command-one-line fails_with "unknown command 'nosuch' (commands: info, replay" "$retime" nosuch
+# another model's parameter is refused, not ignored (#47); a parameter file may hold both models'
+check other-model-option fails_with "--alpha is a parameter of the hockney model, not of logp" \
+  "$retime" replay "$T1" --model logp --L 1us --o 100ns --g 0ns --G 1ns/B --alpha 2us
+check other-model-option-hockney fails_with "--G is a parameter of the logp model, not of hockney" \
+  "$retime" replay "$T1" --alpha 1us --beta 1ns/B --G 1ns/B
 
 # predict: the paper's numbers (eq. 1-3) for alpha = 2.122us, beta = 0.7595ns/B
 out=$("$retime" predict shift --dims 1 --k 1 --m1 1000 --mode ssend "${H[@]}" --format json)
