@@ -49,8 +49,8 @@ set(RT_TEST_SECONDS
   mpi_nbcoll_p2                                    2     6
   mpi_nbcoll_p3                                    2     6
   mpi_pingpong_bad_options                        14    78
-  mpi_pingpong_fastest_3ranks                      8    10
-  mpi_pingpong_params                             13    14
+  mpi_pingpong_fastest_3ranks                     24    30
+  mpi_pingpong_params                             39    42
   mpi_replay_traced_shift                          2     8
   mpi_same_results_1d_isend                        4    14
   mpi_same_results_1d_isend_zero_bytes             3    12

@@ -22,16 +22,28 @@ if [ "$mode" = run ]; then
   expect=()
   while [ $# -gt 0 ] && [ "$1" != -- ]; do expect+=("$1"); shift; done
   [ $# -gt 0 ] && shift
-  # Short: few timer reads, trials and LogP samples, so the test takes about a second.
-  mpirun -np "$np" "$prog" --sizes "$sizes" --trials "$trials" --timer-reads 20000 --npp-trials 20 \
-    --logp-reps 10 --output "$tmp/params.txt" --histogram "$tmp/hist.csv" "$@" >"$tmp/out" 2>"$tmp/err" || {
-    echo "FAIL: pingpong exited $?"; cat "$tmp/out" "$tmp/err"; exit 1; }
-  [ ! -s "$tmp/err" ] || { echo "FAIL: pingpong wrote to stderr"; cat "$tmp/err"; exit 1; }
-  byte_sizes=$(awk -F'=' '$1 ~ /^info\.npp@/ { k = $1; sub(/^info\.npp@/, "", k); sub(/B *$/, "", k); print k }' "$tmp/params.txt" | tr '\n' ' ')
-  [ "$(wc -w <<<"$byte_sizes")" = "$(tr ',' '\n' <<<"$sizes" | wc -l)" ] || {
-    echo "FAIL: sizes in the file ($byte_sizes) do not match --sizes $sizes"; exit 1; }
-  # shellcheck disable=SC2086
-  "$here/check_params.sh" "$tmp/params.txt" "$tmp/hist.csv" "$trials" $byte_sizes || { cat "$tmp/params.txt"; exit 1; }
+  # Short: few timer reads, trials and LogP samples, so the test takes about a second. Beside
+  # other work a short measurement can be mostly preemptions (a 10 ms median o_r beside four CPU
+  # hogs, issue #43): a file whose only fault is an implausible timing (check_params.sh exits 3) is
+  # measured again, up to 3 times; any other fault fails at once.
+  for try in 1 2 3; do
+    mpirun -np "$np" "$prog" --sizes "$sizes" --trials "$trials" --timer-reads 20000 --npp-trials 20 \
+      --logp-reps 10 --output "$tmp/params.txt" --histogram "$tmp/hist.csv" "$@" >"$tmp/out" 2>"$tmp/err" || {
+      echo "FAIL: pingpong exited $?"; cat "$tmp/out" "$tmp/err"; exit 1; }
+    [ ! -s "$tmp/err" ] || { echo "FAIL: pingpong wrote to stderr"; cat "$tmp/err"; exit 1; }
+    byte_sizes=$(awk -F'=' '$1 ~ /^info\.npp@/ { k = $1; sub(/^info\.npp@/, "", k); sub(/B *$/, "", k); print k }' "$tmp/params.txt" | tr '\n' ' ')
+    [ "$(wc -w <<<"$byte_sizes")" = "$(tr ',' '\n' <<<"$sizes" | wc -l)" ] || {
+      echo "FAIL: sizes in the file ($byte_sizes) do not match --sizes $sizes"; exit 1; }
+    rc=0
+    # shellcheck disable=SC2086
+    msg=$("$here/check_params.sh" "$tmp/params.txt" "$tmp/hist.csv" "$trials" $byte_sizes) || rc=$?
+    [ "$rc" -eq 0 ] && break
+    if [ "$rc" -eq 3 ] && [ "$try" -lt 3 ]; then
+      echo "note: try $try: ${msg#FAIL: } (load average $(cut -d' ' -f1-3 /proc/loadavg)); measuring again"
+      continue
+    fi
+    echo "$msg"; cat "$tmp/params.txt"; exit 1
+  done
   for e in "${expect[@]}"; do
     k=${e%%=*} v=${e#*=}
     got=$(awk -v k="$k" '{ sub(/#.*/, "") } index($0, "=") { key = substr($0, 1, index($0, "=") - 1); gsub(/^[ \t]+|[ \t]+$/, "", key);
