@@ -327,6 +327,17 @@ for c in exact none; do
 done
 check contention-none-no-perturb fails_with "--perturb needs links that are shared" "$retime" replay "$A" "${H[@]}" \
   --topology torus:4x4 --contention none --perturb ratio=0.5,pattern=uniform,size=1KiB,interval=10us
+# --perturb's size and interval: the parser's own reason, and intervals bounded like every delay
+# (#47: size=1TiB said "needs size > 0"; interval=1e7s ran out of memory in the replay)
+check perturb-size-unit fails_with "size: bad size '1TiB': unit must be" "$retime" replay "$A" "${H[@]}" \
+  --topology torus:8x4 --perturb ratio=0.25,pattern=uniform,size=1TiB,interval=10us
+check perturb-size-zero fails_with "size must be above 0" "$retime" replay "$A" "${H[@]}" \
+  --topology torus:8x4 --perturb ratio=0.25,pattern=uniform,size=0B,interval=10us
+check perturb-interval-huge fails_with "interval must be above 0 and at most 1000s" "$retime" replay "$A" "${H[@]}" \
+  --topology torus:8x4 --perturb ratio=0.25,pattern=uniform,size=64KiB,interval=1e7s
+"$retime" replay "$A" "${H[@]}" --topology torus:8x4 --perturb ratio=0.25,pattern=uniform,size=64KiB,interval=1000s \
+  >/dev/null 2>&1; rc=$?
+check perturb-interval-1000s [ "$rc" -eq 0 ]
 check bad-contention fails_with "exact, exact-full, fast or none" "$retime" replay "$A" "${H[@]}" --topology torus:4x4 --contention maxmin
 check contention-needs-topology fails_with "need --topology" "$retime" replay "$A" "${H[@]}" --contention fast
 

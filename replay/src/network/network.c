@@ -103,8 +103,15 @@ static int perturb_parse(const char *spec, struct perturb *b, rt_error *err)
     const char *sz = rt__noise_param(spec, "size", &n);
     rt_bytes bytes = 0;
     snprintf(what, sizeof what, "%.*s", (int)(n < 40 ? n : 40), sz ? sz : "");
-    if (!sz || rt_parse_bytes(what, &bytes, err) || bytes == 0)
+    if (!sz)
         return rt_error_set(err, RT_EINVAL, "perturb '%.60s': needs size=SIZE (bytes per message, > 0)", spec);
+    if ((rc = rt_parse_bytes(what, &bytes, err))) { /* its own reason (#47: "needs size > 0" for 1TiB) */
+        char why[200];
+        snprintf(why, sizeof why, "%.190s", err->msg);
+        return rt_error_set(err, rc, "perturb '%.60s': size: %s", spec, why);
+    }
+    if (bytes == 0)
+        return rt_error_set(err, RT_ERANGE, "perturb '%.60s': size must be above 0", spec);
     b->size = (double)bytes;
     if (!(b->ratio > 0) || b->ratio > 1)
         return rt_error_set(err, RT_ERANGE, "perturb '%.60s': ratio must be in (0, 1]", spec);
@@ -123,8 +130,8 @@ static int perturb_parse(const char *spec, struct perturb *b, rt_error *err)
         double ns;
         if ((rc = rt__noise_get(spec, spec, "interval", 1, &ns, err)))
             return rc;
-        if (!(ns > 0))
-            return rt_error_set(err, RT_ERANGE, "perturb '%.60s': interval must be above 0", spec);
+        if (!(ns > 0) || ns > RT_MAX_DELAY_NS) /* (#47: 1e7s ran out of memory in the replay) */
+            return rt_error_set(err, RT_ERANGE, "perturb '%.60s': interval must be above 0 and at most 1000s", spec);
         b->interval_ps = ns * 1e3;
     }
     b->on = 1;
