@@ -48,6 +48,8 @@
 #                        rank 0 -> 1 -> 2 -> 0"
 #   missing-collective   barrier rank 1 never enters: "waits for a collective that only 1 of 2 ranks enter"
 #   collective-mismatch  barrier vs allreduce: "collective mismatch on comm 'MPI_COMM_WORLD'"
+#   undefined-root       a bcast whose ranks record no root: "a rooted collective whose root the trace
+#                        leaves undefined" (#47: it was timed as rooted at rank 0)
 #   size-mismatch        100 bytes sent, 200 received: "inconsistent message: rank 0 event 1"
 #   time-backwards       Leave before its Enter: "location 1 (rank 1) event 1: timestamp goes backwards (50 ns < 100 ns)"
 #   time-overflow        timestamp 2^64-1: "location 1 (rank 1) event 1: timestamp 18446744073709551615 is out of range"
@@ -289,6 +291,8 @@ expect missing-collective \
   "$retime" replay "$work/missing-collective" "${H[@]}"
 expect collective-mismatch "collective mismatch on comm 'MPI_COMM_WORLD': rank 0 event 1 (MPI_Barrier, barrier" \
   "$retime" replay "$work/collective-mismatch" "${H[@]}"
+expect undefined-root "rank 0 event 1 (MPI_Bcast on comm 'MPI_COMM_WORLD'): a rooted collective whose root the trace leaves undefined" \
+  "$retime" replay "$work/undefined-root" "${H[@]}"
 expect size-mismatch "inconsistent message: rank 0 event 1 (MPI_Send to rank 1, tag 0, comm 'MPI_COMM_WORLD') sends 100 bytes" \
   "$retime" replay "$work/size-mismatch" "${H[@]}"
 

@@ -283,6 +283,17 @@ static int collective_mismatch(const char *dir)
     return tb_close(b);
 }
 
+/* Both ranks record a bcast without a root (OTF2_UNDEFINED_UINT32): refused, not taken as 0. */
+static int undefined_root(const char *dir)
+{
+    tb_builder *b = tb_create(dir, 2);
+    if (!b)
+        return 1;
+    tb_collective(b, 0, 0, 100, "MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST, OTF2_UNDEFINED_UINT32, 8, 0);
+    tb_collective(b, 1, 0, 100, "MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST, OTF2_UNDEFINED_UINT32, 0, 8);
+    return tb_close(b);
+}
+
 /* A valid run of one rank: 1 us of compute, a barrier of 100 ns, 2 us of compute. */
 static int one_rank(const char *dir)
 {
@@ -451,6 +462,7 @@ int main(int argc, char **argv)
         {"no-events", no_events},
         {"missing-collective", missing_collective},
         {"collective-mismatch", collective_mismatch},
+        {"undefined-root", undefined_root},
         {"one-rank", one_rank},
         {"clock-skew", clock_skew},
         {"clock-drift", clock_drift},

@@ -347,6 +347,14 @@ int rt__eng_post_collective(struct engine *E, uint32_t r, uint64_t j, const stru
                    "%s: collective on comm '%s' by a non-member: rank %u event %llu (%s, %s) is not one of its %u ranks",
                    path, rt__eng_comm_name(E, p->comm), r, (unsigned long long)j, rt__eng_call_name(E, r, j),
                    rt_coll_op_name((int)op), cm->size);
+    /* A rooted operation whose trace names no root is refused, not timed as rooted at rank 0 (#47:
+     * a bcast with a late rank 2 came out far from root 2's answer, silently). */
+    if (e->ref == RT_NONE && (op == RT_COLL_BCAST || op == RT_COLL_GATHER || op == RT_COLL_SCATTER || op == RT_COLL_REDUCE))
+        return E->failed = rt_error_set(E->err, RT_ECORRUPT,
+                                        "%s: rank %u event %llu (%s on comm '%s'): a rooted collective whose root "
+                                        "the trace leaves undefined; it cannot be timed without one",
+                                        path, r, (unsigned long long)j, rt__eng_call_name(E, r, j),
+                                        rt__eng_comm_name(E, p->comm));
     uint64_t *seqp = rt__map_ref(&E->coll_seq, r, p->comm, 0);
     if (!seqp)
         return rt__eng_oom(E);
