@@ -94,6 +94,15 @@ check rr-counts has "$json" '"routed": 0, "local": 2,'
 out=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 --ranks-per-node 8 --mapping round-robin \
       --shm-alpha 100ns --shm-beta 0.1ns/B --format csv)
 check shm-params same "$(rank_end "$out" 2)" 2200
+# either one alone keeps the model's other part (#47 item 7: only neither or both were tested):
+# --shm-alpha 300ns alone: 300 + 1000 B x 1 ns/B (the model's beta) = 1300, ends 3300;
+# --shm-beta 0.2ns/B alone: 1000 (the model's alpha) + 200 = 1200, ends 3200
+out=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 --ranks-per-node 8 --mapping round-robin \
+      --shm-alpha 300ns --format csv)
+check shm-alpha-alone same "$(rank_end "$out" 2)" 3300
+out=$("$retime" replay "$work/net-shared-link" "${H[@]}" --topology torus:4x4 --ranks-per-node 8 --mapping round-robin \
+      --shm-beta 0.2ns/B --format csv)
+check shm-beta-alone same "$(rank_end "$out" 2)" 3200
 
 # --- a 2:1 oversubscribed fat tree, XGFT(2;4,4;1,2): 4 leaf switches of 4 nodes with 2 up links
 # each. An all-to-all of 1000 B on 16 ranks: each leaf's 4 nodes send 4 x 12 = 48 messages off the
