@@ -155,6 +155,25 @@ int main(void)
         CHECK_EQ_INT(rep.tab[RT_VAL_SIZE].n, 0);
         rt_replay_result_destroy(res);
         rt_validate_destroy(v);
+        /* a time window holds the events at both its ends (#47 item 7): events 0@0, 1@100, 2@200,
+         * 3@300, 4@400, 5@500; time:100ns-200ns is events 1..2, time:200ns-200ns event 2 alone,
+         * time:201ns-299ns none */
+        static const struct {
+            const char *spec;
+            int rc;
+            uint64_t begin, end;
+        } tw[] = {{"time:100ns-200ns", RT_OK, 1, 2}, {"time:200ns-200ns", RT_OK, 2, 2},
+                  {"time:99ns-401ns", RT_OK, 1, 4}, {"time:201ns-299ns", RT_EINVAL, 0, 0}};
+        for (size_t i = 0; i < sizeof tw / sizeof tw[0]; i++) {
+            rt_window *tww = NULL;
+            memset(&err, 0, sizeof err);
+            CHECK_EQ_INT(rt_window_open(t, tw[i].spec, &tww, &err) == RT_OK ? RT_OK : RT_EINVAL, tw[i].rc);
+            if (tww && tw[i].rc == RT_OK) {
+                CHECK_EQ_INT(rt_window_begin(tww, 0), tw[i].begin);
+                CHECK_EQ_INT(rt_window_end(tww, 0), tw[i].end);
+            }
+            rt_window_free(tww);
+        }
         rt_trace_close(t);
     }
     char cmd[300];
