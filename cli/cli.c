@@ -48,6 +48,15 @@ int cli_fail(const rt_error *err)
     return 1;
 }
 
+int cli_region_error(rt_error *err, const rt_trace *t, uint32_t reg, const char *name)
+{
+    char list[600];
+    rt_trace_region_list(t, list, sizeof list);
+    return rt_error_set(err, RT_EINVAL, "%s: %s '%.80s%s' in this trace (regions: %s)", rt_trace_path(t),
+                        reg == RT_NONE ? "no region named" : "no instance of region", name,
+                        strlen(name) > 80 ? "..." : "", list);
+}
+
 static unsigned trace_flags;
 
 void cli_set_trace_flags(unsigned flags) { trace_flags = flags; }

@@ -35,6 +35,9 @@ int cli_stdout_done(int rc);
 int cli_flush_stdout(void);
 /* Prints an rt_error the same way; returns 1. */
 int cli_fail(const rt_error *err);
+/** The error for a region option naming no region of @p t (@p reg RT_NONE) or one no rank enters:
+ *  the name (cut at 80 characters) and the trace's regions; returns RT_EINVAL. */
+int cli_region_error(rt_error *err, const rt_trace *t, uint32_t reg, const char *name);
 /** One warning line on stderr naming what the trace holds that the replay drops (nothing if none),
  *  one note line counting the set-up collectives kept as measured time, one warning line counting
  *  collectives of operations OTF2 does not define, one warning line naming the missing ranks

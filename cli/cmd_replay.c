@@ -234,10 +234,7 @@ int cmd_replay(struct args *a)
         /* (a region no rank enters has no instance: an error, not an empty table; under mpirun a
          * process holds only its ranks' events, so there only the name is checked) */
         if (reg == RT_NONE || (dist_size() == 1 && !rt_trace_region_entered(t, reg))) {
-            char list[600];
-            rt_trace_region_list(t, list, sizeof list);
-            rt_error_set(&err, RT_EINVAL, "%s: %s '%s' in this trace (regions: %s)", rt_trace_path(t),
-                         reg == RT_NONE ? "no region named" : "no instance of region", c.tr.region, list);
+            cli_region_error(&err, t, reg, c.tr.region);
             goto out;
         }
     }

@@ -292,6 +292,13 @@ check region-no-instance-sweep fails_with "no instance of region 'hop_ssend'" "$
 check info-region-list-json has "$("$retime" info "$T1" --format json)" '"region_list": [{"name": "MPI_Init", "mpi": true}'
 check region-unknown-lists fails_with "no region named 'nosuch' in this trace (regions: shift_warmup, shift_iteration" \
     "$retime" replay "$T1" "${H[@]}" --region nosuch
+# a 10 kB name is cut at 80 characters in the one error line (#47), in sweep as in replay
+long=$(printf 'x%.0s' $(seq 10000))
+for c in replay sweep; do
+  err=$("$retime" $c "$T1" "${H[@]}" --region "$long" 2>&1 >/dev/null)
+  check region-long-name-$c holds '$1 == 1 && $2 < 400' "$(grep -c . <<<"$err")" "${#err}"
+  check region-long-name-$c-cut has "$err" "no region named '$(printf 'x%.0s' $(seq 80))...' in this trace"
+done
 check alpha-zero-no-unit quiet_ok "$retime" replay "$T1" --alpha 0 --beta 0.7595ns/B
 usage2() { "$@" >/dev/null 2>&1; [ $? -eq 2 ]; }
 check usage-unknown-option-exit-2 usage2 "$retime" replay "$T1" "${H[@]}" --bogus

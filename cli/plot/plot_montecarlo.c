@@ -212,10 +212,8 @@ int plot_montecarlo(struct args *a)
         goto out;
     uint32_t region = RT_NONE;
     if (c.region && ((region = rt_trace_find_region(t, c.region)) == RT_NONE || !rt_trace_region_entered(t, region))) {
-        char list[600];
-        rt_trace_region_list(t, list, sizeof list);
-        cli_die("%s: %s '%s' in this trace (regions: %s)", rt_trace_path(t),
-                region == RT_NONE ? "no region named" : "no instance of region", c.region, list);
+        cli_region_error(&err, t, region, c.region);
+        cli_fail(&err);
         goto out;
     }
     struct mc_config cfg = {.trace = t, .opts = opts, .calm = c.model.calm, .runs = c.runs, .jobs = (long)c.jobs,

@@ -362,10 +362,7 @@ static int choose_window(const struct tl_cli *c, struct timeline *tl, rt_error *
         /* From the first Enter of instance A to the last Leave of instance B over the ranks. */
         uint32_t reg = rt_trace_find_region(t, c->region);
         if (reg == RT_NONE || !rt_trace_region_entered(t, reg)) {
-            char list[600];
-            rt_trace_region_list(t, list, sizeof list);
-            return rt_error_set(err, RT_EINVAL, "%s: %s '%s' in this trace (regions: %s)", rt_trace_path(t),
-                                reg == RT_NONE ? "no region named" : "no instance of region", c->region, list);
+            return cli_region_error(err, t, reg, c->region);
         }
         uint64_t ninst = 0;
         lo = INT64_MAX;

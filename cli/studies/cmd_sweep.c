@@ -562,10 +562,9 @@ int sweep_run(struct sweep *s)
         return 1;
     if (s->tr.region && ((s->region_id = rt_trace_find_region(s->trace, s->tr.region)) == RT_NONE ||
                          !rt_trace_region_entered(s->trace, s->region_id))) {
-        char list[600];
-        rt_trace_region_list(s->trace, list, sizeof list);
-        return cli_die("%s: %s '%s' in this trace (regions: %s)", rt_trace_path(s->trace),
-                       s->region_id == RT_NONE ? "no region named" : "no instance of region", s->tr.region, list);
+        rt_error e = {0};
+        cli_region_error(&e, s->trace, s->region_id, s->tr.region);
+        return cli_fail(&e);
     }
     s->runs = calloc(s->combos, sizeof *s->runs);
     if (!s->runs)
