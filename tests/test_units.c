@@ -51,6 +51,16 @@ static void test_params_file(void)
     CHECK_EQ_INT(p.beta_size[0], 1024);
     CHECK_NEAR(p.beta_at[0], 0.81, 1e-12);
 
+    /* A UTF-8 byte-order mark before the first key is not part of it (#47: "format" was unknown,
+     * quoted with the raw bytes); eager_limit as a library's setting (#46: Open MPI's 4096 B less
+     * its 56 B header) */
+    struct rt_model_params bp = {0};
+    given = 0;
+    f = write_file("\xEF\xBB\xBF" "format = retime-params 1\nalpha = 1us\neager_limit = btl_vader_eager_limit=4096\n");
+    CHECK_EQ_INT(rt_model_params_load(f, &bp, &given, &eager, &have_eager, &err), RT_OK);
+    CHECK_NEAR(bp.alpha_ns, 1000.0, 0);
+    CHECK_EQ_INT(eager, 4040);
+
     /* The β table: sorted on load, T piecewise linear through (0, α) and (s_i, α + β_i·s_i). */
     struct rt_model_params t = {0};
     given = 0;

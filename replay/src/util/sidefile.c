@@ -199,9 +199,12 @@ int rt__sidefile_line(struct rt__sidefile *f, const char **line, size_t *len, rt
         return f->failed = rt_error_set(err, RT_ECORRUPT, "%s:%u: NUL byte in the line (not a text file?)", f->path,
                                         f->lineno);
     }
-    *line = f->line;
+    /* A UTF-8 byte-order mark, which some editors put at the start of a text file, is not part of
+     * the first line (#47: it was quoted raw in that line's error) */
+    size_t bom = f->lineno == 1 && n >= 3 && !memcmp(f->line, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    *line = f->line + bom;
     if (len)
-        *len = n;
+        *len = n - bom;
     return 1;
 }
 
