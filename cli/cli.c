@@ -439,6 +439,10 @@ int cli_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
 
 void cli_json_string(FILE *f, const char *s)
 {
+    if (!s) { /* a string the trace did not record */
+        fputs("null", f);
+        return;
+    }
     fputc('"', f);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;

@@ -79,6 +79,7 @@ int cli_opt(struct args *a, const char *name, const char **val);
 int cli_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out);
 /* Parses text|json|csv (csv only when @p allow_csv). */
 int cli_format(const char *v, enum format *f, int allow_csv);
+/* @p s as a JSON string, escaped; null for NULL (a string the trace did not record). */
 void cli_json_string(FILE *f, const char *s);
 /* Text output of names from a trace (regions, call sites' files and functions, communicators) and
  * of lines made with them: each control byte (below 0x20, and 0x7f) is written as \xNN, so that

@@ -311,20 +311,11 @@ static int cmd_info(struct args *a)
         const struct rt_trace_mpi *lib = rt_trace_mpi_info(t);
         if (lib->library || lib->eager_limit) { /* likewise: only for a trace that recorded its MPI */
             printf(", \"mpi\": {\"library\": ");
-            if (lib->library)
-                cli_json_string(stdout, lib->library);
-            else
-                printf("null");
+            cli_json_string(stdout, lib->library);
             printf(", \"eager_limit_bytes\": %llu, \"eager_limit_source\": ", (unsigned long long)lib->eager_limit);
-            if (lib->eager_source)
-                cli_json_string(stdout, lib->eager_source);
-            else
-                printf("null");
+            cli_json_string(stdout, lib->eager_source);
             printf(", \"eager_cvars\": ");
-            if (lib->eager_cvars)
-                cli_json_string(stdout, lib->eager_cvars);
-            else
-                printf("null");
+            cli_json_string(stdout, lib->eager_cvars);
             printf(", \"node_ranks_max\": %u, \"node_cpus_min\": %u}", lib->node_ranks, lib->node_cpus);
         }
         if (lib->clock) { /* likewise: only for a trace that recorded its clock */
