@@ -614,6 +614,8 @@ const char cli_model_usage[] =
     "           hockney: --alpha TIME --beta TIME/SIZE, or --beta-table (beta per size from --params)\n"
     "           logp:    --L TIME --o TIME (or --o_s TIME --o_r TIME) --g TIME --G TIME/SIZE\n"
     "           [--eager-limit SIZE] [--compute-scale X] [--compute cpu|wall] [--coll-algos RULES] [--coll OP=ALGO,...]\n"
+    "           [--injection in-order|shared]  a rank's outstanding sends: one after the other (default)\n"
+    "           or sharing its NIC (the crossbar's is then crossbar-flow)\n"
     "           collectives: --coll-algos retime (default) | mpich (MPICH 4.0) | openmpi (Open MPI 4.1)\n"
     "           | FILE (docs/collectives.md) picks each collective's algorithm by operation, size and\n"
     "           ranks; --coll overrides one operation, e.g. allreduce=ring,bcast=knomial\n"
@@ -858,9 +860,17 @@ int model_cli_no_network(const struct model_cli *m, const char *command)
     return 0;
 }
 
+const char *model_cli_topology(const struct model_cli *m, const char *topology)
+{
+    if (topology && strcmp(topology, "crossbar"))
+        return topology;
+    return m->injection == RT_INJECT_SHARED ? "crossbar-flow" : NULL;
+}
+
 int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t)
 {
     rt_error err = {0};
+    m->net.topology = model_cli_topology(m, m->net.topology);
     if (!m->net.topology) {
         if (net_options_given(m))
             return cli_die("--mapping, --ranks-per-node, --link-bw, --nic-bw, --hop-latency, --shm-*, --perturb and "
@@ -877,6 +887,21 @@ int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt
             return cli_fail(&err);
     }
     return model_cli_window(m, o, t);
+}
+
+int model_cli_crossbar(struct model_cli *m, const rt_trace *t, const rt_network **out)
+{
+    rt_error err = {0};
+    *out = NULL;
+    if (m->injection != RT_INJECT_SHARED)
+        return 0;
+    struct rt_network_params p = m->net;
+    p.topology = "crossbar-flow";
+    p.perturb = NULL;
+    if (!m->crossbar && rt_network_create(&p, rt_trace_ranks(t), &m->crossbar, &err))
+        return cli_fail(&err);
+    *out = m->crossbar;
+    return 0;
 }
 
 static int set_param(struct model_cli *m, int i, const char *opt, const char *v)
@@ -973,6 +998,10 @@ int model_cli_option(struct args *a, struct model_cli *m)
         if (rule) /* SETTING=SIZE */
             eager_from(v, rule);
         m->have_eager = 1;
+    } else if (cli_opt(a, "--injection", &v)) {
+        if (rt_injection_parse(v, &m->injection, &err))
+            return cli_die("--injection: %s", err.msg), -1;
+        m->have_injection = 1;
     } else if (cli_opt(a, "--compute", &v)) {
         if (!v || (strcmp(v, "cpu") && strcmp(v, "wall")))
             return cli_die("--compute: cpu or wall, not '%s'", v ? v : ""), -1;
@@ -1015,17 +1044,18 @@ int model_cli_finish(struct model_cli *m, struct rt_replay_options *o)
     if (m->params_file) {
         struct rt_model_params fp = {0};
         unsigned fgiven = 0;
-        rt_bytes feager = 0;
-        int fhave_eager = 0;
-        if (rt_model_params_load(m->params_file, &fp, &fgiven, &feager, &fhave_eager, &err))
+        struct rt_param_settings fs = {0};
+        if (rt_model_params_load(m->params_file, &fp, &fgiven, &fs, &err))
             return cli_fail(&err);
         for (int i = 0; rt_model_param_table[i].name; i++)
             if ((fgiven >> i & 1u) && !(m->given >> i & 1u)) {
                 *rt_model_param_ptr(&m->params, i) = *rt_model_param_ptr(&fp, i);
                 m->given |= 1u << i;
             }
-        if (fhave_eager && !m->have_eager)
-            m->eager_limit = feager;
+        if (fs.have_eager && !m->have_eager)
+            m->eager_limit = fs.eager_limit;
+        if (fs.have_injection && !m->have_injection)
+            m->injection = fs.injection;
         if (m->beta_table) {
             if (fp.nbeta == 0)
                 return cli_die("--beta-table: %s has no beta@SIZE entries", m->params_file);
@@ -1053,6 +1083,7 @@ int model_cli_finish(struct model_cli *m, struct rt_replay_options *o)
     o->compute_scale = m->compute_scale;
     o->compute = m->compute;
     o->eager_limit = m->eager_limit;
+    o->injection = m->injection;
     if (m->coll_spec && rt_coll_algo_parse(m->coll_spec, o->coll_algo, &err))
         return cli_die("--coll: %s", err.msg);
     if (m->coll_rules_spec && !m->coll_rules && rt_coll_rules_open(m->coll_rules_spec, &m->coll_rules, &err))
@@ -1086,7 +1117,8 @@ void model_cli_free(struct model_cli *m)
     m->net_burst = NULL;
     rt_network_destroy(m->network);
     rt_network_destroy(m->calm);
-    m->network = m->calm = NULL;
+    rt_network_destroy(m->crossbar);
+    m->network = m->calm = m->crossbar = NULL;
 }
 
 void model_cli_network_text(FILE *f, const struct rt_replay_options *o, const struct rt_replay_result *res, uint64_t top)
@@ -1313,6 +1345,8 @@ void model_cli_describe(FILE *f, const struct rt_replay_options *o)
     fprintf(f, "  compute-scale=%g", o->compute_scale);
     if (cli_compute_shown)
         fprintf(f, "  compute=%s", o->compute == RT_COMPUTE_CPU ? "cpu" : "wall");
+    if (o->network)
+        fprintf(f, "  injection=%s", rt_injection_name(o->injection));
     if (o->coll_rules && strcmp(rt_coll_rules_name(o->coll_rules), "retime"))
         fprintf(f, "  coll-algos=%s", rt_coll_rules_name(o->coll_rules));
     int any = 0;
@@ -1355,6 +1389,8 @@ void model_cli_json(FILE *f, const struct rt_replay_options *o)
     cli_print_double(f, o->compute_scale);
     if (cli_compute_shown)
         fprintf(f, ", \"compute\": \"%s\"", o->compute == RT_COMPUTE_CPU ? "cpu" : "wall");
+    if (o->network)
+        fprintf(f, ", \"injection\": \"%s\"", rt_injection_name(o->injection));
     if (o->coll_rules && strcmp(rt_coll_rules_name(o->coll_rules), "retime")) {
         fprintf(f, ", \"coll_algos\": ");
         cli_json_string(f, rt_coll_rules_name(o->coll_rules));

@@ -155,6 +155,8 @@ struct model_cli {
     int cut;                  /* --cut: replay up to where the run stopped (also when the trace says it stopped early) */
     rt_bytes eager_limit;
     int have_eager;
+    int injection;            /* --injection: enum rt_injection (default in order) */
+    int have_injection;
     int beta_table;          /* --beta-table: Hockney's β per size from the parameter file */
     const char *net_noise_spec; /* --net-noise DIST */
     rt_dist *net_noise;      /* parsed by model_cli_finish, freed by model_cli_free */
@@ -167,6 +169,7 @@ struct model_cli {
     struct rt_network_params net; /* --topology ... (net.topology NULL: none) */
     rt_network *network;     /* made by model_cli_network once the ranks are known */
     rt_network *calm;        /* the same without background traffic (--perturb), for noise-free replays */
+    rt_network *crossbar;    /* model_cli_crossbar's network (shared injection only) */
 };
 
 /* Where the second topology of a --topology value that lists several starts (the "mesh:2x4" of
@@ -186,6 +189,14 @@ void model_cli_free(struct model_cli *m);
 /* With --topology: builds the network for trace @p t (its ranks) into @p o. Returns 0 or 1 after
  * printing the error. */
 int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t);
+/* The topology a replay takes for --topology @p topology (NULL: none given): the network's spec,
+ * or NULL for the crossbar of the model alone; with --injection shared the crossbar's is the
+ * network crossbar-flow (the single port is in order by its nature). */
+const char *model_cli_topology(const struct model_cli *m, const char *topology);
+/* The crossbar as the replays of @p m have it, for comparisons with it (analyze --against
+ * crossbar): NULL (the model alone) in order, else a crossbar-flow network built for @p t.
+ * 0, or 1 (printed). */
+int model_cli_crossbar(struct model_cli *m, const rt_trace *t, const rt_network **out);
 /* For a command that replays without a network: 1 after one error line when --topology or one
  * of its options was given (they would be ignored), else 0. */
 int model_cli_no_network(const struct model_cli *m, const char *command);

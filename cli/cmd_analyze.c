@@ -731,8 +731,8 @@ int cmd_analyze(struct args *a)
     free_opts = rt_replay_options_noise_free(&opts);
     if (c.model.calm) /* a noise-free replay has no background traffic either */
         free_opts.network = c.model.calm;
-    if (c.against == AGAINST_CROSSBAR)
-        free_opts.network = NULL;
+    if (c.against == AGAINST_CROSSBAR && model_cli_crossbar(&c.model, t, &free_opts.network))
+        goto out_quiet;
     opts.record_contention = opts.network != NULL && c.against != AGAINST_MEASURED;
     free_opts.record_contention = opts.record_contention;
     if (cli_replay_graph(t, c.against == AGAINST_MEASURED ? &opts : &free_opts, &ga, &calm, "analyze: replay A", &err))

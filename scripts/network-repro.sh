@@ -75,7 +75,9 @@ else
 fi
 have_gnuplot=0
 command -v gnuplot > /dev/null && have_gnuplot=1
-model="--alpha 2.122us --beta 0.7595ns/B"
+# 002's simulation is flow level: a node's messages share its NIC links (retime's --injection
+# shared; the default, in order, queues them at the ports: docs/network.md, "One discipline")
+model="--alpha 2.122us --beta 0.7595ns/B --injection shared"
 
 # plot NAME: draws OUT/NAME.svg and OUT/NAME.png from OUT/NAME.gp (whose first lines set the output).
 plot() {

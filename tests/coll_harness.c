@@ -13,6 +13,7 @@ const struct rt_model_params logp = {.L_ns = 1000, .o_s_ns = 100, .o_r_ns = 200,
 char tmp_root[256];
 static int ntraces;
 const char *g_topology;
+int g_injection;
 
 void counts(int op, uint32_t P, uint32_t me, uint32_t root, uint64_t b, uint64_t *s, uint64_t *r)
 {
@@ -94,6 +95,7 @@ int replay(const char *dir, const struct setup *su, rt_time_ps *end, uint32_t n,
         if ((rc = rt_network_create(&np, n, &net, err)))
             return rc;
         o.network = net;
+        o.injection = g_injection;
     }
     rc = rt_trace_open(dir, &t, err);
     if (rc == RT_OK)

@@ -27,6 +27,7 @@ extern char tmp_root[256]; /* the tests' traces go below it */
  * a collective is timed in one go) or "crossbar" (crossbar:P, where its messages run one by one
  * on the routed network, engine/coll_exec.c). */
 extern const char *g_topology;
+extern int g_injection; /* enum rt_injection of the replays on a network (g_topology or su->topology) */
 
 /* ------------------------------------------------------------------ helpers */
 

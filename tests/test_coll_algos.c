@@ -2,7 +2,8 @@
 /*
  * The collective algorithms of MPICH and Open MPI (issue #31): each against a closed form derived
  * by hand under Hockney (T(m) = 2000 + m ns, a send holds its port T(m), coll_harness.h), on
- * powers of two and not, run both in one go and message by message on a crossbar network; and
+ * powers of two and not, run in one go, then message by message on a crossbar network with each
+ * rank's sends in order (the same answers: issue #46) and shared; and
  * the rule sets (mpich, openmpi, rules files) at, just below and just above each threshold.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -19,10 +20,17 @@
 #define T2 T(2000)
 #define T4 T(4000)
 
-/* On a crossbar network (the second pass) a member's messages that are on the wire at once share
- * its NIC link max-min fairly instead of queueing at its port: k flows of m bytes started
- * together all arrive at α + k·m·β, and an eager sender is done T(m) after it posted each. */
-#define NET(one_go, network) (g_topology ? (network) : (one_go))
+/* On a crossbar network with shared injection (the third pass) a member's messages that are on
+ * the wire at once share its NIC link max-min fairly instead of queueing at its port: k flows of
+ * m bytes started together all arrive at α + k·m·β, and an eager sender is done T(m) after it
+ * posted each. In order (the second pass) the network gives the one-go answers. */
+#define SHARED_NET (g_topology && g_injection == RT_INJECT_SHARED)
+#define NET(one_go, network) (SHARED_NET ? (network) : (one_go))
+/* Where a receive port takes messages of several rounds: in one go it takes them round by round,
+ * the network (in order) in the order they arrive, so a message that arrived early is not queued
+ * behind a later round's. The answers then differ (issue #46, item 2, left open); these cases are
+ * checked in one go and shared only. */
+#define ROUND_ORDER_DIFFERS (g_topology && g_injection == RT_INJECT_IN_ORDER)
 #define US 1000000LL /* ps per µs */
 
 /* A rules file in the tests' directory holding @p text; its path in @p path. */
@@ -110,7 +118,7 @@ static void test_bcast_split_binary(void)
     struct setup su = {.algos = "bcast=split-binary"};
     rt_time_ps want[4];
     fill(want, 4, 3 * T1);
-    if (g_topology) { /* the halves share the root's link (4 µs); 2 -> 1 waits for 1's send to 3 */
+    if (SHARED_NET) { /* the halves share the root's link (4 µs); 2 -> 1 waits for 1's send to 3 */
         rt_time_ps net[4] = {6 * US, 10 * US, 10 * US, 7 * US};
         memcpy(want, net, sizeof net);
     }
@@ -127,7 +135,7 @@ static void test_bcast_split_binary(void)
  * share links. */
 static void test_bcast_split_binary_uneven(void)
 {
-    if (g_topology)
+    if (SHARED_NET)
         return;
     struct setup su = {.algos = "bcast=split-binary"};
     rt_time_ps want[4] = {9001 * NS, 9003 * NS, 9003 * NS, 9002 * NS};
@@ -163,7 +171,7 @@ static void test_reduce_linear(void)
  * would end at 13 us. Each sender is done when its eager send is: T, T, 10 us + T. */
 static void test_reduce_linear_late(void)
 {
-    if (g_topology)
+    if (SHARED_NET || ROUND_ORDER_DIFFERS) /* (in order: 13 us, the root takes 2's and 1's as they came) */
         return;
     struct setup su = {.algos = "reduce=linear", .scale = 1};
     const uint64_t late[4] = {0, 0, 0, 10000};
@@ -207,6 +215,8 @@ static void test_reduce_rabenseifner(void)
  * 2 and from 5 to 4, then 2000 B from 4), and 0, the root's stand-in, sends the result to 1. */
 static void test_reduce_rabenseifner_odd_root(void)
 {
+    if (ROUND_ORDER_DIFFERS) /* (in order: 29, 29, 19, 6, 23, 19 us) */
+        return;
     struct setup su = {.algos = "reduce=rabenseifner"};
     rt_time_ps want[6] = {26000 * NS, 26000 * NS, 16000 * NS, 6000 * NS, 20000 * NS, 16000 * NS};
     check_coll("reduce rabenseifner P=6 root=1", &su, 6, OTF2_COLLECTIVE_OP_REDUCE, "MPI_Reduce", 1, 4000, NULL, want);
@@ -233,7 +243,7 @@ static void test_allreduce_segmented_ring(void)
  * 2 (3 T(84) + T(82)) + 2 T(334) = 21336 ns. A block or a share rounded down gives 21332 ns. */
 static void test_allreduce_segmented_ring_uneven(void)
 {
-    if (g_topology)
+    if (SHARED_NET)
         return;
     char path[300];
     rules_file(path, sizeof path, "allreduce * * segmented-ring seg=100B\n");
@@ -267,7 +277,9 @@ static void test_reduce_scatter(void)
     /* P = 5: 1 hands its vector to 0 (T(4000)), halving among 0, 2, 3, 4, then 0 passes rank 1
      * its block of 800 B */
     rt_time_ps w5[5] = {15800 * NS, 15800 * NS, 13000 * NS, 13000 * NS, 13000 * NS};
-    if (!g_topology) /* (on a network 2's first halving flow shares 0's link with 1's pre-step flow) */
+    /* (shared: 2's first halving flow shares 0's link with 1's pre-step flow; in order: 0's port
+     * takes 2's halving message, which came first, before 1's vector: 19.8, 19.8, 17, 17, 17 us) */
+    if (!SHARED_NET && !ROUND_ORDER_DIFFERS)
         check_coll("reduce_scatter mpich P=5", &mp, 5, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, "MPI_Reduce_scatter",
                    NO_ROOT, 4000, NULL, w5);
     rules_file(path, sizeof path, "reduce_scatter * * pairwise\n");
@@ -330,7 +342,7 @@ static void test_allgatherv_neighbor(void)
     rt_time_ps end[4];
     rt_error err = {0};
     CHECK_EQ_INT(replay(dir, &su, end, 4, &err), RT_OK);
-    for (uint32_t r = 0; r < 4 && !g_topology; r++)
+    for (uint32_t r = 0; r < 4 && !SHARED_NET; r++)
         CHECK_EQ_INT(end[r], T(3000) + T(6000));
 }
 
@@ -363,7 +375,7 @@ static void test_alltoall_all_at_once(void)
  * 31 would end P = 33 at 10300 + 100 + 1000 + 200 = 11600. */
 static void test_alltoall_all_at_once_limit(void)
 {
-    if (g_topology)
+    if (g_topology) /* (G = 0: a network needs a bandwidth) */
         return;
     struct setup su = {.model = "logp", .algos = "alltoall=all-at-once"};
     rt_time_ps want[34];
@@ -702,9 +714,11 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
-    for (int pass = 0; pass < 2; pass++) {
-        /* the closed forms in one go, then message by message on a crossbar network */
+    for (int pass = 0; pass < 3; pass++) {
+        /* the closed forms in one go, then message by message on a crossbar network, in order
+         * (the same answers) and shared */
         g_topology = pass ? "crossbar" : NULL;
+        g_injection = pass == 2 ? RT_INJECT_SHARED : RT_INJECT_IN_ORDER;
         test_bcast_linear();
         test_bcast_pipeline();
         test_bcast_pipeline_segments();

@@ -5,6 +5,7 @@
 
 #include "retime/model.h"
 #include "retime/noise.h"
+#include "retime/replay.h"
 #include "retime/units.h"
 #include "test_util.h"
 
@@ -25,8 +26,7 @@ static void test_params_file(void)
     rt_error err = {0};
     struct rt_model_params p = {0};
     unsigned given = 0;
-    rt_bytes eager = 0;
-    int have_eager = 0;
+    struct rt_param_settings ps = {0};
     const char *f = write_file("# written by pingpong\n"
                                "format = retime-params 1\n"
                                "alpha = 2.122us   # half round trip\n"
@@ -35,8 +35,8 @@ static void test_params_file(void)
                                "info.host = node 17 (rack 2)\n"
                                "\n"
                                "L=1.9us\n o_s = 300ns\n\to_r = 0.35us\r\n"
-                               "g = 0.5us\nG = 0.76ns/B\neager_limit = 32KiB\n");
-    CHECK_EQ_INT(rt_model_params_load(f, &p, &given, &eager, &have_eager, &err), RT_OK);
+                               "g = 0.5us\nG = 0.76ns/B\neager_limit = 32KiB\ninjection = shared\n");
+    CHECK_EQ_INT(rt_model_params_load(f, &p, &given, &ps, &err), RT_OK);
     CHECK_NEAR(p.alpha_ns, 2122.0, 1e-9);
     CHECK_NEAR(p.beta_ns_per_byte, 0.7595, 1e-12);
     CHECK_NEAR(p.L_ns, 1900.0, 1e-9);
@@ -45,8 +45,10 @@ static void test_params_file(void)
     CHECK_NEAR(p.g_ns, 500.0, 0);
     CHECK_NEAR(p.G_ns_per_byte, 0.76, 1e-12);
     CHECK_EQ_INT(given, 0x7f); /* all seven parameters */
-    CHECK_EQ_INT(have_eager, 1);
-    CHECK_EQ_INT(eager, 32768);
+    CHECK_EQ_INT(ps.have_eager, 1);
+    CHECK_EQ_INT(ps.eager_limit, 32768);
+    CHECK_EQ_INT(ps.have_injection, 1);
+    CHECK_EQ_INT(ps.injection, RT_INJECT_SHARED);
     CHECK_EQ_INT(p.nbeta, 1);
     CHECK_EQ_INT(p.beta_size[0], 1024);
     CHECK_NEAR(p.beta_at[0], 0.81, 1e-12);
@@ -57,15 +59,15 @@ static void test_params_file(void)
     struct rt_model_params bp = {0};
     given = 0;
     f = write_file("\xEF\xBB\xBF" "format = retime-params 1\nalpha = 1us\neager_limit = btl_vader_eager_limit=4096\n");
-    CHECK_EQ_INT(rt_model_params_load(f, &bp, &given, &eager, &have_eager, &err), RT_OK);
+    CHECK_EQ_INT(rt_model_params_load(f, &bp, &given, &ps, &err), RT_OK);
     CHECK_NEAR(bp.alpha_ns, 1000.0, 0);
-    CHECK_EQ_INT(eager, 4040);
+    CHECK_EQ_INT(ps.eager_limit, 4040);
 
     /* The β table: sorted on load, T piecewise linear through (0, α) and (s_i, α + β_i·s_i). */
     struct rt_model_params t = {0};
     given = 0;
     f = write_file("alpha = 1000ns\nbeta@1000B = 2ns/B\nbeta@10B = -10ns/B\nbeta@100B = 0.5ns/B\n");
-    CHECK_EQ_INT(rt_model_params_load(f, &t, &given, &eager, &have_eager, &err), RT_OK);
+    CHECK_EQ_INT(rt_model_params_load(f, &t, &given, &ps, &err), RT_OK);
     CHECK_EQ_INT(t.nbeta, 3);
     CHECK_EQ_INT(t.beta_size[0], 10);
     CHECK_EQ_INT(t.beta_size[2], 1000);
@@ -88,7 +90,7 @@ static void test_params_file(void)
     struct rt_model_params q = {.alpha_ns = 5};
     given = 0;
     f = write_file("beta = 1ns/B\n");
-    CHECK_EQ_INT(rt_model_params_load(f, &q, &given, &eager, &have_eager, &err), RT_OK);
+    CHECK_EQ_INT(rt_model_params_load(f, &q, &given, &ps, &err), RT_OK);
     CHECK_NEAR(q.alpha_ns, 5, 0);
     CHECK_EQ_INT(given, 1u << rt_model_param_find("beta"));
 
@@ -105,15 +107,16 @@ static void test_params_file(void)
         {"beta@0B = 1ns/B\n", ":1: beta@0B: size must be above 0", RT_ERANGE},
         {"beta@8B = 1ns/B\nbeta@8 = 2ns/B\n", ":2: beta@8: size 8 B given twice", RT_EINVAL},
         {"beta@8XB = 1ns/B\n", ":1: beta@8XB: bad size", RT_EUNIT},
+        {"injection = fair\n", ":1: injection: injection 'fair': must be in-order or shared", RT_EINVAL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         f = write_file(bad[i].text);
-        CHECK_EQ_INT(rt_model_params_load(f, &q, &given, &eager, &have_eager, &err), bad[i].code);
+        CHECK_EQ_INT(rt_model_params_load(f, &q, &given, &ps, &err), bad[i].code);
         CHECK_CONTAINS(err.msg, bad[i].msg);
         CHECK_CONTAINS(err.msg, f); /* names the file */
     }
     remove(f);
-    CHECK_EQ_INT(rt_model_params_load("/nonexistent/params.txt", &q, &given, &eager, &have_eager, &err),
+    CHECK_EQ_INT(rt_model_params_load("/nonexistent/params.txt", &q, &given, &ps, &err),
                  RT_ENOTFOUND);
     CHECK_CONTAINS(err.msg, "/nonexistent/params.txt: cannot open parameter file");
 }

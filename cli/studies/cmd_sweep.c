@@ -526,7 +526,7 @@ static int sweep_networks(struct sweep *s)
     size_t nt = tx ? tx->n : 0, nm = mx ? mx->n : 1, routed = 0;
     s->model.replays = s->combos; /* the work estimate's multiplier */
     for (size_t t = 0; t < nt; t++)
-        routed += strcmp(tx->strs[t], "crossbar") != 0;
+        routed += model_cli_topology(&s->model, tx->strs[t]) != NULL;
     if (!routed) { /* none, or only crossbar: the model alone; network options are errors there */
         if (mx)
             s->model.net.mapping = mx->strs[0];
@@ -537,9 +537,9 @@ static int sweep_networks(struct sweep *s)
     if (!(s->nets = calloc(nt * nm, sizeof *s->nets)))
         return cli_die("out of memory");
     for (size_t t = 0; t < nt; t++)
-        for (size_t m = 0; m < nm && strcmp(tx->strs[t], "crossbar"); m++) {
+        for (size_t m = 0; m < nm && model_cli_topology(&s->model, tx->strs[t]); m++) {
             struct rt_network_params p = s->model.net;
-            p.topology = tx->strs[t];
+            p.topology = model_cli_topology(&s->model, tx->strs[t]);
             if (mx)
                 p.mapping = mx->strs[m];
             if (rt_network_create(&p, rt_trace_ranks(s->trace), &s->nets[t * nm + m], &err)) {

@@ -91,15 +91,23 @@ int rt_model_init(struct rt_model *m, const char *name, const struct rt_model_pa
 /** Checks that every parameter of model @p model is finite, >= 0 and <= 1000 s (or 1 ms/B). */
 int rt_model_check_params(const struct rt_model_params *p, const char *model, rt_error *err);
 
+/** A parameter file's settings beside the model's parameters (each with whether the file had it). */
+struct rt_param_settings {
+    rt_bytes eager_limit; /**< `eager_limit`: the largest eager payload [B] */
+    int have_eager;
+    int injection;        /**< `injection`: enum rt_injection (retime/replay.h) */
+    int have_injection;
+};
+
 /**
  * Reads a parameter file (docs/parameter-file.md): `key = value` lines with units, `#` comments.
  * Sets the model parameters it holds in @p p and their bits (1u << table index) in *@p given;
- * `beta@SIZE` keys fill p's β table (nbeta, beta_size, beta_at; sorted by size); an
- * `eager_limit` key sets *@p eager_limit and *@p have_eager. Keys `format` and `info.*` are
- * read but not used; any other key is an error naming the file and line.
+ * `beta@SIZE` keys fill p's β table (nbeta, beta_size, beta_at; sorted by size); the
+ * `eager_limit` and `injection` keys set @p s's fields. Keys `format` and `info.*` are read but
+ * not used; any other key is an error naming the file and line.
  */
-int rt_model_params_load(const char *path, struct rt_model_params *p, unsigned *given, rt_bytes *eager_limit,
-                         int *have_eager, rt_error *err);
+int rt_model_params_load(const char *path, struct rt_model_params *p, unsigned *given, struct rt_param_settings *s,
+                         rt_error *err);
 
 /**
  * The eager limit as an MPI library has it (docs/network.md, "Eager limit"): retime sends a message

@@ -150,6 +150,18 @@ enum rt_compute {
                           *   without them, as RT_COMPUTE_WALL) */
 };
 
+/** How a rank's outstanding sends share its injection (docs/network.md, "One discipline"). */
+enum rt_injection {
+    RT_INJECT_IN_ORDER = 0, /**< one at a time: each starts when the previous one's port gap is over
+                             *   (the crossbar's single port; on a network, its flow starts then) */
+    RT_INJECT_SHARED = 1    /**< at once, max-min fair on the NIC link (a network only: the crossbar's
+                             *   is the network crossbar-flow) */
+};
+/** Parses "in-order" or "shared" into *@p out (enum rt_injection). RT_OK or RT_EINVAL. */
+int rt_injection_parse(const char *s, int *out, rt_error *err);
+/** "in-order" or "shared". */
+const char *rt_injection_name(int injection);
+
 struct rt_replay_options {
     struct rt_model model;
     double compute_scale;   /**< 1 = compute as measured, 0 = communication only */
@@ -176,6 +188,8 @@ struct rt_replay_options {
      *  (every earlier result, bit-identical); otherwise point-to-point messages are routed and
      *  share links. Not with a distributed replay (part). */
     const rt_network *network;
+    /** enum rt_injection (RT_INJECT_IN_ORDER: 0); RT_INJECT_SHARED needs a network. */
+    int injection;
     /** With a network: record each message's contention delay per link in the result
      *  (struct rt_replay_result.contention), for the analysis of which of it the critical path took. */
     uint8_t record_contention;

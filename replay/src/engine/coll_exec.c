@@ -272,7 +272,7 @@ static int cx_launch(struct engine *E, uint32_t cid, uint32_t k)
     m->origin_rank = member_row(E, c, q->origin);
     m->origin_ev = c->ev[q->origin];
     m->send_post = at;
-    return push(E, at, q->eager ? Q_READY : Q_RDV, id, MSG_KEY(a, m->send_ev));
+    return push(E, at, q->eager ? Q_READY : Q_RDV, id, MSG_QKEY(m));
 }
 
 /* Member @p i's message of its current round is complete at @p t, its time going back to

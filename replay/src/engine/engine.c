@@ -396,7 +396,7 @@ static void net_arrived(void *ud, uint64_t user, rt_time_ps at, uint32_t n, cons
         res->contention[res->ncontention++] =
             (struct rt_msg_contention){m->origin_ev, m->origin_rank, links[i], delay_ps[i], cm};
     }
-    push(E, at, Q_ARRIVE, (uint32_t)user, MSG_KEY(m->src, m->send_ev));
+    push(E, at, Q_ARRIVE, (uint32_t)user, MSG_QKEY(m));
 }
 
 /* The network's event at @p t (E->net_at): when its next flow ends, the messages whose last byte
@@ -443,41 +443,67 @@ static int bg_event(struct engine *E, struct qent q)
     return nx == INT64_MAX ? 0 : push(E, nx, Q_BG, 0, 0);
 }
 
-/* on_ready with a network: no port is held (the NIC links are shared instead); the message is
- * handed to the network, which gives its arrival now or when its flow ends. */
-static RT_COLD int net_ready(struct engine *E, uint32_t id, rt_time_ps now)
+/* A message's flow starts now: its bytes over its route, then its latency (the model's wire time
+ * less its bytes' part, stretched as its @p gap is in a burst). */
+static int net_inject(struct engine *E, uint32_t id, rt_time_ps now, rt_time_ps wire, rt_time_ps gap)
 {
-    struct msg *m = &E->msgs[id];
+    const struct msg *m = &E->msgs[id];
     const struct size_memo *c = times_of(E, m->bytes);
-    rt_time_ps wire = c->wire, gap = c->gap, hold = c->hold, bytes_ps = c->wire - E->wire0;
-    if (E->noisy) {
-        uint64_t key = m->flags & M_COLL ? coll_noise_key(&E->colls[m->comm], m->n)
-                                         : (uint64_t)m->src << 40 | (m->send_ev & ((1ull << 40) - 1));
-        int on = rt__eng_net_timing(E, m->src, now, m->bytes, key, &wire, &gap, &hold);
-        if (on < 0)
-            return rt__eng_oom(E);
-        if (on) {
-            m->flags |= M_BURST;
-            bytes_ps = (rt_time_ps)llround((double)bytes_ps * (double)gap / (double)(c->gap ? c->gap : 1));
-        }
-    }
-    uint32_t src = m->src, dst = m->dst;
-    rt_bytes bytes = m->bytes;
-    if (!(m->flags & M_RDV)) {
-        m->send_done = now + hold;
-        m->flags |= M_SDONE;
-        if ((m->flags & M_COLL) ? rt__cx_sent(E, id, m->send_done) : wake(E, m->src, m->send_done))
-            return E->failed;
-        m = NULL; /* a collective's next round may have grown the messages */
-    }
+    rt_time_ps bytes_ps = m->bytes ? c->wire - E->wire0 : 0;
+    if (m->flags & M_BURST)
+        bytes_ps = (rt_time_ps)llround((double)bytes_ps * (double)gap / (double)(c->gap ? c->gap : 1));
+    uint32_t src = m->src;
+    uint64_t key = MSG_QKEY(m);
     rt_time_ps arrive;
-    int rc = rt__netrun_send(E->net, src, dst, bytes, now, wire, bytes_ps > 0 ? bytes_ps : 0, id, &arrive);
+    int rc = rt__netrun_send(E->net, src, m->dst, m->bytes, now, wire, bytes_ps > 0 ? bytes_ps : 0, id, &arrive);
     if (rc < 0)
         return rt__eng_oom(E);
     if (rc == 1)
         return net_kick(E, now);
     arrive = arrive > now ? arrive : now + 1; /* shared memory may be faster than the model's wire_min */
-    return push(E, arrive, Q_ARRIVE, id, MSG_KEY(src, E->msgs[id].send_ev));
+    return push(E, arrive, Q_ARRIVE, id, key);
+}
+
+/* on_ready with a network. The message's injection follows the discipline (struct
+ * rt_replay_options.injection): shared, it starts now and shares its NIC link with the sender's
+ * other flows; in order, it starts when the sender's previous message's port gap is over, as on
+ * the crossbar's single port (on_ready). Then the port is given now, the timing drawn for that
+ * start, and the flow started by a second entry at it (M_PORT; its wire time kept in recv_done,
+ * which nothing reads before it arrives). */
+static RT_COLD int net_ready(struct engine *E, uint32_t id, rt_time_ps now)
+{
+    struct msg *m = &E->msgs[id];
+    if (m->flags & M_PORT) {
+        m->flags &= (uint16_t)~M_PORT;
+        return net_inject(E, id, now, m->recv_done, msg_gap(E, m));
+    }
+    const struct size_memo *c = times_of(E, m->bytes);
+    rt_time_ps wire = c->wire, gap = c->gap, hold = c->hold, start = now;
+    if (E->in_order && E->ranks[m->src].tx_free > now)
+        start = E->ranks[m->src].tx_free;
+    if (E->noisy) {
+        uint64_t key = m->flags & M_COLL ? coll_noise_key(&E->colls[m->comm], m->n)
+                                         : (uint64_t)m->src << 40 | (m->send_ev & ((1ull << 40) - 1));
+        int on = rt__eng_net_timing(E, m->src, start, m->bytes, key, &wire, &gap, &hold);
+        if (on < 0)
+            return rt__eng_oom(E);
+        if (on)
+            m->flags |= M_BURST;
+    }
+    if (E->in_order)
+        E->ranks[m->src].tx_free = start + gap;
+    if (!(m->flags & M_RDV)) {
+        m->send_done = start + hold;
+        m->flags |= M_SDONE;
+        if ((m->flags & M_COLL) ? rt__cx_sent(E, id, m->send_done) : wake(E, m->src, m->send_done))
+            return E->failed;
+        m = &E->msgs[id]; /* a collective's next round may have grown the messages */
+    }
+    if (start == now)
+        return net_inject(E, id, now, wire, gap);
+    m->flags |= M_PORT;
+    m->recv_done = wire;
+    return push(E, start, m->flags & M_RDV ? Q_RDV : Q_READY, id, MSG_QKEY(m));
 }
 
 RT_HOT_INLINE int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
@@ -524,7 +550,7 @@ RT_HOT_INLINE int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
     struct msg *m = &E->msgs[id];
     struct rank *D = &E->ranks[m->dst];
     rt_time_ps delivered = now;
-    if (!E->net) { /* with a network the ejection link is what is shared */
+    if (!E->net || E->in_order) { /* shared on a network: the ejection link is what is shared */
         rt_time_ps gap = msg_gap(E, m);
         /* The receive port takes one message at a time: a message arriving while it is busy
          * is delivered one gap after the previous one. */
@@ -1074,12 +1100,18 @@ static int setup_network(struct engine *E)
                                         "as one process",
                                         rt_trace_path(E->t));
     const struct rt_model *mod = &E->o->model;
-    E->wire0 = mod->ops->wire(&mod->params, 0);
+    /* The latency part of the wire time, so that a flow of m bytes alone, its bytes taking one
+     * per-byte time each, arrives at W(m): W(0) (Hockney's α), but LogGP's wire time leaves the
+     * first byte's G out (W(m) = L + (m-1)G, so W(1) = W(0)): then L - G. */
+    rt_time_ps w0 = mod->ops->wire(&mod->params, 0), w1 = mod->ops->wire(&mod->params, 1);
+    E->wire0 = w1 == w0 ? w0 - (mod->ops->wire(&mod->params, 2) - w1) : w0;
+    E->wire0 = E->wire0 > 0 ? E->wire0 : 0;
     /* the model's own per-byte time, over a large message (the NICs' default bandwidth) */
     double per_byte_ns = (double)(mod->ops->wire(&mod->params, 1 << 20) - E->wire0) / (double)(1 << 20) / 1e3;
     int rc = rt__netrun_create(E->o->network, per_byte_ns, &E->net, E->err);
     if (rc)
         return E->failed = rc;
+    rt__netrun_set_in_order(E->net, E->in_order);
     if (rt__netrun_perturb_start(E->net, E->o->seed, E->o->run))
         return rt__eng_oom(E);
     rt_time_ps bg = rt__netrun_perturb_next(E->net);
@@ -1248,12 +1280,17 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         return rt_error_set(err, RT_ERANGE, "compute scale must be between 0 and 1e6");
     if (rt__coll_algo_check(opts->coll_algo, err))
         return RT_EINVAL;
+    if (opts->injection != RT_INJECT_IN_ORDER && (opts->injection != RT_INJECT_SHARED || !opts->network))
+        return rt_error_set(err, RT_EINVAL, opts->injection == RT_INJECT_SHARED
+                                                ? "shared injection needs a network (the crossbar's is crossbar-flow)"
+                                                : "unknown injection discipline %d", opts->injection);
     E.t = trace;
     E.o = opts;
     E.obs = obs;
     E.deps = obs && obs->on_dep;
     E.events = obs && obs->on_event;
     E.noisy = (uint8_t)rt_replay_options_noisy(opts);
+    E.in_order = opts->injection == RT_INJECT_IN_ORDER;
     E.err = err;
     E.nranks = rt_trace_ranks(trace);
     E.freemsg = E.freecoll = UINT32_MAX;

@@ -49,8 +49,10 @@ enum {
     M_HALF = 1 << 8,  /* at the receiver's process: the receive half of a message sent from elsewhere */
     M_FWD = 1 << 9,   /* its arrival has been sent to the receiver's process */
     M_VDONE = 1 << 10, /* the far receiver's hold on it has been released */
-    M_COLL = 1 << 11   /* a message of a collective's schedule (coll_exec.c): comm is the engine's
+    M_COLL = 1 << 11,  /* a message of a collective's schedule (coll_exec.c): comm is the engine's
                         * collective, n its place in the schedule */
+    M_PORT = 1 << 12   /* on a network, in order: given the sender's port for a later time, and queued
+                        * to start its flow then (net_ready) */
 };
 
 /* Queue entries are ordered by (t, type, key): a total order that does not depend on when an
@@ -64,6 +66,10 @@ struct qent {
 };
 #define QTYPE(q) ((uint8_t)((q)->tk >> 61))
 #define MSG_KEY(src, ev) ((uint64_t)(src) << 40 | ((ev) & ((1ull << 40) - 1)))
+/* A message's key in the queue: its sender and send event, or for a collective's message (whose
+ * sends share their member's event) its place in the schedule, so that a member's messages due
+ * at one time take the port in the schedule's order, as rt__coll_run sends them. */
+#define MSG_QKEY(m) MSG_KEY((m)->src, (m)->flags & M_COLL ? (uint64_t)(m)->n : (m)->send_ev)
 
 struct msg {
     rt_time_ps send_post, recv_post, send_done, recv_done;
@@ -184,6 +190,7 @@ struct engine {
     const struct rt_replay_observer *obs;
     uint8_t deps, events; /* obs wants the events' edges (on_dep), the events (on_event) */
     uint8_t noisy;        /* rt_replay_options_noisy(o) */
+    uint8_t in_order;     /* o->injection == RT_INJECT_IN_ORDER (net_ready; the crossbar's ports always are) */
     rt_error *err;
     struct rank *ranks;
     uint32_t nranks;

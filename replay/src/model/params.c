@@ -5,6 +5,7 @@
 
 #include "map.h"
 #include "retime/model.h"
+#include "retime/replay.h"
 #include "retime/units.h"
 #include "sidefile.h"
 
@@ -54,7 +55,7 @@ static int add_beta(const char *size, const char *val, struct rt_model_params *p
 
 /* Applies one `key = value` pair; returns RT_OK or an error without the file/line prefix. */
 static int apply(const char *key, const char *val, struct rt_model_params *p, unsigned *given,
-                 rt_bytes *eager_limit, int *have_eager, rt_error *err)
+                 struct rt_param_settings *s, rt_error *err)
 {
     if (!strcmp(key, "format")) {
         if (strcmp(val, "retime-params 1") != 0)
@@ -70,9 +71,15 @@ static int apply(const char *key, const char *val, struct rt_model_params *p, un
     if (!strncmp(key, "beta@", 5))
         return add_beta(key + 5, val, p, err);
     if (!strcmp(key, "eager_limit")) { /* SIZE, or a library's SETTING=SIZE */
-        int rc = rt_eager_limit_parse(val, eager_limit, NULL, err);
+        int rc = rt_eager_limit_parse(val, &s->eager_limit, NULL, err);
         if (rc == RT_OK)
-            *have_eager = 1;
+            s->have_eager = 1;
+        return rc;
+    }
+    if (!strcmp(key, "injection")) { /* in-order | shared */
+        int rc = rt_injection_parse(val, &s->injection, err);
+        if (rc == RT_OK)
+            s->have_injection = 1;
         return rc;
     }
     int i = rt_model_param_find(key);
@@ -100,8 +107,8 @@ static void key_hash(const char *key, uint64_t *h1, uint64_t *h2)
     *h2 = b;
 }
 
-int rt_model_params_load(const char *path, struct rt_model_params *p, unsigned *given, rt_bytes *eager_limit,
-                         int *have_eager, rt_error *err)
+int rt_model_params_load(const char *path, struct rt_model_params *p, unsigned *given, struct rt_param_settings *set,
+                         rt_error *err)
 {
     struct rt__sidefile *f;
     const char *text;
@@ -146,7 +153,7 @@ int rt_model_params_load(const char *path, struct rt_model_params *p, unsigned *
                               lineno, rt__quote(q, sizeof q, key, strlen(key)), (unsigned)*first);
             goto out;
         }
-        if ((rc = apply(key, val, p, given, eager_limit, have_eager, &e)) != RT_OK) {
+        if ((rc = apply(key, val, p, given, set, &e)) != RT_OK) {
             rc = rt_error_set(err, rc, "%s:%u: %s: %s", path, lineno, rt__quote(q, sizeof q, key, strlen(key)), e.msg);
             goto out;
         }

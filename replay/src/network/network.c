@@ -357,6 +357,7 @@ struct rt__netrun {
     uint32_t caplat;
     double shm_alpha_ps, shm_ps_per_byte; /* < 0: the model's wire time */
     double hop_ps;
+    int in_order;           /* rt__netrun_set_in_order */
     /* advance's callback, passed through netflow's */
     rt__net_arrived *arrived;
     void *ud;
@@ -438,6 +439,8 @@ fail:
     rt__netrun_destroy(n);
     return rc;
 }
+
+void rt__netrun_set_in_order(struct rt__netrun *n, int in_order) { n->in_order = in_order; }
 
 void rt__netrun_destroy(struct rt__netrun *n)
 {
@@ -565,6 +568,11 @@ int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m
         uint32_t len = rt_topology_route_load(net->topo, a, b, user, link_load, n, n->route);
         if (n->hop_ps != 0) /* (no libm call per message without a hop latency) */
             lat += (rt_time_ps)llround(n->hop_ps * (double)(len ? len - 1 : 0));
+        if (n->in_order && len > 0) { /* the receive port is the engine's (rt__netrun_set_in_order) */
+            struct rt_link_info li;
+            rt_topology_link(net->topo, n->route[len - 1], &li);
+            len -= li.kind == RT_LINK_EJECT;
+        }
         if (shares)
             return route_flow(n, len, m, t, byte_ps, user, lat, arrive);
     }

@@ -11,6 +11,11 @@ struct rt__netrun;
  * NICs' default). RT_OK, RT_EINVAL or RT_ENOMEM with @p err filled. */
 int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt__netrun **out, rt_error *err);
 void rt__netrun_destroy(struct rt__netrun *n);
+/* In order (retime/replay.h, RT_INJECT_IN_ORDER): the engine gives each node's receive port one
+ * message at a time, as the crossbar's, so a trace's message leaves its ejection link out of its
+ * flow (its injection link it keeps: the engine starts a sender's flows a port gap apart, so they
+ * meet only other jobs' traffic there). */
+void rt__netrun_set_in_order(struct rt__netrun *n, int in_order);
 /* A message of @p m bytes from rank @p src to rank @p dst starts at @p t; the model gives it the
  * wire time @p wire (noise included), of which @p byte_ps is its per-byte part. Returns 0 with
  * *@p arrive set when its arrival is known now (shared memory, no bytes), 1 when it became a flow
