@@ -442,28 +442,31 @@ with ctx as trace:
 # to 6000 with a parallel region 1000-5000 (its team: it works to 2000, waits in the barrier to
 # 5000); thread 2 joins that team from 1000, works to 4000 (the last), waits to 5000; then it runs
 # "apex worker" 5500-9000 outside any team (not replayed: only a process's rank's own events are).
-ctx, path = archive("threads-only")
-with ctx as trace:
-    d = trace.definitions
-    grp = d.location_group("Process 0", location_group_type=LocationGroupType.PROCESS,
-                           system_tree_parent=d.system_tree_node("node"))
-    mpi_loc = d.location("MPI location", type=LocationType.CPU_THREAD, group=grp)
-    thr = [d.location("CPU thread %d" % t, type=LocationType.CPU_THREAD, group=grp) for t in (1, 2)]
-    d.group("MPI ranks", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI, members=[mpi_loc])
-    main = d.region("main", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
-    par = d.region("parallel region", region_role=RegionRole.PARALLEL, paradigm=Paradigm.OPENMP)
-    bar = d.region("barrier", region_role=RegionRole.IMPLICIT_BARRIER, paradigm=Paradigm.OPENMP)
-    work = d.region("work", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
-    apex = d.region("apex worker", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
-    E, L = otf2.events.Enter, otf2.events.Leave
-    w = trace.event_writer_from_location(thr[0])
-    for rec in (E(0, main), E(1000, par), E(1000, work), L(2000, work), E(2000, bar), L(5000, bar),
-                L(5000, par), L(6000, main)):
-        w.write(rec)
-    w = trace.event_writer_from_location(thr[1])
-    for rec in (E(1000, par), E(1000, work), L(4000, work), E(4000, bar), L(5000, bar), L(5000, par),
-                E(5500, apex), L(9000, apex)):
-        w.write(rec)
+# threads-only-dishonest: the same with the MPI location declaring 79 events it does not hold, as
+# APEX's anchor declares for every location (issue #47 item 6): decided from the records.
+for name, declared in (("threads-only", 0), ("threads-only-dishonest", 79)):
+    ctx, path = archive(name)
+    with ctx as trace:
+        d = trace.definitions
+        grp = d.location_group("Process 0", location_group_type=LocationGroupType.PROCESS,
+                               system_tree_parent=d.system_tree_node("node"))
+        mpi_loc = d.location("MPI location", type=LocationType.CPU_THREAD, group=grp, number_of_events=declared)
+        thr = [d.location("CPU thread %d" % t, type=LocationType.CPU_THREAD, group=grp) for t in (1, 2)]
+        d.group("MPI ranks", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI, members=[mpi_loc])
+        main = d.region("main", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+        par = d.region("parallel region", region_role=RegionRole.PARALLEL, paradigm=Paradigm.OPENMP)
+        bar = d.region("barrier", region_role=RegionRole.IMPLICIT_BARRIER, paradigm=Paradigm.OPENMP)
+        work = d.region("work", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+        apex = d.region("apex worker", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+        E, L = otf2.events.Enter, otf2.events.Leave
+        w = trace.event_writer_from_location(thr[0])
+        for rec in (E(0, main), E(1000, par), E(1000, work), L(2000, work), E(2000, bar), L(5000, bar),
+                    L(5000, par), L(6000, main)):
+            w.write(rec)
+        w = trace.event_writer_from_location(thr[1])
+        for rec in (E(1000, par), E(1000, work), L(4000, work), E(4000, bar), L(5000, bar), L(5000, par),
+                    E(5500, apex), L(9000, apex)):
+            w.write(rec)
 
 
 # --------------------------------------------------------------------------- split and self communicators (Score-P)

@@ -244,19 +244,20 @@ static int build_comm_index(struct writer *w)
     if (!w->comms)
         return fail(w, RT_ENOMEM, "out of memory");
     for (uint32_t c = 0; c < w->ncomms; c++) {
-        const struct rt_comm *cm = rt_trace_comm(w->t, c);
+        uint32_t size;
+        const uint32_t *members = rt_trace_comm_defined(w->t, c, &size); /* with missing ranks' places */
         struct comm_index *ci = &w->comms[c];
         /* The reader gives a self communicator (MPI_COMM_SELF) size 1 and no member table. */
-        if (!cm->members) {
+        if (!members) {
             ci->self = 1;
             continue;
         }
-        ci->by_row = malloc((size_t)(cm->size ? cm->size : 1) * sizeof *ci->by_row);
+        ci->by_row = malloc((size_t)(size ? size : 1) * sizeof *ci->by_row);
         if (!ci->by_row)
             return fail(w, RT_ENOMEM, "out of memory");
-        for (uint32_t k = 0; k < cm->size; k++)
-            if (cm->members[k] != RT_NONE)
-                ci->by_row[ci->n++] = (uint64_t)cm->members[k] << 32 | k;
+        for (uint32_t k = 0; k < size; k++)
+            if (members[k] != RT_NONE)
+                ci->by_row[ci->n++] = (uint64_t)members[k] << 32 | k;
         qsort(ci->by_row, ci->n, sizeof *ci->by_row, cmp_u64);
     }
     return RT_OK;
@@ -281,10 +282,11 @@ static int cmp_group_key(const void *a, const void *b)
     return x->comm < y->comm ? -1 : x->comm > y->comm;
 }
 
-static int same_members(const struct rt_comm *a, const struct rt_comm *b)
+static int same_members(const rt_trace *t, uint32_t a, uint32_t b)
 {
-    return !a->members ? !b->members
-                       : b->members && a->size == b->size && !memcmp(a->members, b->members, a->size * sizeof *a->members);
+    uint32_t na, nb;
+    const uint32_t *ma = rt_trace_comm_defined(t, a, &na), *mb = rt_trace_comm_defined(t, b, &nb);
+    return !ma ? !mb : mb && na == nb && !memcmp(ma, mb, na * sizeof *ma);
 }
 
 /* Each defined communicator's group (struct comm_index.group): the first communicator's of the
@@ -301,10 +303,12 @@ static int share_groups(struct writer *w)
         w->comms[c].group = c;
         if (cm->origin != c)
             continue;
+        uint32_t size;
+        const uint32_t *members = rt_trace_comm_defined(w->t, c, &size);
         uint64_t h = 14695981039346656037ull; /* FNV-1a over the members */
-        for (uint32_t k = 0; cm->members && k < cm->size; k++)
-            h = (h ^ cm->members[k]) * 1099511628211ull;
-        key[n++] = (struct group_key){h, cm->members ? cm->size : UINT32_MAX, c};
+        for (uint32_t k = 0; members && k < size; k++)
+            h = (h ^ members[k]) * 1099511628211ull;
+        key[n++] = (struct group_key){h, members ? size : UINT32_MAX, c};
     }
     qsort(key, n, sizeof *key, cmp_group_key);
     for (uint32_t i = 0, j; i < n; i = j) {
@@ -313,7 +317,7 @@ static int share_groups(struct writer *w)
         /* a run of equal keys, in communicator order: almost always one list of members */
         for (uint32_t a = i + 1; a < j; a++)
             for (uint32_t b = i; b < a; b++)
-                if (same_members(rt_trace_comm(w->t, key[a].comm), rt_trace_comm(w->t, key[b].comm))) {
+                if (same_members(w->t, key[a].comm, key[b].comm)) {
                     w->comms[key[a].comm].group = w->comms[key[b].comm].group;
                     break;
                 }
@@ -571,19 +575,40 @@ static int write_definitions(struct writer *w)
     uint32_t s = 0, s2 = 0, empty = 0;
     char name[64];
     uint64_t *members = NULL;
+    /* Row r's MPI rank: its place in the COMM_LOCATIONS group. Missing ranks
+     * (RT_TRACE_ALLOW_MISSING_RANKS) keep their places, holding an undefined location, so that
+     * the rows after them keep their ranks and the archive reads back with them missing. */
+    uint32_t nmiss = rt_trace_stats(t)->missing_ranks, nranks = nrows + nmiss, placed = 0, passed = 0;
+    uint32_t *mpi_rank = malloc((nrows ? nrows : 1) * sizeof *mpi_rank);
+    if (!mpi_rank)
+        return fail(w, RT_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < nranks; i++) {
+        if (passed < nmiss && rt_trace_missing_rank(t, passed) == i)
+            passed++;
+        else if (placed < nrows)
+            mpi_rank[placed++] = i;
+    }
+    if (placed != nrows || passed != nmiss) { /* (places that do not add up: rows in order, as without them) */
+        for (uint32_t r = 0; r < nrows; r++)
+            mpi_rank[r] = r;
+        nmiss = 0;
+        nranks = nrows;
+    }
 
     w->gw = OTF2_Archive_GetGlobalDefWriter(w->ar);
-    if (!w->gw)
-        return fail(w, RT_EIO, "cannot write the OTF2 archive: no global definition writer");
+    if (!w->gw) {
+        fail(w, RT_EIO, "cannot write the OTF2 archive: no global definition writer");
+        goto done;
+    }
     /* The clock first: readers interpret every later timestamp through it. */
     if (!otf2_ok(w, OTF2_GlobalDefWriter_WriteClockProperties(w->gw, UINT64_C(1000000000000), 0,
                                                               (uint64_t)w->t_max + 1, OTF2_UNDEFINED_TIMESTAMP),
                  "clock properties"))
-        return w->rc;
+        goto done;
     if (intern(w, "", &empty) || intern(w, "MPI", &s) ||
         !otf2_ok(w, OTF2_GlobalDefWriter_WriteParadigm(w->gw, OTF2_PARADIGM_MPI, s, OTF2_PARADIGM_CLASS_PROCESS),
                  "paradigm"))
-        return w->rc;
+        goto done;
 
     static const struct {
         uint32_t id;
@@ -605,16 +630,16 @@ static int write_definitions(struct writer *w)
         if (intern(w, attrs[i].name, &s) || intern(w, attrs[i].descr, &s2) ||
             !otf2_ok(w, OTF2_GlobalDefWriter_WriteAttribute(w->gw, attrs[i].id, s, s2, attrs[i].type),
                      "attribute definition"))
-            return w->rc;
+            goto done;
     }
 
     /* System tree: one node; one process (location group) per row holding its location. */
     if (intern(w, "machine", &s) ||
         !otf2_ok(w, OTF2_GlobalDefWriter_WriteSystemTreeNode(w->gw, 0, s, s, OTF2_UNDEFINED_SYSTEM_TREE_NODE),
                  "system tree"))
-        return w->rc;
+        goto done;
     for (uint32_t r = 0; r < nrows; r++) {
-        snprintf(name, sizeof name, "MPI Rank %u", r);
+        snprintf(name, sizeof name, "MPI Rank %u", mpi_rank[r]);
         if (intern(w, name, &s) ||
             !otf2_ok(w, OTF2_GlobalDefWriter_WriteLocationGroup(w->gw, r, s, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                                                 OTF2_UNDEFINED_LOCATION_GROUP),
@@ -623,7 +648,7 @@ static int write_definitions(struct writer *w)
             !otf2_ok(w, OTF2_GlobalDefWriter_WriteLocation(w->gw, rt_trace_location_id(t, r), s,
                                                            OTF2_LOCATION_TYPE_CPU_THREAD, w->nrecords[r], r),
                      "location"))
-            return w->rc;
+            goto done;
     }
 
     for (uint32_t i = 0; i < nregions; i++) {
@@ -633,7 +658,7 @@ static int write_definitions(struct writer *w)
                                                          rg->is_mpi ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_USER,
                                                          OTF2_REGION_FLAG_NONE, empty, 0, 0),
                      "region"))
-            return w->rc;
+            goto done;
         struct str_slot *slot = str_find(&w->st, rg->name ? rg->name : ""); /* interned just above */
         if (slot->region == RT_NONE)
             slot->region = i;
@@ -648,7 +673,7 @@ static int write_definitions(struct writer *w)
             if (intern(w, cs->file, &s) ||
                 !otf2_ok(w, OTF2_GlobalDefWriter_WriteSourceCodeLocation(w->gw, j, s, cs->line),
                          "source code location"))
-                return w->rc;
+                goto done;
             scl = j;
         }
         if (bare)
@@ -658,29 +683,34 @@ static int write_definitions(struct writer *w)
         OTF2_RegionRef region = fn && fn->s && fn->region != RT_NONE ? fn->region : OTF2_UNDEFINED_REGION;
         if (!otf2_ok(w, OTF2_GlobalDefWriter_WriteCallingContext(w->gw, j, region, scl, OTF2_UNDEFINED_CALLING_CONTEXT),
                      "calling context"))
-            return w->rc;
+            goto done;
     }
 
-    /* Communicators. MPI rank r is row r: the COMM_LOCATIONS group lists the rows' locations (plus
-     * one undefined location for members that are not rows), each COMM_GROUP their indexes. */
-    uint32_t nomember = nrows, maxsize = nrows + 1;
+    /* Communicators. The COMM_LOCATIONS group lists the rows' locations at their MPI ranks (an
+     * undefined location at a missing rank's, and one more at the end for members that are not
+     * rows when no rank is missing), each COMM_GROUP their indexes. */
+    uint32_t nomember = nmiss ? rt_trace_missing_rank(t, 0) : nranks, maxsize = nranks + 1, size;
     for (uint32_t c = 0; c < w->ncomms; c++)
-        maxsize = rt_trace_comm(t, c)->size > maxsize ? rt_trace_comm(t, c)->size : maxsize;
+        if (rt_trace_comm_defined(t, c, &size) && size > maxsize)
+            maxsize = size;
     members = malloc((size_t)maxsize * sizeof *members);
-    if (!members)
-        return fail(w, RT_ENOMEM, "out of memory");
-    int need_nomember = 0;
-    for (uint32_t c = 0; c < w->ncomms; c++) {
-        const struct rt_comm *cm = rt_trace_comm(t, c);
-        for (uint32_t k = 0; cm->members && k < cm->size; k++)
-            need_nomember |= cm->members[k] >= nrows;
+    if (!members) {
+        fail(w, RT_ENOMEM, "out of memory");
+        goto done;
     }
+    int need_nomember = 0;
+    for (uint32_t c = 0; c < w->ncomms && !nmiss; c++) {
+        const uint32_t *cm = rt_trace_comm_defined(t, c, &size);
+        for (uint32_t k = 0; cm && k < size; k++)
+            need_nomember |= cm[k] >= nrows;
+    }
+    for (uint32_t i = 0; i <= nranks; i++)
+        members[i] = OTF2_UNDEFINED_LOCATION;
     for (uint32_t r = 0; r < nrows; r++)
-        members[r] = rt_trace_location_id(t, r);
-    members[nrows] = OTF2_UNDEFINED_LOCATION;
+        members[mpi_rank[r]] = rt_trace_location_id(t, r);
     if (!otf2_ok(w, OTF2_GlobalDefWriter_WriteGroup(w->gw, 0, empty, OTF2_GROUP_TYPE_COMM_LOCATIONS,
                                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                                    nrows + (need_nomember ? 1 : 0), members),
+                                                    nranks + (need_nomember ? 1 : 0), members),
                  "group"))
         goto done;
     for (uint32_t c = 0; c < w->ncomms; c++) {
@@ -693,8 +723,9 @@ static int write_definitions(struct writer *w)
          * duplicate's group is its parent's), and otf2-print warns of a second COMM_SELF group. */
         uint32_t group = w->comms[c].group;
         OTF2_CommRef parent = cm->parent < c ? cm->parent : OTF2_UNDEFINED_COMM; /* defined before it */
-        for (uint32_t k = 0; cm->members && k < cm->size; k++)
-            members[n++] = cm->members[k] < nrows ? cm->members[k] : nomember;
+        const uint32_t *cmm = rt_trace_comm_defined(t, c, &size);
+        for (uint32_t k = 0; cmm && k < size; k++)
+            members[n++] = cmm[k] < nrows ? mpi_rank[cmm[k]] : nomember;
         if (intern(w, cm->name, &s) ||
             (group == c && !otf2_ok(w, OTF2_GlobalDefWriter_WriteGroup(
                                            w->gw, c + 1, s, cm->members ? OTF2_GROUP_TYPE_COMM_GROUP : OTF2_GROUP_TYPE_COMM_SELF,
@@ -706,6 +737,7 @@ static int write_definitions(struct writer *w)
     }
 done:
     free(members);
+    free(mpi_rank);
     return w->rc;
 }
 

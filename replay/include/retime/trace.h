@@ -332,6 +332,10 @@ uint32_t rt_trace_callsites(const rt_trace *trace);
 const struct rt_callsite *rt_trace_callsite(const rt_trace *trace, uint32_t callsite);
 uint32_t rt_trace_comms(const rt_trace *trace);
 const struct rt_comm *rt_trace_comm(const rt_trace *trace, uint32_t comm);
+/** Communicator @p comm's members as defined, in comm rank order (*@p size of them): a row, or
+ *  RT_NONE for a missing rank (RT_TRACE_ALLOW_MISSING_RANKS; rt_comm.members lists only the rows
+ *  present). NULL for a self communicator. */
+const uint32_t *rt_trace_comm_defined(const rt_trace *trace, uint32_t comm, uint32_t *size);
 const struct rt_trace_stats *rt_trace_stats(const rt_trace *trace);
 /** Bytes of memory held by the trace (events, tables, strings). */
 uint64_t rt_trace_memory(const rt_trace *trace);

@@ -108,6 +108,10 @@ struct reader {
     rt_error *err;
     const char *path;
     unsigned flags;             /* enum rt_trace_open_flag */
+    /* Rank locations a first read found without events although their definitions declared
+     * some (sorted): classify_locations takes them as empty (trace_open.c, open_trace). */
+    const uint64_t *found_empty;
+    uint32_t nfound_empty;
     int failed;                 /* set by callbacks that stored an error */
     struct rt__map strings;     /* string ref -> index into t->strings */
     struct ref_index regions;   /* region ref -> region index */

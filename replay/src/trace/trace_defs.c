@@ -186,8 +186,9 @@ static int cmp_thr(const void *a, const void *b)
     return x->location < y->location ? -1 : x->location > y->location;
 }
 
-/* Whether location @p id is one of the MPI COMM_LOCATIONS group's @p n members (sorted). */
-static int is_mpi_location(const uint64_t *sorted, uint32_t n, uint64_t id)
+/* Whether location @p id is one of the @p n sorted ids (the MPI COMM_LOCATIONS group's members,
+ * the locations found empty). */
+static int in_sorted(const uint64_t *sorted, uint32_t n, uint64_t id)
 {
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
@@ -248,23 +249,25 @@ static int classify_locations(struct reader *r)
                 g1++;
         int has_mpi = 0;
         for (uint32_t i = g0; i < g1 && nmpi; i++)
-            has_mpi |= r->locv[i].type == OTF2_LOCATION_TYPE_CPU_THREAD && is_mpi_location(sorted, nmpi, r->locv[i].id);
+            has_mpi |= r->locv[i].type == OTF2_LOCATION_TYPE_CPU_THREAD && in_sorted(sorted, nmpi, r->locv[i].id);
         /* A process of one rank whose rank location holds no events, while another of its CPU
          * threads does (APEX writes its MPI location empty and the work on other threads): that
          * thread, the first such, is its rank instead, so that the process replays with its
-         * threads rather than as nothing. */
+         * threads rather than as nothing. Empty by its declared count, or as a first read found
+         * it (r->found_empty: APEX declares 79 events for every location). */
         uint64_t instead = UINT64_MAX;
         uint32_t nrank = 0, empty = 0;
         for (uint32_t i = g0; i < g1; i++) {
             const struct loc_def *l = &r->locv[i];
             if (l->type == OTF2_LOCATION_TYPE_CPU_THREAD &&
-                (has_mpi ? is_mpi_location(sorted, nmpi, l->id) : nrank == 0)) {
+                (has_mpi ? in_sorted(sorted, nmpi, l->id) : nrank == 0)) {
                 nrank++;
-                empty = l->nevents == 0;
+                empty = l->nevents == 0 || in_sorted(r->found_empty, r->nfound_empty, l->id);
             }
         }
         for (uint32_t i = g0; i < g1 && nrank == 1 && empty && instead == UINT64_MAX; i++)
-            if (r->locv[i].type == OTF2_LOCATION_TYPE_CPU_THREAD && r->locv[i].nevents)
+            if (r->locv[i].type == OTF2_LOCATION_TYPE_CPU_THREAD && r->locv[i].nevents &&
+                !in_sorted(r->found_empty, r->nfound_empty, r->locv[i].id))
                 instead = r->locv[i].id;
         uint64_t first_rank = UINT64_MAX;
         uint32_t thr0 = r->nthr;
@@ -281,7 +284,7 @@ static int classify_locations(struct reader *r)
                 continue;
             }
             int rank = instead != UINT64_MAX ? l->id == instead
-                       : has_mpi ? is_mpi_location(sorted, nmpi, l->id) : first_rank == UINT64_MAX;
+                       : has_mpi ? in_sorted(sorted, nmpi, l->id) : first_rank == UINT64_MAX;
             if (rank) {
                 t->rows[t->nrows++] = (struct rt__row){.location = l->id, .name = (char *)l->name, .nevents = l->nevents};
                 if (first_rank == UINT64_MAX)

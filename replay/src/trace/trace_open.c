@@ -567,14 +567,46 @@ static void count_skipped(rt_trace *t)
     st->skipped[RT_SKIP_METRIC].records += st->metric_records;
 }
 
-static int open_trace(const char *path, unsigned flags, uint32_t nparts, uint32_t part, rt_trace **out, rt_error *err)
+/* The rank rows that read no events although their definitions declared some, when another CPU
+ * thread of their process holds events (a rank location with a dishonest count): their location
+ * ids, sorted, in *@p out (malloc'd; NULL and 0 when there are none). RT_OK or RT_ENOMEM. */
+static int empty_ranks(const struct reader *r, const uint64_t *declared, uint64_t **out, uint32_t *n)
+{
+    const rt_trace *t = r->t;
+    *out = NULL;
+    *n = 0;
+    for (uint32_t i = 0; i < t->nrows; i++) {
+        if (t->rows[i].nevents || !declared[i])
+            continue;
+        int other = 0; /* does a thread of its process hold events? */
+        for (uint32_t k = 0; k < r->nthr && !other; k++)
+            other = r->thr[k].row == i && r->thr[k].nevents;
+        if (!other)
+            continue;
+        if (!*out && !(*out = malloc((size_t)t->nrows * sizeof **out)))
+            return RT_ENOMEM;
+        (*out)[(*n)++] = t->rows[i].location; /* rows are sorted by location */
+    }
+    return RT_OK;
+}
+
+#define OPEN_AGAIN 1 /* open_once: read again (not an rt_error code: those are negative) */
+
+/* Opens the trace once; with @p found_empty (sorted rank locations a first read found empty,
+ * empty_ranks) classifies them as empty. *@p again: the read found such ranks (the trace is then
+ * not kept: open it again with them). */
+static int open_once(const char *path, unsigned flags, uint32_t nparts, uint32_t part, const uint64_t *found_empty,
+                     uint32_t nfound_empty, uint64_t **again, uint32_t *nagain, rt_trace **out, rt_error *err)
 {
     struct reader r;
     OTF2_Reader *rd = NULL;
     char *anchor = NULL;
+    uint64_t *declared = NULL;
     int rc;
     memset(&r, 0, sizeof r);
     *out = NULL;
+    r.found_empty = found_empty;
+    r.nfound_empty = nfound_empty;
     rc = resolve_path(path, &anchor, err);
     if (rc)
         goto done;
@@ -603,12 +635,31 @@ static int open_trace(const char *path, unsigned flags, uint32_t nparts, uint32_
     rc = select_part(&r, nparts, part);
     if (rc)
         goto done;
+    /* the rows' declared counts, to tell a rank that promised events and held none (one process:
+     * a part reads only its rows, and every process must classify alike) */
+    if (nparts <= 1 && !found_empty && r.nthr) {
+        if (!(declared = malloc((r.t->nrows ? r.t->nrows : 1) * sizeof *declared))) {
+            rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+            goto done;
+        }
+        for (uint32_t i = 0; i < r.t->nrows; i++)
+            declared[i] = r.t->rows[i].nevents;
+    }
     rc = read_part(&r, rd);
     if (rc)
         goto done;
+    if (declared && (rc = empty_ranks(&r, declared, again, nagain)) != RT_OK) {
+        rc = rt_error_set(err, rc, "out of memory");
+        goto done;
+    }
+    if (*nagain) {
+        rc = OPEN_AGAIN;
+        goto done;
+    }
     count_skipped(r.t);
     rc = check_span(&r, nparts);
 done:
+    free(declared);
     if (rd) {
         OTF2_Reader_CloseEvtFiles(rd);
         OTF2_Reader_CloseDefFiles(rd);
@@ -623,6 +674,22 @@ done:
         else
             free(anchor);
     }
+    return rc;
+}
+
+/* A rank location whose definition promised events and whose file holds none, in a process whose
+ * other threads hold them (APEX declares 79 events for every location; issue #47 item 6), is read
+ * as empty: the trace is read again, classified by what the first read found, not by the counts. */
+static int open_trace(const char *path, unsigned flags, uint32_t nparts, uint32_t part, rt_trace **out, rt_error *err)
+{
+    uint64_t *found = NULL;
+    uint32_t nfound = 0, none = 0;
+    uint64_t *unused = NULL;
+    int rc = open_once(path, flags, nparts, part, NULL, 0, &found, &nfound, out, err);
+    if (rc == OPEN_AGAIN)
+        rc = open_once(path, flags, nparts, part, found, nfound, &unused, &none, out, err);
+    free(found);
+    free(unused);
     return rc;
 }
 
@@ -795,6 +862,17 @@ uint32_t rt_trace_comms(const rt_trace *t) { return t->ncomms; }
 const struct rt_comm *rt_trace_comm(const rt_trace *t, uint32_t comm)
 {
     return comm < t->ncomms ? &t->comms[comm].pub : NULL;
+}
+
+const uint32_t *rt_trace_comm_defined(const rt_trace *t, uint32_t comm, uint32_t *size)
+{
+    const struct rt__comm *c = comm < t->ncomms ? &t->comms[comm] : NULL;
+    if (c && c->pub.members && c->members) { /* a defined communicator */
+        *size = c->nmembers;
+        return c->members;
+    }
+    *size = c && c->pub.members ? c->pub.size : 0; /* a self communicator's instance, or none */
+    return c ? c->pub.members : NULL;
 }
 
 const struct rt_trace_stats *rt_trace_stats(const rt_trace *t) { return &t->stats; }
