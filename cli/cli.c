@@ -770,7 +770,7 @@ static int work_check(const struct model_cli *m, const struct rt_replay_options 
     char a[32], b[32], c[32], d[32], e[32];
     if (load > 1)
         fprintf(stderr, "retime: warning: --perturb: each perturbing node offers %.3gx what its NIC link carries: its "
-                        "messages pile up on the wire (the replay stops when they average 8 per node)\n", load);
+                        "messages pile up on the wire (the replay stops when, past 8 per node, they grow 4x)\n", load);
     if (work > bound)
         return cli_die("about %s events of work (%s replay(s) of %s trace events, %s background messages and %s OS "
                        "detours each over the trace's %s): more than --max-work %s; raise it to run anyway",

@@ -311,6 +311,15 @@ check repro-coll-8B-under-1pc holds '$1 >= 0.999 && $2 < 1.01' "$(med 8 min)" "$
 check repro-coll-64KiB-slower holds '$1 > 1 && $2 > 1.1' "$(med 65536 min)" "$(med 65536 max)"
 check repro-coll-xgft-reduce-alone holds '$1 > 386570 * 0.999 && $1 < 386570 * 1.001' \
   "$(awk -F, '$1 == 144 && $(NF - 8) == "reduce" { print $(NF - 5) }' "$C/coll-xgft.csv" 2>&1)"
+# --- 004's latency against offered load (network-repro.sh --part torus and 002's Figure 10 from
+# point-to-point trees, --part xgft; issue #47 item 5): the 16x16 torus's links saturate at 0.5,
+# and at 0.45 its queues are long but stable: the replay must run (it stopped at 0.45 when the
+# pile-up guard was a fixed 8 messages per node) and the latency must rise with the load.
+X=$work/repro-torus/network
+RETIME=$retime "$(dirname "$0")/../scripts/network-repro.sh" "$X" --quick --part torus --part xgft >/dev/null 2>&1; rc=$?
+check repro-torus-xgft [ "$rc" -eq 0 ]
+check repro-torus-045 holds '$1 > $2' "$(awk -F, '$1 == 0.45 { print $4 }' "$X/torus.csv" 2>&1)" \
+  "$(awk -F, '$1 == 0.3 { print $4 }' "$X/torus.csv" 2>&1)"
 # the traced collective benchmark's own baseline (traces/collbench/README.md: apart from
 # traces/baseline.json, like team-shift/): the model alone, crossbar
 out=$("$retime" check "$traces/collbench" --baseline "$traces/collbench/baseline.json" 2>&1); rc=$?

@@ -369,6 +369,7 @@ struct rt__netrun {
     struct bg_src *bg_src;   /* ipp: per source */
     rt_time_ps bg_next;      /* the next injection time (INT64_MAX: none) */
     uint64_t bg_round, bg_sent, bg_done; /* background messages started, and arrived */
+    uint64_t bg_over;        /* on the wire when they last passed the pile-up mark (0: below it) */
     uint32_t *bg_perm;
     struct bg_ent *bg_heap;  /* ipp: every source by (its next message, index), the least first */
     int bg_dry;              /* rt_network_background_traffic: count messages, start no flows */
@@ -864,9 +865,15 @@ int rt__netrun_perturb_fire(struct rt__netrun *n, rt_time_ps t)
     uint32_t k = n->nbg;
     if (t != n->bg_next)
         return RT_OK;
-    if (n->bg_sent - n->bg_done > (uint64_t)RT_NET_BG_MAX_PER_NODE * k + RT_NET_BG_MAX_SLACK)
-        return RT_ERANGE; /* the links are overloaded: the pile grows without bound (checked when
-                             messages leave, the only times it grows) */
+    /* The links are overloaded when the pile grows without bound (network_internal.h; checked
+     * when messages leave, the only times it grows). */
+    uint64_t wire = n->bg_sent - n->bg_done, mark = (uint64_t)RT_NET_BG_MAX_PER_NODE * k + RT_NET_BG_MAX_SLACK;
+    if (wire <= mark)
+        n->bg_over = 0;
+    else if (!n->bg_over)
+        n->bg_over = wire;
+    else if (wire >= RT_NET_BG_GROWTH * n->bg_over)
+        return RT_ERANGE;
     if (b->pattern == PAT_IPP) {
         while (n->bg_heap[0].t == t) { /* the sources due now, by index */
             uint32_t i = n->bg_heap[0].i;

@@ -38,11 +38,14 @@ int rt__netrun_perturb_start(struct rt__netrun *n, uint64_t seed, uint64_t run);
 /* When the next background messages leave (INT64_MAX: none). */
 rt_time_ps rt__netrun_perturb_next(const struct rt__netrun *n);
 /* Starts the background messages due at @p t (= rt__netrun_perturb_next) as flows. */
-/* RT_ERANGE when more background messages are on the wire at once than
- * RT_NET_BG_MAX_PER_NODE per perturbing node (plus RT_NET_BG_MAX_SLACK): the other jobs offer
- * more than the links carry, and the replay's work would grow without bound. */
+/* RT_ERANGE when the background messages on the wire keep piling up: past RT_NET_BG_MAX_PER_NODE
+ * per perturbing node (plus RT_NET_BG_MAX_SLACK) they grew to RT_NET_BG_GROWTH times what they
+ * were when they passed it, without falling back below it in between. The other jobs then offer
+ * more than the links carry, and the replay's work would grow without bound. A busy but stable
+ * network (links near saturation: long queues that come and go) passes the mark and falls back. */
 #define RT_NET_BG_MAX_PER_NODE 8
 #define RT_NET_BG_MAX_SLACK 1000
+#define RT_NET_BG_GROWTH 4
 int rt__netrun_perturb_fire(struct rt__netrun *n, rt_time_ps t);
 /* Background messages on the wire now. */
 uint64_t rt__netrun_bg_on_wire(const struct rt__netrun *n);
