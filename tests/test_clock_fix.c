@@ -302,6 +302,12 @@ static void test_collectives(void)
         {"MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST, 1, {{900, 950}, {1000, 1100}, {1000, 1200}}},
         {"MPI_Reduce", OTF2_COLLECTIVE_OP_REDUCE, 2, {{1300, 1400}, {1500, 1600}, {1200, 1250}}},
         {"MPI_Scan", OTF2_COLLECTIVE_OP_SCAN, OTF2_UNDEFINED_UINT32, {{2000, 2100}, {1900, 1950}, {2050, 2070}}},
+        /* issue #47 item 7: a gather and a scatter skewed so that taking them as synchronising
+         * would move a member that has no cause, and a barrier whose last begin is the member's
+         * own (not a cause of its own end) */
+        {"MPI_Gather", OTF2_COLLECTIVE_OP_GATHER, 0, {{3000, 3050}, {3100, 3200}, {2900, 2950}}},
+        {"MPI_Scatter", OTF2_COLLECTIVE_OP_SCATTER, 2, {{3500, 3520}, {3600, 3650}, {3550, 3560}}},
+        {"MPI_Barrier", OTF2_COLLECTIVE_OP_BARRIER, OTF2_UNDEFINED_UINT32, {{5000, 5005}, {4000, 5100}, {4100, 5200}}},
     };
     for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
         for (uint32_t r = 0; r < 3; r++)
@@ -323,10 +329,16 @@ static void test_collectives(void)
     CHECK_EQ_INT(time_of(t, 1, 14), 2010); /* scan: r1 after r0's begin */
     CHECK_EQ_INT(time_of(t, 2, 14), 2070); /* r2 after r0 (2000) and r1 (1900): 2010 <= 2070 */
     CHECK_EQ_INT(time_of(t, 0, 14), 2100); /* r0: no cause */
-    CHECK_EQ_INT(rep.violations_before, 4);
+    CHECK_EQ_INT(time_of(t, 0, 18), 3110); /* gather root: after r1's begin (3100) */
+    CHECK_EQ_INT(time_of(t, 2, 18), 2950); /* a gather's non-root: no cause (synchronising: 3110) */
+    CHECK_EQ_INT(time_of(t, 0, 22), 3560); /* scatter non-root: after the root's begin (3550) */
+    CHECK_EQ_INT(time_of(t, 2, 22), 3560); /* the scatter root's end: no cause (synchronising: 3610) */
+    CHECK_EQ_INT(time_of(t, 0, 26), 5005); /* the barrier's last begin is r0's own: its end stays */
+    CHECK_EQ_INT(rep.violations_before, 6);
     CHECK_EQ_INT(rep.violations_after, 0);
-    /* barrier 3 ends + bcast 2 non-roots + reduce root + scan r1, r2 */
-    CHECK_EQ_INT(rep.constraints, 8);
+    /* barrier 3 ends + bcast 2 non-roots + reduce root + scan r1, r2 + gather root + scatter 2
+     * non-roots + barrier 3 ends */
+    CHECK_EQ_INT(rep.constraints, 14);
     rt_trace_close(t);
 }
 
