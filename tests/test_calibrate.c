@@ -161,6 +161,19 @@ int main(void)
     CHECK_NEAR(k.eager.beta_ns_per_byte, 4500.0 / 7000, 1e-9);
     CHECK_NEAR(k.eager.size[1].beta_ns_per_byte, 0.5, 1e-9);
     CHECK_EQ_INT(k.eager.why[0], 0);
+    /* the small-message bound (1024 B) is inclusive (issue #47 item 7): smallest size exactly 1024 B,
+     * T(8192) bent 1000 ns above the line: beta = (7096 - 2512) / 7168, alpha = T(1024) less beta
+     * times 1024 = 2512 - 654.857 = 1857.143 ns, nothing said; at 1025 B alpha is the intercept */
+    static const uint64_t at_bound[] = {1024, 1024, 1024, 8192, 8192, 8192};
+    CHECK_EQ_INT(trace(dir, sizeof dir, at_bound, bent + 3, NULL, 6), 0);
+    k = fit(dir);
+    CHECK_NEAR(k.eager.beta_ns_per_byte, 4584.0 / 7168, 1e-9);
+    CHECK_NEAR(k.eager.alpha_ns, 2512 - 4584.0 / 7168 * 1024, 1e-6);
+    CHECK_EQ_INT(k.eager.why[0], 0);
+    static const uint64_t past_bound[] = {1025, 1025, 1025, 8192, 8192, 8192};
+    CHECK_EQ_INT(trace(dir, sizeof dir, past_bound, bent + 3, NULL, 6), 0);
+    k = fit(dir);
+    CHECK_CONTAINS(k.eager.why, "no message of at most 1024 B: alpha is the line's intercept");
     /* no message of at most 1 KiB: alpha is the line's intercept, said */
     static const uint64_t big[] = {2000, 2000, 4000, 4000};
     CHECK_EQ_INT(trace(dir, sizeof dir, big, NULL, NULL, 4), 0);
