@@ -174,6 +174,31 @@ int main(void)
     CHECK_EQ_INT(trace(dir, sizeof dir, past_bound, bent + 3, NULL, 6), 0);
     k = fit(dir);
     CHECK_CONTAINS(k.eager.why, "no message of at most 1024 B: alpha is the line's intercept");
+    /* o_r's filter counts the message's bytes (issue #47 item 7): alpha 2000 ns, beta 0.5 ns/B from
+     * receivers that waited; then three 0-B sends taken 2500 ns later (after T(0) = 2000 ns: the data
+     * was there) in 250 ns, o_r samples, and three 1000-B sends taken 2200 ns later (before
+     * T(1000) = 2500 ns: it was not) in 900 ns, no samples. Without beta m in the filter they are,
+     * and o_r becomes 575 ns. */
+    {
+        snprintf(dir, sizeof dir, "%s/t%d", root, ntr++);
+        tb_builder *b = tb_create(dir, 2);
+        static const uint64_t net[] = {0, 1000, 2000, 4000, 0, 1000, 2000, 4000};
+        uint64_t t = 1000;
+        for (int i = 0; i < 8; i++, t += 100000) {
+            tb_call_send(b, 0, t, t + 100, "MPI_Send", 1, 7, net[i]);
+            tb_call_recv(b, 1, t - 10, t + 2000 + net[i] / 2, 0, 7, net[i]);
+        }
+        for (int i = 0; i < 6; i++, t += 100000) {
+            uint64_t m = i % 2 ? 1000 : 0, after = m ? 2200 : 2500, in_call = m ? 900 : 250;
+            tb_call_send(b, 0, t, t + 100, "MPI_Send", 1, 7, m);
+            tb_call_recv(b, 1, t + after, t + after + in_call, 0, 7, m);
+        }
+        CHECK_EQ_INT(tb_close(b), 0);
+        k = fit(dir);
+        CHECK_NEAR(k.eager.alpha_ns, 2000, 1e-6);
+        CHECK_EQ_INT(k.logp.o_r.samples, 3);
+        CHECK_NEAR(k.logp.o_r.ns, 250, 1e-9);
+    }
     /* no message of at most 1 KiB: alpha is the line's intercept, said */
     static const uint64_t big[] = {2000, 2000, 4000, 4000};
     CHECK_EQ_INT(trace(dir, sizeof dir, big, NULL, NULL, 4), 0);
