@@ -277,6 +277,16 @@ check work-perturb-estimate fails_with "(200 replay(s) of 2048 trace events, 868
     --perturb ratio=0.75,pattern=random-permutation,size=1KiB,interval=10us --runs 200 --max-work 1e8
 check work-os-noise-refused fails_with "2.89e+09 OS detours each over the trace's 361.9ms): more than --max-work 2e+09" \
     "$retime" replay "$T1" "${H[@]}" --os-noise periodic:period=1ns,duration=0.5ns
+# the chains' changes of state are work too (issue #47 item 1): bursts of 0.1 ns on 361.9 ms,
+# 2 x 1/0.1ns x 1/2 x 361.9e6 ns = 3.62e9 changes, refused at once (they ran out of memory after
+# 25 s); ipp sources that switch every us and send at 1e-300/us run as far as the replay (they
+# walked to a 46-day horizon: a hang), and chains of 1e308/us are refused (an infinite estimate)
+check work-burst-switches fails_with "about 3.62e+09 events of work (1 replay(s) of 2048 trace events, 0 background messages, 3.62e+09 burst or ipp state changes and 0 OS detours each over the trace's 361.9ms)" \
+    "$retime" replay "$T1" --alpha 2us --beta 0.1ns/B --net-burst mmpp:on=0.1ns,off=0.1ns,latency=2,bandwidth=0.5
+check work-ipp-rare-sender quiet_ok timeout 60 "$retime" replay "$T1" --alpha 2us --beta 0.1ns/B --topology torus:4x4x2 \
+    --perturb ratio=0.5,pattern=ipp,size=4KiB,rate=1e-300/us,sigma1=1/us,sigma2=1/us
+check work-ipp-infinite fails_with "about inf events of work" timeout 60 "$retime" replay "$T1" --alpha 2us --beta 0.1ns/B \
+    --topology torus:4x4x2 --perturb ratio=0.5,pattern=ipp,size=4KiB,rate=1/us,sigma1=1e308/us,sigma2=1e308/us
 check work-runs-multiply fails_with "(100 replay(s) of 2048 trace events, 0 background messages and 2.89e+07 OS detours" \
     "$retime" replay "$T1" "${H[@]}" --os-noise periodic:period=100ns,duration=10ns --runs 100
 check work-raised quiet_ok "$retime" replay "$T1" "${H[@]}" --os-noise periodic:period=100ns,duration=10ns --max-work 1e8

@@ -85,6 +85,9 @@ void rt_network_destroy(rt_network *net);
  * @p model_ns_per_byte stands in for an unset NIC bandwidth, as in a replay.
  */
 double rt_network_background_rate(const rt_network *net, double model_ns_per_byte, double *nic_load);
+/** The changes of state the ipp sources' chains make per ns, summed over the perturbing nodes
+ *  (0 for the other patterns): work the replay does besides the messages. */
+double rt_network_background_switch_rate(const rt_network *net);
 /**
  * How many background messages --perturb starts from time 0 to @p until_ps (ps, inclusive) in the
  * replay of @p seed and Monte Carlo run @p run (rt_replay_options' seed and run): the same draws as

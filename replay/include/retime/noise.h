@@ -111,6 +111,9 @@ int rt_burst_parse(const char *spec, rt_burst **out, rt_error *err);
 void rt_burst_free(rt_burst *b);
 /** Long-run share of time in the on state. */
 double rt_burst_on_share(const rt_burst *b);
+/** The changes of state its chains make per ns (one chain, or one per rank of @p ranks with
+ *  scope=rank): work the replay does, and 8 bytes of memory each (NULL: 0). */
+double rt_burst_switch_rate(const rt_burst *b, uint32_t ranks);
 
 /* ------------------------------------------------------------------ random streams */
 

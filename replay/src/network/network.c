@@ -333,6 +333,7 @@ struct bg_src {
     uint64_t rng;
     rt_time_ps sw, arrive; /* its next change of state; its next message while on */
     uint8_t on;
+    uint8_t walking;       /* its heap time is where its chain's walk goes on, not a message (ipp_next) */
 };
 
 struct rt__netrun {
@@ -676,17 +677,29 @@ static rt_time_ps draw_exp(uint64_t *st, double per_ps)
  * changes state past it: its times, each at most this plus one draw, stay below INT64_MAX. */
 #define BG_HORIZON_PS ((rt_time_ps)4000000000000000000LL)
 
+/* Changes of state an ipp source's chain takes in one go; past them its walk goes on at its next
+ * change, as an event of its own (struct bg_src.walking): a source that sends rarely and switches
+ * often (rate=1e-300/us, sigma1=sigma2=1/us) is walked as far as the replay goes, not to the
+ * horizon, and the work is the switches the estimate counts (rt_network_background_switch_rate). */
+#define BG_WALK 256
+
 /* Takes ipp source @p s's changes of state up to its next message and returns that message's time
- * (INT64_MAX: none before BG_HORIZON_PS). A source's draws come from its own stream only, so taking
- * its changes of state here, ahead of the other sources' events, draws exactly what taking each in
- * time order did: the chain's switches need no event of their own, and the heap holds messages
- * only (a third of the events at sigma1 = sigma2 = rate). */
+ * (INT64_MAX: none before BG_HORIZON_PS), or after BG_WALK of them the time its walk goes on
+ * (s->walking set). A source's draws come from its own stream only, so taking its changes of state
+ * here, ahead of the other sources' events, draws exactly what taking each in time order did: the
+ * chain's switches need no event of their own, and the heap holds messages (a third of the events
+ * at sigma1 = sigma2 = rate) and the walks of sources that switch far more often than they send. */
 static rt_time_ps ipp_next(const struct perturb *b, struct bg_src *s)
 {
-    while (!(s->on && s->arrive < s->sw)) { /* the chain changes state at s->sw */
+    s->walking = 0;
+    for (unsigned steps = 0; !(s->on && s->arrive < s->sw); steps++) { /* the chain changes state at s->sw */
         rt_time_ps t = s->sw;
         if (t >= BG_HORIZON_PS)
             return INT64_MAX;
+        if (steps == BG_WALK) {
+            s->walking = 1;
+            return t;
+        }
         s->on = !s->on;
         s->sw = t + draw_exp(&s->rng, s->on ? b->sigma1_per_ps : b->sigma2_per_ps);
         if (s->on)
@@ -878,9 +891,11 @@ int rt__netrun_perturb_fire(struct rt__netrun *n, rt_time_ps t)
         while (n->bg_heap[0].t == t) { /* the sources due now, by index */
             uint32_t i = n->bg_heap[0].i;
             struct bg_src *s = &n->bg_src[i];
-            if (bg_send(n, i, bg_other(&s->rng, k, i), t))
-                return RT_ENOMEM;
-            s->arrive = t + draw_exp(&s->rng, b->rate_per_ps);
+            if (!s->walking) { /* (a walk only goes on) */
+                if (bg_send(n, i, bg_other(&s->rng, k, i), t))
+                    return RT_ENOMEM;
+                s->arrive = t + draw_exp(&s->rng, b->rate_per_ps);
+            }
             n->bg_heap[0].t = ipp_next(b, s);
             bg_sift_down(n->bg_heap, k, 0);
         }
@@ -924,6 +939,18 @@ double rt_network_background_rate(const rt_network *net, double model_ns_per_byt
     /* the share of its NIC link's time each perturber's messages need: over 1, they pile up */
     *nic_load = per_node_per_ps * 1e3 * b->size * nic;
     return per_node_per_ps * 1e3 * b->count;
+}
+
+double rt_network_background_switch_rate(const rt_network *net)
+{
+    const struct perturb *b = &net->bg;
+    if (!b->on || !b->count || b->pattern != PAT_IPP)
+        return 0;
+    /* a two-state chain leaving on at sigma1 and off at sigma2 changes state 2 s1 s2 / (s1 + s2)
+     * times per unit of time */
+    double s1 = b->sigma1_per_ps, s2 = b->sigma2_per_ps, hi = s1 > s2 ? s1 : s2, lo = s1 > s2 ? s2 : s1;
+    double r = 2 * lo * (hi / (hi + lo)) * 1e3 * b->count; /* (no overflow before the last products) */
+    return isfinite(r) ? r : HUGE_VAL;
 }
 
 int rt_network_background_traffic(const rt_network *net, uint64_t seed, uint64_t run, int64_t until_ps,

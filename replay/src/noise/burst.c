@@ -92,6 +92,16 @@ double rt_burst_on_share(const rt_burst *b)
     return b->leave_off / (b->leave_on + b->leave_off);
 }
 
+double rt_burst_switch_rate(const rt_burst *b, uint32_t ranks)
+{
+    if (!b)
+        return 0;
+    /* 2 s1 s2 / (s1 + s2) per chain, one chain or one per rank */
+    double hi = b->leave_on > b->leave_off ? b->leave_on : b->leave_off, lo = b->leave_on > b->leave_off ? b->leave_off : b->leave_on;
+    double r = 2 * lo * (hi / (hi + lo)) * (b->per_rank ? (ranks ? ranks : 1) : 1);
+    return isfinite(r) ? r : HUGE_VAL;
+}
+
 /* ------------------------------------------------------------------ chains */
 
 int rt__burst_state_init(struct rt__burst_state *st, const rt_burst *b, uint64_t seed, uint64_t run, uint32_t ranks)
