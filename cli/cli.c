@@ -760,24 +760,37 @@ static int work_check(const struct model_cli *m, const struct rt_replay_options 
     rt_time_ns lo, hi;
     uint32_t lr, hr;
     rt_trace_time_range(t, &lo, &lr, &hi, &hr);
-    double span = lr == RT_NONE ? 0 : (double)(hi - lo), load = 0, bg = 0, switches = 0;
+    double span = lr == RT_NONE ? 0 : (double)(hi - lo), load = 0, bg = 0, switches = 0, links = 0;
+    double replays = m->replays ? (double)m->replays : 1, bound = m->max_work > 0 ? m->max_work : MAX_WORK_DEFAULT;
     if (m->network) {
         bg = span * rt_network_background_rate(m->network, model_per_byte_ns(&o->model), &load);
         switches = span * rt_network_background_switch_rate(m->network); /* ipp chains */
+        /* the links its messages' routes cross: a scattered mapping on a large mesh routes each
+         * over millions (counted up to the bound only) */
+        uint32_t longest, from, to;
+        links = rt_replay_route_links(t, m->network, bound / replays, &longest, &from, &to);
+        if (longest > RT_MAX_ROUTE_LINKS)
+            return cli_die("%s: rank %u's messages to rank %u cross %u links on %s, more than the %u a replay routes "
+                           "one message over (a mapping that scatters ranks over a large mesh or torus?)",
+                           rt_trace_path(t), from, to, longest, rt_network_describe(m->network),
+                           RT_MAX_ROUTE_LINKS);
     }
     /* bursty traffic's chains: each switch is kept (8 B) and drawn */
     switches += span * rt_burst_switch_rate(o->net_burst, rt_trace_ranks(t));
     double detours = span * rt_os_noise_detour_rate(o->os_noise, rt_trace_ranks(t));
     double bg_work = bg; /* (overloaded links: the replay stops once their pile is too high) */
-    double replays = m->replays ? (double)m->replays : 1, bound = m->max_work > 0 ? m->max_work : MAX_WORK_DEFAULT;
-    double work = replays * ((double)rt_trace_stats(t)->events + bg_work + switches + detours);
+    double work = replays * ((double)rt_trace_stats(t)->events + bg_work + switches + links + detours);
     char a[32], b[32], c[32], d[32], e[32], f[32];
     if (load > 1)
         fprintf(stderr, "retime: warning: --perturb: each perturbing node offers %.3gx what its NIC link carries: its "
                         "messages pile up on the wire (the replay stops when, past 8 per node, they grow 4x)\n", load);
-    char sw[64] = ""; /* said only when there are any: the line stays as it was without them */
+    char sw[128] = ""; /* said only when there are any: the line stays as it was without them */
+    if (links > 0)
+        snprintf(sw, sizeof sw, ", %s%s links of routes", links > bound / replays ? "over " : "",
+                 count_text(f, sizeof f, links));
     if (switches > 0)
-        snprintf(sw, sizeof sw, ", %s burst or ipp state changes", count_text(f, sizeof f, switches));
+        snprintf(sw + strlen(sw), sizeof sw - strlen(sw), ", %s burst or ipp state changes",
+                 count_text(f, sizeof f, switches));
     if (!(work <= bound)) /* (also an infinite estimate: rates of 1e308/us) */
         return cli_die("about %s events of work (%s replay(s) of %s trace events, %s background messages%s and %s OS "
                        "detours each over the trace's %s): more than --max-work %s; raise it to run anyway",

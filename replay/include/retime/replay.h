@@ -200,6 +200,18 @@ struct rt_replay_options {
     const rt_window *window;
 };
 
+/** The links the routes of trace @p t's point-to-point messages cross on @p net, summed (each route
+ *  as the topology gives it with no traffic; shared memory none): the replay's work on the
+ *  network, about one step per link and message. It stops counting once past @p limit; HUGE_VAL
+ *  when out of memory. The longest route met, in *@p longest links, from row *@p from to row
+ *  *@p to. (Collectives' messages are not counted: their algorithm decides them.) */
+double rt_replay_route_links(const rt_trace *t, const rt_network *net, double limit, uint32_t *longest,
+                             uint32_t *from, uint32_t *to);
+/** The most links a replay routes one message over: a flow holds its route, and every link it
+ *  meets costs memory, so routes of millions of links (a scattered mapping on a huge mesh) are
+ *  refused before the replay (machines' routes are tens of links; docs/topology.md). */
+#define RT_MAX_ROUTE_LINKS 65536u
+
 /** Whether @p o injects any noise (then runs with different rt_replay_options.run differ). */
 int rt_replay_options_noisy(const struct rt_replay_options *o);
 /** @p o without its noise: the noise-free replay that noisy runs are compared with. */
