@@ -75,7 +75,7 @@ set(RT_TEST_SECONDS
   mpi_vcoll                                        2     6
   mpi_vcoll_p2                                     2     5
   mpi_vcoll_p3                                     2     6
-  network                                        190   450
+  network                                        190   216
   other_producers                                 14    44
   outputs                                         12    32
   outputs_atomic                                   9    17
