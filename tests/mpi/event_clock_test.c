@@ -18,15 +18,33 @@ static double mono_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* Two sites of their own: the two branches of one if would be merged into one call. */
+/* Each site a function of its own, so that the sites differ by name where the build has no line
+ * information (Release); a store after each call keeps it a call (not a jump from the caller's
+ * frame) and the functions unlike (identical code folding would merge them). */
+static volatile int after;
+
+__attribute__((noinline)) static void barrier_a(void)
+{
+    MPI_Barrier(MPI_COMM_WORLD); /* SITE_A: 7 calls in a row */
+    after = 1;
+}
+
 __attribute__((noinline)) static void barrier_b(void)
 {
     MPI_Barrier(MPI_COMM_WORLD); /* SITE_B: 4 calls, between SITE_C's */
+    after = 2;
 }
 
 __attribute__((noinline)) static void barrier_c(void)
 {
     MPI_Barrier(MPI_COMM_WORLD); /* SITE_C: 8 calls */
+    after = 3;
+}
+
+__attribute__((noinline)) static void barrier_d(void)
+{
+    MPI_Barrier(MPI_COMM_WORLD); /* SITE_D: 1 call, after SITE_C */
+    after = 4;
 }
 
 int main(int argc, char **argv)
@@ -35,7 +53,7 @@ int main(int argc, char **argv)
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (int i = 0; i < 7; i++)
-        MPI_Barrier(MPI_COMM_WORLD); /* SITE_A: 7 calls in a row */
+        barrier_a();
     for (int i = 0; i < 12; i++) {
         if (i % 3 == 0)
             barrier_b();
@@ -48,7 +66,7 @@ int main(int argc, char **argv)
     nanosleep(&d, NULL);
     double t1 = mono_ns();
     rt_region_end();
-    MPI_Barrier(MPI_COMM_WORLD); /* SITE_D: 1 call, after SITE_C */
+    barrier_d();
     printf("rank %d slept_ns %.0f\n", rank, t1 - t0);
     if (rank == 0)
         printf("event_clock_test: ok\n");
