@@ -31,22 +31,22 @@ rank_end() { grep "^rank,$2," <<<"$1" | cut -d, -f5; } # predicted end of rank $
 # 4000: alpha + 2 m beta, ends 5000 and 5000, on crossbar-flow and on the crossbar (whose shared
 # injection is crossbar-flow's).
 T=$work/net-two-isends
-for topo in crossbar crossbar-flow; do
-  out=$("$retime" replay "$T" "${H[@]}" --topology $topo --format csv)
-  check "$topo-in-order" same "$(rank_end "$out" 1) $(rank_end "$out" 2)" "4000 6000"
-  out=$("$retime" replay "$T" "${HS[@]}" --topology $topo --format csv)
-  check "$topo-shared" same "$(rank_end "$out" 1) $(rank_end "$out" 2)" "5000 5000"
-done
+# disciplines TRACE NAME IN_ORDER SHARED: ranks 1 and 2's ends on both crossbars, in order and shared
+disciplines() {
+  local topo out
+  for topo in crossbar crossbar-flow; do
+    out=$("$retime" replay "$1" "${H[@]}" --topology $topo --format csv)
+    check "$2$topo-in-order" same "$(rank_end "$out" 1) $(rank_end "$out" 2)" "$3"
+    out=$("$retime" replay "$1" "${HS[@]}" --topology $topo --format csv)
+    check "$2$topo-shared" same "$(rank_end "$out" 1) $(rank_end "$out" 2)" "$4"
+  done
+}
+disciplines "$T" "" "4000 6000" "5000 5000"
 # net-fast in order: rank 0's a = 0 -> 1 from 1000 (arrives 3000) and then b = 0 -> 2 (3000, arrives
 # 5000); rank 2's receive port takes c = 3 -> 2 at 3000, d = 4 -> 2 (also in at 3000) one gap
 # (2000) later at 5000, and b at 7000: ends 4000 and 8000, on both. Shared: the max-min answer
 # (4500 and 6000, derived at "contention models" below).
-for topo in crossbar crossbar-flow; do
-  out=$("$retime" replay "$work/net-fast" "${H[@]}" --topology $topo --format csv)
-  check "net-fast-$topo-in-order" same "$(rank_end "$out" 1) $(rank_end "$out" 2)" "4000 8000"
-  out=$("$retime" replay "$work/net-fast" "${HS[@]}" --topology $topo --format csv)
-  check "net-fast-$topo-shared" same "$(rank_end "$out" 1) $(rank_end "$out" 2)" "4500 6000"
-done
+disciplines "$work/net-fast" net-fast- "4000 8000" "4500 6000"
 # the header says which discipline a network replay took
 check injection-said has "$("$retime" replay "$T" "${H[@]}" --topology crossbar-flow)" "injection=in-order"
 check injection-said-json has "$("$retime" replay "$T" "${HS[@]}" --format json)" '"injection": "shared"'
