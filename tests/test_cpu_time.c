@@ -6,7 +6,8 @@
  * ranks where the sender's lost time moves the receiver's end. Property over random one-rank
  * traces: the CPU-time replay ends exactly the lost time earlier than the wall-time one, and the
  * time counted as waiting for a CPU is that lost time. A trace without the attribute replays the
- * same under RT_COMPUTE_CPU as under RT_COMPUTE_WALL.
+ * same under RT_COMPUTE_CPU as under RT_COMPUTE_WALL. The tracer's own time outside MPI calls
+ * (BufferFlush records) is taken out of compute under both, never making an interval negative.
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <stdlib.h>
@@ -279,6 +280,67 @@ static void test_random(unsigned seed)
     rt_trace_close(tr);
 }
 
+/* The tracer's own time (a BufferFlush record outside MPI calls: retime-trace's drain of its
+ * event log) is taken out of compute, with the wall time and with the CPU time. Rank 0 of
+ * test_two_ranks's run, without CPU readings, flushed 2000-5000 before its MPI_Send at 10000:
+ * its compute to the send is 7000, the message arrives at 8000 (Hockney alpha 1000), rank 1 ends
+ * 100 ns later: 8100 ns by either compute (no readings: the same). Without the flush: 11100. */
+static void test_flush_taken_out(void)
+{
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 2);
+    tb_enter(b, 0, 0, "main");
+    tb_buffer_flush(b, 0, 2000, 5000);
+    tb_call_send(b, 0, 10000, 10100, "MPI_Send", 1, 0, 8);
+    tb_leave(b, 0, 10200, "main");
+    tb_enter(b, 1, 0, "main");
+    tb_call_recv(b, 1, 100, 12000, 0, 0, 8);
+    tb_leave(b, 1, 12100, "main");
+    CHECK_EQ_INT(tb_close(b), 0);
+    rt_trace *t = open_trace(dir);
+    if (!t)
+        return;
+    CHECK_EQ_INT(end_ps(t, RT_COMPUTE_WALL, 1), 8100000);
+    CHECK_EQ_INT(end_ps(t, RT_COMPUTE_CPU, 1), 8100000);
+    rt_trace_close(t);
+}
+
+/* A flush and CPU readings on one rank. main from 0 (CPU 0), a flush 1000-4000 (the tracer ran:
+ * its 3000 ns are CPU time), "work" entered at 10000 (CPU 8000: of the 10000 ns, 3000 the
+ * tracer's, 5000 the program's, 2000 not run), left at 12000 (CPU 10000), main left at 13000
+ * (CPU 11000). Wall: 13000 - 3000 = 10000. CPU: less the 2000 not run too: 8000; 2000 waited.
+ * With @p deschedule, the flush is 1000-9000 and "work" is entered at 10000 with CPU 500 (the
+ * flush itself did not run): 9500 ns not run by then, but the gap before it holds only 2000
+ * outside the flush, so 2000 is placed there (no compute interval is ever negative) and the
+ * rest (7500) at the next reading, 20000 (CPU 10500, main left then). Wall: 20000 - 8000 =
+ * 12000; CPU: 12000 - 9500 = 2500 (the flush's own wait counted again: its CPU time is not
+ * known). */
+static void test_flush_and_cpu(int deschedule)
+{
+    char dir[300];
+    tb_builder *b = new_trace(dir, sizeof dir, 1);
+    tb_cpu(b, 0, 0);
+    tb_enter(b, 0, 0, "main");
+    tb_buffer_flush(b, 0, 1000, deschedule ? 9000 : 4000);
+    tb_cpu(b, 0, deschedule ? 500 : 8000);
+    tb_enter(b, 0, 10000, "work");
+    tb_cpu(b, 0, deschedule ? 10500 : 10000);
+    tb_leave(b, 0, deschedule ? 20000 : 12000, "work");
+    if (!deschedule)
+        tb_cpu(b, 0, 11000);
+    tb_leave(b, 0, deschedule ? 20000 : 13000, "main");
+    CHECK_EQ_INT(tb_close(b), 0);
+    rt_trace *t = open_trace(dir);
+    if (!t)
+        return;
+    rt_time_ns wall = -1, waited = -1;
+    rt_trace_compute_time(t, 0, &wall, &waited);
+    CHECK_EQ_INT(waited, deschedule ? 9500 : 2000);
+    CHECK_EQ_INT(end_ps(t, RT_COMPUTE_WALL, 0), deschedule ? 12000000 : 10000000);
+    CHECK_EQ_INT(end_ps(t, RT_COMPUTE_CPU, 0), deschedule ? 2500000 : 8000000);
+    rt_trace_close(t);
+}
+
 int main(void)
 {
     snprintf(tmp_root, sizeof tmp_root, "/tmp/retime-test-cpu-time-XXXXXX");
@@ -291,6 +353,9 @@ int main(void)
     test_lost_in_call();
     test_lost_in_init();
     test_without();
+    test_flush_taken_out();
+    test_flush_and_cpu(0);
+    test_flush_and_cpu(1);
     for (unsigned seed = 1; seed <= 40 && !rt_test_failures; seed++)
         test_random(seed);
     char cmd[300];

@@ -41,6 +41,7 @@ set(RT_TEST_SECONDS
   mpi_linked_shift3d_isend                         2     7
   mpi_nbcoll                                       2     9
   mpi_requests                                     5    15
+  mpi_requests_small_log                           5    15
   mpi_event_clock                                  10   30
   mpi_overhead_smoke                               10   30
   mpi_clock_offsets                               30    60

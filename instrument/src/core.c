@@ -66,7 +66,7 @@ void rt__warn(const char *fmt, ...)
  * the archive. The failure is reported in one line: rank 0 prints its own at once; the other
  * ranks' failures reach rank 0 at MPI_Finalize, which prints one line for all of them (unless
  * it printed its own), so that a full disk does not print one line per rank. */
-static int rt__ok = 1;          /* This rank's part of the archive is intact. */
+RT_HIDDEN int rt__ok = 1;       /* This rank's part of the archive is intact. */
 static int rt__fail_code;       /* What stopped it (see RT_ERRNO_BASE). */
 static char rt__fail_what[64];  /* The operation that failed, for non-I/O failures. */
 static int rt__fail_printed;
@@ -239,7 +239,7 @@ static void rt__release_reservation(void)
 
 /* --- OTF2 buffer management --------------------------------------------------------------- */
 
-static uint64_t rt__mem_used, rt__mem_budget;
+static uint64_t rt__mem_used, rt__mem_budget, rt__log_words;
 /* RETIME_TRACE_TEST_MERGE_DELAY's wait for this rank before the merge lock, in ms (0: none). */
 static unsigned rt__merge_delay_ms;
 
@@ -265,7 +265,10 @@ static OTF2_TimeStamp rt__post_flush(void *user, OTF2_FileType type, OTF2_Locati
     (void)user, (void)loc;
     if (type == OTF2_FILETYPE_EVENTS)
         rt__flushed_once = 1;
-    return rt__now();
+    /* Inside a drain of the event log the records still to come are stamped earlier than now:
+     * the flush ends at the last record encoded (evlog.c writes the drain's own span). */
+    uint64_t t;
+    return rt__evlog_time(&t) ? t : rt__now();
 }
 
 static OTF2_FlushCallbacks rt__flush_callbacks = {rt__pre_flush, rt__post_flush};
@@ -330,7 +333,9 @@ void rt__enter(int region, uint64_t t, void *ret)
     if (!rt__g.active)
         return;
     rt__g.in_tracer = 1;
-    OTF2_AttributeList *attrs = NULL;
+    unsigned flags = 0;
+    uint64_t v[2];
+    int nv = 0;
     if (ret && rt__g.callsite_mode) {
         /* Only a change of the region's call site is written (RETIME::CALLSITE_REPEATS): an MPI
          * call made again from where it was made last costs no attribute, the dearest part of a
@@ -338,18 +343,17 @@ void rt__enter(int region, uint64_t t, void *ret)
         uint32_t cc = rt__g.callsite_mode == 1 && ret == rt__g.last_return[region]
                           ? rt__g.last_callsite[region] : rt__callsite_id(ret);
         if (cc != rt__g.last_callsite[region]) {
-            if (OTF2_AttributeList_AddCallingContextRef(rt__g.attrs, RT_ATTR_CALLSITE, cc) != OTF2_SUCCESS)
-                ret = NULL; /* not written: the next call tries again */
-            else {
-                rt__g.last_callsite[region] = cc;
-                attrs = rt__g.attrs;
-            }
+            rt__g.last_callsite[region] = cc;
+            flags |= RT_EVF_CALLSITE;
+            v[nv++] = cc;
         }
         rt__g.last_return[region] = ret;
     }
-    if (rt__cpu_due(t) && rt__cpu_attr(rt__g.attrs, t))
-        attrs = rt__g.attrs;
-    rt__check(OTF2_EvtWriter_Enter(rt__g.evt, attrs, t, (OTF2_RegionRef)region), "Enter");
+    if (rt__cpu_due(t) && rt__cpu_read(t, &v[nv]))
+        flags |= RT_EVF_CPU, nv++;
+    uint64_t *p = rt__evlog_put(t, RT_EV_ENTER, flags, (uint32_t)region, (unsigned)nv);
+    for (int i = 0; i < nv; i++)
+        p[i] = v[i];
     rt__g.cur_mpi_region = region;
     rt__out();
 }
@@ -359,9 +363,13 @@ void rt__leave(int region, uint64_t t)
     if (!rt__g.active)
         return;
     rt__g.in_tracer = 1;
-    OTF2_AttributeList *attrs = rt__cpu_due(t) && rt__cpu_attr(rt__g.attrs, t) ? rt__g.attrs : NULL;
-    rt__check(OTF2_EvtWriter_Leave(rt__g.evt, attrs, t, (OTF2_RegionRef)region), "Leave");
+    uint64_t cpu;
+    if (rt__cpu_due(t) && rt__cpu_read(t, &cpu))
+        *rt__evlog_put(t, RT_EV_LEAVE, RT_EVF_CPU, (uint32_t)region, 1) = cpu;
+    else
+        rt__evlog_put(t, RT_EV_LEAVE, 0, (uint32_t)region, 0);
     rt__g.cur_mpi_region = -1;
+    rt__evlog_after_call();
     rt__out();
 }
 
@@ -470,9 +478,9 @@ static int rt__choose_dir(char *dir, size_t cap)
  * program ignores stays ignored: no handler is installed for it.
  *
  * The save is best effort, as in Score-P: OTF2, malloc and stdio are not async-signal-safe.
- *   - A signal that arrives while the tracer is inside an OTF2 record call (in_tracer == 1) is
- *     held until that call returns (rt__out), so the buffers are consistent when they are
- *     written. A second signal while one is held is passed on at once.
+ *   - A signal that arrives while the tracer records an event or drains its event log
+ *     (in_tracer == 1) is held until that is done (rt__out), so the log and the buffers are
+ *     consistent when they are written. A second signal while one is held is passed on at once.
  *   - A signal that arrives elsewhere (the usual case: a rank blocked in MPI, or computing) is
  *     handled in the handler. If it interrupted malloc, the save can deadlock on malloc's lock;
  *     an alarm(20) then ends the process (by SIGALRM, not by the original signal).
@@ -602,12 +610,21 @@ static void rt__read_env(void)
         rt__g.cpu_every = (uint64_t)atol(cpu) * 1000u;
     const char *mb = getenv("RETIME_TRACE_BUFFER_MB");
     long v = mb ? strtol(mb, NULL, 10) : 0;
-    rt__mem_budget = (uint64_t)(v > 0 && v <= 1L << 20 ? v : 16) << 20;
-    if (rt__mem_budget < 2u * RT_EVT_CHUNK) /* at least two event chunks */
+    uint64_t total = (uint64_t)(v > 0 && v <= 1L << 20 ? v : 16) << 20;
+    /* Half of it holds the event log (evlog.h: records as words, about 17 bytes per call), half
+     * OTF2's encoded chunks, at least two of them. */
+    rt__log_words = total / 2 / sizeof(uint64_t);
+    rt__mem_budget = total - total / 2;
+    if (rt__mem_budget < 2u * RT_EVT_CHUNK)
         rt__mem_budget = 2u * RT_EVT_CHUNK;
     /* For tests only: RANK:MS makes that rank wait before it takes the merge lock, so that the
      * other ranks' saves come first in a chosen order (tests/mpi/save_order.sh). */
     const char *delay = getenv("RETIME_TRACE_TEST_MERGE_DELAY");
+    /* For tests only: a log of this many words, so that it drains within calls too
+     * (tests/mpi/requests.sh). */
+    const char *words = getenv("RETIME_TRACE_TEST_LOG_WORDS");
+    if (words && atol(words) > 0)
+        rt__log_words = (uint64_t)atol(words);
     char *end = NULL;
     long who = delay ? strtol(delay, &end, 10) : -1;
     long ms = end && *end == ':' ? strtol(end + 1, NULL, 10) : 0;
@@ -669,7 +686,7 @@ void rt__init(uint64_t t_enter, int region, void *ret)
     if (e == OTF2_SUCCESS) {
         rt__g.evt = OTF2_Archive_GetEvtWriter(rt__g.archive, (OTF2_LocationRef)rt__g.rank);
         rt__g.attrs = OTF2_AttributeList_New();
-        if (!rt__g.evt || !rt__g.attrs)
+        if (!rt__g.evt || !rt__g.attrs || rt__evlog_init(rt__log_words) != 0)
             rt__fail("creating the event writer", OTF2_ERROR_MEM_ALLOC_FAILED);
     }
 
@@ -708,6 +725,7 @@ void rt__init(uint64_t t_enter, int region, void *ret)
 static void rt__close_local(uint64_t *nevents)
 {
     *nevents = 0;
+    rt__evlog_drain(0); /* what the log still holds */
     if (rt__ok && rt__g.evt) {
         rt__check(OTF2_EvtWriter_GetNumberOfEvents(rt__g.evt, nevents), "counting events");
         rt__otf2_err = OTF2_SUCCESS;
@@ -775,13 +793,13 @@ void rt__finalize(uint64_t t_enter)
     rt__event_clock_finish(rt__g.node);
     if (rt__g.active) {
         uint64_t t = rt__now();
+        rt__g.in_tracer = 1;
         while (rt__g.region_depth > 0) {
             uint32_t id = rt__g.region_stack[--rt__g.region_depth];
             if (id != UINT32_MAX)
-                rt__check(OTF2_EvtWriter_Leave(rt__g.evt, NULL, t, id), "Leave");
+                rt__evlog_put(t, RT_EV_LEAVE, 0, id, 0);
         }
-        rt__g.in_tracer = 1;
-        rt__check(OTF2_EvtWriter_Leave(rt__g.evt, NULL, t, RT_R_Finalize), "Leave");
+        rt__evlog_put(t, RT_EV_LEAVE, 0, RT_R_Finalize, 0);
         rt__out(); /* A signal held meanwhile saves the trace through the emergency path. */
     }
     rt__g.active = 0;
@@ -790,6 +808,7 @@ void rt__finalize(uint64_t t_enter)
     if (!rt__g.finished) {
         rt__g.finished = 1;
         rt__close_local(&nevents);
+        rt__evlog_free(); /* (the emergency path, in a signal handler, leaves it to the exit) */
     } else {
         char path[4400];
         snprintf(path, sizeof path, "%s/traces/%d.rtdefs", rt__g.dir, rt__g.rank);
@@ -1105,12 +1124,11 @@ void rt__emergency(const char *why, int wait_for_peers)
         /* Close what is open so that every Enter has its Leave; readers rely on the nesting. */
         uint64_t t = rt__now();
         if (rt__g.cur_mpi_region >= 0)
-            rt__check(OTF2_EvtWriter_Leave(rt__g.evt, NULL, t, (OTF2_RegionRef)rt__g.cur_mpi_region),
-                      "Leave");
+            rt__evlog_put(t, RT_EV_LEAVE, 0, (uint32_t)rt__g.cur_mpi_region, 0);
         while (rt__g.active && rt__g.region_depth > 0) {
             uint32_t id = rt__g.region_stack[--rt__g.region_depth];
             if (id != UINT32_MAX)
-                rt__check(OTF2_EvtWriter_Leave(rt__g.evt, NULL, t, id), "Leave");
+                rt__evlog_put(t, RT_EV_LEAVE, 0, id, 0);
         }
     }
     rt__g.active = 0;
@@ -1199,9 +1217,11 @@ RT_EXPORT void rt_region_begin(const char *name)
     if (id == UINT32_MAX)
         return;
     rt__g.in_tracer = 1;
-    uint64_t t = rt__now();
-    OTF2_AttributeList *attrs = rt__cpu_due(t) && rt__cpu_attr(rt__g.attrs, t) ? rt__g.attrs : NULL;
-    rt__check(OTF2_EvtWriter_Enter(rt__g.evt, attrs, t, id), "Enter");
+    uint64_t t = rt__now(), cpu;
+    if (rt__cpu_due(t) && rt__cpu_read(t, &cpu))
+        *rt__evlog_put(t, RT_EV_ENTER, RT_EVF_CPU, id, 1) = cpu;
+    else
+        rt__evlog_put(t, RT_EV_ENTER, 0, id, 0);
     rt__out();
 }
 
@@ -1213,8 +1233,11 @@ RT_EXPORT void rt_region_end(void)
     if (id == UINT32_MAX)
         return;
     rt__g.in_tracer = 1;
-    uint64_t t = rt__now();
-    OTF2_AttributeList *attrs = rt__cpu_due(t) && rt__cpu_attr(rt__g.attrs, t) ? rt__g.attrs : NULL;
-    rt__check(OTF2_EvtWriter_Leave(rt__g.evt, attrs, t, id), "Leave");
+    uint64_t t = rt__now(), cpu;
+    if (rt__cpu_due(t) && rt__cpu_read(t, &cpu))
+        *rt__evlog_put(t, RT_EV_LEAVE, RT_EVF_CPU, id, 1) = cpu;
+    else
+        rt__evlog_put(t, RT_EV_LEAVE, 0, id, 0);
+    rt__evlog_after_call();
     rt__out();
 }

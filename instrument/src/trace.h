@@ -15,6 +15,8 @@
 #define RT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+#include "evlog.h"
+
 /* Every wrapped MPI function: X(name, OTF2 region role). The order fixes the region ids 0..N-1,
  * which are the same on every rank, so MPI events need no unification. */
 #define RT_MPI_REGIONS(X)                                                                         \
@@ -82,7 +84,8 @@ struct rt__comm_def {
 struct rt__state {
     volatile int active;      /* Events are recorded. */
     int opened;               /* This rank's archive was opened (finalize protocol runs). */
-    /* 1: inside one OTF2 record call; a SIGTERM/SIGINT is held until it returns (rt__out).
+    /* 1: recording an event (evlog.h) or draining the log; a SIGTERM/SIGINT is held until it
+     * is done (rt__out).
      * 2: finalize or the emergency path is running; a signal is passed on at once. */
     volatile sig_atomic_t in_tracer;
     volatile sig_atomic_t pending_sig; /* Signal held while in_tracer was 1. */
@@ -203,8 +206,8 @@ static inline int rt__cpu_due(uint64_t t)
 {
     return rt__g.cpu_on && t - rt__g.cpu_last >= rt__g.cpu_every;
 }
-/** Adds this rank's thread CPU time to @p attrs (an event rt__cpu_due); returns 1 if it did. */
-RT_HIDDEN int rt__cpu_attr(OTF2_AttributeList *attrs, uint64_t t);
+/** This rank's thread CPU time in *cpu, for an event at @p t that is rt__cpu_due; 1 if read. */
+RT_HIDDEN int rt__cpu_read(uint64_t t, uint64_t *cpu);
 
 /** Attribute ids of the tracer's global definitions (defs.c). */
 #define RT_ATTR_CALLSITE 0u
@@ -295,6 +298,10 @@ RT_HIDDEN int rt__defs_write(OTF2_Archive *a, int world_size, const unsigned cha
 RT_HIDDEN void rt__enter(int region, uint64_t t, void *ret);
 RT_HIDDEN void rt__leave(int region, uint64_t t);
 RT_HIDDEN void rt__check(OTF2_ErrorCode err, const char *what);
+/** This rank's part of the archive is intact: no write failed (core.c). */
+RT_HIDDEN extern int rt__ok;
+/** While the event log drains: 1, and *t the time of the record being encoded (evlog.c). */
+RT_HIDDEN int rt__evlog_time(uint64_t *t);
 /** Peer rank @p peer of @p comm as written in events: within the comm when the comm is known,
  * else translated to MPI_COMM_WORLD (and *id becomes the world comm). */
 RT_HIDDEN uint32_t rt__peer(MPI_Comm comm, int peer, uint32_t *id);

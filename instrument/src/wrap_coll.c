@@ -29,7 +29,7 @@ static void rt__coll_begin(int region, void *ret)
     if (!rt__g.active)
         return;
     rt__g.in_tracer = 1;
-    rt__check(OTF2_EvtWriter_MpiCollectiveBegin(rt__g.evt, NULL, t), "MpiCollectiveBegin");
+    rt__evlog_put(t, RT_EV_COLL_BEGIN, 0, 0, 0);
     rt__out();
 }
 
@@ -40,11 +40,10 @@ static void rt__coll_end(int region, OTF2_CollectiveOp op, MPI_Comm comm, int ro
     if (rt__g.active) {
         uint32_t cid, r = rt__coll_ids(comm, root, &cid);
         rt__g.in_tracer = 1;
-        OTF2_AttributeList *attrs = NULL;
-        if (b.in_place && OTF2_AttributeList_AddUint8(rt__g.attrs, RT_ATTR_IN_PLACE, 1) == OTF2_SUCCESS)
-            attrs = rt__g.attrs;
-        rt__check(OTF2_EvtWriter_MpiCollectiveEnd(rt__g.evt, attrs, t, op, cid, r, b.sent, b.received),
-                  "MpiCollectiveEnd");
+        uint64_t *p = rt__evlog_put(t, RT_EV_COLL_END, b.in_place ? RT_EVF_IN_PLACE : 0, (uint32_t)op, 3);
+        p[0] = cid | (uint64_t)r << 32;
+        p[1] = b.sent;
+        p[2] = b.received;
         rt__out();
     }
     rt__leave(region, t);
@@ -64,7 +63,7 @@ static uint64_t rt__icoll_begin(int region, void *ret)
         return 0;
     id = rt__g.next_request_id++;
     rt__g.in_tracer = 1;
-    rt__check(OTF2_EvtWriter_NonBlockingCollectiveRequest(rt__g.evt, NULL, t, id), "NonBlockingCollectiveRequest");
+    *rt__evlog_put(t, RT_EV_NBC_REQUEST, 0, 0, 1) = id;
     rt__out();
     return id;
 }

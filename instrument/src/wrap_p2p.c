@@ -16,8 +16,9 @@ static void rt__rec_send(uint64_t t, MPI_Comm comm, int dest, int tag, uint64_t 
         return;
     uint32_t cid, peer = rt__peer(comm, dest, &cid);
     rt__g.in_tracer = 1;
-    rt__check(OTF2_EvtWriter_MpiSend(rt__g.evt, NULL, t, peer, cid, (uint32_t)tag, bytes),
-              "MpiSend");
+    uint64_t *p = rt__evlog_put(t, RT_EV_SEND, 0, peer, 2);
+    p[0] = cid | (uint64_t)(uint32_t)tag << 32;
+    p[1] = bytes;
     rt__out();
 }
 
@@ -29,9 +30,9 @@ static void rt__rec_recv(uint64_t t, MPI_Comm comm, const MPI_Status *st)
     PMPI_Get_count(st, MPI_BYTE, &n);
     uint32_t cid, peer = rt__peer(comm, st->MPI_SOURCE, &cid);
     rt__g.in_tracer = 1;
-    rt__check(OTF2_EvtWriter_MpiRecv(rt__g.evt, NULL, t, peer, cid, (uint32_t)st->MPI_TAG,
-                                     n == MPI_UNDEFINED ? 0 : (uint64_t)n),
-              "MpiRecv");
+    uint64_t *p = rt__evlog_put(t, RT_EV_RECV, 0, peer, 2);
+    p[0] = cid | (uint64_t)(uint32_t)st->MPI_TAG << 32;
+    p[1] = n == MPI_UNDEFINED ? 0 : (uint64_t)n;
     rt__out();
 }
 
@@ -45,28 +46,28 @@ static void rt__completed(MPI_Request handle, const MPI_Request *slot, const MPI
         return;
     rt__g.in_tracer = 1;
     if (q.kind == RT_REQ_SEND) {
-        rt__check(OTF2_EvtWriter_MpiIsendComplete(rt__g.evt, NULL, t, q.id), "MpiIsendComplete");
+        *rt__evlog_put(t, RT_EV_ISEND_COMPLETE, 0, 0, 1) = q.id;
     } else if (q.kind == RT_REQ_COLL) { /* a non-blocking collective (wrap_coll.c) */
-        OTF2_AttributeList *attrs = NULL;
-        if (q.in_place && OTF2_AttributeList_AddUint8(rt__g.attrs, RT_ATTR_IN_PLACE, 1) == OTF2_SUCCESS)
-            attrs = rt__g.attrs;
-        rt__check(OTF2_EvtWriter_NonBlockingCollectiveComplete(rt__g.evt, attrs, t, (OTF2_CollectiveOp)q.op, q.comm,
-                                                               q.root, q.sent, q.received, q.id),
-                  "NonBlockingCollectiveComplete");
+        uint64_t *p = rt__evlog_put(t, RT_EV_NBC_COMPLETE, q.in_place ? RT_EVF_IN_PLACE : 0,
+                                    (uint32_t)q.op, 4);
+        p[0] = q.comm | (uint64_t)q.root << 32;
+        p[1] = q.sent;
+        p[2] = q.received;
+        p[3] = q.id;
     } else {
         int cancelled = 0, n = 0;
         PMPI_Test_cancelled(st, &cancelled);
         if (cancelled) {
-            rt__check(OTF2_EvtWriter_MpiRequestCancelled(rt__g.evt, NULL, t, q.id),
-                      "MpiRequestCancelled");
+            *rt__evlog_put(t, RT_EV_REQUEST_CANCELLED, 0, 0, 1) = q.id;
         } else {
             PMPI_Get_count(st, MPI_BYTE, &n);
             uint32_t cid = q.comm, peer = (uint32_t)st->MPI_SOURCE;
             if (q.comm == RT_COMM_UNKNOWN)
                 peer = rt__peer(q.comm_handle, st->MPI_SOURCE, &cid);
-            rt__check(OTF2_EvtWriter_MpiIrecv(rt__g.evt, NULL, t, peer, cid, (uint32_t)st->MPI_TAG,
-                                              n == MPI_UNDEFINED ? 0 : (uint64_t)n, q.id),
-                      "MpiIrecv");
+            uint64_t *p = rt__evlog_put(t, RT_EV_IRECV, 0, peer, 3);
+            p[0] = cid | (uint64_t)(uint32_t)st->MPI_TAG << 32;
+            p[1] = n == MPI_UNDEFINED ? 0 : (uint64_t)n;
+            p[2] = q.id;
         }
     }
     rt__out();
@@ -126,9 +127,10 @@ RT_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int 
             id = rt__g.next_request_id++;                                                         \
             uint32_t peer = rt__peer(comm, dest, &cid);                                           \
             rt__g.in_tracer = 1;                                                                  \
-            rt__check(OTF2_EvtWriter_MpiIsend(rt__g.evt, NULL, t, peer, cid, (uint32_t)tag,       \
-                                              rt__bytes(type, count), id),                        \
-                      "MpiIsend");                                                                \
+            uint64_t *p = rt__evlog_put(t, RT_EV_ISEND, 0, peer, 3);                               \
+            p[0] = cid | (uint64_t)(uint32_t)tag << 32;                                           \
+            p[1] = rt__bytes(type, count);                                                        \
+            p[2] = id;                                                                            \
             rt__out();                                                                            \
         }                                                                                         \
         int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                             \
@@ -153,7 +155,7 @@ RT_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int
     if (source != MPI_PROC_NULL && rt__g.active) {
         id = rt__g.next_request_id++;
         rt__g.in_tracer = 1;
-        rt__check(OTF2_EvtWriter_MpiIrecvRequest(rt__g.evt, NULL, t, id), "MpiIrecvRequest");
+        *rt__evlog_put(t, RT_EV_IRECV_REQUEST, 0, 0, 1) = id;
         rt__out();
     }
     int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
@@ -199,7 +201,7 @@ RT_EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
             rt__completed(h, req, status, t);
         else if (rt__req_find(h, req, &q) == 0 && rt__g.active) {
             rt__g.in_tracer = 1;
-            rt__check(OTF2_EvtWriter_MpiRequestTest(rt__g.evt, NULL, t, q.id), "MpiRequestTest");
+            *rt__evlog_put(t, RT_EV_REQUEST_TEST, 0, 0, 1) = q.id;
             rt__out();
         }
     }

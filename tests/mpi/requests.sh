@@ -6,17 +6,29 @@
 # rank 0's phases come in the order the program completed them (phase 2: a before b; phase 3: b
 # before a; phase 3b: the wait on a copy takes the oldest, then the other); every MPI_IRECV_REQUEST has its MPI_IRECV;
 # and retime info reads it without a warning about sends without completions.
-# usage: requests.sh MPIRUN_SH NP TRACE_LIB OTF2_PRINT RETIME PROGRAM
+# With LOG_WORDS, the tracer's event log (instrument/src/evlog.h) holds that many words only, so
+# that it drains into OTF2 many times, within calls too (a Waitall's completions do not fit): the
+# same checks hold, every location's times never go back, and the drains are in the trace as
+# BufferFlush records of their span.
+# usage: requests.sh MPIRUN_SH NP TRACE_LIB OTF2_PRINT RETIME PROGRAM [LOG_WORDS]
 set -uo pipefail
-mpirun_sh=$1 np=$2 lib=$3 otf2_print=$4 retime=$5 prog=$6
+mpirun_sh=$1 np=$2 lib=$3 otf2_print=$4 retime=$5 prog=$6 log_words=${7:-}
 . "$(dirname "$0")/../checks.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/retime-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 dir=$tmp/trace
-"$mpirun_sh" -np "$np" -x RETIME_TRACE_DIR="$dir" -x LD_PRELOAD="$lib" "$prog" >"$tmp/out" 2>&1; rc=$?
+log_env=()
+[ -n "$log_words" ] && log_env=(-x RETIME_TRACE_TEST_LOG_WORDS="$log_words")
+"$mpirun_sh" -np "$np" -x RETIME_TRACE_DIR="$dir" -x LD_PRELOAD="$lib" "${log_env[@]}" "$prog" >"$tmp/out" 2>&1; rc=$?
 check program-ok bash -c '[ "$0" -eq 0 ] && grep -q "requests_test: ok" "$1"' "$rc" "$tmp/out" || cat "$tmp/out"
 "$otf2_print" "$dir/traces.otf2" >"$tmp/print" 2>"$tmp/err"
 check trace-readable [ -s "$tmp/print" ]
+if [ -n "$log_words" ]; then
+  back=$(awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ { if (($2 in t) && $3 < t[$2]) n++; t[$2] = $3 } END { print n + 0 }' "$tmp/print")
+  check small-log-times-in-order same "$back" 0
+  flushes=$(awk '$1 == "BUFFER_FLUSH" && $2 ~ /^[0-9]+$/ { n++ } END { print n + 0 }' "$tmp/print")
+  check small-log-drains-written holds '$1 >= 10' "$flushes"
+fi
 # "location kind id tag" per request record; tags come with the start records only
 awk '$2 ~ /^[0-9]+$/ && $1 ~ /^MPI_(ISEND|ISEND_COMPLETE|IRECV_REQUEST|IRECV)$/ {
        id = ""; tag = "-"

@@ -115,6 +115,14 @@ void tb_cpu(tb_builder *b, uint32_t rank, uint64_t cpu_ns)
         b->failed = 1;
 }
 
+void tb_buffer_flush(tb_builder *b, uint32_t r, uint64_t t0, uint64_t t1)
+{
+    at(b, t0);
+    at(b, t1);
+    if (OTF2_EvtWriter_BufferFlush(b->w[r], NULL, t0, t1) != OTF2_SUCCESS)
+        b->failed = 1;
+}
+
 void tb_enter(tb_builder *b, uint32_t r, uint64_t t, const char *name)
 {
     at(b, t);

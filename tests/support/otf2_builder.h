@@ -45,6 +45,10 @@ void tb_call_recv(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, uint32
  * retime::cpu_time, as retime-trace writes it); OTF2 empties the list after that record. */
 void tb_cpu(tb_builder *b, uint32_t rank, uint64_t cpu_ns);
 
+/** A BufferFlush record of rank @p rank from @p t0 to @p t1: the tracer's own time (as
+ * retime-trace writes one for each drain of its event log). */
+void tb_buffer_flush(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1);
+
 /** Marks rank @p rank's next collective (tb_collective, tb_collective_on) as made MPI_IN_PLACE:
  * the attribute retime::in_place on its end, as retime-trace writes it. */
 void tb_in_place(tb_builder *b, uint32_t rank);

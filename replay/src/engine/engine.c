@@ -583,15 +583,19 @@ RT_HOT_INLINE int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
 /* ------------------------------------------------------------------ ranks */
 
 /* The measured time of event @p e of rank @p R, the one compute is taken from: its time stamp,
- * or with RT_COMPUTE_CPU that less the time the rank had not run by then (its row's steps, passed
- * in order: events come in time order). */
+ * less the time the tracer took for itself outside MPI calls by then, and with RT_COMPUTE_CPU
+ * less the time the rank had not run (its row's steps, passed in order: events come in time
+ * order). */
 RT_HOT_INLINE rt_time_ns meas_time(struct rank *R, const struct rt_event *e)
 {
     if (RT_LIKELY(!R->cpu))
         return e->time;
     while (R->cpu_k < R->ncpu && R->cpu[R->cpu_k].at <= e->time)
         R->cpu_k++;
-    return e->time - (R->cpu_k ? R->cpu[R->cpu_k - 1].lost : 0);
+    if (!R->cpu_k)
+        return e->time;
+    const struct rt__cpu_step *s = &R->cpu[R->cpu_k - 1];
+    return e->time - s->tracer - (R->cpu_lost ? s->lost : 0);
 }
 
 RT_HOT_INLINE rt_time_ps local_time(struct engine *E, struct rank *R, const struct rt_event *e)
@@ -1052,7 +1056,8 @@ static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
         R->last_meas = start;
         R->cpu = NULL;
         R->ncpu = R->cpu_k = 0;
-        if (opts->compute == RT_COMPUTE_CPU && R->row && R->row->cpu_readings) {
+        R->cpu_lost = opts->compute == RT_COMPUTE_CPU && R->row && R->row->cpu_readings;
+        if (R->row && R->row->ncpu && (R->cpu_lost || R->row->compute_tracer)) {
             R->cpu = R->row->cpu;
             R->ncpu = R->row->ncpu;
             if (R->nev) /* steps at the start: none before the first reading, which is the base */

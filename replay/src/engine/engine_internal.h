@@ -140,9 +140,11 @@ struct rank {
     uint64_t nev, cursor;
     rt_time_ps clock, tx_free, rx_free, queued_at;
     rt_time_ps fork_pred; /* predicted time of its open thread team's fork (RT_EV_FORK) */
-    rt_time_ns last_meas;  /* the measured time of its last event (RT_COMPUTE_CPU: less the time not run) */
-    const struct rt__cpu_step *cpu; /* RT_COMPUTE_CPU: its row's steps of time not run (NULL: wall) */
+    rt_time_ns last_meas;  /* the measured time of its last event, less the time outside MPI calls
+                            * that was not the program's (the tracer's; RT_COMPUTE_CPU: and not run) */
+    const struct rt__cpu_step *cpu; /* its row's steps of that time (NULL: none to take out) */
     uint64_t ncpu, cpu_k;  /* ... their count, and how many of them lie at or before last_meas's event */
+    int cpu_lost;          /* RT_COMPUTE_CPU: the time not run is taken out too */
     int depth;      /* MPI call nesting */
     int call_ops;   /* the current MPI call moves data or synchronises */
     uint32_t *waits; /* blocking sends the current call's Leave waits for */

@@ -159,6 +159,9 @@ struct reader {
         rt_time_ns lost;        /* of it, in gaps outside MPI calls (compute) [ns] */
         rt_time_ns compute_from; /* where the current stretch outside MPI calls began */
         int in_compute;
+        rt_time_ns tracer;      /* the tracer's own time outside MPI calls so far (flushes) [ns] */
+        rt_time_ns gap_at;      /* the event that the latest flush followed, and the tracer's */
+        rt_time_ns gap_tracer;  /* ... time in the gap after it [ns] (cpu_reading leaves it out) */
     } cpu;
     struct {                    /* its ClockOffset records: the first and the last */
         uint32_t n;

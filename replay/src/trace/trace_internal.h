@@ -23,14 +23,16 @@ struct rt__row {
     struct rt_event_payload *pay; /* the payloads stored, in event order (see rt__pblock) */
     uint64_t npay;
     struct rt__pblock *pblocks;   /* (nevents + 63) / 64 */
-    /* CPU time (the tracer's retime::cpu_time, docs/cpu-time.md): the time the rank did not run
-     * while computing (outside MPI calls), as it grows: from time cpu[k].at on, cpu[k].lost ns in
-     * all (0 before cpu[0].at). */
-    struct rt__cpu_step { rt_time_ns at, lost; } *cpu;
+    /* Time outside MPI calls that was not the program's computing, as it grows: from time
+     * cpu[k].at on, cpu[k].lost ns in all that the rank did not run (from the CPU times of the
+     * tracer's retime::cpu_time, docs/cpu-time.md) and cpu[k].tracer ns in all that the tracer
+     * took for itself (its BufferFlush records); 0 before cpu[0].at. */
+    struct rt__cpu_step { rt_time_ns at, lost, tracer; } *cpu;
     uint64_t ncpu, capcpu;
     uint64_t cpu_readings;        /* events that carried the CPU time (0: none, wall time only) */
     rt_time_ns compute_wall;      /* time outside MPI calls, as measured [ns] */
     rt_time_ns compute_wait;      /* of it, time the rank did not run (from the CPU times) [ns] */
+    rt_time_ns compute_tracer;    /* of it, time the tracer took (flushes) [ns] */
 };
 
 /* The kinds whose events carry a payload (struct rt_event_payload). An IRECV has none of its

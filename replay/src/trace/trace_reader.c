@@ -492,15 +492,22 @@ static OTF2_CallbackCode skip_MeasurementOnOff(EVT_ARGS, OTF2_MeasurementMode mo
     return OTF2_CALLBACK_SUCCESS;
 }
 
-/* The measurement system writing its buffer out: time the program did not spend on itself. */
+static int tracer_step(struct reader *r, rt_time_ns t0, rt_time_ns t1);
+
+/* The measurement system writing its buffer out: time the program did not spend on itself. One
+ * outside MPI calls (retime-trace drains its event log there, instrument/README.md) is taken out
+ * of compute (tracer_step); one inside a call is the call's, which the model times. */
 static OTF2_CallbackCode skip_BufferFlush(EVT_ARGS, OTF2_TimeStamp stop)
 {
     struct reader *r = ud;
     rt_time_ns t0, t1;
     (void)loc; (void)pos; (void)attrs;
     skip(r, RT_SKIP_FLUSH);
-    if (!r->thr_cur && !to_ns(r, ts, &t0) && !to_ns(r, stop, &t1) && t1 > t0)
+    if (!r->thr_cur && !to_ns(r, ts, &t0) && !to_ns(r, stop, &t1) && t1 > t0) {
         r->skip_ns[RT_SKIP_FLUSH] += t1 - t0;
+        if (r->mpi_depth == 0 && tracer_step(r, t0, t1))
+            return OTF2_CALLBACK_INTERRUPT;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -546,6 +553,36 @@ static inline void compute_edge(struct reader *r, rt_time_ns t, int mpi, int dep
     }
 }
 
+/* Adds a step of the time not the program's, as it is now, at @p at. */
+static int add_step(struct reader *r, rt_time_ns at)
+{
+    struct rt__row *row = r->cur;
+    if (rt__grow_one64((void **)&row->cpu, &row->capcpu, sizeof *row->cpu, row->ncpu))
+        return rt__rd_fail(r, RT_ENOMEM, "out of memory keeping CPU times");
+    row->cpu[row->ncpu++] = (struct rt__cpu_step){at, r->cpu.lost, r->cpu.tracer};
+    return RT_OK;
+}
+
+/* The tracer took [t0, t1] outside MPI calls for itself (a flush): from t1 on, event times hold
+ * that much more that is not compute. The flush lies in the gap after the last event; a CPU
+ * reading that closes the gap places no more time in it than the rest (cpu_reading). */
+static int tracer_step(struct reader *r, rt_time_ns t0, rt_time_ns t1)
+{
+    struct rt__row *row = r->cur;
+    rt_time_ns after = row->nevents ? row->events[row->nevents - 1].time : t0;
+    if (t0 < after) /* a flush that began before the last event: only its part after it */
+        t0 = after;
+    if (t1 <= t0)
+        return RT_OK;
+    if (r->cpu.gap_at != after || !row->nevents)
+        r->cpu.gap_tracer = 0;
+    r->cpu.gap_at = after;
+    r->cpu.gap_tracer += t1 - t0;
+    r->cpu.tracer += t1 - t0;
+    row->compute_tracer += t1 - t0;
+    return add_step(r, t1);
+}
+
 /* The event just pushed at @p t carries attributes: takes its CPU time, if it has one.
  * @p outside: the gap before it is outside MPI calls. */
 static int cpu_reading(struct reader *r, OTF2_AttributeList *attrs, rt_time_ns t, int outside)
@@ -573,17 +610,16 @@ static int cpu_reading(struct reader *r, OTF2_AttributeList *attrs, rt_time_ns t
     rt_time_ns inc = (t - r->cpu.base_at) - ran - r->cpu.placed;
     if (inc <= 0) /* CPU time cannot run ahead of the wall time: the clocks' granularity */
         return RT_OK;
-    if (prev != INT64_MIN && inc > t - prev)
-        inc = t - prev;
+    /* the gap, less the tracer's own time in it (taken out already, tracer_step) */
+    rt_time_ns room = prev == INT64_MIN ? inc : t - prev - (r->cpu.gap_at == prev ? r->cpu.gap_tracer : 0);
+    if (inc > room)
+        inc = room > 0 ? room : 0;
     r->cpu.placed += inc;
-    if (!outside) /* inside an MPI call: its time is the model's, or as measured; not compute */
+    if (!outside || !inc) /* inside an MPI call: its time is the model's, or as measured; not compute */
         return RT_OK;
-    if (rt__grow_one64((void **)&row->cpu, &row->capcpu, sizeof *row->cpu, row->ncpu))
-        return rt__rd_fail(r, RT_ENOMEM, "out of memory keeping CPU times");
     r->cpu.lost += inc;
-    row->cpu[row->ncpu++] = (struct rt__cpu_step){t, r->cpu.lost};
     row->compute_wait += inc;
-    return RT_OK;
+    return add_step(r, t);
 }
 
 static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
@@ -1507,6 +1543,7 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     r->off_since = INT64_MIN;
     memset(r->skip_ns, 0, sizeof r->skip_ns);
     memset(&r->cpu, 0, sizeof r->cpu);
+    r->cpu.gap_at = INT64_MIN;
     r->cpu.in_compute = 1;
     r->cpu.compute_from = INT64_MIN; /* from the first event on */
     req_clear(&r->requests);
