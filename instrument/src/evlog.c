@@ -11,7 +11,6 @@
 #include "trace.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 RT_HIDDEN struct rt__evlog rt__log;
 
@@ -22,11 +21,10 @@ int rt__evlog_init(size_t words)
 {
     if (words < 8 * RT_EV_MAX_WORDS)
         words = 8 * RT_EV_MAX_WORDS;
+    /* (its pages are touched as it first fills: a short run takes only what it uses) */
     rt__log.w = malloc(words * sizeof(uint64_t));
     if (!rt__log.w)
         return -1;
-    /* Touched now, at MPI_Init, so that no call pays for the first touch of a page later. */
-    memset(rt__log.w, 0, words * sizeof(uint64_t));
     rt__log.n = 0;
     rt__log.cap = words;
     /* Room left for the records of most calls (a Waitall's completions may still fill it, and
