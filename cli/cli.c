@@ -639,6 +639,7 @@ const char cli_model_usage[] =
     "           torus:AxBxC[,adaptive] | mesh:AxB[,adaptive] | fattree:XGFT(h;m1,..;w1,..) | fattree:N | dragonfly:g,a,p,h[,valiant]\n"
     "           [--mapping block|round-robin|random:SEED|file:PATH] [--ranks-per-node N]\n"
     "           [--link-bw BW] [--nic-bw BW] [--hop-latency TIME] [--shm-alpha TIME] [--shm-beta TIME/SIZE]\n"
+    "           [--mtu SIZE]  a message waits at each link for one packet of each flow on it (0: none)\n"
     "           [--perturb ratio=R,pattern=random-permutation|uniform,size=SIZE,interval=T |\n"
     "                      ratio=R,pattern=ipp,size=SIZE,rate=R,sigma1=R,sigma2=R]  other jobs' traffic\n"
     "           [--contention exact|exact-full|fast|none]  messages between nodes share links max-min\n"
@@ -723,6 +724,13 @@ static int network_option(struct args *a, struct model_cli *m)
         ns_per_byte = &m->net.shm_ns_per_byte;
     else if (cli_opt(a, "--hop-latency", &v))
         ns = &m->net.hop_latency_ns;
+    else if (cli_opt(a, "--mtu", &v)) {
+        rt_bytes b;
+        if (rt_parse_bytes(v, &b, &err) || b > (rt_bytes)1 << 30)
+            return cli_die("bad --mtu '%s' (a size from 0 to 1GiB, e.g. 4KiB; 0: no queueing)", v ? v : ""), -1;
+        m->net.packet_bytes = (double)b;
+        return 1;
+    }
     else if (cli_opt(a, "--shm-alpha", &v))
         ns = &m->net.shm_alpha_ns;
     else
@@ -867,7 +875,7 @@ int model_cli_window(struct model_cli *m, struct rt_replay_options *o, const rt_
 static int net_options_given(const struct model_cli *m)
 {
     return m->net.mapping || m->net.ranks_per_node || m->net.link_ns_per_byte || m->net.nic_ns_per_byte ||
-           m->net.hop_latency_ns || m->net.shm_alpha_ns >= 0 || m->net.shm_ns_per_byte >= 0 || m->net.perturb ||
+           m->net.hop_latency_ns || m->net.packet_bytes || m->net.shm_alpha_ns >= 0 || m->net.shm_ns_per_byte >= 0 || m->net.perturb ||
            m->net.contention;
 }
 
@@ -893,8 +901,8 @@ int model_cli_network(struct model_cli *m, struct rt_replay_options *o, const rt
     m->net.topology = model_cli_topology(m, m->net.topology);
     if (!m->net.topology) {
         if (net_options_given(m))
-            return cli_die("--mapping, --ranks-per-node, --link-bw, --nic-bw, --hop-latency, --shm-*, --perturb and "
-                           "--contention need --topology (other than crossbar)");
+            return cli_die("--mapping, --ranks-per-node, --link-bw, --nic-bw, --hop-latency, --mtu, --shm-*, --perturb "
+                           "and --contention need --topology (other than crossbar)");
         return model_cli_window(m, o, t);
     }
     if (rt_network_create(&m->net, rt_trace_ranks(t), &m->network, &err))

@@ -536,6 +536,25 @@ exchange("net-alltoall-16", 16, 1000, {r: [d for d in range(16) if d != r] for r
 # the fast contention model against max-min (tests/network.sh): rank 0's injection link carries
 # 0 -> 1 and 0 -> 2, rank 2's ejection link 0 -> 2, 3 -> 2 and 4 -> 2
 exchange("net-fast", 5, 1000, {0: [1, 2], 3: [2], 4: [2]})
+# a small message behind a large one (--mtu, tests/network.sh): rank 0 sends 10000 B to rank 2 at
+# 1000 (MPI_Isend, waited for until 15000); rank 1 sends it 8 B at 2000 (MPI_Send 2000 - 2100);
+# rank 2 receives the 8 B (MPI_Recv 500 - 3100), computes to 23100, receives the 10000 B (MPI_Recv
+# 23100 - 23200) and ends at 24000.
+ctx, path = archive("net-queue")
+with ctx as trace:
+    defs = Defs(trace, 3)
+    main = defs.region("main")
+    ws = [trace.event_writer_from_location(defs.ranks[r]) for r in range(3)]
+    for w in ws:
+        w.write(otf2.events.Enter(0, main))
+    call(ws[0], defs, "MPI_Isend", 1000, 1010, [lambda w: w.write(otf2.events.MpiIsend(1000, 2, defs.world, 1, 10000, 1))])
+    call(ws[0], defs, "MPI_Wait", 1010, 15000, [lambda w: w.write(otf2.events.MpiIsendComplete(15000, 1))])
+    ws[0].write(otf2.events.Leave(16000, main))
+    call(ws[1], defs, "MPI_Send", 2000, 2100, [lambda w: w.write(otf2.events.MpiSend(2000, 2, defs.world, 2, 8))])
+    ws[1].write(otf2.events.Leave(3000, main))
+    call(ws[2], defs, "MPI_Recv", 500, 3100, [lambda w: w.write(otf2.events.MpiRecv(3100, 1, defs.world, 2, 8))])
+    call(ws[2], defs, "MPI_Recv", 23100, 23200, [lambda w: w.write(otf2.events.MpiRecv(23200, 0, defs.world, 1, 10000))])
+    ws[2].write(otf2.events.Leave(24000, main))
 # net-shared-link's routes with 1000 B and 3000 B: the shared link is busy 3000 ns without
 # sharing (--contention none), 4000 with it
 exchange("net-uneven", 16, {0: 1000, 1: 3000}, {0: [2], 1: [3]})

@@ -35,6 +35,10 @@ struct rt_network_params {
     double nic_ns_per_byte;     /**< inverse bandwidth of the NIC injection and ejection links; 0: the
                                      model's own per-byte time (Hockney β, LogGP G) */
     double hop_latency_ns;      /**< added per switch or router a message crosses; default 0 */
+    /** The packet size of the links [bytes] (0: none): a message between nodes waits, at each
+     *  link of its route, for one packet of each other flow on that link when it starts (the
+     *  queue ahead of its first packet), as small messages do under congestion (002_*.txt) */
+    double packet_bytes;
     double shm_alpha_ns;        /**< ranks on one node: latency; < 0: the model's zero-byte wire time */
     double shm_ns_per_byte;     /**< ranks on one node: inverse bandwidth; < 0: the model's */
     /** Background traffic of other jobs (NULL: none), `ratio=R,pattern=P,size=SIZE[,...]`:

@@ -1251,6 +1251,12 @@ uint32_t rt__flownet_link_load(const struct rt__flownet *fn, uint32_t link)
     return fn && link < fn->nlinks ? fn->links[link].n : 0;
 }
 
+void rt__flownet_add_delay(struct rt__flownet *fn, uint32_t id, uint32_t pos, double ps)
+{
+    if (fn && id < fn->nflows && pos < fn->flows[id].n)
+        fn->flows[id].delay[pos] += ps;
+}
+
 rt_time_ps rt__flownet_now(const struct rt__flownet *fn)
 {
     return fn ? fn->now : 0;

@@ -27,7 +27,8 @@ struct rt__flow_done {
     double bytes;             /**< its size */
     const uint32_t *links;    /**< its route, n links */
     const double *delay_ps;   /**< per route position, the time it lost while that link was its
-                                   bottleneck; sums to about finish - start - alone */
+                                   bottleneck (sums to about finish - start - alone), plus what
+                                   rt__flownet_add_delay added */
 };
 
 /** Per-link totals (rt__flownet_link). */
@@ -114,6 +115,11 @@ uint32_t rt__flownet_active(const struct rt__flownet *fn);
 
 /** Number of active flows over link @p link (0 when out of range): the load adaptive routing reads. */
 uint32_t rt__flownet_link_load(const struct rt__flownet *fn, uint32_t link);
+
+/** Adds @p ps to the delay flow @p id is charged at route position @p pos (a wait the caller
+ * models outside the flow, e.g. a queue ahead of its first packet): its rt__flow_done delay_ps
+ * and its link's delay_ps then hold it too. Out of range: nothing. */
+void rt__flownet_add_delay(struct rt__flownet *fn, uint32_t id, uint32_t pos, double ps);
 
 /** The time last advanced to or started at. */
 rt_time_ps rt__flownet_now(const struct rt__flownet *fn);

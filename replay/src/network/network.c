@@ -209,7 +209,8 @@ int rt_network_create(const struct rt_network_params *p, uint32_t ranks, rt_netw
         return rt_error_set(err, RT_EINVAL, "network: --perturb needs links that are shared: not with --contention "
                                             "none (give exact or fast)");
     if (!finite_nonneg(p->link_ns_per_byte) || !finite_nonneg(p->nic_ns_per_byte) ||
-        !finite_nonneg(p->hop_latency_ns) || !(p->shm_alpha_ns < 0 || finite_nonneg(p->shm_alpha_ns)) ||
+        !finite_nonneg(p->hop_latency_ns) || !finite_nonneg(p->packet_bytes) ||
+        !(p->shm_alpha_ns < 0 || finite_nonneg(p->shm_alpha_ns)) ||
         !(p->shm_ns_per_byte < 0 || finite_nonneg(p->shm_ns_per_byte)))
         return rt_error_set(err, RT_EINVAL, "network: a bandwidth or latency is negative or not finite");
     n = calloc(1, sizeof *n);
@@ -255,6 +256,8 @@ int rt_network_create(const struct rt_network_params *p, uint32_t ranks, rt_netw
             k += (size_t)snprintf(n->describe + k, sizeof n->describe - k, ", background traffic from %u nodes (%.240s)",
                                   n->bg.count, p->perturb);
     }
+    if (n->p.packet_bytes > 0 && k < sizeof n->describe)
+        k += (size_t)snprintf(n->describe + k, sizeof n->describe - k, ", %.0f B packets queue", n->p.packet_bytes);
     if (n->p.contention != RT_CONTENTION_EXACT && k < sizeof n->describe)
         snprintf(n->describe + k, sizeof n->describe - k, ", %s contention", rt_contention_name(n->p.contention));
     *out = n;
@@ -358,6 +361,10 @@ struct rt__netrun {
     uint32_t caplat;
     double shm_alpha_ps, shm_ps_per_byte; /* < 0: the model's wire time */
     double hop_ps;
+    double pkt_nic_ps, pkt_link_ps; /* one packet's time on a NIC link and on a network link (0: no queues) */
+    double *pkt_ps;         /* per flow-model link met: its packet time (with queues only) */
+    uint32_t cappkt;
+    double *qwait;          /* per route position: the message's wait in that link's queue [ps] */
     int in_order;           /* rt__netrun_set_in_order */
     /* advance's callback, passed through netflow's */
     rt__net_arrived *arrived;
@@ -401,6 +408,8 @@ int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt
     n->link_cap = 1.0 / (link * 1e3);
     size_t room = (size_t)rt_topology_max_route(net->topo) + 1;
     n->route = malloc(room * sizeof *n->route);
+    if (net->p.packet_bytes > 0 && net->p.contention != RT_CONTENTION_NONE) /* (only with queues) */
+        n->qwait = malloc(room * sizeof *n->qwait);
     n->troute = malloc(room * sizeof *n->troute);
     n->ahead[0] = malloc(room * sizeof *n->ahead[0]);
     n->ahead[1] = malloc(room * sizeof *n->ahead[1]);
@@ -409,7 +418,7 @@ int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         goto fail;
     }
-    if (!n->route || !n->troute || !n->ahead[0] || !n->ahead[1] || rt__flownet_create(0, NULL, &n->fn)) {
+    if (!n->route || (!n->qwait && net->p.packet_bytes > 0 && net->p.contention != RT_CONTENTION_NONE) || !n->troute || !n->ahead[0] || !n->ahead[1] || rt__flownet_create(0, NULL, &n->fn)) {
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         goto fail;
     }
@@ -435,6 +444,10 @@ int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt
     n->shm_alpha_ps = net->p.shm_alpha_ns < 0 ? -1 : net->p.shm_alpha_ns * 1e3;
     n->shm_ps_per_byte = net->p.shm_ns_per_byte < 0 ? -1 : net->p.shm_ns_per_byte * 1e3;
     n->hop_ps = net->p.hop_latency_ns * 1e3;
+    if (!n->solo && net->p.packet_bytes > 0) { /* (without sharing there is no queue either) */
+        n->pkt_nic_ps = net->p.packet_bytes / n->nic_cap;
+        n->pkt_link_ps = net->p.packet_bytes / n->link_cap;
+    }
     *out = n;
     return RT_OK;
 fail:
@@ -453,6 +466,8 @@ void rt__netrun_destroy(struct rt__netrun *n)
     rt__map_free(&n->lmap.hash);
     free(n->topo_link);
     free(n->sl);
+    free(n->pkt_ps);
+    free(n->qwait);
     free(n->route);
     free(n->troute);
     free(n->lat);
@@ -492,6 +507,11 @@ static int meet_route(struct rt__netrun *n, uint32_t len)
                 return RT_ENOMEM;
             if (n->solo)
                 n->sl[l] = (struct solo_link){cap, INT64_MIN};
+            if (n->pkt_nic_ps != 0) {
+                if (rt__grow((void **)&n->pkt_ps, &n->cappkt, sizeof *n->pkt_ps, l + 1))
+                    return RT_ENOMEM;
+                n->pkt_ps[l] = li.kind == RT_LINK_NET ? n->pkt_link_ps : n->pkt_nic_ps;
+            }
             if (lm_put(&n->lmap, t, l))
                 return RT_ENOMEM; /* the flow model holds a link no route names: harmless */
             n->topo_link[l] = t;
@@ -527,6 +547,33 @@ static rt_time_ps solo_send(struct rt__netrun *n, uint32_t len, rt_bytes m, rt_t
     return end;
 }
 
+/* The queue ahead of a message's first packet (--mtu): at each link of its route, one packet of
+ * each flow on it now (round-robin arbitration between the flows, a packet at a time), each taking
+ * the link's packet time; n->qwait[i] for route position i, the sum returned. The message's own
+ * bytes then share the links max-min fairly as before: this is the wait of its head, which a
+ * message of a packet or less would otherwise not see at all. @p mapped: n->route holds flow-model
+ * links (meet_route), else the topology's. */
+static rt_time_ps queue_wait(struct rt__netrun *n, uint32_t len, int mapped)
+{
+    double w = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        uint32_t k = mapped ? rt__flownet_link_load(n->fn, n->route[i]) : link_load(n, n->route[i]);
+        double q = 0;
+        if (k) {
+            double pkt = mapped ? n->pkt_ps[n->route[i]] : 0;
+            if (!mapped) {
+                struct rt_link_info li;
+                rt_topology_link(n->net->topo, n->route[i], &li);
+                pkt = li.kind == RT_LINK_NET ? n->pkt_link_ps : n->pkt_nic_ps;
+            }
+            q = (double)k * pkt;
+        }
+        n->qwait[i] = q;
+        w += q;
+    }
+    return (rt_time_ps)llround(w);
+}
+
 /* The part of rt__netrun_send that shares links: the message's bytes over the route in n->route
  * (@p len links), then @p lat. */
 static int route_flow(struct rt__netrun *n, uint32_t len, rt_bytes m, rt_time_ps t, rt_time_ps byte_ps, uint64_t user,
@@ -539,8 +586,15 @@ static int route_flow(struct rt__netrun *n, uint32_t len, rt_bytes m, rt_time_ps
         return 0;
     }
     uint32_t id;
+    rt_time_ps queued = n->pkt_nic_ps != 0 ? queue_wait(n, len, 1) : 0;
     if (rt__flownet_start(n->fn, t, n->route, len, (double)m, (double)m / (double)byte_ps, user, &id))
         return RT_ENOMEM;
+    if (queued) { /* charged to the links it queued at, as congestion */
+        lat += queued;
+        for (uint32_t i = 0; i < len; i++)
+            if (n->qwait[i] != 0)
+                rt__flownet_add_delay(n->fn, id, i, n->qwait[i]);
+    }
     if (id >= n->caplat && rt__grow((void **)&n->lat, &n->caplat, sizeof *n->lat, id + 1))
         return RT_ENOMEM;
     n->lat[id] = lat;
@@ -566,7 +620,7 @@ int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m
     int shares = m != 0 && byte_ps > 0;
     rt_time_ps lat = wire - byte_ps;
     n->routed++;
-    if (shares || n->hop_ps != 0) { /* (an empty message's route only counts its hops) */
+    if (shares || n->hop_ps != 0 || n->pkt_nic_ps != 0) { /* (an empty message's route only counts its hops) */
         uint32_t len = rt_topology_route_load(net->topo, a, b, user, link_load, n, n->route);
         if (n->hop_ps != 0) /* (no libm call per message without a hop latency) */
             lat += (rt_time_ps)llround(n->hop_ps * (double)(len ? len - 1 : 0));
@@ -577,6 +631,8 @@ int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m
         }
         if (shares)
             return route_flow(n, len, m, t, byte_ps, user, lat, arrive);
+        if (n->pkt_nic_ps != 0) /* an empty message is a packet too: it queues (not charged to links) */
+            lat += queue_wait(n, len, 0);
     }
     *arrive = t + lat; /* nothing to share: latency only */
     return 0;
