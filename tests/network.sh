@@ -397,6 +397,21 @@ check mtu-zero-is-none same "$("$retime" replay "$Q" "${HS[@]}" --topology cross
 check mtu-bad fails_with "bad --mtu '-5'" "$retime" replay "$Q" "${HS[@]}" --topology crossbar-flow --mtu -5
 check mtu-needs-topology fails_with "--mtu" "$retime" replay "$Q" "${H[@]}" --mtu 1KiB
 
+# --- a small collective on a 2-level fat tree with a hop latency (issue #46 item 5). reduce-64: an
+# 8 B binomial MPI_Reduce to rank 0 on 64 ranks entered at 1000, each message T = alpha + 8 beta =
+# 1008 ns. Flat (crossbar): 6 rounds, 1000 + 6 x 1008 + 1000 = 8048 for rank 0. On XGFT(2;8,8;1,8)
+# (8 leaves of 8 nodes, block mapping) with 100 ns per switch: rounds 1-3 pair ranks of one leaf
+# (1 switch), rounds 4-6 ranks of different leaves (leaf, spine, leaf: 3 switches): 8048 + (3 x 1
+# + 3 x 3) x 100 = 9248, in order and shared alike (no two messages share a link). On one 64-port
+# switch (XGFT(1;64;1)) and on crossbar-flow every route crosses one switch: 8048 + 600 = 8648.
+RD=$work/reduce-64
+rd0() { rank_end "$("$retime" replay "$RD" "${H[@]}" --coll reduce=binomial "$@" --format csv)" 0; }
+check reduce64-flat same "$(rd0)" 8048
+check reduce64-xgft2 same "$(rd0 --topology 'fattree:XGFT(2;8,8;1,8)' --hop-latency 100ns)" 9248
+check reduce64-xgft2-shared same "$(rd0 --topology 'fattree:XGFT(2;8,8;1,8)' --hop-latency 100ns --injection shared)" 9248
+check reduce64-one-switch same "$(rd0 --topology 'fattree:XGFT(1;64;1)' --hop-latency 100ns)" 8648
+check reduce64-crossbar-flow same "$(rd0 --topology crossbar-flow --hop-latency 100ns)" 8648
+
 # net-uneven: the same routes with 1000 B (0 -> 2) and 3000 B (1 -> 3). Exact: both at half rate
 # until the first's bytes are out at 1000 + 2000 (rank 2 ends 3000 + 2000 = 5000), the second's
 # last 2000 B alone then, out at 5000 (rank 3 ends 7000); the link busy 4000 ns. None: out at 2000

@@ -560,6 +560,20 @@ with ctx as trace:
 exchange("net-uneven", 16, {0: 1000, 1: 3000}, {0: [2], 1: [3]})
 
 
+# one MPI_Reduce of 8 B to rank 0 on 64 ranks (tests/network.sh: a small collective on a 2-level fat
+# tree with a hop latency, issue #46 item 5): every rank enters it at 1000 (left at 2000 measured)
+# and ends 1000 ns after.
+ctx, path = archive("reduce-64")
+with ctx as trace:
+    defs = Defs(trace, 64)
+    main = defs.region("main")
+    for r in range(64):
+        w = trace.event_writer_from_location(defs.ranks[r])
+        w.write(otf2.events.Enter(0, main))
+        coll(w, defs, "MPI_Reduce", 1000, 2000, CollectiveOp.REDUCE, defs.world, 0, 8, 8 * 64 if r == 0 else 0)
+        w.write(otf2.events.Leave(3000, main))
+
+
 # --------------------------------------------------------------------------- an allreduce loop
 # 8 ranks, 20 iterations: 50 us of work, then MPI_Allreduce of 8 B on MPI_COMM_WORLD (20 us in
 # the measured times), every rank alike; tests/network.sh puts OS noise on one rank and asks the
