@@ -197,6 +197,12 @@ int dist_trace_open(const char *path, int whole, rt_trace **t, const struct rt_r
         *t = NULL;
         return rc;
     }
+    /* what --allow-missing-ranks dropped, each part counting on its own ranks: the whole trace's */
+    const struct rt_trace_stats *st = rt_trace_stats(*t);
+    uint64_t miss[4] = {st->missing_sends, st->missing_recvs, st->missing_colls, st->missing_roots}, sum[4];
+    if (MPI_Allreduce(miss, sum, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return rt_error_set(err, RT_EIO, "%s: MPI_Allreduce failed", path);
+    rt_trace_set_missing_totals(*t, sum);
     uint32_t lo, hi;
     rt_trace_part_rows(*t, &lo, &hi);
     if (MPI_Allgather(&lo, 1, MPI_UINT32_T, first_rank, 1, MPI_UINT32_T, MPI_COMM_WORLD) != MPI_SUCCESS)

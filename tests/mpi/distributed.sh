@@ -53,6 +53,16 @@ same "monte carlo" 2 replay "$traces/shift1d-ssend-p8-k2-m1000" "${L[@]}" --runs
 same "monte carlo, runs over processes" 3 replay "$traces/shift1d-isend-p8-k2-m1000" "${L[@]}" --runs 7 \
   --region shift_iteration --split runs --format json
 same "3 processes, uneven split" 3 replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" --format json
+# a rank missing (--allow-missing-ranks, issue #47 item 3): what was dropped is counted over every
+# process's ranks, so the warning and the JSON counts are the serial run's (each process counted
+# its own share before: 48/48/64 with 2 processes, 24/24/48 with 3, for 48/48/112)
+cp -r "$traces/shift1d-isend-p8-k2-m1000" "$tmp/missing" && rm "$tmp/missing/traces/3.evt"
+same "missing rank json" 2 replay "$tmp/missing" "${H[@]}" --allow-missing-ranks --format json
+same "missing rank text" 3 replay "$tmp/missing" "${H[@]}" --allow-missing-ranks
+"$mpirun_sh" -np 3 "$retime" replay "$tmp/missing" "${H[@]}" --allow-missing-ranks >/dev/null 2>"$tmp/warn"
+if grep -q "48 messages to it and 48 from it dropped, 112 collective records timed without it" "$tmp/warn" &&
+   [ "$(grep -c 'MPI rank 3 missing' "$tmp/warn")" -eq 1 ]; then ok "missing rank warning once, whole counts"
+else bad "missing rank warning: $(cat "$tmp/warn")"; fi
 
 # analyze: the analysis is collective and process 0 prints. --top 1000000 prints every row of
 # the shares that process 0 gathers, not only the first five of each group.

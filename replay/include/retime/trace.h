@@ -361,6 +361,13 @@ const char *rt_skip_kind_name(int kind);
  * them, ascending), as its number in MPI_COMM_WORLD (the MPI COMM_LOCATIONS group); RT_NONE past them.
  */
 uint32_t rt_trace_missing_rank(const rt_trace *trace, uint32_t i);
+/**
+ * A part of a distributed read (rt_trace_open_part) counts what RT_TRACE_ALLOW_MISSING_RANKS
+ * dropped on its own ranks only; the caller sums the parts' counts (missing_sends, missing_recvs,
+ * missing_colls, missing_roots, in that order) and gives the totals here, so that every part
+ * reports the whole trace's.
+ */
+void rt_trace_set_missing_totals(rt_trace *trace, const uint64_t totals[4]);
 /** The regions a rank enters other than MPI calls (those with instances), for an error line or
  *  a summary: "a, b, c (3 entered besides MPI calls; N regions defined)", the first dozen.
  *  Defined regions nobody enters (a producer's call-site functions) are left out. */

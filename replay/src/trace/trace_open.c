@@ -953,6 +953,14 @@ uint32_t rt_trace_missing_rank(const rt_trace *t, uint32_t i)
     return i < t->stats.missing_ranks ? t->missing[i] : RT_NONE;
 }
 
+void rt_trace_set_missing_totals(rt_trace *t, const uint64_t totals[4])
+{
+    t->stats.missing_sends = totals[0];
+    t->stats.missing_recvs = totals[1];
+    t->stats.missing_colls = totals[2];
+    t->stats.missing_roots = totals[3];
+}
+
 const char *rt_coll_op_name(int op)
 {
     static const char *const names[] = {"barrier", "bcast", "gather", "scatter", "allgather",
