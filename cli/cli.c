@@ -118,7 +118,7 @@ void cli_coverage_json(FILE *f, const rt_trace *t)
         fprintf(f, ", \"records\": %" PRIu64, s->records);
         if (s->worst_ns > 0 && s->span_ns > 0 && s->worst_rank != RT_NONE)
             fprintf(f, ", \"worst_rank\": %u, \"time_ns\": %" PRId64 ", \"rank_span_ns\": %" PRId64 ", \"share\": %.6f",
-                    s->worst_rank, s->worst_ns, s->span_ns, (double)s->worst_ns / (double)s->span_ns);
+                    rt_trace_rank_label(t, s->worst_rank), s->worst_ns, s->span_ns, (double)s->worst_ns / (double)s->span_ns);
         fprintf(f, "}");
     }
     fprintf(f, "], \"missing_ranks\": [");
@@ -156,7 +156,8 @@ void cli_warn_dropped(const rt_trace *t)
         snprintf(msg, sizeof msg, "%s: the clock offsets of %u rank%s move between their first and last record by more "
                  "than their stated uncertainty (rank %u: by %s, stated %s): a drifting clock or a bad measurement; "
                  "OTF2 interpolates them, so messages may read as received before sent (--fix-clocks repairs that)",
-                 rt_trace_path(t), c->drift_ranks, c->drift_ranks == 1 ? "" : "s", c->drift_rank, mv, unc);
+                 rt_trace_path(t), c->drift_ranks, c->drift_ranks == 1 ? "" : "s", rt_trace_rank_label(t, c->drift_rank),
+                 mv, unc);
         say("warning", msg);
     }
     uint64_t unknown = rt_trace_stats(t)->unknown_coll_ops;
@@ -195,9 +196,9 @@ void cli_warn_cut(const rt_trace *t, const struct rt_replay_result *res)
             continue;
         uint32_t reg = cli_call_at(t, r, j, &enter);
         snprintf(who, sizeof who, res->cut_waits_for[r] != RT_NONE ? ", waiting for rank %u" : "",
-                 res->cut_waits_for[r]);
+                 rt_trace_rank_label(t, res->cut_waits_for[r]));
         snprintf(msg, sizeof msg, "%s: rank %u replayed up to its event %llu (in %s%s): the run stopped before it "
-                 "completed", rt_trace_path(t), r, (unsigned long long)j,
+                 "completed", rt_trace_path(t), rt_trace_rank_label(t, r), (unsigned long long)j,
                  reg != RT_NONE ? rt_trace_region(t, reg)->name : "no MPI call", who);
         say("warning", msg);
     }
@@ -242,7 +243,8 @@ int cli_cpu_wait_text(const rt_trace *t, char *buf, size_t cap)
     int n = snprintf(buf, cap, "%s of %s compute (%.1f %%, all ranks) was waiting for a CPU, not running", a, b,
                      wall > 0 ? 100.0 * (double)waited / (double)wall : 0.0);
     if (worst != RT_NONE && n > 0 && (size_t)n < cap)
-        snprintf(buf + n, cap - (size_t)n, "; most on rank %u (%.1f %%)", worst, 100.0 * worst_share);
+        snprintf(buf + n, cap - (size_t)n, "; most on rank %u (%.1f %%)", rt_trace_rank_label(t, worst),
+                 100.0 * worst_share);
     return 1;
 }
 
@@ -266,7 +268,8 @@ void cli_cpu_wait_json(FILE *f, const rt_trace *t)
     fprintf(f, ", \"cpu_wait\": {\"compute_ns\": %" PRId64 ", \"waited_ns\": %" PRId64 ", \"ranks\": [", wall, waited);
     for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
         rt_trace_compute_time(t, r, &w, &q);
-        fprintf(f, "%s{\"rank\": %u, \"compute_ns\": %" PRId64 ", \"waited_ns\": %" PRId64 "}", r ? ", " : "", r, w, q);
+        fprintf(f, "%s{\"rank\": %u, \"compute_ns\": %" PRId64 ", \"waited_ns\": %" PRId64 "}", r ? ", " : "",
+                rt_trace_rank_label(t, r), w, q);
     }
     fprintf(f, "]}");
 }
@@ -570,7 +573,9 @@ int clock_fix_cli_option(struct args *a, struct clock_fix_cli *f)
 int clock_fix_cli_apply(struct clock_fix_cli *f, rt_trace *t, rt_bytes eager_limit, rt_error *err)
 {
     f->opts.eager_limit_bytes = eager_limit;
-    return f->on ? rt_trace_fix_clocks(t, &f->opts, &f->rep, err) : RT_OK;
+    int rc = f->on ? rt_trace_fix_clocks(t, &f->opts, &f->rep, err) : RT_OK;
+    f->rep.worst_rank = rt_trace_rank_label(t, f->rep.worst_rank); /* (printed only) */
+    return rc;
 }
 
 void clock_fix_cli_text(FILE *f, const struct clock_fix_cli *fx)
@@ -780,7 +785,7 @@ static int work_check(const struct model_cli *m, const struct rt_replay_options 
         if (longest > RT_MAX_ROUTE_LINKS)
             return cli_die("%s: rank %u's messages to rank %u cross %u links on %s, more than the %u a replay routes "
                            "one message over (a mapping that scatters ranks over a large mesh or torus?)",
-                           rt_trace_path(t), from, to, longest, rt_network_describe(m->network),
+                           rt_trace_path(t), rt_trace_rank_label(t, from), rt_trace_rank_label(t, to), longest, rt_network_describe(m->network),
                            RT_MAX_ROUTE_LINKS);
     }
     /* bursty traffic's chains: each switch is kept (8 B) and drawn */

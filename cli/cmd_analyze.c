@@ -106,7 +106,7 @@ static void share_label(char *buf, size_t n, const rt_trace *t, const struct rt_
         size_label(buf, n, s->id);
         break;
     default:
-        snprintf(buf, n, "rank %u", s->id);
+        snprintf(buf, n, "rank %u", rt_trace_rank_label(t, s->id));
         break;
     }
 }
@@ -295,7 +295,7 @@ static void json_key_fields(const rt_trace *t, const struct rt_dep_share *s)
                    (uint64_t)1 << (s->id - 1), s->id >= 64 ? UINT64_MAX : ((uint64_t)1 << (s->id - 1)) * 2 - 1);
         break;
     default:
-        printf("\"rank\": %u", s->id);
+        printf("\"rank\": %u", rt_trace_rank_label(t, s->id));
         break;
     }
 }
@@ -370,7 +370,8 @@ static void print_json(const struct analyze_cli *c, const struct rt_replay_optio
     cli_print_ps_as_ns(stdout, cp->end_ps);
     printf(", \"length_ns\": ");
     cli_print_ps_as_ns(stdout, cp->length_ps);
-    printf(", \"end_rank\": %u, \"end_index\": %" PRIu64 ", \"events\": %" PRIu64 ", \"activity\": {", cp->end_rank,
+    printf(", \"end_rank\": %u, \"end_index\": %" PRIu64 ", \"events\": %" PRIu64 ", \"activity\": {",
+           rt_trace_rank_label(t, cp->end_rank),
            cp->end_index, cp->events);
     for (int k = 0; k < RT_ACT_COUNT; k++) {
         printf("%s\"%s_ns\": ", k ? ", " : "", rt_activity_name(k));
@@ -379,7 +380,7 @@ static void print_json(const struct analyze_cli *c, const struct rt_replay_optio
     printf("}, \"segments\": [");
     for (uint64_t i = 0; i < cp->nseg; i++) {
         printf("%s{\"rank\": %u, \"first\": %" PRIu64 ", \"last\": %" PRIu64 ", \"begin_ns\": ", i ? ", " : "",
-               cp->seg[i].rank, cp->seg[i].first, cp->seg[i].last);
+               rt_trace_rank_label(t, cp->seg[i].rank), cp->seg[i].first, cp->seg[i].last);
         cli_print_ps_as_ns(stdout, cp->seg[i].begin_ps);
         printf(", \"end_ns\": ");
         cli_print_ps_as_ns(stdout, cp->seg[i].end_ps);
@@ -465,7 +466,8 @@ static void print_json(const struct analyze_cli *c, const struct rt_replay_optio
         printf("{\"violations\": %" PRIu64 ", \"worst_ns\": ", mi->violations);
         cli_print_ps_as_ns(stdout, mi->worst_ps);
         if (mi->violations)
-            printf(", \"worst_rank\": %u, \"worst_index\": %" PRIu64 "}", mi->worst_rank, mi->worst_index);
+            printf(", \"worst_rank\": %u, \"worst_index\": %" PRIu64 "}", rt_trace_rank_label(t, mi->worst_rank),
+                   mi->worst_index);
         else
             printf(", \"worst_rank\": null, \"worst_index\": null}");
     }
@@ -507,11 +509,11 @@ static void run_end(const rt_trace *t, const struct rt_replay_result *res, int j
         const char *in = inside ? rt_trace_region(t, reg)->name : "(outside MPI calls)";
         char a[32], who[32] = "-";
         if (w != RT_NONE)
-            snprintf(who, sizeof who, "rank %u", w);
+            snprintf(who, sizeof who, "rank %u", rt_trace_rank_label(t, w));
         else if (res->cut_event && res->cut_event[r] != UINT64_MAX)
             snprintf(who, sizeof who, "a collective");
         if (json) {
-            printf("%s{\"rank\": %u, \"in\": ", r ? ", " : "", r);
+            printf("%s{\"rank\": %u, \"in\": ", r ? ", " : "", rt_trace_rank_label(t, r));
             cli_json_string(stdout, in);
             printf(", \"since_ns\": %" PRId64 ", \"cut_event\": ", end - since);
             if (res->cut_event && res->cut_event[r] != UINT64_MAX)
@@ -520,12 +522,12 @@ static void run_end(const rt_trace *t, const struct rt_replay_result *res, int j
                 printf("null");
             printf(", \"waits_for\": ");
             if (w != RT_NONE)
-                printf("%u}", w);
+                printf("%u}", rt_trace_rank_label(t, w));
             else
                 printf("null}");
         } else {
             rt_format_time(a, sizeof a, (double)(end - since));
-            printf("  %6u  %-28s %12s  %s\n", r, in, a, who);
+            printf("  %6u  %-28s %12s  %s\n", rt_trace_rank_label(t, r), in, a, who);
         }
     }
     if (json)
@@ -595,7 +597,7 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
            o->window && rt_window_kind(o->window) != RT_WINDOW_ALL ? " in the window" : "");
     printf("critical path of B: %s over %" PRIu64 " events in %" PRIu64 " segments, ends on rank %u event %" PRIu64
            "\n",
-           fmt_ps(a, sizeof a, cp->length_ps), cp->events, cp->nseg, cp->end_rank, cp->end_index);
+           fmt_ps(a, sizeof a, cp->length_ps), cp->events, cp->nseg, rt_trace_rank_label(t, cp->end_rank), cp->end_index);
     /* What each activity holds, beside its name (the JSON's keys); waiting is never on the path
      * (a wait is the slack the path does not take), so the text leaves it out. */
     static const char *const holds[RT_ACT_COUNT] = {
@@ -635,7 +637,7 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
     uint64_t nshow = cp->nseg <= 2 * c->top ? cp->nseg : 2 * c->top;
     printf("  segments (%s%" PRIu64 " of %" PRIu64 ")\n", nshow < cp->nseg ? "first " : "", nshow, cp->nseg);
     for (uint64_t i = 0; i < nshow; i++)
-        printf("    rank %-5u events %" PRIu64 "-%" PRIu64 "  %s .. %s\n", cp->seg[i].rank, cp->seg[i].first,
+        printf("    rank %-5u events %" PRIu64 "-%" PRIu64 "  %s .. %s\n", rt_trace_rank_label(t, cp->seg[i].rank), cp->seg[i].first,
                cp->seg[i].last, fmt_ps(a, sizeof a, cp->seg[i].begin_ps), fmt_ps(b, sizeof b, cp->seg[i].end_ps));
 
     printf("\nwait states of B (time summed over the waiting events, count)\n");
@@ -657,7 +659,7 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
         printf("\nmeasured    %" PRIu64 " causality violations (receive before send: clocks out of sync; --fix-clocks "
                "corrects them, docs/clock-fix.md)", mi->violations);
         if (mi->violations)
-            printf(", worst %s at rank %u event %" PRIu64, fmt_ps(a, sizeof a, mi->worst_ps), mi->worst_rank,
+            printf(", worst %s at rank %u event %" PRIu64, fmt_ps(a, sizeof a, mi->worst_ps), rt_trace_rank_label(t, mi->worst_rank),
                    mi->worst_index);
         printf("\n");
     }

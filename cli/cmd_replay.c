@@ -82,8 +82,8 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
         model_cli_network_json(stdout, o, res);
         printf(", \"per_rank\": [");
         for (uint32_t r = 0; r < res->ranks; r++) {
-            printf("%s{\"rank\": %u, \"measured_end_ns\": %" PRId64 ", \"predicted_end_ns\": ", r ? ", " : "", r,
-                   res->measured_end_ns[r]);
+            printf("%s{\"rank\": %u, \"measured_end_ns\": %" PRId64 ", \"predicted_end_ns\": ", r ? ", " : "",
+                   rt_trace_rank_label(t, r), res->measured_end_ns[r]);
             cli_print_ps_as_ns(stdout, res->predicted_end_ps[r]);
             printf("}");
         }
@@ -113,7 +113,7 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
             printf(",,\n");
         }
         for (uint32_t r = 0; r < res->ranks; r++) {
-            printf("rank,%u,,%" PRId64 ",", r, res->measured_end_ns[r]);
+            printf("rank,%u,,%" PRId64 ",", rt_trace_rank_label(t, r), res->measured_end_ns[r]);
             cli_print_ps_as_ns(stdout, res->predicted_end_ps[r]);
             printf(",,\n");
         }
@@ -146,7 +146,7 @@ static void print_replay(const struct replay_cli *c, const struct rt_replay_opti
     printf("\n");
     printf("%6s %16s %16s\n", "rank", "measured_end", "predicted_end");
     for (uint32_t r = 0; r < res->ranks; r++)
-        printf("%6u %16s %16s\n", r, rt_format_time(a, sizeof a, (double)res->measured_end_ns[r]),
+        printf("%6u %16s %16s\n", rt_trace_rank_label(t, r), rt_format_time(a, sizeof a, (double)res->measured_end_ns[r]),
                rt_format_time(b, sizeof b, (double)res->predicted_end_ps[r] / 1e3));
     if (c->tr.region) {
         printf("\nregion %s: %" PRIu64 " instances (mean and max over ranks)\n", c->tr.region, ninst);

@@ -93,7 +93,7 @@ static const char *row_name(char *buf, size_t n, const rt_trace *t, int k, const
     rt_bytes lo, hi;
     switch (k) {
     case RT_VAL_RANK:
-        snprintf(buf, n, "rank %" PRIu32, r->id);
+        snprintf(buf, n, "rank %" PRIu32, rt_trace_rank_label(t, r->id));
         break;
     case RT_VAL_REGION:
         snprintf(buf, n, "%s #%" PRIu64, rt_trace_region(t, r->id)->name, r->instance);

@@ -340,8 +340,9 @@ check lost-completion-none-when-complete bash -c '! grep -q "uncompleted_isends"
 # Rank 1's receive ends at 3000, then 100 + 100 (the send, kept) + 100 + 50 + 50 + 200 (MPI_Irecv,
 # MPI_Wait, kept) + 1400: barrier at 5000. Rank 3: its MPI_Recv kept (1000-3000), ..., barrier at
 # 4000 as measured. A dissemination barrier of 3 takes ceil(log2 3) = 2 rounds of alpha from the
-# last entry: 7900 on all; then 500 of work, the bcast's 600, 1400: 10400 on rows 0, 1, 2 (MPI
-# ranks 0, 1, 3). (Waiting for rank 2 the barrier never ends; timing the bcast needs its root.)
+# last entry: 7900 on all; then 500 of work, the bcast's 600, 1400: 10400 on rows 0, 1, 2, which
+# every output names by their MPI ranks 0, 1, 3 (issue #47 item 4). (Waiting for rank 2 the barrier
+# never ends; timing the bcast needs its root.)
 M=$work/missing-rank
 rm -f "$M/traces/2.evt"
 check missing-rank-refused-names-option fails_with \
@@ -349,7 +350,14 @@ check missing-rank-refused-names-option fails_with \
   "$retime" replay "$M" "${H[@]}"
 out=$("$retime" replay "$M" "${H[@]}" --allow-missing-ranks --format csv 2>"$work/err"); rc=$?
 check missing-rank-replays [ "$rc" -eq 0 ]
-for r in 0 1 2; do check "missing-rank-row$r-end" same "$(rank_end "$out" $r)" 10400; done
+for r in 0 1 3; do check "missing-rank-rank$r-end" same "$(rank_end "$out" $r)" 10400; done
+check missing-rank-csv-labels same "$(grep '^rank,' <<<"$out" | cut -d, -f2 | tr '\n' ' ')" "0 1 3 "
+check missing-rank-table-labels same "$("$retime" replay "$M" "${H[@]}" --allow-missing-ranks 2>/dev/null |
+  awk 'on { print $1 } $1 == "rank" && $2 == "measured_end" { on = 1 }' | tr '\n' ' ')" "0 1 3 "
+check missing-rank-json-labels has "$("$retime" replay "$M" "${H[@]}" --allow-missing-ranks --format json 2>/dev/null)" \
+  '{"rank": 3, "measured_end_ns": '
+a=$("$retime" analyze "$M" "${H[@]}" --allow-missing-ranks --against measured 2>/dev/null)
+check missing-rank-analyze-labels bash -c '! grep -q "^ *rank 2 " <<<"$0" && grep -q "^ *rank 3 " <<<"$0"' "$a"
 check missing-rank-warning-one-line same "$(cat "$work/err")" \
   "retime: warning: $M/traces.otf2: MPI rank 2 missing: 2 messages to it and 2 from it dropped, 3 collective records timed without it, 3 rooted at it kept as measured time (--allow-missing-ranks)"
 check missing-rank-replay-line has "$("$retime" replay "$M" "${H[@]}" --allow-missing-ranks 2>/dev/null)" \

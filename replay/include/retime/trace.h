@@ -368,6 +368,12 @@ uint32_t rt_trace_missing_rank(const rt_trace *trace, uint32_t i);
  * reports the whole trace's.
  */
 void rt_trace_set_missing_totals(rt_trace *trace, const uint64_t totals[4]);
+/**
+ * The MPI_COMM_WORLD rank of row @p row: the row itself, unless ranks are missing
+ * (RT_TRACE_ALLOW_MISSING_RANKS), whose rows the later ranks take (with rank 2 missing, row 2 is
+ * rank 3). What every output names a rank by. RT_NONE stays RT_NONE.
+ */
+uint32_t rt_trace_rank_label(const rt_trace *trace, uint32_t row);
 /** The regions a rank enters other than MPI calls (those with instances), for an error line or
  *  a summary: "a, b, c (3 entered besides MPI calls; N regions defined)", the first dozen.
  *  Defined regions nobody enters (a producer's call-site functions) are left out. */

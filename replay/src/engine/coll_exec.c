@@ -429,7 +429,7 @@ void rt__cx_describe_wait(const struct engine *E, uint32_t cid, uint32_t i, char
         snprintf(buf + len, len < n ? n - len : 0,
                  "; in round %u of %u of its %s (%s), it waits to %s rank %u (%llu bytes), which %s", s->round + 1,
                  x->sched.rounds, rt_coll_op_name((int)c->op), rt_coll_algo_name(x->sched.algo),
-                 recv ? "receive from" : "send to", row, (unsigned long long)s->m,
+                 recv ? "receive from" : "send to", rt_trace_rank_label(E->t, row), (unsigned long long)s->m,
                  x->mem[peer].state == CX_OUT ? "never enters it" : "is in another round of it");
         return;
     }

@@ -128,9 +128,10 @@ int rt__eng_coll_blocks(struct engine *E, uint32_t id)
                    E->err, RT_EMISMATCH,
                    "%s: collective size mismatch on comm '%s' (%s): rank %u event %llu (%s) sends %llu and receives "
                    "%llu bytes%s but rank %u event %llu (%s) sends %llu and receives %llu bytes",
-                   rt_trace_path(E->t), rt__eng_comm_name(E, c->comm), rt_coll_op_name((int)c->op), ra,
+                   rt_trace_path(E->t), rt__eng_comm_name(E, c->comm), rt_coll_op_name((int)c->op), rt_trace_rank_label(E->t, ra),
                    (unsigned long long)c->ev[a], rt__eng_call_name(E, ra, c->ev[a]), (unsigned long long)A->sent,
-                   (unsigned long long)A->recv, block, rb, (unsigned long long)c->ev[b], rt__eng_call_name(E, rb, c->ev[b]),
+                   (unsigned long long)A->recv, block, rt_trace_rank_label(E->t, rb), (unsigned long long)c->ev[b],
+                   rt__eng_call_name(E, rb, c->ev[b]),
                    (unsigned long long)B->sent, (unsigned long long)B->recv);
     }
     return 0;
@@ -295,9 +296,11 @@ int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row,
         return E->failed = rt_error_set(
                    E->err, RT_EMISMATCH,
                    "%s: collective mismatch on comm '%s': rank %u event %llu (%s, %s, root %d) vs rank %u event %llu (%s, %s, root %d)",
-                   rt_trace_path(E->t), rt__eng_comm_name(E, c->comm), c->first_rank, (unsigned long long)c->first_ev,
+                   rt_trace_path(E->t), rt__eng_comm_name(E, c->comm), rt_trace_rank_label(E->t, c->first_rank),
+                   (unsigned long long)c->first_ev,
                    rt__eng_call_name(E, c->first_rank, c->first_ev), rt_coll_op_name((int)c->op),
-                   c->root == RT_NONE ? -1 : (int)c->root, row, (unsigned long long)ev, rt__eng_call_name(E, row, ev),
+                   c->root == RT_NONE ? -1 : (int)c->root, rt_trace_rank_label(E->t, row), (unsigned long long)ev,
+                   rt__eng_call_name(E, row, ev),
                    rt_coll_op_name((int)op), root == RT_NONE ? -1 : (int)root);
     struct rt__coll_member *m = &c->mem[me];
     m->begin = begin;
@@ -330,14 +333,14 @@ int rt__eng_post_collective(struct engine *E, uint32_t r, uint64_t j, const stru
     uint32_t op = rt__coll_op_at(E->ranks[r].row, j);
     if (!cm)
         return E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: rank %u event %llu: collective without communicator",
-                                        path, r, (unsigned long long)j);
+                                        path, rt_trace_rank_label(E->t, r), (unsigned long long)j);
     /* The distributed rounds keep one collective per rank in flight (rank.coll, rank.held): a
      * non-blocking one overlaps the rank's other operations. */
     if (e->kind == RT_EV_NBCOLL_BEGIN && E->part)
         return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED,
                                         "%s: rank %u event %llu (%s): non-blocking collectives are not replayed under "
                                         "mpirun yet: run it as one process",
-                                        path, r, (unsigned long long)j, rt__eng_call_name(E, r, j));
+                                        path, rt_trace_rank_label(E->t, r), (unsigned long long)j, rt__eng_call_name(E, r, j));
     uint32_t me = comm_rank_of(E, p->comm, cm, r);
     if (E->failed)
         return E->failed;
@@ -345,15 +348,15 @@ int rt__eng_post_collective(struct engine *E, uint32_t r, uint64_t j, const stru
         return E->failed = rt_error_set(
                    E->err, RT_EMISMATCH,
                    "%s: collective on comm '%s' by a non-member: rank %u event %llu (%s, %s) is not one of its %u ranks",
-                   path, rt__eng_comm_name(E, p->comm), r, (unsigned long long)j, rt__eng_call_name(E, r, j),
-                   rt_coll_op_name((int)op), cm->size);
+                   path, rt__eng_comm_name(E, p->comm), rt_trace_rank_label(E->t, r), (unsigned long long)j,
+                   rt__eng_call_name(E, r, j), rt_coll_op_name((int)op), cm->size);
     /* A rooted operation whose trace names no root is refused, not timed as rooted at rank 0 (#47:
      * a bcast with a late rank 2 came out far from root 2's answer, silently). */
     if (e->ref == RT_NONE && (op == RT_COLL_BCAST || op == RT_COLL_GATHER || op == RT_COLL_SCATTER || op == RT_COLL_REDUCE))
         return E->failed = rt_error_set(E->err, RT_ECORRUPT,
                                         "%s: rank %u event %llu (%s on comm '%s'): a rooted collective whose root "
                                         "the trace leaves undefined; it cannot be timed without one",
-                                        path, r, (unsigned long long)j, rt__eng_call_name(E, r, j),
+                                        path, rt_trace_rank_label(E->t, r), (unsigned long long)j, rt__eng_call_name(E, r, j),
                                         rt__eng_comm_name(E, p->comm));
     uint64_t *seqp = rt__map_ref(&E->coll_seq, r, p->comm, 0);
     if (!seqp)

@@ -55,6 +55,9 @@ uint32_t rt__eng_waits_for(const struct engine *E, uint32_t r)
     return RT_NONE;
 }
 
+/* A row as the outputs name it: its MPI rank (rt_trace_rank_label: rows move when ranks are missing). */
+#define LB(row) rt_trace_rank_label(E->t, (row))
+
 /* Appends to @p buf the cycle of waiting ranks that rank @p r is in, if it is in one. */
 static void wait_cycle(const struct engine *E, uint32_t r, char *buf, size_t n)
 {
@@ -65,9 +68,9 @@ static void wait_cycle(const struct engine *E, uint32_t r, char *buf, size_t n)
     if (x != r || steps < 2) /* two ranks: the message already names both */
         return;
     size_t len = strlen(buf);
-    len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "; the cycle: rank %u", r);
+    len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "; the cycle: rank %u", LB(r));
     for (x = rt__eng_waits_for(E, r); len < n; x = rt__eng_waits_for(E, x)) {
-        len += (size_t)snprintf(buf + len, n - len, " -> %u", x);
+        len += (size_t)snprintf(buf + len, n - len, " -> %u", LB(x));
         if (x == r)
             break;
     }
@@ -130,11 +133,11 @@ int rt__eng_diagnose(struct engine *E)
             if (rank_state(E, s) == R_DONE)
                 return rt_error_set(E->err, RT_EUNMATCHED,
                                     "%s: unmatched receive: rank %u event %llu (%s from rank %u, tag %u, comm '%s', %llu bytes): rank %u never sends it" CUT_HINT,
-                                    path, r, (unsigned long long)j, rt__eng_call_name(E, r, j), s, post_ev->aux,
-                                    rt__eng_comm_name(E, post_p->comm), (unsigned long long)post_p->bytes, s);
+                                    path, LB(r), (unsigned long long)j, rt__eng_call_name(E, r, j), LB(s), post_ev->aux,
+                                    rt__eng_comm_name(E, post_p->comm), (unsigned long long)post_p->bytes, LB(s));
             rc = rt_error_set(E->err, RT_EDEADLOCK,
                                 "%s: deadlock: rank %u event %llu (%s from rank %u, tag %u) waits for rank %u, which is blocked at event %llu (%s)",
-                                path, r, (unsigned long long)j, rt__eng_call_name(E, r, j), s, post_ev->aux, s,
+                                path, LB(r), (unsigned long long)j, rt__eng_call_name(E, r, j), LB(s), post_ev->aux, LB(s),
                                 (unsigned long long)rank_cursor(E, s), rt__eng_call_name(E, s, rank_cursor(E, s)));
             if (E->err)
                 with_cycle(E, r);
@@ -153,12 +156,12 @@ int rt__eng_diagnose(struct engine *E)
                 if (rank_state(E, m->dst) == R_DONE)
                     return rt_error_set(E->err, RT_EUNMATCHED,
                                         "%s: unmatched send: rank %u event %llu (%s to rank %u, tag %u, comm '%s', %llu bytes, rendezvous): rank %u never receives it" CUT_HINT,
-                                        path, r, (unsigned long long)m->send_ev, rt__eng_call_name(E, r, m->send_ev), m->dst,
-                                        m->tag, rt__eng_comm_name(E, m->comm), (unsigned long long)m->bytes, m->dst);
+                                        path, LB(r), (unsigned long long)m->send_ev, rt__eng_call_name(E, r, m->send_ev), LB(m->dst),
+                                        m->tag, rt__eng_comm_name(E, m->comm), (unsigned long long)m->bytes, LB(m->dst));
                 rc = rt_error_set(E->err, RT_EDEADLOCK,
                                     "%s: deadlock: rank %u event %llu (%s to rank %u, tag %u, rendezvous) waits for rank %u, which is blocked at event %llu (%s)",
-                                    path, r, (unsigned long long)m->send_ev, rt__eng_call_name(E, r, m->send_ev), m->dst, m->tag,
-                                    m->dst, (unsigned long long)rank_cursor(E, m->dst), rt__eng_call_name(E, m->dst, rank_cursor(E, m->dst)));
+                                    path, LB(r), (unsigned long long)m->send_ev, rt__eng_call_name(E, r, m->send_ev), LB(m->dst), m->tag,
+                                    LB(m->dst), (unsigned long long)rank_cursor(E, m->dst), rt__eng_call_name(E, m->dst, rank_cursor(E, m->dst)));
                 if (E->err)
                     with_cycle(E, r);
                 return rc;
@@ -169,7 +172,7 @@ int rt__eng_diagnose(struct engine *E)
             struct coll *c = &E->colls[(uint32_t)p];
             rc = rt_error_set(E->err, RT_EDEADLOCK,
                               "%s: deadlock: rank %u event %llu (%s on comm '%s') waits for a collective that only %u of %u ranks enter",
-                              path, r, (unsigned long long)j, rt__eng_call_name(E, r, j), rt__eng_comm_name(E, c->comm), c->arrived,
+                              path, LB(r), (unsigned long long)j, rt__eng_call_name(E, r, j), rt__eng_comm_name(E, c->comm), c->arrived,
                               c->size);
             if (c->cx && E->err) /* on a network: where in its schedule */
                 rt__cx_describe_wait(E, (uint32_t)p, (uint32_t)((p & ~COLL_BIT) >> 32), E->err->msg,
@@ -180,7 +183,7 @@ int rt__eng_diagnose(struct engine *E)
             }
             return rc;
         }
-        return rt_error_set(E->err, RT_EDEADLOCK, "%s: deadlock: rank %u blocked at event %llu (%s)" CUT_HINT, path, r,
+        return rt_error_set(E->err, RT_EDEADLOCK, "%s: deadlock: rank %u blocked at event %llu (%s)" CUT_HINT, path, LB(r),
                             (unsigned long long)j, rt__eng_call_name(E, r, j));
     }
     /* Every rank finished: any send still queued in a channel was never received. */
@@ -192,7 +195,7 @@ int rt__eng_diagnose(struct engine *E)
         if (c->side == M_SEND)
             return rt_error_set(E->err, RT_EUNMATCHED,
                                 "%s: unmatched send: rank %u event %llu (%s to rank %u, tag %u, comm '%s', %llu bytes) has no matching receive" CUT_HINT,
-                                path, m->src, (unsigned long long)m->send_ev, rt__eng_call_name(E, m->src, m->send_ev), m->dst,
+                                path, LB(m->src), (unsigned long long)m->send_ev, rt__eng_call_name(E, m->src, m->send_ev), LB(m->dst),
                                 m->tag, rt__eng_comm_name(E, m->comm), (unsigned long long)m->bytes);
     }
     return RT_OK;

@@ -942,7 +942,7 @@ size_t rt_trace_coverage(const rt_trace *t, char *buf, size_t n)
         if (s->worst_ns > 0 && s->span_ns > 0 && s->worst_rank != RT_NONE && k < n) {
             double pct = 100.0 * (double)s->worst_ns / (double)s->span_ns;
             k += (size_t)snprintf(buf + k, n - k, " (%.*f %% of rank %u's time %s)", pct < 9.95 ? 1 : 0, pct,
-                                  s->worst_rank, inside[i]);
+                                  rt_trace_rank_label(t, s->worst_rank), inside[i]);
         }
     }
     return k < n ? k : (n ? n - 1 : 0);
@@ -951,6 +951,17 @@ size_t rt_trace_coverage(const rt_trace *t, char *buf, size_t n)
 uint32_t rt_trace_missing_rank(const rt_trace *t, uint32_t i)
 {
     return i < t->stats.missing_ranks ? t->missing[i] : RT_NONE;
+}
+
+uint32_t rt_trace_rank_label(const rt_trace *t, uint32_t row)
+{
+    if (row == RT_NONE)
+        return RT_NONE;
+    /* the missing ranks ascend: each one at or below the label so far moves it up by one */
+    uint32_t rank = row;
+    for (uint32_t i = 0; i < t->stats.missing_ranks && t->missing[i] <= rank; i++)
+        rank++;
+    return rank;
 }
 
 void rt_trace_set_missing_totals(rt_trace *t, const uint64_t totals[4])
