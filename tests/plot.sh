@@ -173,6 +173,17 @@ check timeline-path-starts-at-0 same "$(data "$work/whole" "$(path_block "$work/
 check timeline-size-png files "$work/ranks" 1000 400
 check timeline-size-svg svg "$work/ranks.svg" 1000 400 "ranks 2-5" "net exp:mean=1us" "seed 2"
 check timeline-rows-2-5 same "$(data "$work/ranks" 0 | awk '{ print $3 }' | tr '\n' ' ')" "2 3 4 5 "
+# An MPI function keeps its colour from one plot to the next (issue #47 item 4): by its name, not by
+# its place among the functions a window shows (MPI_Recv is first in the instances' window and
+# second over the whole run; MPI_Ssend, MPI_Recv and MPI_Barrier take their table's colours), and the
+# legend is one column (a second one ran past the right edge beside two panels).
+colour() { sed -n "s/.*lc rgb '\(#[0-9A-Fa-f]*\)' title '$2'.*/\1/p" "$1.gp" 2>&1; }
+for f in MPI_Ssend MPI_Recv MPI_Barrier; do
+  check "timeline-colour-$f" same "$(colour "$work/timeline" $f)" "$(colour "$work/whole" $f)"
+done
+check timeline-colour-table same "$(colour "$work/timeline" MPI_Ssend) $(colour "$work/timeline" MPI_Recv) $(colour "$work/timeline" MPI_Barrier)" \
+  "#009E73 #CC79A7 #E69F00"
+check timeline-legend-one-column has "$(cat "$work/timeline.gp")" "maxcols 1"
 check timeline-bad-ranks fails_with "--ranks 3-9: the trace has ranks 0-7" \
   "$retime" plot timeline "$T1" "${H[@]}" --ranks 3-9 --output "$work/x"
 check timeline-bad-ranks-syntax fails_with "bad --ranks '5-2'" "$retime" plot timeline "$T1" "${H[@]}" --ranks 5-2 --output "$work/x"

@@ -107,6 +107,7 @@ struct category {
     uint32_t region; /* RT_NONE: "other MPI" */
     rt_time_ps total;
     uint64_t calls;
+    int colour;      /* into plot_colors (category_colours) */
 };
 
 struct panel {
@@ -303,7 +304,7 @@ static int write_panel(struct plot_out *o, const rt_trace *t, const struct panel
                "lc rgb '#d9d9d9' %s, \\\n",
             b_span, legend ? "title 'compute'" : "notitle");
     for (int c = 0; c < ncat; c++) {
-        const char *col = cat[c].region == RT_NONE ? "#8c8c8c" : plot_colors[c % NAMED_CATEGORIES];
+        const char *col = cat[c].region == RT_NONE ? "#8c8c8c" : plot_colors[cat[c].colour];
         fprintf(g, "  '' index %d using (($1+$2)/2):3:1:2:($3-0.32):($3+0.32) with boxxyerror fs solid 1.0 noborder "
                    "lc rgb '%s' ",
                 b_cat[c], col);
@@ -432,6 +433,43 @@ static int choose_window(const struct tl_cli *c, struct timeline *tl, rt_error *
     return RT_OK;
 }
 
+/* An MPI function's own colour, the same in every plot: the common ones by a table (a family
+ * shares one: the waits, the sends, the receives), the others by their name's hash. */
+static int preferred_colour(const char *name)
+{
+    static const struct {
+        const char *name;
+        int colour;
+    } fixed[] = {{"MPI_Allreduce", 0}, {"MPI_Wait", 1},    {"MPI_Waitall", 1},   {"MPI_Waitany", 1},
+                 {"MPI_Waitsome", 1},  {"MPI_Send", 2},    {"MPI_Isend", 2},     {"MPI_Ssend", 2},
+                 {"MPI_Recv", 3},      {"MPI_Irecv", 3},   {"MPI_Barrier", 4},   {"MPI_Bcast", 5},
+                 {"MPI_Alltoall", 5},  {"MPI_Reduce", 6},  {"MPI_Sendrecv", 6},  {"MPI_Allgather", 0}};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (!strcmp(name, fixed[i].name))
+            return fixed[i].colour;
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const char *s = name; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return (int)(h % NAMED_CATEGORIES);
+}
+
+/* Colours of the named categories, in order of importance: each its function's own colour, or,
+ * when a more important one shown took it, the next free one (NAMED_CATEGORIES colours for at
+ * most as many categories: there always is one). */
+static void category_colours(const rt_trace *t, struct category *cat, int ncat)
+{
+    int taken[NAMED_CATEGORIES] = {0};
+    for (int c = 0; c < ncat; c++) {
+        if (cat[c].region == RT_NONE)
+            continue;
+        int k = preferred_colour(rt_trace_region(t, cat[c].region)->name);
+        while (taken[k])
+            k = (k + 1) % NAMED_CATEGORIES;
+        taken[k] = 1;
+        cat[c].colour = k;
+    }
+}
+
 /* Categories: the MPI functions with the most time in the window (then the most calls: a call
  * may take no time) get their own colours, the rest share "other MPI calls". */
 static int choose_categories(struct timeline *tl, rt_error *err)
@@ -454,7 +492,7 @@ static int choose_categories(struct timeline *tl, rt_error *err)
     size_t nused = 0;
     for (uint32_t i = 0; i < nreg; i++)
         if (tot.calls[i] > 0)
-            all[nused++] = (struct category){i, tot.by_region[i], tot.calls[i]};
+            all[nused++] = (struct category){i, tot.by_region[i], tot.calls[i], 0};
     qsort(all, nused, sizeof *all, cmp_cat);
     tl->ncat = 0;
     for (size_t i = 0; i < nused && i < NAMED_CATEGORIES; i++) {
@@ -462,7 +500,8 @@ static int choose_categories(struct timeline *tl, rt_error *err)
         tl->named[all[i].region] = 1;
     }
     if (nused > NAMED_CATEGORIES)
-        tl->cat[tl->ncat++] = (struct category){RT_NONE, 0, 0};
+        tl->cat[tl->ncat++] = (struct category){RT_NONE, 0, 0, 0};
+    category_colours(tl->t, tl->cat, tl->ncat);
     rc = RT_OK;
 out:
     free(tot.by_region);
@@ -497,7 +536,8 @@ static int draw(struct tl_cli *c, struct timeline *tl, const struct rt_replay_op
     fprintf(gp, "set grid xtics lc rgb '#eeeeee'\nset clip two\nset clip one\n");
     /* Fixed margins keep the panels aligned; the legend sits in the right margin. */
     fprintf(gp, "set lmargin at screen 0.08\nset rmargin at screen 0.76\n");
-    fprintf(gp, "set key at screen 0.77, screen %.3f left top Left reverse samplen 2 font ',9'\n",
+    /* one column: a second one would run past the right edge (beside two panels, at the default size) */
+    fprintf(gp, "set key at screen 0.77, screen %.3f left top Left reverse samplen 2 font ',9' maxcols 1\n",
             tl->gm ? 0.86 : 0.83);
     int block = 0;
     uint64_t boxes = 0, calls = 0, mboxes = 0, mcalls = 0;
