@@ -83,6 +83,7 @@ set(RT_TEST_SECONDS
   perfetto                                        16    24
   plot                                            27    66
   sidefiles                                        9    10
+  test_burst                                       1     5
   test_calibrate                                   1     1
   test_clock_fix                                   1     5
   test_cpu_time                                    1     5

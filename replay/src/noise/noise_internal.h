@@ -61,10 +61,23 @@ rt_time_ps rt__os_advance(const struct rt__os_ctx *ctx, uint32_t rank, struct rt
 
 /* One two-state Markov chain, its switching times made as far as asked (state at time 0 is
  * drawn from the stationary distribution; the state flips at every switch). */
+/* A chain's switching times, made in order from its random stream and kept as a mark per block of
+ * RT__BURST_BLOCK switches (the time before the block and the stream's state there): 16 bytes per
+ * block instead of 8 per switch. The block a query falls in is made again from its mark. */
+#define RT__BURST_BLOCK 64
+struct rt__burst_mark {
+    rt_time_ps before; /* the switch before the block's first (0 for the first block) */
+    uint64_t rng;      /* the stream's state before the block's first switch */
+};
 struct rt__burst_chain {
-    uint64_t rng;
-    rt_time_ps *sw;
-    size_t n, cap;
+    uint64_t rng;                /* the stream's state after the last switch made */
+    rt_time_ps last;             /* the last switch made */
+    uint64_t n;                  /* switches made */
+    struct rt__burst_mark *mark; /* one per block begun */
+    size_t nmark, capmark;
+    rt_time_ps *blk;             /* the switches of block cur (RT__BURST_BLOCK of room) */
+    uint64_t cur;                /* UINT64_MAX: none there */
+    uint32_t ncur;
     uint8_t on0, started;
 };
 
