@@ -794,9 +794,6 @@ static int work_check(const struct model_cli *m, const struct rt_replay_options 
     double bg_work = bg; /* (overloaded links: the replay stops once their pile is too high) */
     double work = replays * ((double)rt_trace_stats(t)->events + bg_work + switches + links + detours);
     char a[32], b[32], c[32], d[32], e[32], f[32];
-    if (load > 1)
-        fprintf(stderr, "retime: warning: --perturb: each perturbing node offers %.3gx what its NIC link carries: its "
-                        "messages pile up on the wire (the replay stops when, past 8 per node, they grow 4x)\n", load);
     char sw[128] = ""; /* said only when there are any: the line stays as it was without them */
     if (links > 0)
         snprintf(sw, sizeof sw, ", %s%s links of routes", links > bound / replays ? "over " : "",
@@ -811,6 +808,9 @@ static int work_check(const struct model_cli *m, const struct rt_replay_options 
                        count_text(c, sizeof c, (double)rt_trace_stats(t)->events), count_text(d, sizeof d, bg), sw,
                        count_text(e, sizeof e, detours), rt_format_time((char[32]){0}, 32, span),
                        count_text((char[32]){0}, 32, bound));
+    if (load > 1) /* (after the refusal: a refused command prints its one error line only) */
+        fprintf(stderr, "retime: warning: --perturb: each perturbing node offers %.3gx what its NIC link carries: its "
+                        "messages pile up on the wire (the replay stops when, past 8 per node, they grow 4x)\n", load);
     return 0;
 }
 

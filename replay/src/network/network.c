@@ -84,14 +84,15 @@ struct rt_network {
 static int perturb_parse(const char *spec, struct perturb *b, rt_error *err)
 {
     static const char *const keys[] = {"ratio", "pattern", "size", "interval", "sigma1", "sigma2", "rate", NULL};
-    char what[80];
+    char what[80], qs[64];
     size_t n;
     int rc;
+    rt__noise_quote(qs, sizeof qs, spec, strlen(spec));
     const char *q = rt__noise_param(spec, "pattern", &n);
-    if ((rc = rt__noise_only(spec, spec, keys, err)) || (rc = rt__noise_get(spec, spec, "ratio", 0, &b->ratio, err)))
+    if ((rc = rt__noise_only("perturb", spec, spec, keys, err)) || (rc = rt__noise_get("perturb", spec, spec, "ratio", 0, &b->ratio, err)))
         return rc;
     if (!q)
-        return rt_error_set(err, RT_EINVAL, "perturb '%.60s': needs pattern=random-permutation|uniform|ipp", spec);
+        return rt_error_set(err, RT_EINVAL, "perturb '%s': needs pattern=random-permutation|uniform|ipp", qs);
     if (n == 18 && !strncmp(q, "random-permutation", n))
         b->pattern = PAT_PERM;
     else if (n == 7 && !strncmp(q, "uniform", n))
@@ -99,22 +100,22 @@ static int perturb_parse(const char *spec, struct perturb *b, rt_error *err)
     else if (n == 3 && !strncmp(q, "ipp", n))
         b->pattern = PAT_IPP;
     else
-        return rt_error_set(err, RT_EINVAL, "perturb '%.60s': pattern must be random-permutation, uniform or ipp", spec);
+        return rt_error_set(err, RT_EINVAL, "perturb '%s': pattern must be random-permutation, uniform or ipp", qs);
     const char *sz = rt__noise_param(spec, "size", &n);
     rt_bytes bytes = 0;
     snprintf(what, sizeof what, "%.*s", (int)(n < 40 ? n : 40), sz ? sz : "");
     if (!sz)
-        return rt_error_set(err, RT_EINVAL, "perturb '%.60s': needs size=SIZE (bytes per message, > 0)", spec);
+        return rt_error_set(err, RT_EINVAL, "perturb '%s': needs size=SIZE (bytes per message, > 0)", qs);
     if ((rc = rt_parse_bytes(what, &bytes, err))) { /* its own reason (#47: "needs size > 0" for 1TiB) */
         char why[200];
         snprintf(why, sizeof why, "%.190s", err->msg);
-        return rt_error_set(err, rc, "perturb '%.60s': size: %s", spec, why);
+        return rt_error_set(err, rc, "perturb '%s': size: %s", qs, why);
     }
     if (bytes == 0)
-        return rt_error_set(err, RT_ERANGE, "perturb '%.60s': size must be above 0", spec);
+        return rt_error_set(err, RT_ERANGE, "perturb '%s': size must be above 0", qs);
     b->size = (double)bytes;
     if (!(b->ratio > 0) || b->ratio > 1)
-        return rt_error_set(err, RT_ERANGE, "perturb '%.60s': ratio must be in (0, 1]", spec);
+        return rt_error_set(err, RT_ERANGE, "perturb '%s': ratio must be in (0, 1]", qs);
     if (b->pattern == PAT_IPP) {
         double r;
         const char *k[3] = {"sigma1", "sigma2", "rate"};
@@ -123,15 +124,15 @@ static int perturb_parse(const char *spec, struct perturb *b, rt_error *err)
             const char *v = rt__noise_param(spec, k[i], &n);
             snprintf(what, sizeof what, "%.*s", (int)(n < 40 ? n : 40), v ? v : "");
             if (!v || rt_parse_rate_per_ns(what, &r, err) || !(r > 0))
-                return rt_error_set(err, RT_EINVAL, "perturb '%.60s': ipp needs %s=RATE (> 0, e.g. 0.2/us)", spec, k[i]);
+                return rt_error_set(err, RT_EINVAL, "perturb '%s': ipp needs %s=RATE (> 0, e.g. 0.2/us)", qs, k[i]);
             *dst[i] = r / 1e3;
         }
     } else {
         double ns;
-        if ((rc = rt__noise_get(spec, spec, "interval", 1, &ns, err)))
+        if ((rc = rt__noise_get("perturb", spec, spec, "interval", 1, &ns, err)))
             return rc;
         if (!(ns > 0) || ns > RT_MAX_DELAY_NS) /* (#47: 1e7s ran out of memory in the replay) */
-            return rt_error_set(err, RT_ERANGE, "perturb '%.60s': interval must be above 0 and at most 1000s", spec);
+            return rt_error_set(err, RT_ERANGE, "perturb '%s': interval must be above 0 and at most 1000s", qs);
         b->interval_ps = ns * 1e3;
     }
     b->on = 1;

@@ -42,7 +42,7 @@ static int rate(const char *spec, const char *args, const char *rkey, const char
         if (!rt__noise_param(args, tkey, &n))
             return rt_error_set(err, RT_EINVAL, "burst '%s': needs %s= (a rate) or %s= (a mean duration)", spec, rkey,
                                 tkey);
-        int rc = rt__noise_get(spec, args, tkey, 1, &mean, err);
+        int rc = rt__noise_get("burst", spec, args, tkey, 1, &mean, err);
         if (rc)
             return rc;
         *out = mean > 0 ? 1.0 / mean : 0;
@@ -64,12 +64,12 @@ int rt_burst_parse(const char *spec, rt_burst **out, rt_error *err)
     struct rt_burst b = {.latency = 1, .bandwidth = 1};
     size_t n;
     int rc;
-    if ((rc = rt__noise_only(spec, args, keys, err)) || (rc = rate(spec, args, "sigma1", "on", &b.leave_on, err)) ||
+    if ((rc = rt__noise_only("burst", spec, args, keys, err)) || (rc = rate(spec, args, "sigma1", "on", &b.leave_on, err)) ||
         (rc = rate(spec, args, "sigma2", "off", &b.leave_off, err)))
         return rc;
-    if (rt__noise_param(args, "latency", &n) && (rc = rt__noise_get(spec, args, "latency", 0, &b.latency, err)))
+    if (rt__noise_param(args, "latency", &n) && (rc = rt__noise_get("burst", spec, args, "latency", 0, &b.latency, err)))
         return rc;
-    if (rt__noise_param(args, "bandwidth", &n) && (rc = rt__noise_get(spec, args, "bandwidth", 0, &b.bandwidth, err)))
+    if (rt__noise_param(args, "bandwidth", &n) && (rc = rt__noise_get("burst", spec, args, "bandwidth", 0, &b.bandwidth, err)))
         return rc;
     if (!(b.latency > 0) || !(b.bandwidth > 0) || b.latency > 1e6 || b.bandwidth < 1e-6)
         return rt_error_set(err, RT_ERANGE, "burst '%s': latency and bandwidth factors must be above 0 (and sane)", spec);

@@ -73,26 +73,38 @@ const char *rt__noise_param(const char *args, const char *key, size_t *len)
     return NULL;
 }
 
-int rt__noise_get(const char *spec, const char *args, const char *key, int is_time, double *out, rt_error *err)
+const char *rt__noise_quote(char *buf, size_t n, const char *s, size_t len)
+{
+    /* (a spec or a key of thousands of characters was quoted whole, or cut without a word) */
+    if (len > 60)
+        snprintf(buf, n, "%.57s...", s);
+    else
+        snprintf(buf, n, "%.*s", (int)len, s);
+    return buf;
+}
+
+int rt__noise_get(const char *what, const char *spec, const char *args, const char *key, int is_time, double *out,
+                  rt_error *err)
 {
     size_t n;
     const char *v = rt__noise_param(args, key, &n);
-    char buf[64];
+    char buf[64], q[64];
+    rt__noise_quote(q, sizeof q, spec, strlen(spec));
     if (!v)
-        return rt_error_set(err, RT_EINVAL, "noise '%s': needs %s=", spec, key);
+        return rt_error_set(err, RT_EINVAL, "%s '%s': needs %s=", what, q, key);
     if (n >= sizeof buf)
-        return rt_error_set(err, RT_EINVAL, "noise '%s': value of %s too long", spec, key);
+        return rt_error_set(err, RT_EINVAL, "%s '%s': value of %s too long", what, q, key);
     memcpy(buf, v, n);
     buf[n] = '\0';
     rt_error e = {0};
     int rc = is_time ? rt_parse_time_ns(buf, out, &e) : rt_parse_number(buf, out, &e);
     if (rc)
-        return rt_error_set(err, rc, "noise '%s': %s: %s", spec, key, e.msg);
+        return rt_error_set(err, rc, "%s '%s': %s: %s", what, q, key, e.msg);
     return RT_OK;
 }
 
 /* Checks that @p args names only the keys in @p keys (NULL-terminated). */
-int rt__noise_only(const char *spec, const char *args, const char *const *keys, rt_error *err)
+int rt__noise_only(const char *what, const char *spec, const char *args, const char *const *keys, rt_error *err)
 {
     for (const char *p = args; p && *p;) {
         const char *end = strchr(p, ',');
@@ -101,8 +113,11 @@ int rt__noise_only(const char *spec, const char *args, const char *const *keys, 
         int ok = 0;
         for (const char *const *q = keys; *q && !ok; q++)
             ok = strlen(*q) == k && strncmp(p, *q, k) == 0 && k < n;
-        if (!ok)
-            return rt_error_set(err, RT_EINVAL, "noise '%s': unexpected '%.*s'", spec, (int)n, p);
+        if (!ok) {
+            char qs[64], qk[64];
+            return rt_error_set(err, RT_EINVAL, "%s '%s': unexpected '%s'", what,
+                                rt__noise_quote(qs, sizeof qs, spec, strlen(spec)), rt__noise_quote(qk, sizeof qk, p, n));
+        }
         p = end ? end + 1 : NULL;
     }
     return RT_OK;
@@ -128,7 +143,7 @@ static int load_empirical(const char *spec, const char *args, struct rt_dist *d,
     path[plen] = '\0';
     const char *rest = args[plen] ? args + plen + 1 : "";
     static const char *const keys[] = {"size", NULL};
-    int rc = rt__noise_only(spec, rest, keys, err);
+    int rc = rt__noise_only("noise", spec, rest, keys, err);
     if (rc)
         return rc;
     rt_bytes want = UINT64_MAX;
@@ -270,9 +285,10 @@ int rt_dist_parse(const char *spec, rt_dist **out, rt_error *err)
         *out = d;
         return RT_OK;
     }
-    if ((rc = rt__noise_only(spec, args, tab[i].keys, err)) || (rc = rt__noise_get(spec, args, tab[i].keys[0], tab[i].time[0], &d->a, err)))
+    if ((rc = rt__noise_only("noise", spec, args, tab[i].keys, err)) ||
+        (rc = rt__noise_get("noise", spec, args, tab[i].keys[0], tab[i].time[0], &d->a, err)))
         goto fail;
-    if (tab[i].keys[1] && (rc = rt__noise_get(spec, args, tab[i].keys[1], tab[i].time[1], &d->b, err)))
+    if (tab[i].keys[1] && (rc = rt__noise_get("noise", spec, args, tab[i].keys[1], tab[i].time[1], &d->b, err)))
         goto fail;
     rc = RT_ERANGE;
     switch (d->kind) {

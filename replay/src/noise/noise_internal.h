@@ -15,10 +15,14 @@
 
 /* KEY=VALUE in a comma-separated list: the value (up to ',' or the end) and its length, or NULL. */
 const char *rt__noise_param(const char *args, const char *key, size_t *len);
-/* Parses KEY's value as a time (ns) or a plain number; RT_EINVAL naming @p spec when missing. */
-int rt__noise_get(const char *spec, const char *args, const char *key, int is_time, double *out, rt_error *err);
+/* @p s (@p len bytes) as an error quotes it: whole up to 60 characters, else its first 57 and "...". */
+const char *rt__noise_quote(char *buf, size_t n, const char *s, size_t len);
+/* Parses KEY's value as a time (ns) or a plain number; RT_EINVAL naming @p spec when missing.
+ * @p what names the option's kind in the error ("noise", "burst", "perturb"). */
+int rt__noise_get(const char *what, const char *spec, const char *args, const char *key, int is_time, double *out,
+                  rt_error *err);
 /* Checks that @p args names only the keys in @p keys (NULL-terminated). */
-int rt__noise_only(const char *spec, const char *args, const char *const *keys, rt_error *err);
+int rt__noise_only(const char *what, const char *spec, const char *args, const char *const *keys, rt_error *err);
 
 /* ------------------------------------------------------------------ OS noise */
 

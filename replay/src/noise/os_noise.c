@@ -86,7 +86,7 @@ static int parse_ranks(const char *spec, const char *args, struct source *s, rt_
 static int time_ps(const char *spec, const char *args, const char *key, rt_time_ps *out, rt_error *err)
 {
     double ns;
-    int rc = rt__noise_get(spec, args, key, 1, &ns, err);
+    int rc = rt__noise_get("noise", spec, args, key, 1, &ns, err);
     if (rc)
         return rc;
     if (ns > 1e15)
@@ -105,7 +105,7 @@ static int parse_periodic(const char *spec, const char *args, struct source *s, 
 {
     static const char *const keys[] = {"period", "duration", "phase", "ranks", NULL};
     int rc;
-    if ((rc = rt__noise_only(spec, args, keys, err)) || (rc = time_ps(spec, args, "period", &s->period, err)) ||
+    if ((rc = rt__noise_only("noise", spec, args, keys, err)) || (rc = time_ps(spec, args, "period", &s->period, err)) ||
         (rc = time_ps(spec, args, "duration", &s->duration, err)))
         return rc;
     if (s->period <= 0 || s->duration >= s->period)
@@ -137,8 +137,8 @@ static int parse_poisson(const char *spec, const char *args, struct source *s, r
     memcpy(head, args, hn);
     head[hn] = '\0';
     int rc;
-    if ((rc = rt__noise_only(spec, head, keys, err)) || (rc = parse_ranks(spec, head, s, err)) ||
-        (rc = rt__noise_get(spec, head, "interval", 1, &s->interval_ns, err)))
+    if ((rc = rt__noise_only("noise", spec, head, keys, err)) || (rc = parse_ranks(spec, head, s, err)) ||
+        (rc = rt__noise_get("noise", spec, head, "interval", 1, &s->interval_ns, err)))
         return rc;
     if (!(s->interval_ns > 0))
         return rt_error_set(err, RT_ERANGE, "noise '%s': interval must be above 0", spec);
@@ -185,7 +185,7 @@ static int parse_file(const char *spec, const char *args, struct source *s, rt_e
         p = p[n] ? p + n + 1 : NULL;
     }
     int rc;
-    if ((rc = rt__noise_only(spec, rest, keys, err)) || (rc = parse_ranks(spec, rest, s, err)))
+    if ((rc = rt__noise_only("noise", spec, rest, keys, err)) || (rc = parse_ranks(spec, rest, s, err)))
         return rc;
     struct rt__sidefile *f;
     if ((rc = rt__sidefile_open(path, "noise file", NOISE_FILE_MAX_BYTES, &f, err)))
