@@ -746,7 +746,6 @@ static int network_option(struct args *a, struct model_cli *m)
     return 1;
 }
 
-#define MAX_WORK_DEFAULT 2e9 /* events: some minutes of replay at a few million events per second */
 
 /* The model's own per-byte time over a large message, as the engine gives the NICs by default. */
 static double model_per_byte_ns(const struct rt_model *mod)
@@ -764,6 +763,21 @@ static const char *count_text(char *buf, size_t n, double x)
     return buf;
 }
 
+int model_cli_routes(const rt_trace *t, const rt_network *net, double bound, double *links, rt_error *err)
+{
+    /* the links its messages' routes cross: a scattered mapping on a large mesh routes each
+     * over millions (counted up to the bound only) */
+    uint32_t longest, from, to;
+    *links = rt_replay_route_links(t, net, bound, &longest, &from, &to);
+    if (longest > RT_MAX_ROUTE_LINKS)
+        return rt_error_set(err, RT_ERANGE,
+                            "%s: rank %u's messages to rank %u cross %u links on %s, more than the %u a replay routes "
+                            "one message over (a mapping that scatters ranks over a large mesh or torus?)",
+                            rt_trace_path(t), rt_trace_rank_label(t, from), rt_trace_rank_label(t, to), longest,
+                            rt_network_describe(net), RT_MAX_ROUTE_LINKS);
+    return RT_OK;
+}
+
 /* What the command will replay in all, estimated before it starts: the trace's events, plus the
  * background messages of --perturb and the detours of --os-noise over the trace's measured span
  * (a predicted run of similar length), times the replays it runs. Refused beyond --max-work; a
@@ -774,19 +788,13 @@ static int work_check(const struct model_cli *m, const struct rt_replay_options 
     uint32_t lr, hr;
     rt_trace_time_range(t, &lo, &lr, &hi, &hr);
     double span = lr == RT_NONE ? 0 : (double)(hi - lo), load = 0, bg = 0, switches = 0, links = 0;
-    double replays = m->replays ? (double)m->replays : 1, bound = m->max_work > 0 ? m->max_work : MAX_WORK_DEFAULT;
+    double replays = m->replays ? (double)m->replays : 1, bound = m->max_work > 0 ? m->max_work : CLI_MAX_WORK_DEFAULT;
     if (m->network) {
         bg = span * rt_network_background_rate(m->network, model_per_byte_ns(&o->model), &load);
         switches = span * rt_network_background_switch_rate(m->network); /* ipp chains */
-        /* the links its messages' routes cross: a scattered mapping on a large mesh routes each
-         * over millions (counted up to the bound only) */
-        uint32_t longest, from, to;
-        links = rt_replay_route_links(t, m->network, bound / replays, &longest, &from, &to);
-        if (longest > RT_MAX_ROUTE_LINKS)
-            return cli_die("%s: rank %u's messages to rank %u cross %u links on %s, more than the %u a replay routes "
-                           "one message over (a mapping that scatters ranks over a large mesh or torus?)",
-                           rt_trace_path(t), rt_trace_rank_label(t, from), rt_trace_rank_label(t, to), longest, rt_network_describe(m->network),
-                           RT_MAX_ROUTE_LINKS);
+        rt_error e = {0};
+        if (model_cli_routes(t, m->network, bound / replays, &links, &e))
+            return cli_fail(&e);
     }
     /* bursty traffic's chains: each switch is kept (8 B) and drawn */
     switches += span * rt_burst_switch_rate(o->net_burst, rt_trace_ranks(t));

@@ -203,6 +203,10 @@ int model_cli_no_network(const struct model_cli *m, const char *command);
 /* The options that need the trace but no network (model_cli_network calls it): the measured
  * window, and the estimate of the work to do (--max-work, m->replays replays). 0, or 1 (printed). */
 int model_cli_window(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t);
+#define CLI_MAX_WORK_DEFAULT 2e9 /* --max-work's default, events: some minutes of replay at a few million per second */
+/* The links the trace's point-to-point messages cross on @p net, counted up to @p bound, in
+ * *links; RT_ERANGE with the error line when a route is longer than a replay routes. */
+int model_cli_routes(const rt_trace *t, const rt_network *net, double bound, double *links, rt_error *err);
 /* The measured window's lines: "window ...", then measured and predicted in it (or the whole
  * run's without one), then the whole run's when there is a window. */
 void cli_window_text(FILE *f, const struct rt_replay_options *o, const struct rt_replay_result *res);

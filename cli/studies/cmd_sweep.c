@@ -536,13 +536,21 @@ static int sweep_networks(struct sweep *s)
         return 1;
     if (!(s->nets = calloc(nt * nm, sizeof *s->nets)))
         return cli_die("out of memory");
+    double bound = s->model.max_work > 0 ? s->model.max_work : CLI_MAX_WORK_DEFAULT, links_all = 0;
     for (size_t t = 0; t < nt; t++)
         for (size_t m = 0; m < nm && model_cli_topology(&s->model, tx->strs[t]); m++) {
             struct rt_network_params p = s->model.net;
             p.topology = model_cli_topology(&s->model, tx->strs[t]);
             if (mx)
                 p.mapping = mx->strs[m];
-            if (rt_network_create(&p, rt_trace_ranks(s->trace), &s->nets[t * nm + m], &err)) {
+            /* each network checked as a replay checks it: its routes (a scattered mapping on a
+             * large mesh, #47) and their links against the bound, before any combination runs */
+            double links = 0;
+            if (rt_network_create(&p, rt_trace_ranks(s->trace), &s->nets[t * nm + m], &err) ||
+                model_cli_routes(s->trace, s->nets[t * nm + m], bound, &links, &err) ||
+                ((links_all += links * (double)(s->combos / (nt * nm))) > bound &&
+                 rt_error_set(&err, RT_ERANGE, "the routes of its messages cross over %.3g links in all the combinations: "
+                              "more than --max-work %.3g; raise it to run anyway", links_all, bound))) {
                 if (nt * nm == 1)
                     return cli_fail(&err);
                 return cli_die("--topology %s%s%s: %s", tx->strs[t], mx ? " --mapping " : "", mx ? mx->strs[m] : "",

@@ -200,11 +200,14 @@ struct rt_replay_options {
     const rt_window *window;
 };
 
-/** The links the routes of trace @p t's point-to-point messages cross on @p net, summed (each route
- *  as the topology gives it with no traffic; shared memory none): the replay's work on the
- *  network, about one step per link and message. It stops counting once past @p limit; HUGE_VAL
- *  when out of memory. The longest route met, in *@p longest links, from row *@p from to row
- *  *@p to. (Collectives' messages are not counted: their algorithm decides them.) */
+/** The links the routes of trace @p t's messages cross on @p net, summed (each route as the
+ *  topology gives it with no traffic; shared memory none): the replay's work on the network,
+ *  about one step per link and message. A collective's messages are its algorithm's: each member
+ *  is counted as sending to the members 1, 2, 4, ... places on in the communicator (recursive
+ *  doubling's and binomial trees' partners, ceil(log2 P) messages). It stops counting once past
+ *  @p limit; HUGE_VAL when out of memory. The longest route met, in *@p longest links, from row
+ *  *@p from to row *@p to. (Other jobs' messages are not counted: --perturb's estimate counts them
+ *  as messages.) */
 double rt_replay_route_links(const rt_trace *t, const rt_network *net, double limit, uint32_t *longest,
                              uint32_t *from, uint32_t *to);
 /** The most links a replay routes one message over: a flow holds its route, and every link it

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The replay's work on a network before it starts (retime/replay.h, rt_replay_route_links): the
- * links its point-to-point messages' routes cross, for the work estimate (issue #47 item 1). It
+ * links its messages' routes cross, for the work estimate (issue #47 item 1): its point-to-point
+ * messages', and for its collectives the routes between the members that their algorithms' usual
+ * partners join. It
  * reads the trace and asks the network, so it lives in the engine's layer, above both. */
 #include <math.h>
 #include <stdlib.h>
@@ -10,52 +12,93 @@
 #include "retime/replay.h"
 #include "retime/topology.h"
 
+struct route_count {
+    const rt_trace *t;
+    const rt_network *net;
+    const rt_topology *topo;
+    struct rt__map len; /* (source node, destination node) -> its route's links */
+    uint32_t *links;
+    double sum;
+    uint32_t longest, from, to;
+};
+
+/* Adds the route from row @p r to row @p dst (none within a node: shared memory); -1 when out of
+ * memory. */
+static int count_pair(struct route_count *c, uint32_t r, uint32_t dst)
+{
+    uint32_t a = rt_network_node(c->net, r), b = rt_network_node(c->net, dst);
+    if (a == b)
+        return 0;
+    uint64_t *k = rt__map_get(&c->len, a, b);
+    if (!k) {
+        uint32_t l = rt_topology_route(c->topo, a, b, 0, c->links);
+        if (l > c->longest) {
+            c->longest = l;
+            c->from = r;
+            c->to = dst;
+        }
+        if (rt__map_put(&c->len, a, b, l))
+            return -1;
+        k = rt__map_get(&c->len, a, b);
+    }
+    c->sum += (double)*k;
+    return 0;
+}
+
 double rt_replay_route_links(const rt_trace *t, const rt_network *net, double limit, uint32_t *longest,
                              uint32_t *from, uint32_t *to)
 {
-    *longest = 0;
-    *from = *to = RT_NONE;
-    const rt_topology *topo = rt_network_topology(net);
-    double sum = 0;
-    struct rt__map len; /* (source node, destination node) -> its route's links */
-    rt__map_init(&len);
-    uint32_t *links = malloc(((size_t)rt_topology_max_route(topo) + 1) * sizeof *links);
-    if (!links)
-        return HUGE_VAL;
-    for (uint32_t r = 0; r < rt_trace_ranks(t) && sum <= limit; r++) {
+    struct route_count c = {.t = t, .net = net, .topo = rt_network_topology(net), .from = RT_NONE, .to = RT_NONE};
+    struct rt__map place; /* (communicator, row) -> the row's place in it */
+    rt__map_init(&c.len);
+    rt__map_init(&place);
+    uint32_t ranks = rt_trace_ranks(t);
+    c.links = malloc(((size_t)rt_topology_max_route(c.topo) + 1) * sizeof *c.links);
+    if (!c.links)
+        c.sum = HUGE_VAL;
+    for (uint32_t r = 0; r < ranks && c.sum <= limit; r++) {
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(t, r, &n);
-        uint32_t a = rt_network_node(net, r);
-        for (uint64_t i = 0; i < n && sum <= limit; i++) {
-            if (ev[i].kind != RT_EV_SEND && ev[i].kind != RT_EV_ISEND)
+        for (uint64_t i = 0; i < n && c.sum <= limit; i++) {
+            int coll = ev[i].kind == RT_EV_COLL_BEGIN || ev[i].kind == RT_EV_NBCOLL_BEGIN;
+            if (ev[i].kind != RT_EV_SEND && ev[i].kind != RT_EV_ISEND && !coll)
                 continue;
             uint32_t size, comm = (uint32_t)rt_trace_payload(t, r, i).comm;
             const uint32_t *members = rt_trace_comm_defined(t, comm, &size);
-            uint32_t dst = members ? (ev[i].ref < size ? members[ev[i].ref] : RT_NONE) : r;
-            if (dst == RT_NONE || dst >= rt_trace_ranks(t))
-                continue;
-            uint32_t b = rt_network_node(net, dst);
-            if (a == b) /* shared memory: no route */
-                continue;
-            uint64_t *k = rt__map_get(&len, a, b);
-            if (!k) {
-                uint32_t l = rt_topology_route(topo, a, b, 0, links);
-                if (l > *longest) {
-                    *longest = l;
-                    *from = r;
-                    *to = dst;
+            int rc = 0;
+            if (!coll) {
+                uint32_t dst = members ? (ev[i].ref < size ? members[ev[i].ref] : RT_NONE) : r;
+                if (dst != RT_NONE && dst < ranks)
+                    rc = count_pair(&c, r, dst);
+            } else if (members && size > 1) {
+                /* A collective's messages are its algorithm's; as a measure, the partners of
+                 * recursive doubling and of binomial trees: the members 1, 2, 4, ... places on
+                 * (ceil(log2 P) messages per member, the routes between its members met). */
+                uint64_t *k = rt__map_get(&place, comm, r);
+                if (!k) {
+                    uint32_t me = 0;
+                    while (me < size && members[me] != r)
+                        me++;
+                    if (rt__map_put(&place, comm, r, me) || !(k = rt__map_get(&place, comm, r)))
+                        rc = -1;
                 }
-                if (rt__map_put(&len, a, b, l)) {
-                    sum = HUGE_VAL;
-                    break;
+                for (uint32_t d = 1; !rc && k && *k < size && d < size && c.sum <= limit; d <<= 1) {
+                    uint32_t peer = members[(*k + d) % size];
+                    if (peer != RT_NONE && peer < ranks)
+                        rc = count_pair(&c, r, peer);
                 }
-                k = rt__map_get(&len, a, b);
             }
-            sum += (double)*k;
+            if (rc) {
+                c.sum = HUGE_VAL;
+                break;
+            }
         }
     }
-    free(links);
-    rt__map_free(&len);
-    return sum;
+    free(c.links);
+    rt__map_free(&c.len);
+    rt__map_free(&place);
+    *longest = c.longest;
+    *from = c.from;
+    *to = c.to;
+    return c.sum;
 }
-
