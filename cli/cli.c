@@ -795,6 +795,14 @@ static int work_check(const struct model_cli *m, const struct rt_replay_options 
         rt_error e = {0};
         if (model_cli_routes(t, m->network, bound / replays, &links, &e))
             return cli_fail(&e);
+        /* other jobs' messages cross routes between random nodes: as long as the machine's */
+        uint32_t bg_longest;
+        double bg_route = rt_network_background_route(m->network, &bg_longest);
+        if (bg_longest > RT_MAX_ROUTE_LINKS)
+            return cli_die("--perturb on %s: other jobs' messages between its nodes cross up to %u links, more than the "
+                           "%u a replay routes one message over (routes that long: a huge mesh or torus)",
+                           rt_network_describe(m->network), bg_longest, RT_MAX_ROUTE_LINKS);
+        links += bg * bg_route;
     }
     /* bursty traffic's chains: each switch is kept (8 B) and drawn */
     switches += span * rt_burst_switch_rate(o->net_burst, rt_trace_ranks(t));

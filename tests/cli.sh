@@ -272,7 +272,7 @@ check work-perturb-refused holds '$1 == 1' "$rc"
 check work-perturb-overload-warned has "$err" "warning: --perturb: each perturbing node offers 10.5x what its NIC link carries"
 # (past the mark of 8 per node, 1200 here, the pile grew to 4x without falling back: 10.5x overload)
 check work-perturb-stopped has "$err" "--perturb: 4800 background messages on the wire at once at predicted time 2ms: the other jobs offer more than the links carry"
-check work-perturb-estimate fails_with "(200 replay(s) of 2048 trace events, 868492 background messages, 2000 links of routes and 0 OS detours each over the trace's 361.9ms): more than --max-work 1e+08" \
+check work-perturb-estimate fails_with "(200 replay(s) of 2048 trace events, 868492 background messages, over 3.93e+06 links of routes and 0 OS detours each over the trace's 361.9ms): more than --max-work 1e+08" \
     "$retime" replay "$T1" --alpha 2us --beta 0.1ns/B --topology torus:4x4x2 \
     --perturb ratio=0.75,pattern=random-permutation,size=1KiB,interval=10us --runs 200 --max-work 1e8
 check work-os-noise-refused fails_with "2.89e+09 OS detours each over the trace's 361.9ms): more than --max-work 2e+09" \

@@ -92,6 +92,11 @@ double rt_network_background_rate(const rt_network *net, double model_ns_per_byt
 /** The changes of state the ipp sources' chains make per ns, summed over the perturbing nodes
  *  (0 for the other patterns): work the replay does besides the messages. */
 double rt_network_background_switch_rate(const rt_network *net);
+/** The links a background message crosses (--perturb), on average over 64 node pairs drawn with a
+ *  fixed seed (its nodes are drawn per run), and in *@p longest the longest of those routes: for
+ *  the work estimate, and to refuse other jobs' routes of millions of links (a huge mesh). 0 (and
+ *  0) without background traffic; HUGE_VAL when out of memory. */
+double rt_network_background_route(const rt_network *net, uint32_t *longest);
 /**
  * How many background messages --perturb starts from time 0 to @p until_ps (ps, inclusive) in the
  * replay of @p seed and Monte Carlo run @p run (rt_replay_options' seed and run): the same draws as

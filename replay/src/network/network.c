@@ -998,6 +998,32 @@ double rt_network_background_rate(const rt_network *net, double model_ns_per_byt
     return per_node_per_ps * 1e3 * b->count;
 }
 
+double rt_network_background_route(const rt_network *net, uint32_t *longest)
+{
+    *longest = 0;
+    uint32_t nodes = rt_topology_nodes(net->topo);
+    if (!net->bg.on || !net->bg.count || nodes < 2)
+        return 0;
+    uint32_t *links = malloc(((size_t)rt_topology_max_route(net->topo) + 1) * sizeof *links);
+    if (!links)
+        return HUGE_VAL;
+    uint64_t st = rt_rng_stream(DOMAIN_PERTURB, 0x524f555445ull /* "ROUTE" */, 0);
+    double sum = 0;
+    int n = 0;
+    for (int i = 0; i < 64; i++) {
+        uint32_t a = (uint32_t)(rt_rng_uniform(&st) * nodes), b = (uint32_t)(rt_rng_uniform(&st) * nodes);
+        if (a >= nodes || b >= nodes || a == b)
+            continue;
+        uint32_t l = rt_topology_route(net->topo, a, b, 0, links);
+        sum += l;
+        n++;
+        if (l > *longest)
+            *longest = l;
+    }
+    free(links);
+    return n ? sum / n : 0;
+}
+
 double rt_network_background_switch_rate(const rt_network *net)
 {
     const struct perturb *b = &net->bg;
