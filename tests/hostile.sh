@@ -40,6 +40,13 @@ copy evt-cut && truncate -s "$(($(stat -c %s "$W/evt-cut/traces/1.evt") / 2))" "
 copy evt-empty && : >"$W/evt-empty/traces/1.evt"
 copy evt-dir && rm "$W/evt-dir/traces/1.evt" && mkdir "$W/evt-dir/traces/1.evt"
 
+# OTF2 (3.0) leaks what it allocated when it cannot open an anchor file or read a damaged local
+# definition file (its archive, an OTF2_IdMap), and retime gets no handle to free: for the damaged
+# archives only, a sanitizer build's LeakSanitizer skips leaks allocated inside OTF2 (as
+# bad_input.sh does for its two anchor cases). Any other report still fails the case.
+printf 'leak:libopen-trace-format2\n' >"$W/lsan-otf2.supp"
+otf2_leaks=(env "LSAN_OPTIONS=suppressions=$W/lsan-otf2.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}")
+
 # one ERR_FILE, RC [WARNINGS]: whether it is one error line (printable, at most 600 characters);
 # with WARNINGS, "retime: warning:" lines may come before it
 one_line() {
@@ -50,11 +57,12 @@ one_line() {
     ! LC_ALL=C grep -q '[^[:print:]]' "$1" &&
     { [ "$other" -eq 0 ] || { [ -n "${3:-}" ] && [ "$(grep -v '^retime: error: ' "$1" | grep -vc '^retime: warning: ')" -eq 0 ]; }; }
 }
-# run NAME EXPECT ARGS...: the case's verdict
+# run NAME EXPECT CLASS ARGS...: the case's verdict
 run() {
-  local name=$1 expect=$2 rc ok=1 why=""
-  shift 2
-  timeout 20 "$retime" "$@" >"$W/.out" 2>"$W/.err"; rc=$?
+  local name=$1 expect=$2 class=$3 rc ok=1 why="" pre=()
+  shift 3
+  [ "$class" = archive ] && pre=("${otf2_leaks[@]}")
+  timeout 20 "${pre[@]}" "$retime" "$@" >"$W/.out" 2>"$W/.err"; rc=$?
   if [ "$rc" -ge 124 ]; then ok=0 why="exit $rc (a hang, a crash or a signal)"
   elif grep -qE 'runtime error|AddressSanitizer|LeakSanitizer|Segmentation' "$W/.err"; then ok=0 why="a sanitizer report"
   else
@@ -77,12 +85,13 @@ run() {
 while IFS= read -r line; do
   case $line in ''|'#'*) continue ;; esac
   name=$(awk -F' [|] ' '{ gsub(/ +$/, "", $1); print $1 }' <<<"$line")
+  class=$(awk -F' [|] ' '{ gsub(/ +$/, "", $2); print $2 }' <<<"$line")
   expect=$(awk -F' [|] ' '{ gsub(/ +$/, "", $3); print $3 }' <<<"$line")
   args=$(awk -F' [|] ' '{ print $4 }' <<<"$line")
   args=${args//\$T64/$T64}; args=${args//\$T/$T}; args=${args//\$W/$W}; args=${args//\$LONG/$LONG}
   expect=${expect//\$W/$W}
   read -r -a argv <<<"$args"
-  run "$name" "$expect" "${argv[@]}"
+  run "$name" "$expect" "$class" "${argv[@]}"
 done <"$here/hostile/cases.txt"
 
 # --- damaged archives from a seeded generator: 16 bytes overwritten at 24 places an LCG picks in
@@ -97,7 +106,7 @@ for i in $(seq 1 24); do
   off=$(( (s / 5) % (size > 16 ? size - 16 : 1) ))
   printf '\377\000\252\125\377\377\000\001\200\177\041\042\043\044\045\046' |
     dd of="$d/$f" bs=1 seek="$off" conv=notrunc status=none
-  run "flip-$i ($f at $off)" any replay "$d" --alpha 2us --beta 1ns/B
+  run "flip-$i ($f at $off)" any archive replay "$d" --alpha 2us --beta 1ns/B
   rm -rf "$d"
 done
 

@@ -16,7 +16,7 @@ set(RT_TEST_TIMEOUT "" CACHE STRING "One time limit in seconds for every test (e
 set(RT_TEST_SECONDS
   analyze                                          5    25
   bad_input                                        7    14
-  hostile                                          3    15
+  hostile                                          5    30
   bench_network_smoke                              1     1
   bench_smoke                                      1     5
   bench_vs_loggopsim_args                          1     1
