@@ -896,7 +896,8 @@ int model_cli_window(struct model_cli *m, struct rt_replay_options *o, const rt_
 static int net_options_given(const struct model_cli *m)
 {
     return m->net.mapping || m->net.ranks_per_node || m->net.link_ns_per_byte || m->net.nic_ns_per_byte ||
-           m->net.hop_latency_ns || m->net.packet_bytes || m->net.shm_alpha_ns >= 0 || m->net.shm_ns_per_byte >= 0 || m->net.perturb ||
+           m->net.hop_latency_ns || m->net.packet_bytes || m->net.shm_alpha_ns >= 0 || m->net.shm_ns_per_byte >= 0 ||
+           m->net.perturb ||
            m->net.contention;
 }
 

@@ -637,7 +637,8 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
     uint64_t nshow = cp->nseg <= 2 * c->top ? cp->nseg : 2 * c->top;
     printf("  segments (%s%" PRIu64 " of %" PRIu64 ")\n", nshow < cp->nseg ? "first " : "", nshow, cp->nseg);
     for (uint64_t i = 0; i < nshow; i++)
-        printf("    rank %-5u events %" PRIu64 "-%" PRIu64 "  %s .. %s\n", rt_trace_rank_label(t, cp->seg[i].rank), cp->seg[i].first,
+        printf("    rank %-5u events %" PRIu64 "-%" PRIu64 "  %s .. %s\n", rt_trace_rank_label(t, cp->seg[i].rank),
+               cp->seg[i].first,
                cp->seg[i].last, fmt_ps(a, sizeof a, cp->seg[i].begin_ps), fmt_ps(b, sizeof b, cp->seg[i].end_ps));
 
     printf("\nwait states of B (time summed over the waiting events, count)\n");
@@ -659,7 +660,8 @@ static void print_text(const struct analyze_cli *c, const struct rt_replay_optio
         printf("\nmeasured    %" PRIu64 " causality violations (receive before send: clocks out of sync; --fix-clocks "
                "corrects them, docs/clock-fix.md)", mi->violations);
         if (mi->violations)
-            printf(", worst %s at rank %u event %" PRIu64, fmt_ps(a, sizeof a, mi->worst_ps), rt_trace_rank_label(t, mi->worst_rank),
+            printf(", worst %s at rank %u event %" PRIu64, fmt_ps(a, sizeof a, mi->worst_ps),
+                   rt_trace_rank_label(t, mi->worst_rank),
                    mi->worst_index);
         printf("\n");
     }

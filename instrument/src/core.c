@@ -611,7 +611,7 @@ static void rt__read_env(void)
     const char *mb = getenv("RETIME_TRACE_BUFFER_MB");
     long v = mb ? strtol(mb, NULL, 10) : 0;
     uint64_t total = (uint64_t)(v > 0 && v <= 1L << 20 ? v : 16) << 20;
-    /* Half of it holds the event log (evlog.h: records as words, about 17 bytes per call), half
+    /* Half of it holds the event log (evlog.h: records as words, 32 bytes for a call's two), half
      * OTF2's encoded chunks, at least two of them. */
     rt__log_words = total / 2 / sizeof(uint64_t);
     rt__mem_budget = total - total / 2;

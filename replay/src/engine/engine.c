@@ -195,7 +195,8 @@ static int size_mismatch(struct engine *E, const struct msg *m, rt_bytes sent, r
                "but rank %u event %llu (%s) receives %llu bytes",
                rt_trace_path(E->t), rt_trace_rank_label(E->t, m->src), (unsigned long long)m->send_ev,
                rt__eng_call_name(E, m->src, m->send_ev), rt_trace_rank_label(E->t, m->dst), m->tag,
-               rt__eng_comm_name(E, m->comm), (unsigned long long)sent, rt_trace_rank_label(E->t, m->dst), (unsigned long long)m->recv_ev,
+               rt__eng_comm_name(E, m->comm), (unsigned long long)sent, rt_trace_rank_label(E->t, m->dst),
+               (unsigned long long)m->recv_ev,
                rt__eng_call_name(E, m->dst, m->recv_ev), (unsigned long long)received);
 }
 

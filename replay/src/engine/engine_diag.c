@@ -156,12 +156,14 @@ int rt__eng_diagnose(struct engine *E)
                 if (rank_state(E, m->dst) == R_DONE)
                     return rt_error_set(E->err, RT_EUNMATCHED,
                                         "%s: unmatched send: rank %u event %llu (%s to rank %u, tag %u, comm '%s', %llu bytes, rendezvous): rank %u never receives it" CUT_HINT,
-                                        path, LB(r), (unsigned long long)m->send_ev, rt__eng_call_name(E, r, m->send_ev), LB(m->dst),
+                                        path, LB(r), (unsigned long long)m->send_ev, rt__eng_call_name(E, r, m->send_ev),
+                                        LB(m->dst),
                                         m->tag, rt__eng_comm_name(E, m->comm), (unsigned long long)m->bytes, LB(m->dst));
                 rc = rt_error_set(E->err, RT_EDEADLOCK,
                                     "%s: deadlock: rank %u event %llu (%s to rank %u, tag %u, rendezvous) waits for rank %u, which is blocked at event %llu (%s)",
-                                    path, LB(r), (unsigned long long)m->send_ev, rt__eng_call_name(E, r, m->send_ev), LB(m->dst), m->tag,
-                                    LB(m->dst), (unsigned long long)rank_cursor(E, m->dst), rt__eng_call_name(E, m->dst, rank_cursor(E, m->dst)));
+                                    path, LB(r), (unsigned long long)m->send_ev, rt__eng_call_name(E, r, m->send_ev),
+                                    LB(m->dst), m->tag, LB(m->dst), (unsigned long long)rank_cursor(E, m->dst),
+                                    rt__eng_call_name(E, m->dst, rank_cursor(E, m->dst)));
                 if (E->err)
                     with_cycle(E, r);
                 return rc;

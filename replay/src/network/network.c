@@ -409,7 +409,8 @@ int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt
     n->link_cap = 1.0 / (link * 1e3);
     size_t room = (size_t)rt_topology_max_route(net->topo) + 1;
     n->route = malloc(room * sizeof *n->route);
-    if (net->p.packet_bytes > 0 && net->p.contention != RT_CONTENTION_NONE) /* (only with queues) */
+    int queues = net->p.packet_bytes > 0 && net->p.contention != RT_CONTENTION_NONE;
+    if (queues) /* (a route's room per message: only with queues) */
         n->qwait = malloc(room * sizeof *n->qwait);
     n->troute = malloc(room * sizeof *n->troute);
     n->ahead[0] = malloc(room * sizeof *n->ahead[0]);
@@ -419,7 +420,8 @@ int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         goto fail;
     }
-    if (!n->route || (!n->qwait && net->p.packet_bytes > 0 && net->p.contention != RT_CONTENTION_NONE) || !n->troute || !n->ahead[0] || !n->ahead[1] || rt__flownet_create(0, NULL, &n->fn)) {
+    if (!n->route || (queues && !n->qwait) || !n->troute || !n->ahead[0] || !n->ahead[1] ||
+        rt__flownet_create(0, NULL, &n->fn)) {
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         goto fail;
     }
@@ -621,7 +623,7 @@ int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m
     int shares = m != 0 && byte_ps > 0;
     rt_time_ps lat = wire - byte_ps;
     n->routed++;
-    if (shares || n->hop_ps != 0 || n->pkt_nic_ps != 0) { /* (an empty message's route only counts its hops) */
+    if (shares || n->hop_ps != 0 || n->pkt_nic_ps != 0) { /* (an empty message's route: its hops and queues) */
         uint32_t len = rt_topology_route_load(net->topo, a, b, user, link_load, n, n->route);
         if (n->hop_ps != 0) /* (no libm call per message without a hop latency) */
             lat += (rt_time_ps)llround(n->hop_ps * (double)(len ? len - 1 : 0));
