@@ -77,10 +77,9 @@ set(RT_TEST_SECONDS
   mpi_vcoll                                        2     6
   mpi_vcoll_p2                                     2     5
   mpi_vcoll_p3                                     2     6
-  # network grew on 2026-11-29 (queues, reduce-64, background routes): 72 s plain and 241 s ASan
-  # idle in a fresh-clone run; loaded ASan estimated at 1.6x idle (this test's loaded/idle ratio
-  # on 2026-11-29: 326 s against 203 s), not yet measured beside hogs
-  network                                        190   390
+  # network grew on 2026-11-29 (queues, reduce-64, background routes): its ASan run measured alone
+  # beside four hogs, 579 s (it had passed 648 s before its queue check became four replays)
+  network                                        190   579
   other_producers                                 14    44
   outputs                                         12    32
   outputs_atomic                                   9    17
