@@ -188,18 +188,27 @@ static void test_lost_in_init(void)
     rt_trace_close(t);
 }
 
-/* The same trace without CPU times: no CPU time, and RT_COMPUTE_CPU replays as wall time. */
-static void test_without(void)
+/* test_two_ranks's run without CPU times into @p dir, with rank 0's buffer flush @p f0-@p f1
+ * before its MPI_Send when @p f1 > 0. 0, or the builder's failure. */
+static int send_recv_trace(char *dir, size_t n, uint64_t f0, uint64_t f1)
 {
-    char dir[300];
-    tb_builder *b = new_trace(dir, sizeof dir, 2);
+    tb_builder *b = new_trace(dir, n, 2);
     tb_enter(b, 0, 0, "main");
+    if (f1 > 0)
+        tb_buffer_flush(b, 0, f0, f1);
     tb_call_send(b, 0, 10000, 10100, "MPI_Send", 1, 0, 8);
     tb_leave(b, 0, 10200, "main");
     tb_enter(b, 1, 0, "main");
     tb_call_recv(b, 1, 100, 12000, 0, 0, 8);
     tb_leave(b, 1, 12100, "main");
-    CHECK_EQ_INT(tb_close(b), 0);
+    return tb_close(b);
+}
+
+/* The same trace without CPU times: no CPU time, and RT_COMPUTE_CPU replays as wall time. */
+static void test_without(void)
+{
+    char dir[300];
+    CHECK_EQ_INT(send_recv_trace(dir, sizeof dir, 0, 0), 0);
     rt_trace *t = open_trace(dir);
     if (!t)
         return;
@@ -288,15 +297,7 @@ static void test_random(unsigned seed)
 static void test_flush_taken_out(void)
 {
     char dir[300];
-    tb_builder *b = new_trace(dir, sizeof dir, 2);
-    tb_enter(b, 0, 0, "main");
-    tb_buffer_flush(b, 0, 2000, 5000);
-    tb_call_send(b, 0, 10000, 10100, "MPI_Send", 1, 0, 8);
-    tb_leave(b, 0, 10200, "main");
-    tb_enter(b, 1, 0, "main");
-    tb_call_recv(b, 1, 100, 12000, 0, 0, 8);
-    tb_leave(b, 1, 12100, "main");
-    CHECK_EQ_INT(tb_close(b), 0);
+    CHECK_EQ_INT(send_recv_trace(dir, sizeof dir, 2000, 5000), 0);
     rt_trace *t = open_trace(dir);
     if (!t)
         return;
