@@ -619,6 +619,8 @@ const char cli_model_usage[] =
     "           hockney: --alpha TIME --beta TIME/SIZE, or --beta-table (beta per size from --params)\n"
     "           logp:    --L TIME --o TIME (or --o_s TIME --o_r TIME) --g TIME --G TIME/SIZE\n"
     "           [--eager-limit SIZE] [--compute-scale X] [--compute cpu|wall] [--coll-algos RULES] [--coll OP=ALGO,...]\n"
+    "           [--scale-bytes F[@comm:NAME|@FUNCTION|@FILE:LINE|@FILE],...]  messages and collectives F times\n"
+    "           as large as traced (every one, or those of a communicator or call site; docs/scale.md)\n"
     "           [--injection in-order|shared]  a rank's outstanding sends: one after the other (default)\n"
     "           or sharing its NIC (the crossbar's is then crossbar-flow)\n"
     "           collectives: --coll-algos retime (default) | mpich (MPICH 4.0) | openmpi (Open MPI 4.1)\n"
@@ -878,6 +880,15 @@ static int model_cli_from_trace(struct model_cli *m, struct rt_replay_options *o
         cli_eager_source = cli_eager_buf;
     }
     o->cut = m->cut || rt_trace_cut_short(t); /* a killed or hung run: replayed up to where it stopped */
+    if (m->scale_spec && m->scale_trace != t) { /* its rules name the trace's communicators and call sites */
+        rt_error err = {0};
+        rt_scale_free(m->scale);
+        m->scale = NULL;
+        if (rt_scale_open(t, m->scale_spec, &m->scale, &err))
+            return cli_fail(&err);
+        m->scale_trace = t;
+    }
+    o->scale = m->scale;
     return 0;
 }
 
@@ -1059,6 +1070,10 @@ int model_cli_option(struct args *a, struct model_cli *m)
         m->compute_given = 1;
     } else if (!strcmp(a->argv[a->i], "--cut")) {
         m->cut = 1;
+    } else if (cli_opt(a, "--scale-bytes", &v)) {
+        if (rt_scale_check(v, &err))
+            return cli_die("%s", err.msg), -1;
+        m->scale_spec = v;
     } else if (cli_opt(a, "--compute-scale", &v)) {
         if (rt_parse_number(v, &m->compute_scale, &err))
             return cli_die("--compute-scale: %s", err.msg), -1;
@@ -1157,6 +1172,9 @@ void model_cli_free(struct model_cli *m)
 {
     rt_window_free(m->window);
     m->window = NULL;
+    rt_scale_free(m->scale);
+    m->scale = NULL;
+    m->scale_trace = NULL;
     rt_coll_rules_free(m->coll_rules);
     m->coll_rules = NULL;
     rt_dist_free(m->net_noise);
@@ -1393,6 +1411,8 @@ void model_cli_describe(FILE *f, const struct rt_replay_options *o)
         fprintf(f, ")");
     }
     fprintf(f, "  compute-scale=%g", o->compute_scale);
+    if (o->scale)
+        fprintf(f, "  scale-bytes=%s", rt_scale_spec(o->scale));
     if (cli_compute_shown)
         fprintf(f, "  compute=%s", o->compute == RT_COMPUTE_CPU ? "cpu" : "wall");
     if (o->network)
@@ -1437,6 +1457,10 @@ void model_cli_json(FILE *f, const struct rt_replay_options *o)
     }
     fprintf(f, ", \"compute_scale\": ");
     cli_print_double(f, o->compute_scale);
+    if (o->scale) {
+        fprintf(f, ", \"scale_bytes\": ");
+        cli_json_string(f, rt_scale_spec(o->scale));
+    }
     if (cli_compute_shown)
         fprintf(f, ", \"compute\": \"%s\"", o->compute == RT_COMPUTE_CPU ? "cpu" : "wall");
     if (o->network)
@@ -1477,6 +1501,7 @@ int cli_replay_graph(const rt_trace *t, const struct rt_replay_options *o, rt_de
     int rc = rt_depgraph_create_part(t, o->part, g, err); /* under mpirun: this process's ranks */
     if (rc)
         return rc;
+    rt_depgraph_set_scale(*g, o->scale);
     struct graph_progress gp = {*g, progress_start(what, "events", rt_trace_stats(t)->events)};
     struct rt_replay_observer obs = {.ud = &gp, .on_dep = graph_dep, .on_progress = gp.pg ? graph_progress : NULL};
     rc = rt_replay_run(t, o, &obs, &res, err);

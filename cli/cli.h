@@ -150,6 +150,9 @@ struct model_cli {
     struct rt_model_params params;
     unsigned given;          /* parameters set by options (bit = index in rt_model_param_table) */
     double compute_scale;
+    const char *scale_spec;   /* --scale-bytes F[@TARGET],... (retime/scale.h; NULL: as traced) */
+    rt_scale *scale;          /* opened on the trace by model_cli_window, freed by model_cli_free */
+    const rt_trace *scale_trace; /* the trace it was opened on */
     int compute;              /* --compute: enum rt_compute (default RT_COMPUTE_CPU: CPU time where the trace has it) */
     int compute_given;
     int cut;                  /* --cut: replay up to where the run stopped (also when the trace says it stopped early) */

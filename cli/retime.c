@@ -21,7 +21,7 @@ static void usage(FILE *f)
     fputs("usage: retime info TRACE [--collectives [--coll-algos RULES] [--coll OP=ALGO,...]] [--format text|json]\n"
           "       retime replay TRACE MODEL-OPTIONS [OUTPUT-OPTIONS] [--region NAME]\n"
           "                     [--runs N [--jobs J] [--split ranks|runs]] [--format text|json|csv]\n"
-          "       retime sweep TRACE --model M --PARAM LIST... [--compute-scale LIST] [--region NAME]\n"
+          "       retime sweep TRACE --model M --PARAM LIST... [--compute-scale LIST] [--scale-bytes LIST] [--region NAME]\n"
           "                    [--topology SPEC]... [--mapping LIST]... [--jobs N] [--format text|json|csv]\n"
           "       retime predict shift --dims 1|3 --k K --m1 SIZE --mode ssend|isend --alpha TIME --beta TIME/SIZE\n"
           "       retime predict team-shift --dims 1|3 --k K --m1 SIZE --team C --alpha TIME --beta TIME/SIZE\n"

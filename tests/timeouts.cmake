@@ -85,6 +85,7 @@ set(RT_TEST_SECONDS
   outputs_atomic                                   9    17
   perfetto                                        16    24
   plot                                            27    66
+  scale                                            3    10
   sidefiles                                        9    10
   test_burst                                       1     5
   test_calibrate                                   1     1

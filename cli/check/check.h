@@ -23,6 +23,7 @@ struct check_settings {
     uint8_t coll_algo[RT_COLL_OTHER + 1]; /* enum rt_coll_algo per operation */
     char coll_rules[256];                 /* --coll-algos, "" for retime's (the file omits it then) */
     char window[160];                     /* --window, "" for the whole run (the file omits it then) */
+    char scale_bytes[512];                /* --scale-bytes, "" for the sizes as traced (omitted then) */
     char *net_noise, *net_burst;          /* specs as --net-noise/--net-burst take them, or NULL */
     char *os_noise[CHECK_MAX_OS];
     unsigned n_os;
@@ -108,14 +109,15 @@ int check_settings_diff(FILE *f, const char *indent, const struct check_settings
 
 /* Opens the trace at @p open, fingerprints it and replays it under @p o, filling @p m (named
  * @p key, with one region per name in @p regions). Returns RT_OK or the error of reading or
- * replaying it; @p m is then partly filled (free it with check_trace_free either way). */
+ * replaying it; @p m is then partly filled (free it with check_trace_free either way). @p window and
+ * @p scale (--scale-bytes, NULL: none) are opened on the trace. */
 /* Call-site labels "FUNCTION PATH:LINE (MPI_X)" made relative: the absolute paths lose the
  * directory prefix they all share (or @p root, where they start with it), so that a program built
  * and traced in another directory checks the same. Idempotent: a baseline's labels, relative or
  * written absolute by an older release, are normalised the same way when read. */
 void check_labels_relative(struct check_share *v, size_t n, const char *root);
 int check_measure(const char *open, const char *key, const struct rt_replay_options *o, const char *window,
-                  const char *source_root, const char *const *regions,
+                  const char *scale, const char *source_root, const char *const *regions,
                   size_t nregions, struct check_trace *m, rt_error *err);
 /* @p pct rounded to 0.001: shares are kept so in the file and compared so. */
 double check_round3(double pct);

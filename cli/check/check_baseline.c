@@ -110,6 +110,8 @@ int check_settings_from_cli(const struct model_cli *m, const struct rt_replay_op
         }
         strcpy(s->coll_rules, rt_coll_rules_name(o->coll_rules));
     }
+    if (m->scale_spec)
+        snprintf(s->scale_bytes, sizeof s->scale_bytes, "%s", m->scale_spec); /* (rt_scale_check bounds it) */
     if (m->net_noise && !(s->net_noise = strdup(m->net_noise_spec)))
         goto nomem;
     if (m->net_burst && !(s->net_burst = strdup(m->net_burst_spec)))
@@ -142,6 +144,7 @@ void check_settings_to_cli(const struct check_settings *s, struct model_cli *m, 
                                     rt_coll_algo_name(s->coll_algo[op]));
     m->coll_spec = len ? coll_buf : NULL;
     m->coll_rules_spec = s->coll_rules[0] ? s->coll_rules : NULL;
+    m->scale_spec = s->scale_bytes[0] ? s->scale_bytes : NULL;
     m->net_noise_spec = s->net_noise;
     m->net_burst_spec = s->net_burst;
     for (unsigned i = 0; i < s->n_os; i++)
@@ -208,6 +211,7 @@ static size_t settings_items(const struct check_settings *s, struct item *it, si
     ITEM("collectives", "%s", c);
     ITEM("coll_algos", "%s", s->coll_rules[0] ? s->coll_rules : "retime");
     ITEM("window", "%s", s->window[0] ? s->window : "all");
+    ITEM("scale_bytes", "%s", s->scale_bytes[0] ? s->scale_bytes : "1");
     ITEM("noise.net", "%s", s->net_noise ? s->net_noise : "none");
     char os[640] = "none";
     len = 0;
@@ -543,11 +547,21 @@ static int read_settings(struct rd *r, json_t *set, struct check_settings *s)
             return bad(r, "settings.window", "%s", e.msg[0] ? e.msg : "too long");
         strcpy(s->window, strcmp(window, "all") ? window : "");
     }
+    if (json_object_get(set, "scale_bytes")) { /* (written only when given) */
+        rt_error e = {0};
+        const char *spec;
+        if (get_str(r, set, "settings", "scale_bytes", 0, &spec))
+            return r->err->code;
+        if (strlen(spec) >= sizeof s->scale_bytes || rt_scale_check(spec, &e))
+            return bad(r, "settings.scale_bytes", "%s", e.msg[0] ? e.msg : "too long");
+        strcpy(s->scale_bytes, spec);
+    }
     json_t *rest = json_copy(set); /* the other keys, checked as always */
     if (!rest)
         return bad(r, "settings", "out of memory");
     json_object_del(rest, "coll_algos");
     json_object_del(rest, "window");
+    json_object_del(rest, "scale_bytes");
     int krc = keys_exact(r, "settings", rest, keys);
     json_decref(rest);
     if (krc)
@@ -874,6 +888,10 @@ static void write_settings(FILE *f, const struct check_settings *s)
     if (s->window[0]) {
         fprintf(f, ",\n    \"window\": ");
         cli_json_string(f, s->window);
+    }
+    if (s->scale_bytes[0]) {
+        fprintf(f, ",\n    \"scale_bytes\": ");
+        cli_json_string(f, s->scale_bytes);
     }
     fprintf(f, ",\n    \"collectives\": {");
     for (int op = 0; op < RT_COLL_OTHER; op++)

@@ -260,7 +260,7 @@ static int callsite_shares(const rt_trace *t, const struct rt_critical_path *cp,
 /* One replay feeds both collectors (no second pass over the trace); the graph's end must be the
  * replay's, as retime analyze checks it too. */
 int check_measure(const char *open, const char *key, const struct rt_replay_options *o, const char *window,
-                  const char *source_root, const char *const *regions,
+                  const char *scale, const char *source_root, const char *const *regions,
                   size_t nregions, struct check_trace *m, rt_error *err)
 {
     rt_trace *t = NULL;
@@ -268,6 +268,7 @@ int check_measure(const char *open, const char *key, const struct rt_replay_opti
     struct observers ob = {0};
     const struct rt_critical_path *cp;
     rt_window *win = NULL;
+    rt_scale *sc = NULL;
     int rc;
     memset(m, 0, sizeof *m);
     m->path = strdup(key);
@@ -299,9 +300,11 @@ int check_measure(const char *open, const char *key, const struct rt_replay_opti
     obs.on_dep = on_dep;
     obs.on_event = nregions ? on_event : NULL;
     struct rt_replay_options ow = *o; /* with this trace's window */
-    if ((rc = rt_window_open(t, window, &win, err)))
+    if ((rc = rt_window_open(t, window, &win, err)) || (scale && (rc = rt_scale_open(t, scale, &sc, err))))
         goto out;
     ow.window = win;
+    ow.scale = sc;
+    rt_depgraph_set_scale(ob.g, sc);
     rt_depgraph_set_window(ob.g, win);
     if ((rc = rt_replay_run(t, &ow, &obs, &res, err)))
         goto out;
@@ -341,6 +344,7 @@ out:
     free(ob.rs);
     rt_depgraph_destroy(ob.g);
     rt_window_free(win);
+    rt_scale_free(sc);
     rt_replay_result_destroy(res);
     rt_trace_close(t);
     return rc;

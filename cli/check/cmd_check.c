@@ -1332,7 +1332,8 @@ int cmd_check(struct args *a)
         if (t->skip || !t->exists)
             continue;
         double t0 = now_s();
-        if (check_measure(t->open, t->key, &opts, set.window[0] ? set.window : "all", c.source_root, regions,
+        if (check_measure(t->open, t->key, &opts, set.window[0] ? set.window : "all",
+                          set.scale_bytes[0] ? set.scale_bytes : NULL, c.source_root, regions,
                           nregions, &t->now, &t->err) == RT_OK)
             t->measured = 1;
         else

@@ -87,6 +87,12 @@ static int add_axis(struct sweep *s, const char *name, const char *list)
     x->param[0] = x->param[1] = -1;
     if (!strcmp(name, "compute-scale")) {
         x->param[0] = SWEEP_AXIS_SCALE;
+    } else if (!strcmp(name, "scale-bytes")) {
+        x->param[0] = SWEEP_AXIS_BYTES;
+        if (list && strchr(list, '@'))
+            return cli_die("--scale-bytes '%s': sweep varies one factor on every message and collective "
+                           "(--scale-bytes 1,2,4); rules per communicator or call site are for replay, analyze "
+                           "and check", list);
     } else if (!strcmp(name, "o")) {
         x->param[0] = rt_model_param_find("o_s");
         x->param[1] = rt_model_param_find("o_r");
@@ -115,7 +121,7 @@ static int add_axis(struct sweep *s, const char *name, const char *list)
             rc = cli_die("--%s: more than %d values", name, SWEEP_MAX_VALUES);
             goto out;
         }
-        if (x->param[0] == SWEEP_AXIS_SCALE)
+        if (x->param[0] == SWEEP_AXIS_SCALE || x->param[0] == SWEEP_AXIS_BYTES)
             bad = rt_parse_number(tok, &v, &err) || (v < 0 || v > 1e6 ? rt_error_set(&err, RT_ERANGE, "'%s' is not between 0 and 1e6", tok) : 0);
         else if (rt_model_param_table[x->param[0]].unit == RT_PU_TIME)
             bad = rt_parse_time_ns(tok, &v, &err);
@@ -187,7 +193,8 @@ int sweep_option(struct args *a, struct sweep *s)
     if (n && n < sizeof name) {
         memcpy(name, arg + 2, n);
         name[n] = '\0';
-        if (rt_model_param_find(name) >= 0 || !strcmp(name, "o") || !strcmp(name, "compute-scale")) {
+        if (rt_model_param_find(name) >= 0 || !strcmp(name, "o") || !strcmp(name, "compute-scale") ||
+            !strcmp(name, "scale-bytes")) {
             char opt[30];
             snprintf(opt, sizeof opt, "--%s", name);
             cli_opt(a, opt, &v);
@@ -271,6 +278,8 @@ void sweep_combo(const struct sweep *s, size_t c, struct rt_replay_options *o, s
                 *rt_model_param_ptr(&o->model.params, x->param[p]) = x->vals[pick[i]];
             else if (x->param[p] == SWEEP_AXIS_SCALE)
                 o->compute_scale = x->vals[pick[i]];
+            else if (x->param[p] == SWEEP_AXIS_BYTES && s->scales)
+                o->scale = s->scales[pick[i]];
     }
     if (s->nets)
         o->network = s->nets[net_index(s, pick)];
@@ -354,6 +363,8 @@ void sweep_print_value(FILE *f, const struct sweep_axis *x, double v, int plain)
         }
     } else if (x->param[0] == SWEEP_AXIS_SCALE || plain)
         cli_print_double(f, v);
+    else if (x->param[0] == SWEEP_AXIS_BYTES)
+        fprintf(f, "x%g", v);
     else if (rt_model_param_table[x->param[0]].unit == RT_PU_TIME)
         fputs(rt_format_time(buf, sizeof buf, v), f);
     else
@@ -364,6 +375,8 @@ const char *sweep_axis_field(const struct sweep_axis *x, char *buf, size_t n)
 {
     if (x->param[0] == SWEEP_AXIS_SCALE)
         snprintf(buf, n, "compute_scale");
+    else if (x->param[0] == SWEEP_AXIS_BYTES)
+        snprintf(buf, n, "scale_bytes");
     else if (sweep_axis_is_string(x))
         snprintf(buf, n, "%s", x->name);
     else
@@ -560,13 +573,33 @@ static int sweep_networks(struct sweep *s)
     return 0;
 }
 
+/* The --scale-bytes axis's factors, each opened on the trace. 0, or 1 (printed). */
+static int sweep_scales(struct sweep *s)
+{
+    for (int i = 0; i < s->naxes; i++) {
+        const struct sweep_axis *x = &s->axes[i];
+        if (x->param[0] != SWEEP_AXIS_BYTES)
+            continue;
+        if (!(s->scales = calloc(x->n, sizeof *s->scales)))
+            return cli_die("out of memory");
+        for (size_t k = 0; k < x->n; k++) {
+            char spec[32];
+            rt_error err = {0};
+            snprintf(spec, sizeof spec, "%.17g", x->vals[k]);
+            if (rt_scale_open(s->trace, spec, &s->scales[k], &err))
+                return cli_fail(&err);
+        }
+    }
+    return 0;
+}
+
 int sweep_run(struct sweep *s)
 {
     rt_error err = {0};
     if (cli_trace_open(s->tr.path, &s->trace, &err))
         return cli_fail(&err);
     cli_warn_dropped(s->trace);
-    if (sweep_networks(s))
+    if (sweep_networks(s) || sweep_scales(s))
         return 1;
     if (s->tr.region && ((s->region_id = rt_trace_find_region(s->trace, s->tr.region)) == RT_NONE ||
                          !rt_trace_region_entered(s->trace, s->region_id))) {
@@ -614,6 +647,10 @@ void sweep_free(struct sweep *s)
     for (size_t k = 0, nn = sweep_nnets(s); k < nn; k++)
         rt_network_destroy(s->nets[k]);
     free(s->nets);
+    for (int i = 0; i < s->naxes; i++)
+        for (size_t k = 0; s->scales && s->axes[i].param[0] == SWEEP_AXIS_BYTES && k < s->axes[i].n; k++)
+            rt_scale_free(s->scales[k]);
+    free(s->scales);
     for (int i = 0; i < s->naxes; i++) {
         free(s->axes[i].vals);
         free(s->axes[i].strs);

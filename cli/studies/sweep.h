@@ -8,6 +8,9 @@
  * list as one value); sweep_finish_options; model_cli_finish(&s->model, &s->base); sweep_run;
  * read s->runs; sweep_free. Combination c varies the first axis slowest (mixed radix).
  *
+ * --scale-bytes F1,F2,... is an axis of factors, each on every message and collective (per
+ * call-site rules are replay's, analyze's and check's).
+ *
  * --topology and --mapping are axes too, but of strings: a topology spec holds commas and
  * semicolons, so each is given once per value (`--topology torus:4x4x4 --topology fattree:64`);
  * --mapping takes a list too (`--mapping block,random:1`) unless a file: mapping, whose PATH may
@@ -31,7 +34,7 @@ struct progress;
 #define SWEEP_MAX_COMBOS 1000000
 
 /* sweep_axis.param values of the --compute-scale axis and of the string axes. */
-enum { SWEEP_AXIS_SCALE = -2, SWEEP_AXIS_TOPOLOGY = -3, SWEEP_AXIS_MAPPING = -4 };
+enum { SWEEP_AXIS_SCALE = -2, SWEEP_AXIS_TOPOLOGY = -3, SWEEP_AXIS_MAPPING = -4, SWEEP_AXIS_BYTES = -5 };
 
 /* One varied option and its values. */
 struct sweep_axis {
@@ -66,6 +69,7 @@ struct sweep {
     struct sweep_run *runs;       /* [combos], filled by sweep_run, owned */
     rt_network **nets;            /* with a --topology axis: [topologies x mappings], NULL for
                                      crossbar (the model alone); built by sweep_run, owned */
+    rt_scale **scales;            /* with a --scale-bytes axis: one per value, opened by sweep_run */
     /* The runner's own state. */
     pthread_mutex_t lock;
     size_t next;

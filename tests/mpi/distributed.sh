@@ -53,6 +53,12 @@ same "monte carlo" 2 replay "$traces/shift1d-ssend-p8-k2-m1000" "${L[@]}" --runs
 same "monte carlo, runs over processes" 3 replay "$traces/shift1d-isend-p8-k2-m1000" "${L[@]}" --runs 7 \
   --region shift_iteration --split runs --format json
 same "3 processes, uneven split" 3 replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" --format json
+# --scale-bytes (issue #48): a member's factor travels with its collective entry to the coordinator
+# (a fraction scales the blocks; communicators of a split; call-site rules on p2p sends)
+same "scale-bytes on split communicators" 3 replay "$traces/collbench/collbench-p16" "${L[@]}" \
+  --scale-bytes '2.3,5@comm:MPI_Comm_split 2' --format json
+same "scale-bytes by call site" 4 replay "$traces/shift3d-isend-p64-k1-m1000" "${H[@]}" --scale-bytes 3,70@shift_dim \
+  --format csv
 # a rank missing (--allow-missing-ranks, issue #47 item 3): what was dropped is counted over every
 # process's ranks, so the warning and the JSON counts are the serial run's (each process counted
 # its own share before: 48/48/64 with 2 processes, 24/24/48 with 3, for 48/48/112)

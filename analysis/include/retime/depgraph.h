@@ -223,6 +223,9 @@ int rt_depgraph_critical_path(rt_depgraph *g, const struct rt_critical_path **cp
  * or rt_depgraph_analyze; @p w must outlive @p g.
  */
 void rt_depgraph_set_window(rt_depgraph *g, const rt_window *w);
+/** Makes the "size" groups of @p g's results take the sizes of a replay under @p s (retime/scale.h;
+ *  NULL: as traced): each call's counts times its call's factor. @p s must outlive @p g. */
+void rt_depgraph_set_scale(rt_depgraph *g, const rt_scale *s);
 /** The wait states; owned by @p g. */
 int rt_depgraph_wait_states(rt_depgraph *g, const struct rt_wait_states **ws, rt_error *err);
 

@@ -565,6 +565,10 @@ static int walk_range(struct walk *k, const rt_trace *t, uint32_t lo, uint32_t h
 {
     struct walker w;
     int rc = rt__dg_walker_init(&w, t) ? rt_error_set(err, RT_ENOMEM, "out of memory") : RT_OK;
+    for (int i = 0; i < 2 && !w.scale; i++) /* (the replay's sizes: its graph is the first one with a scale) */
+        w.scale = k->cp[i].g ? k->cp[i].g->scale : NULL;
+    if (!w.scale)
+        w.scale = k->ws.g ? k->ws.g->scale : k->cmp.a ? k->cmp.a->scale : NULL;
     for (uint32_t r = lo; r < hi && !rc; r++) {
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(t, r, &n);
@@ -786,6 +790,11 @@ const char *rt_group_name(int g)
 {
     static const char *const names[] = {"rank", "callsite", "region", "activity", "size", "cause", "blame"};
     return g >= 0 && g < RT_GROUP_COUNT ? names[g] : "?";
+}
+
+void rt_depgraph_set_scale(rt_depgraph *g, const rt_scale *s)
+{
+    g->scale = s;
 }
 
 void rt_depgraph_set_window(rt_depgraph *g, const rt_window *w)

@@ -201,23 +201,26 @@ rt_bytes rt__dg_edge_bytes(const struct walker *w, const struct rt_event *ev, ui
     const struct ctx *c = &w->c;
     switch (e->kind) {
     case RT_EV_RECV:
-        return rt_trace_payload(w->t, w->r, j).bytes;
+        return rt__dg_scaled(w, rt_trace_payload(w->t, w->r, j));
     case RT_EV_IRECV:
     case RT_EV_ISEND_COMPLETE:
-        return rt_trace_payload(w->t, w->r, e->ref < n ? e->ref : j).bytes;
+        return rt__dg_scaled(w, rt_trace_payload(w->t, w->r, e->ref < n ? e->ref : j));
     case RT_EV_COLL_END:
     case RT_EV_NBCOLL_END: {
         /* the size the program passed (a member's block), not the trace's byte convention: an
          * allreduce of 8 B on 8 ranks is 8 B here, though Score-P records 64 B each way */
         if (e->ref >= n)
-            return rt_trace_payload(w->t, w->r, j).bytes;
+            return rt__dg_scaled(w, rt_trace_payload(w->t, w->r, j));
         const struct rt_event *b = &ev[e->ref];
         struct rt_event_payload pb = rt_trace_payload(w->t, w->r, e->ref);
         const struct rt_comm *cm = rt_trace_comm(w->t, pb.comm);
         int op = (int)(e->kind == RT_EV_COLL_END ? b->aux : e->aux);
         uint32_t P = cm && cm->size ? cm->size : 1;
+        struct rt_event_payload pe = rt_trace_payload(w->t, w->r, j);
+        pe.comm = pb.comm;
+        pb.bytes = rt__dg_scaled(w, pb);
         return rt_coll_call_bytes(op, (b->flags & RT_EVF_VECTOR) != 0, P, b->ref == w->r, pb.bytes,
-                                  rt_trace_payload(w->t, w->r, j).bytes);
+                                  rt__dg_scaled(w, pe));
     }
     default:
         return c->call_bytes;

@@ -92,7 +92,18 @@ struct walker {
     uint64_t nstack, capstack;
     int mpi_depth;
     struct ctx c;
+    const rt_scale *scale; /* sizes as a replay under it has them (NULL: as traced) */
 };
+
+/** @p p's bytes as the replay sizes them: times the factor of the walker's current call (for a
+ *  receive under call-site rules its own call's, where the replay takes its send's). */
+static inline rt_bytes rt__dg_scaled(const struct walker *w, struct rt_event_payload p)
+{
+    if (!w->scale)
+        return p.bytes;
+    rt_bytes b = rt_scale_apply(rt_scale_factor(w->scale, p.comm, w->c.callsite), p.bytes);
+    return b == UINT64_MAX ? RT_MAX_BYTES : b;
+}
 
 /** A walker of @p t's events: RT_OK or RT_ENOMEM (then rt__dg_walker_free it all the same). */
 int rt__dg_walker_init(struct walker *w, const rt_trace *t);
@@ -167,7 +178,7 @@ static inline int walker_apply(struct walker *w, const struct rt_event *ev, uint
             w->nstack = k - 1;
         }
     } else if ((e->kind == RT_EV_SEND || e->kind == RT_EV_ISEND) && w->mpi_depth > 0) {
-        w->c.call_bytes = rt_trace_payload(w->t, w->r, j).bytes;
+        w->c.call_bytes = rt__dg_scaled(w, rt_trace_payload(w->t, w->r, j));
     }
     w->c.region = w->nstack ? w->stack[w->nstack - 1].region : RT_NONE;
     w->c.instance = w->nstack ? w->stack[w->nstack - 1].instance : 0;

@@ -54,6 +54,7 @@ struct rt_depgraph {
     struct rt__end end;        /* of the records so far (note_end) */
     uint8_t *onpath;           /* one bit per event held: on the critical path */
     const rt_window *win;      /* the measured window the critical path covers (NULL: the whole run) */
+    const rt_scale *scale;     /* the replay's --scale-bytes: the size groups take its sizes (NULL: none) */
     rt_time_ps win_begin;      /* its begin on this graph's clock (INT64_MIN: none): the path's
                                   edges are clipped there */
     int have_cp, have_ws;

@@ -14,6 +14,7 @@
 #include "retime/model.h"
 #include "retime/network.h"
 #include "retime/noise.h"
+#include "retime/scale.h"
 #include "retime/trace.h"
 #include "retime/window.h"
 
@@ -198,6 +199,9 @@ struct rt_replay_options {
     /** The measured window the result reports beside the whole run (retime/window.h; NULL or
      *  "all": none). It changes no timing. */
     const rt_window *window;
+    /** What if the messages were bigger: factors on the trace's byte counts (retime/scale.h,
+     *  opened on the trace replayed; NULL: the counts as traced). */
+    const rt_scale *scale;
 };
 
 /** The links the routes of trace @p t's messages cross on @p net, summed (each route as the

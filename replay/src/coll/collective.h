@@ -20,6 +20,7 @@ struct rt__coll_member {
                               in-place reading ((P-1)·b), which otherwise only the P·b reading's
                               failing tells apart */
     rt_bytes block;      /**< set by rt__coll_blocks: its block [B] */
+    double scale;        /**< in: the factor on its block (--scale-bytes; the engine's, 1 by default) */
     uint32_t origin;     /**< out: the member whose entry bound the chain of messages that ends
                               at this member's done (itself when its own clock did) */
     rt_time_ns mentry;   /**< in: its measured entry (the trace's time of its COLL_BEGIN) */

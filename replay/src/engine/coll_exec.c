@@ -141,6 +141,8 @@ static int cx_lookahead(struct engine *E, struct coll *c, uint32_t me, uint32_t 
         c->ev[i] = k;
         c->mem[i].sent = rt__row_payload_of(R->row, k)->bytes;
         c->mem[i].recv = rt__eng_coll_received(R, k);
+        if (E->o->scale)
+            c->mem[i].scale = rt__eng_factor(E, row, k, c->comm);
         if (R->ev[k].flags & RT_EVF_VECTOR)
             c->vector = 1;
     }

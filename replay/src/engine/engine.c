@@ -105,9 +105,9 @@ RT_HOT_INLINE rt_time_ps cpu(struct engine *E, uint32_t r, rt_time_ps t, rt_time
     return rt__os_advance(&E->os, r, &E->cursors[(size_t)r * E->nsrc], t, work, &E->res->os_noise_ps);
 }
 
-/* Name of the MPI call that holds event @p j of rank @p r (for messages only: scans back). */
-
-uint32_t rt__eng_call_region(const struct engine *E, uint32_t r, uint64_t j)
+/* The MPI call's Enter that holds event @p j of rank @p r, or UINT64_MAX (for messages and
+ * collectives only: scans back). */
+static uint64_t call_enter(const struct engine *E, uint32_t r, uint64_t j)
 {
     const struct rt_event *ev = E->ranks[r].ev;
     int depth = 0;
@@ -117,9 +117,38 @@ uint32_t rt__eng_call_region(const struct engine *E, uint32_t r, uint64_t j)
         if (ev[k].kind == RT_EV_LEAVE && k != j)
             depth++;
         else if (ev[k].kind == RT_EV_ENTER && depth-- == 0)
-            return ev[k].ref;
+            return k;
     }
-    return RT_NONE;
+    return UINT64_MAX;
+}
+
+uint32_t rt__eng_call_region(const struct engine *E, uint32_t r, uint64_t j)
+{
+    uint64_t k = call_enter(E, r, j);
+    return k == UINT64_MAX ? RT_NONE : E->ranks[r].ev[k].ref;
+}
+
+double rt__eng_factor(const struct engine *E, uint32_t r, uint64_t j, uint32_t comm)
+{
+    uint32_t site = RT_NONE;
+    if (rt_scale_by_site(E->o->scale)) {
+        uint64_t k = call_enter(E, r, j);
+        site = k == UINT64_MAX ? RT_NONE : E->ranks[r].ev[k].aux;
+    }
+    return rt_scale_factor(E->o->scale, comm, site);
+}
+
+rt_bytes rt__eng_scaled(struct engine *E, uint32_t r, uint64_t j, uint32_t comm, rt_bytes m)
+{
+    double f = rt__eng_factor(E, r, j, comm);
+    rt_bytes b = rt_scale_apply(f, m);
+    if (b == UINT64_MAX && !E->failed)
+        E->failed = rt_error_set(E->err, RT_ERANGE,
+                                 "%s: --scale-bytes: rank %u event %llu (%s): %llu bytes times %g is more than "
+                                 "the 4 TiB a count may hold",
+                                 rt_trace_path(E->t), rt_trace_rank_label(E->t, r), (unsigned long long)j,
+                                 rt__eng_call_name(E, r, j), (unsigned long long)m, f);
+    return b;
 }
 
 const char *rt__eng_call_name(const struct engine *E, uint32_t r, uint64_t j)
@@ -205,11 +234,12 @@ RT_HOT_INLINE int recv_side(struct engine *E, uint32_t id, uint64_t j, uint64_t 
 {
     struct msg *m = &E->msgs[id];
     m->recv_ev = j;
-    if ((m->flags & M_SEND) && m->bytes != bytes)
-        return size_mismatch(E, m, m->bytes, bytes);
+    if ((m->flags & M_SEND) && m->raw != bytes)
+        return size_mismatch(E, m, m->raw, bytes);
     m->flags |= M_RECV;
     m->post_ev = post_ev;
-    m->bytes = bytes;
+    if (!(m->flags & M_SEND)) /* (the send's size, scaled, stands) */
+        m->bytes = m->raw = bytes;
     m->recv_post = t;
     if ((m->flags & (M_RDV | M_SEND)) == (M_RDV | M_SEND))
         rt__eng_rdv_waiting_del(E, m->src, id);
@@ -239,13 +269,16 @@ RT_HOT_INLINE int post_message(struct engine *E, uint32_t r, uint64_t j, uint64_
     struct msg *m = &E->msgs[id];
     if (is_send) {
         m->send_ev = j;
-        if ((m->flags & M_RECV) && m->bytes != p->bytes)
-            return size_mismatch(E, m, p->bytes, m->bytes);
+        if ((m->flags & M_RECV) && m->raw != p->bytes)
+            return size_mismatch(E, m, p->bytes, m->raw);
         m->flags |= M_SEND;
-        m->bytes = p->bytes;
+        m->raw = p->bytes;
+        m->bytes = E->o->scale ? rt__eng_scaled(E, r, j, p->comm, p->bytes) : p->bytes;
+        if (E->failed)
+            return E->failed;
         m->n = E->chans[ci].nsend++;
-        m->send_post = cpu(E, r, t, times_of(E, p->bytes)->o_send); /* injection not before */
-        if (!(e->flags & RT_EVF_BUFFERED) && ((e->flags & RT_EVF_SYNC) || p->bytes > E->o->eager_limit)) {
+        m->send_post = cpu(E, r, t, times_of(E, m->bytes)->o_send); /* injection not before */
+        if (!(e->flags & RT_EVF_BUFFERED) && ((e->flags & RT_EVF_SYNC) || m->bytes > E->o->eager_limit)) {
             m->flags |= M_RDV;
             E->res->rendezvous++;
             if (!(m->flags & M_RECV) && rt__eng_rdv_waiting_add(E, r, id))

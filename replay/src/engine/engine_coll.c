@@ -112,6 +112,37 @@ void rt__eng_coll_release(struct engine *E, uint32_t id)
     E->freecoll = id;
 }
 
+/* --scale-bytes on the blocks, derived from the counts as traced (a count rounded on its own
+ * would not be a multiple of the block): each member's by its call's factor; the members of a
+ * collective that is not a vector variant scale alike (their blocks are one). */
+static int scale_blocks(struct engine *E, struct coll *c)
+{
+    for (uint32_t i = 0; i < c->size; i++) {
+        struct rt__coll_member *A = &c->mem[i], *Z = &c->mem[0];
+        uint32_t ra = member_row(E, c, i), rz = member_row(E, c, 0);
+        if (!c->vector && A->scale != Z->scale)
+            return E->failed = rt_error_set(
+                       E->err, RT_EINVAL,
+                       "%s: --scale-bytes scales the members of one %s on comm '%s' differently: rank %u event %llu "
+                       "(%s) by %g, rank %u event %llu (%s) by %g; give their call sites one factor, or name the "
+                       "communicator",
+                       rt_trace_path(E->t), rt_coll_op_name((int)c->op), rt__eng_comm_name(E, c->comm),
+                       rt_trace_rank_label(E->t, rz), (unsigned long long)c->ev[0], rt__eng_call_name(E, rz, c->ev[0]),
+                       Z->scale, rt_trace_rank_label(E->t, ra), (unsigned long long)c->ev[i],
+                       rt__eng_call_name(E, ra, c->ev[i]), A->scale);
+        rt_bytes b = A->block == UINT64_MAX ? A->block : rt_scale_apply(A->scale, A->block);
+        if (b == UINT64_MAX && A->block != UINT64_MAX)
+            return E->failed = rt_error_set(E->err, RT_ERANGE,
+                                            "%s: --scale-bytes: rank %u event %llu (%s): a block of %llu bytes times %g "
+                                            "is more than the 4 TiB a count may hold",
+                                            rt_trace_path(E->t), rt_trace_rank_label(E->t, ra),
+                                            (unsigned long long)c->ev[i], rt__eng_call_name(E, ra, c->ev[i]),
+                                            (unsigned long long)A->block, A->scale);
+        A->block = b;
+    }
+    return 0;
+}
+
 /* Every member's block from the members' counts (rt__coll_blocks); on a mismatch the error names
  * two members that disagree. */
 int rt__eng_coll_blocks(struct engine *E, uint32_t id)
@@ -134,7 +165,7 @@ int rt__eng_coll_blocks(struct engine *E, uint32_t id)
                    rt__eng_call_name(E, rb, c->ev[b]),
                    (unsigned long long)B->sent, (unsigned long long)B->recv);
     }
-    return 0;
+    return E->o->scale ? scale_blocks(E, c) : 0;
 }
 
 /* The ports of the members replayed here, the results of the algorithm: every member's done time
@@ -277,6 +308,8 @@ int rt__eng_coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t 
     c->seq = seq;
     c->max_begin = NEVER;
     for (uint32_t i = 0; i < size; i++)
+        c->mem[i].scale = 1;
+    for (uint32_t i = 0; i < size; i++)
         c->own += owned(E, member_row(E, c, i));
     c->refs = c->own;
     c->coord = owner_of(E, member_row(E, c, 0));
@@ -288,7 +321,8 @@ int rt__eng_coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t 
 
 /* Member @p me (trace row @p row) enters collective @p id at @p begin. */
 int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row, uint64_t ev, uint32_t op,
-                       uint32_t root, rt_time_ps begin, rt_time_ns mentry, rt_bytes sent, rt_bytes recv, int how)
+                       uint32_t root, rt_time_ps begin, rt_time_ns mentry, rt_bytes sent, rt_bytes recv, double scale,
+                       int how)
 {
     int vector = how & RT__CALL_VECTOR;
     struct coll *c = &E->colls[id];
@@ -307,6 +341,7 @@ int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row,
     m->mentry = mentry;
     m->sent = sent;
     m->recv = recv;
+    m->scale = scale;
     m->in_place = (how & RT__CALL_IN_PLACE) != 0;
     c->ev[me] = ev;
     if (vector)
@@ -320,6 +355,7 @@ int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row,
         struct fx f = {.kind = FX_CPOST, .comm = c->comm, .n = c->seq, .i = me, .src = row, .t1 = begin,
                        .t2 = mentry, .bytes = sent, .ev2 = recv, .ev1 = ev, .tag = op, .dst = root, .flags = (uint32_t)how,
                        .reg = reg == RT_NONE ? 0 : reg + 1};
+        memcpy(&f.id, &scale, sizeof scale); /* (its factor's bits: the coordinator scales the blocks) */
         return rt__eng_fx_send(E, member_row(E, c, 0), &f) ? rt__eng_oom(E) : 0;
     }
     return c->arrived == c->size ? coll_ready(E, id) : 0;
@@ -368,8 +404,9 @@ int rt__eng_post_collective(struct engine *E, uint32_t r, uint64_t j, const stru
     if (pt_put(&E->ranks[r].pending, j, COLL_BIT | (uint64_t)me << 32 | id))
         return rt__eng_oom(E);
     E->ranks[r].coll = id;
+    double c_scale = E->o->scale ? rt__eng_factor(E, r, j, p->comm) : 1;
     return rt__eng_coll_enter(E, id, me, r, j, op, e->ref, t, (rt_time_ns)e->time, p->bytes,
-                              rt__eng_coll_received(&E->ranks[r], j),
+                              rt__eng_coll_received(&E->ranks[r], j), c_scale,
                               ((e->flags & RT_EVF_VECTOR) ? RT__CALL_VECTOR : 0) |
                                   ((e->flags & RT_EVF_IN_PLACE) ? RT__CALL_IN_PLACE : 0));
 }

@@ -73,7 +73,8 @@ struct qent {
 
 struct msg {
     rt_time_ps send_post, recv_post, send_done, recv_done;
-    rt_bytes bytes;
+    rt_bytes bytes;     /* its size in the replay: the send's count, scaled (--scale-bytes) */
+    rt_bytes raw;       /* the count as traced, which both sides' records must agree on */
     uint64_t send_ev, recv_ev;
     uint64_t post_ev;   /* the receiver's event at which the receive was posted */
     uint64_t origin_ev; /* the event its timing goes back to: the send, or (rendezvous) a later post */
@@ -246,6 +247,11 @@ struct engine {
 int rt__eng_oom(struct engine *E); /* sets the out-of-memory error once; returns E->failed */
 int rt__eng_chan_grow(struct engine *E); /* doubles the channels' table; -1 out of memory */
 uint32_t rt__eng_call_region(const struct engine *E, uint32_t r, uint64_t j); /* the region of event j's MPI call */
+/* @p m bytes of event @p j of rank @p r on communicator @p comm as the replay sizes them: times
+ * --scale-bytes' factor for the call (retime/scale.h); UINT64_MAX with E->failed set: too large. */
+rt_bytes rt__eng_scaled(struct engine *E, uint32_t r, uint64_t j, uint32_t comm, rt_bytes m);
+/* The --scale-bytes factor of the call that holds event @p j of rank @p r on communicator @p comm. */
+double rt__eng_factor(const struct engine *E, uint32_t r, uint64_t j, uint32_t comm);
 int rt__eng_schedule_if_ready(struct engine *E, uint32_t id);
 int rt__eng_recv_side(struct engine *E, uint32_t id, uint64_t j, uint64_t post_ev, rt_bytes bytes, rt_time_ps t);
 int rt__eng_coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t op, uint32_t root, uint32_t first_rank,
@@ -255,7 +261,8 @@ int rt__eng_coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t 
 #define RT__CALL_VECTOR 1
 #define RT__CALL_IN_PLACE 2
 int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row, uint64_t ev, uint32_t op,
-                       uint32_t root, rt_time_ps begin, rt_time_ns mentry, rt_bytes sent, rt_bytes recv, int how);
+                       uint32_t root, rt_time_ps begin, rt_time_ns mentry, rt_bytes sent, rt_bytes recv, double scale,
+                       int how); /* scale: the member's --scale-bytes factor (1: none) */
 int rt__eng_coll_finish(struct engine *E, uint32_t id);
 void rt__eng_take(struct engine *E, struct qent q); /* acts on a popped queue entry */
 uint32_t rt__eng_waits_for(const struct engine *E, uint32_t r);

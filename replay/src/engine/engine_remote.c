@@ -152,7 +152,7 @@ int rt__eng_post_remote_recv(struct engine *E, uint32_t r, uint64_t j, uint64_t 
     m->post_ev = post_ev;
     m->recv_post = t;
     if (!(m->flags & M_SEND))
-        m->bytes = p->bytes;
+        m->bytes = m->raw = p->bytes;
     uint32_t reg = rt__eng_call_region(E, r, j);
     struct fx f = {.kind = FX_RPOST, .comm = p->comm, .tag = e->aux, .src = e->ref, .dst = r, .t1 = t,
                    .ev1 = post_ev, .ev2 = j, .bytes = p->bytes, .reg = reg == RT_NONE ? 0 : reg + 1};
@@ -251,8 +251,12 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
         hint(E, f->src, f->ev1, f->reg);
         if (f->src >= nr || rt__eng_coll_record(E, f->comm, f->n, f->tag, f->dst, f->src, f->ev1, &id))
             return E->failed ? E->failed : bad_fx(E, from, f);
+        double scale;
+        memcpy(&scale, &f->id, sizeof scale);
+        if (!(scale >= 0 && scale <= RT_SCALE_MAX))
+            return bad_fx(E, from, f);
         return rt__eng_coll_enter(E, id, f->i, f->src, f->ev1, f->tag, f->dst, f->t1, (rt_time_ns)f->t2, f->bytes,
-                                  f->ev2, (int)(f->flags & (RT__CALL_VECTOR | RT__CALL_IN_PLACE)));
+                                  f->ev2, scale, (int)(f->flags & (RT__CALL_VECTOR | RT__CALL_IN_PLACE)));
     }
     uint64_t *cid = rt__map_get(&E->coll_of, f->comm, f->n);
     if (!cid)
