@@ -237,6 +237,7 @@ int cmd_replay(struct args *a);
 int cmd_sweep(struct args *a);
 int cmd_calibrate(struct args *a);
 int cmd_validate(struct args *a);
+int cmd_extrapolate(struct args *a);
 int cmd_predict(struct args *a);
 int cmd_analyze(struct args *a);
 int cmd_check(struct args *a);

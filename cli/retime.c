@@ -39,7 +39,10 @@ static void usage(FILE *f)
           "                        alpha, beta and LogP-lite fitted from the traces' own messages (docs/calibrate.md)\n"
           "       retime validate TRACE [MODEL-OPTIONS | --params FILE] [--window SPEC] [--max-error PCT] [--top N]\n"
           "                       [--plot PREFIX] [--format text|json|csv]\n"
-          "                       measured against predicted per rank, region, call site, size (docs/calibrate.md)\n",
+          "                       measured against predicted per rank, region, call site, size (docs/calibrate.md)\n"
+          "       retime extrapolate TRACE TRACE TRACE... --ranks P --output DIR [--scaling auto|weak|strong]\n"
+          "                          [--top N] [--format text|json]\n"
+          "                          one program traced at 3+ rank counts, written at P ranks (docs/extrapolate.md)\n",
           f);
     fputs(cli_model_usage, f);
     fputs(outputs_usage, f);
@@ -492,7 +495,8 @@ static int dispatch(int argc, char **argv)
         const char *name;
         int (*fn)(struct args *);
     } cmds[] = {{"sweep", cmd_sweep},   {"predict", cmd_predict}, {"check", cmd_check},
-                {"plot", cmd_plot},     {"calibrate", cmd_calibrate}, {"validate", cmd_validate}};
+                {"plot", cmd_plot},     {"calibrate", cmd_calibrate}, {"validate", cmd_validate},
+                {"extrapolate", cmd_extrapolate}};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         if (strcmp(argv[1], cmds[i].name))
             continue;

@@ -328,6 +328,11 @@ int rt_trace_has_cpu_time(const rt_trace *trace);
 /** Row @p rank's measured time outside MPI calls [ns] (*@p wall) and the part of it the rank did
  *  not run, waiting for a CPU, by its CPU times [ns] (*@p waited; 0 without them). */
 void rt_trace_compute_time(const rt_trace *trace, uint32_t rank, rt_time_ns *wall, rt_time_ns *waited);
+/** Event @p i of row @p rank on the rank's compute clock [ns]: its measured time less, up to then,
+ *  what the rank did not run (by its CPU times) and what the tracer took for itself (its flushes);
+ *  the measured time without CPU times. Between two events outside MPI calls this clock's gap is
+ *  the compute RT_COMPUTE_CPU replays. O(log) in the rank's CPU readings. */
+rt_time_ns rt_trace_cpu_clock(const rt_trace *trace, uint32_t rank, uint64_t i);
 uint32_t rt_trace_callsites(const rt_trace *trace);
 const struct rt_callsite *rt_trace_callsite(const rt_trace *trace, uint32_t callsite);
 uint32_t rt_trace_comms(const rt_trace *trace);

@@ -850,6 +850,23 @@ void rt_trace_compute_time(const rt_trace *t, uint32_t rank, rt_time_ns *wall, r
     *waited = row ? row->compute_wait : 0;
 }
 
+rt_time_ns rt_trace_cpu_clock(const rt_trace *t, uint32_t rank, uint64_t i)
+{
+    const struct rt__row *row = rank < t->nrows ? &t->rows[rank] : NULL;
+    if (!row || i >= row->nevents)
+        return 0;
+    rt_time_ns at = row->events[i].time;
+    uint64_t lo = 0, hi = row->ncpu; /* the steps taken by then: the last with at <= the event's time */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (row->cpu[mid].at <= at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? at - row->cpu[lo - 1].lost - row->cpu[lo - 1].tracer : at;
+}
+
 uint32_t rt_trace_callsites(const rt_trace *t) { return t->ncallsites; }
 
 const struct rt_callsite *rt_trace_callsite(const rt_trace *t, uint32_t cs)

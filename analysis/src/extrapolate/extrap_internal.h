@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* What rt_extrap_build recognises and rt_extrap_write writes (extrapolate.c, extrap_write.c). */
+#ifndef RETIME_EXTRAP_INTERNAL_H
+#define RETIME_EXTRAP_INTERNAL_H
+
+#include <stdint.h>
+
+#include "retime/extrapolate.h"
+
+/* How a rank's class follows from r (enum order: the simplest first). */
+enum { XC_ONE, XC_ROOT, XC_PARITY, XC_ROOT_PARITY, XC_NRULES };
+#define XC_MAX 3 /* classes at most */
+
+/* A peer as a function of (r, P). */
+enum { XP_NONE, XP_OFFSET, XP_GRID, XP_FIXED };
+struct xp_peer {
+    uint8_t kind;
+    uint8_t ndims, dim; /* XP_GRID: a neighbour along dim of an ndims-D periodic grid */
+    int64_t d;          /* XP_OFFSET: r + d mod P; XP_GRID: the step (+1, -1); XP_FIXED: the rank */
+};
+
+/* f(P) = c0 + c1 · P^a · log2(P)^b */
+struct xp_fit {
+    double c0, c1, a, b;
+};
+
+/* One event of a class's template (the largest trace's representative rank). */
+struct xp_ev {
+    uint8_t kind, flags;
+    uint32_t region;    /* ENTER/LEAVE: the largest trace's region */
+    uint32_t tag;       /* messages; collectives: the operation */
+    uint32_t comm;      /* the largest trace's communicator (messages, collectives) */
+    uint32_t back;      /* ISEND_COMPLETE, IRECV, (NB)COLL_END: k - the index of its start */
+    uint32_t fwd;       /* NBCOLL_BEGIN: its end's index - k */
+    uint32_t interval;  /* the compute interval that ends here (into rt_extrap.iv) */
+    struct xp_peer peer; /* messages: the peer; COLL_BEGIN: XP_FIXED root or XP_NONE */
+    struct xp_fit bytes;
+};
+
+struct xp_interval {
+    uint32_t cls, from, to;  /* the events' label ids */
+    uint64_t count[RT_EXTRAP_MAX_TRACES]; /* occurrences over the class's ranks per trace */
+    double sum[RT_EXTRAP_MAX_TRACES];     /* their ns */
+    uint64_t per_rank;                    /* occurrences per rank in the largest trace */
+    int inside;                           /* it lies inside an MPI call (the model's time, not compute) */
+    struct xp_fit fit;
+    double error, share;
+};
+
+struct rt_extrap {
+    uint32_t ntr, P[RT_EXTRAP_MAX_TRACES]; /* the traces' rank counts, ascending */
+    int rule;
+    uint32_t ncls;
+    struct xp_ev *tmpl[XC_MAX];
+    uint64_t n[XC_MAX];
+    /* the largest trace's definitions the output keeps */
+    uint32_t nregions;
+    char **region_name;
+    uint8_t *region_mpi, *region_role;
+    uint32_t ncomms;
+    char **comm_name;    /* world-like communicators used (others NULL) */
+    char **label;        /* label ids' texts */
+    uint32_t nlabels;
+    struct xp_interval *iv;
+    uint32_t niv;
+    struct rt_extrap_summary sum;
+};
+
+uint32_t rt__xp_class(int rule, uint32_t r);
+/* MPI_Dims_create's balanced grid of @p P in @p n dimensions (non-increasing). */
+void rt__xp_dims(uint32_t P, int n, uint32_t dims[3]);
+/* The peer of rank @p r at @p P under @p p (UINT32_MAX: none). */
+uint32_t rt__xp_peer_of(const struct xp_peer *p, uint32_t r, uint32_t P);
+double rt__xp_eval(const struct xp_fit *f, double P);
+
+#endif

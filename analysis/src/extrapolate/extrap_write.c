@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recognised program written at P' ranks (rt_extrap_write): one OTF2 archive, each rank's
+ * events its class's template with peers, sizes and gaps evaluated at P'. Memory: OTF2's buffers
+ * (one location at a time); the archive is as large as a trace of the program at P' would be.
+ */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "extrap_internal.h"
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final)
+{
+    (void)ud, (void)ft, (void)loc, (void)cd, (void)final;
+    return OTF2_FLUSH;
+}
+
+static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc)
+{
+    (void)ud, (void)ft, (void)loc;
+    return 0;
+}
+
+static const OTF2_FlushCallbacks flush_cbs = {pre_flush, post_flush};
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)st, (void)flag, (void)f;
+    return remove(path);
+}
+
+/* rt_coll_op (and the vector flag) back to OTF2's operation. */
+static OTF2_CollectiveOp otf2_op(uint32_t op, int vector)
+{
+    switch (op) {
+    case RT_COLL_BARRIER: return OTF2_COLLECTIVE_OP_BARRIER;
+    case RT_COLL_BCAST: return OTF2_COLLECTIVE_OP_BCAST;
+    case RT_COLL_GATHER: return vector ? OTF2_COLLECTIVE_OP_GATHERV : OTF2_COLLECTIVE_OP_GATHER;
+    case RT_COLL_SCATTER: return vector ? OTF2_COLLECTIVE_OP_SCATTERV : OTF2_COLLECTIVE_OP_SCATTER;
+    case RT_COLL_ALLGATHER: return vector ? OTF2_COLLECTIVE_OP_ALLGATHERV : OTF2_COLLECTIVE_OP_ALLGATHER;
+    case RT_COLL_ALLTOALL: return vector ? OTF2_COLLECTIVE_OP_ALLTOALLV : OTF2_COLLECTIVE_OP_ALLTOALL;
+    case RT_COLL_REDUCE: return OTF2_COLLECTIVE_OP_REDUCE;
+    case RT_COLL_ALLREDUCE: return vector ? OTF2_COLLECTIVE_OP_REDUCE_SCATTER : OTF2_COLLECTIVE_OP_ALLREDUCE;
+    case RT_COLL_SCAN: return OTF2_COLLECTIVE_OP_SCAN;
+    }
+    return OTF2_COLLECTIVE_OP_ALLREDUCE;
+}
+
+static uint64_t size_at(const struct xp_fit *f, uint32_t P)
+{
+    double v = floor(rt__xp_eval(f, P) + 0.5);
+    return v < 0 ? 0 : v > (double)RT_MAX_BYTES ? RT_MAX_BYTES : (uint64_t)v;
+}
+
+/* Whether template event @p j ends an MPI call that holds no record (MPI_Init, MPI_Cart_create,
+ * MPI_Comm_free, MPI_Finalize): the replay keeps such a call's measured length. */
+static int silent_leave(const struct xp_ev *tm, uint64_t j)
+{
+    return j > 0 && tm[j].kind == RT_EV_LEAVE && (tm[j].flags & RT_EVF_MPI) && tm[j - 1].kind == RT_EV_ENTER &&
+           tm[j - 1].region == tm[j].region;
+}
+
+/* The times at which every rank leaves its m-th silent call: the latest over the classes, as the
+ * ranks of a real run leave a set-up call that synchronises them (MPI_Init, MPI_Cart_create)
+ * together, and a class's own fitted lengths would otherwise skew them by what its rank 0 waited.
+ * *@p nsil 0 when the classes' silent calls are not the same sequence (then nothing is aligned). */
+static int align_silent(const struct rt_extrap *x, const double *gap, uint64_t **out, uint64_t *nsil)
+{
+    uint64_t n0 = 0, pos[XC_MAX] = {0}, t[XC_MAX] = {0};
+    *out = NULL, *nsil = 0;
+    for (uint64_t j = 0; j < x->n[0]; j++)
+        n0 += silent_leave(x->tmpl[0], j);
+    for (uint32_t k = 1; k < x->ncls; k++) { /* the same calls in the same order in every class */
+        uint64_t a = 0, b = 0;
+        for (;;) {
+            while (a < x->n[0] && !silent_leave(x->tmpl[0], a))
+                a++;
+            while (b < x->n[k] && !silent_leave(x->tmpl[k], b))
+                b++;
+            if (a == x->n[0] || b == x->n[k]) {
+                if (a != x->n[0] || b != x->n[k])
+                    return 0;
+                break;
+            }
+            if (x->tmpl[0][a].region != x->tmpl[k][b].region)
+                return 0;
+            a++, b++;
+        }
+    }
+    uint64_t *al = malloc((n0 ? n0 : 1) * sizeof *al);
+    if (!al)
+        return -1;
+    for (uint64_t m = 0; m < n0; m++) {
+        uint64_t latest = 0;
+        for (uint32_t k = 0; k < x->ncls; k++) {
+            const struct xp_ev *tm = x->tmpl[k];
+            for (;;) {
+                uint64_t j = pos[k]++;
+                if (j)
+                    t[k] += (uint64_t)llround(gap[tm[j].interval]);
+                if (silent_leave(tm, j))
+                    break;
+            }
+            latest = t[k] > latest ? t[k] : latest;
+        }
+        for (uint32_t k = 0; k < x->ncls; k++)
+            t[k] = latest;
+        al[m] = latest;
+    }
+    *out = al, *nsil = n0;
+    return 0;
+}
+
+/* Rank @p r's events at @p P; its last time in *@p end. */
+static int write_rank(const struct rt_extrap *x, OTF2_EvtWriter *w, uint32_t r, uint32_t P, const double *gap,
+                      const uint64_t *aligned, uint64_t nsil, uint64_t *end)
+{
+    uint32_t k = rt__xp_class(x->rule, r);
+    const struct xp_ev *tm = x->tmpl[k];
+    uint64_t t = 0, m = 0;
+    OTF2_ErrorCode e = OTF2_SUCCESS;
+    for (uint64_t j = 0; j < x->n[k] && e == OTF2_SUCCESS; j++) {
+        const struct xp_ev *v = &tm[j];
+        if (j)
+            t += (uint64_t)llround(gap[v->interval]);
+        if (m < nsil && silent_leave(tm, j))
+            t = aligned[m++];
+        uint32_t peer = v->peer.kind ? rt__xp_peer_of(&v->peer, r, P) : 0;
+        switch (v->kind) {
+        case RT_EV_ENTER: e = OTF2_EvtWriter_Enter(w, NULL, t, v->region); break;
+        case RT_EV_LEAVE: e = OTF2_EvtWriter_Leave(w, NULL, t, v->region); break;
+        case RT_EV_SEND: e = OTF2_EvtWriter_MpiSend(w, NULL, t, peer, v->comm, v->tag, size_at(&v->bytes, P)); break;
+        case RT_EV_ISEND:
+            e = OTF2_EvtWriter_MpiIsend(w, NULL, t, peer, v->comm, v->tag, size_at(&v->bytes, P), j + 1);
+            break;
+        case RT_EV_ISEND_COMPLETE: e = OTF2_EvtWriter_MpiIsendComplete(w, NULL, t, j - v->back + 1); break;
+        case RT_EV_RECV: e = OTF2_EvtWriter_MpiRecv(w, NULL, t, peer, v->comm, v->tag, size_at(&v->bytes, P)); break;
+        case RT_EV_IRECV_REQUEST: e = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t, j + 1); break;
+        case RT_EV_IRECV: {
+            const struct xp_ev *q = &tm[j - v->back]; /* its request holds the peer, tag and size */
+            e = OTF2_EvtWriter_MpiIrecv(w, NULL, t, rt__xp_peer_of(&q->peer, r, P), q->comm, q->tag,
+                                        size_at(&q->bytes, P), j - v->back + 1);
+            break;
+        }
+        case RT_EV_COLL_BEGIN: e = OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t); break;
+        case RT_EV_COLL_END: {
+            const struct xp_ev *b = &tm[j - v->back];
+            uint32_t root = b->peer.kind == XP_FIXED ? rt__xp_peer_of(&b->peer, r, P) : OTF2_UNDEFINED_UINT32;
+            e = OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t, otf2_op(b->tag, (b->flags & RT_EVF_VECTOR) != 0), b->comm,
+                                                root, size_at(&b->bytes, P), size_at(&v->bytes, P));
+            break;
+        }
+        default: break; /* (refused when recognised) */
+        }
+    }
+    *end = t;
+    return e == OTF2_SUCCESS ? 0 : -1;
+}
+
+int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *err)
+{
+    if (P < 2 || P > (1u << 24))
+        return rt_error_set(err, RT_EINVAL, "--ranks %u: from 2 to 2^24", P);
+    if ((x->rule == XC_PARITY || x->rule == XC_ROOT_PARITY) && P % 2)
+        return rt_error_set(err, RT_EINVAL, "--ranks %u: the program's ranks are even and odd ones (%s): an odd "
+                                            "rank count is not extrapolated",
+                            P, x->sum.class_rule);
+    for (uint32_t k = 0; k < x->ncls; k++)
+        for (uint64_t j = 0; j < x->n[k]; j++) /* a fixed peer or root must exist at P */
+            if (x->tmpl[k][j].peer.kind == XP_FIXED && x->tmpl[k][j].peer.d >= (int64_t)P)
+                return rt_error_set(err, RT_EINVAL, "--ranks %u: the program talks to rank %lld, which %u ranks lack",
+                                    P, (long long)x->tmpl[k][j].peer.d, P);
+    if (mkdir(dir, 0777) != 0)
+        return rt_error_set(err, RT_EIO, "%s: %s", dir,
+                            errno == EEXIST ? "already exists: the extrapolated trace is written into a new directory"
+                                            : strerror(errno));
+    double *gap = malloc((x->niv ? x->niv : 1) * sizeof *gap);
+    uint64_t *nev = calloc(P, sizeof *nev), *aligned = NULL, nsil = 0;
+    int rc = RT_OK;
+    OTF2_Archive *ar = NULL;
+    if (!gap || !nev) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (uint32_t q = 0; q < x->niv; q++) {
+        double g = rt__xp_eval(&x->iv[q].fit, P);
+        gap[q] = g > 0 && isfinite(g) ? g : 0;
+    }
+    if (align_silent(x, gap, &aligned, &nsil)) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto done;
+    }
+    ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
+                           OTF2_COMPRESSION_NONE);
+    if (!ar || OTF2_Archive_SetFlushCallbacks(ar, &flush_cbs, NULL) != OTF2_SUCCESS ||
+        OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS ||
+        OTF2_Archive_SetCreator(ar, "retime extrapolate") != OTF2_SUCCESS ||
+        OTF2_Archive_OpenEvtFiles(ar) != OTF2_SUCCESS) {
+        rc = rt_error_set(err, RT_EIO, "%s: OTF2 cannot create an archive here", dir);
+        goto done;
+    }
+    uint64_t last = 0;
+    for (uint32_t r = 0; r < P && !rc; r++) { /* one location at a time: bounded memory */
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, r);
+        uint64_t end = 0;
+        if (!w || write_rank(x, w, r, P, gap, aligned, nsil, &end) || OTF2_EvtWriter_GetNumberOfEvents(w, &nev[r]) != OTF2_SUCCESS ||
+            OTF2_Archive_CloseEvtWriter(ar, w) != OTF2_SUCCESS)
+            rc = rt_error_set(err, RT_EIO, "%s: cannot write rank %u's events", dir, r);
+        last = end > last ? end : last;
+    }
+    if (rc || OTF2_Archive_CloseEvtFiles(ar) != OTF2_SUCCESS || OTF2_Archive_OpenDefFiles(ar) != OTF2_SUCCESS) {
+        rc = rc ? rc : rt_error_set(err, RT_EIO, "%s: cannot write the event files", dir);
+        goto done;
+    }
+    for (uint32_t r = 0; r < P && !rc; r++) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, r);
+        if (!dw || OTF2_Archive_CloseDefWriter(ar, dw) != OTF2_SUCCESS)
+            rc = rt_error_set(err, RT_EIO, "%s: cannot write rank %u's definitions", dir, r);
+    }
+    if (rc || OTF2_Archive_CloseDefFiles(ar) != OTF2_SUCCESS) {
+        rc = rc ? rc : rt_error_set(err, RT_EIO, "%s: cannot write the definitions", dir);
+        goto done;
+    }
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(ar);
+    OTF2_ErrorCode e = g ? OTF2_SUCCESS : OTF2_ERROR_INVALID;
+    /* strings: 0 "", 1 "machine", 2 "node", 3 "MPI ranks", 4.. regions, then communicators, ranks */
+    uint32_t s = 0;
+    const char *fixed[] = {"", "machine", "node", "MPI ranks"};
+    for (int i = 0; i < 4 && e == OTF2_SUCCESS; i++)
+        e = OTF2_GlobalDefWriter_WriteString(g, s++, fixed[i]);
+    if (e == OTF2_SUCCESS)
+        e = OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, last + 1, OTF2_UNDEFINED_TIMESTAMP);
+    for (uint32_t i = 0; i < x->nregions && e == OTF2_SUCCESS; i++) {
+        uint32_t name = s++;
+        e = OTF2_GlobalDefWriter_WriteString(g, name, x->region_name[i]);
+        if (e == OTF2_SUCCESS)
+            e = OTF2_GlobalDefWriter_WriteRegion(g, i, name, name, 0, (OTF2_RegionRole)x->region_role[i],
+                                                 x->region_mpi[i] ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_USER,
+                                                 OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    }
+    if (e == OTF2_SUCCESS)
+        e = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 1, 2, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    for (uint32_t r = 0; r < P && e == OTF2_SUCCESS; r++) {
+        char name[32];
+        snprintf(name, sizeof name, "MPI Rank %u", r);
+        uint32_t sn = s++;
+        e = OTF2_GlobalDefWriter_WriteString(g, sn, name);
+        if (e == OTF2_SUCCESS)
+            e = OTF2_GlobalDefWriter_WriteLocationGroup(g, r, sn, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                        OTF2_UNDEFINED_LOCATION_GROUP);
+        if (e == OTF2_SUCCESS)
+            e = OTF2_GlobalDefWriter_WriteLocation(g, r, sn, OTF2_LOCATION_TYPE_CPU_THREAD, nev[r], r);
+    }
+    uint64_t *members = malloc((size_t)P * sizeof *members);
+    if (!members)
+        e = OTF2_ERROR_MEM_ALLOC_FAILED;
+    for (uint32_t r = 0; members && r < P; r++)
+        members[r] = r;
+    if (e == OTF2_SUCCESS) /* group 0: the MPI locations; group 1: every rank, the communicators' group */
+        e = OTF2_GlobalDefWriter_WriteGroup(g, 0, 3, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                            OTF2_GROUP_FLAG_NONE, P, members);
+    if (e == OTF2_SUCCESS)
+        e = OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                            OTF2_GROUP_FLAG_NONE, P, members);
+    free(members);
+    for (uint32_t c = 0; c < x->ncomms && e == OTF2_SUCCESS; c++) { /* the same ids as the largest trace's */
+        if (!x->comm_name[c])
+            continue;
+        uint32_t sn = s++;
+        e = OTF2_GlobalDefWriter_WriteString(g, sn, x->comm_name[c]);
+        if (e == OTF2_SUCCESS)
+            e = OTF2_GlobalDefWriter_WriteComm(g, c, sn, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    }
+    if (e != OTF2_SUCCESS || OTF2_Archive_CloseGlobalDefWriter(ar, g) != OTF2_SUCCESS)
+        rc = rt_error_set(err, RT_EIO, "%s: cannot write the global definitions", dir);
+done:
+    if (ar && OTF2_Archive_Close(ar) != OTF2_SUCCESS && !rc)
+        rc = rt_error_set(err, RT_EIO, "%s: cannot close the archive", dir);
+    if (rc) /* no partial archive is left: the directory is ours, made above */
+        nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(gap);
+    free(nev);
+    free(aligned);
+    return rc;
+}

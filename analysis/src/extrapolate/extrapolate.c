@@ -1,0 +1,771 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Rank extrapolation (retime/extrapolate.h): the traces of one SPMD program at several rank
+ * counts, recognised as functions of (r, P).
+ *
+ * 1. Rank classes: each rank's events, without peers, sizes and times, are its skeleton; the
+ *    first class rule (one class; rank 0 apart; parity; rank 0 and parity) under which every
+ *    rank of a class has its class's skeleton in every trace, and the same sizes within a trace,
+ *    is the program's. Each class's template is its first rank in the largest trace.
+ * 2. Peers: every rule of a short list (a ring offset, a periodic 2D or 3D grid neighbour, a fixed
+ *    rank) is tried on every rank of the class in every trace; the first that holds everywhere
+ *    is the event's.
+ * 3. Sizes: c0 + c1·P^a·log2(P)^b, exact to the byte at every traced P, the simplest that fits.
+ * 4. Compute: per class and pair of consecutive events' labels (call or region), the mean gap
+ *    over ranks and occurrences at each P, fitted by c·P^a·log2(P)^b (Extra-P's family).
+ * O(events of all traces); the model holds the largest trace's templates (about 80 B an event).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "extrap_internal.h"
+
+static const double EXPS[] = {0, 1, -1, 0.5, -0.5, 2, 1.0 / 3, -1.0 / 3, 2.0 / 3, -2.0 / 3, 1.5, -1.5};
+#define NEXPS (sizeof EXPS / sizeof EXPS[0])
+
+uint32_t rt__xp_class(int rule, uint32_t r)
+{
+    switch (rule) {
+    case XC_ROOT:
+        return r != 0;
+    case XC_PARITY:
+        return r % 2;
+    case XC_ROOT_PARITY:
+        return r == 0 ? 0 : r % 2 ? 1 : 2;
+    }
+    return 0;
+}
+
+static const char *class_rule_text(int rule)
+{
+    static const char *const t[] = {"one class", "rank 0 and the others", "even and odd ranks",
+                                    "rank 0, odd ranks, the other even ranks"};
+    return t[rule];
+}
+
+void rt__xp_dims(uint32_t P, int n, uint32_t dims[3])
+{
+    uint32_t f[32], nf = 0, x = P;
+    for (uint32_t p = 2; (uint64_t)p * p <= x; p++)
+        while (x % p == 0) {
+            f[nf++] = p;
+            x /= p;
+        }
+    if (x > 1)
+        f[nf++] = x;
+    for (int i = 0; i < 3; i++)
+        dims[i] = 1;
+    for (uint32_t i = nf; i-- > 0;) { /* largest factor first, to the smallest dimension so far */
+        int m = 0;
+        for (int d = 1; d < n; d++)
+            if (dims[d] < dims[m])
+                m = d;
+        dims[m] *= f[i];
+    }
+    for (int i = 0; i < n; i++) /* non-increasing */
+        for (int j = i + 1; j < n; j++)
+            if (dims[j] > dims[i]) {
+                uint32_t t = dims[i];
+                dims[i] = dims[j];
+                dims[j] = t;
+            }
+}
+
+uint32_t rt__xp_peer_of(const struct xp_peer *p, uint32_t r, uint32_t P)
+{
+    switch (p->kind) {
+    case XP_OFFSET: {
+        int64_t q = ((int64_t)r + p->d) % (int64_t)P;
+        return (uint32_t)(q < 0 ? q + P : q);
+    }
+    case XP_GRID: {
+        uint32_t dims[3], c[3], x = r;
+        rt__xp_dims(P, p->ndims, dims);
+        for (int i = p->ndims; i-- > 0;) {
+            c[i] = x % dims[i];
+            x /= dims[i];
+        }
+        int64_t v = ((int64_t)c[p->dim] + p->d) % (int64_t)dims[p->dim];
+        c[p->dim] = (uint32_t)(v < 0 ? v + dims[p->dim] : v);
+        uint32_t q = 0;
+        for (int i = 0; i < p->ndims; i++)
+            q = q * dims[i] + c[i];
+        return q;
+    }
+    case XP_FIXED:
+        return p->d < (int64_t)P ? (uint32_t)p->d : UINT32_MAX;
+    }
+    return UINT32_MAX;
+}
+
+double rt__xp_eval(const struct xp_fit *f, double P)
+{
+    double l = log2(P);
+    return f->c0 + f->c1 * pow(P, f->a) * (f->b ? pow(l, f->b) : 1);
+}
+
+static double term(double P, double a, double b)
+{
+    return pow(P, a) * (b ? pow(log2(P), b) : 1);
+}
+
+/* ------------------------------------------------------------------ reading */
+
+static int has_peer(int kind)
+{
+    return kind == RT_EV_SEND || kind == RT_EV_ISEND || kind == RT_EV_RECV || kind == RT_EV_IRECV_REQUEST;
+}
+
+static int has_bytes(int kind)
+{
+    return has_peer(kind) || kind == RT_EV_COLL_BEGIN || kind == RT_EV_COLL_END || kind == RT_EV_NBCOLL_BEGIN ||
+           kind == RT_EV_NBCOLL_END;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+    return fnv(h, s ? s : "", strlen(s ? s : "") + 1);
+}
+
+/* An event's part of the skeleton: what must be the same on every rank of a class at every P. */
+static uint64_t skeleton(const rt_trace *t, uint32_t r, const struct rt_event *ev, uint64_t k, uint64_t h)
+{
+    const struct rt_event *e = &ev[k];
+    uint32_t kind = e->kind, flags = e->flags;
+    h = fnv(h, &kind, sizeof kind);
+    h = fnv(h, &flags, sizeof flags);
+    if (kind == RT_EV_ENTER || kind == RT_EV_LEAVE) {
+        h = fnv_str(h, e->ref < rt_trace_regions(t) ? rt_trace_region(t, e->ref)->name : "?");
+        if (kind == RT_EV_ENTER && e->aux != RT_NONE && e->aux < rt_trace_callsites(t)) {
+            const struct rt_callsite *cs = rt_trace_callsite(t, e->aux);
+            h = fnv_str(fnv_str(h, cs->function), cs->file);
+            h = fnv(h, &cs->line, sizeof cs->line);
+        }
+        return h;
+    }
+    if (has_peer(kind))
+        h = fnv(h, &e->aux, sizeof e->aux); /* the tag */
+    if (kind == RT_EV_COLL_BEGIN || kind == RT_EV_NBCOLL_END)
+        h = fnv(h, &e->aux, sizeof e->aux); /* the operation */
+    if (kind == RT_EV_COLL_BEGIN || kind == RT_EV_NBCOLL_BEGIN)
+        h = fnv(h, &e->ref, sizeof e->ref); /* the root */
+    if (kind == RT_EV_ISEND_COMPLETE || kind == RT_EV_IRECV || kind == RT_EV_COLL_END || kind == RT_EV_NBCOLL_END) {
+        uint64_t back = k - e->ref;
+        h = fnv(h, &back, sizeof back);
+    }
+    if (has_bytes(kind)) {
+        struct rt_event_payload p = rt_trace_payload(t, r, k);
+        const struct rt_comm *c = rt_trace_comm(t, p.comm);
+        h = fnv_str(h, c ? c->name : "?");
+    }
+    return h;
+}
+
+static uint64_t sizes(const rt_trace *t, uint32_t r, const struct rt_event *ev, uint64_t k, uint64_t h)
+{
+    if (!has_bytes(ev[k].kind))
+        return h;
+    uint64_t b = rt_trace_payload(t, r, k).bytes;
+    return fnv(h, &b, sizeof b);
+}
+
+/* ------------------------------------------------------------------ fitting */
+
+/* Sizes: exact to the byte at every point, the simplest form first. 0 on success. */
+static int fit_exact(const double *P, const double *v, int n, struct xp_fit *f)
+{
+    int same = 1;
+    for (int i = 1; i < n; i++)
+        same &= v[i] == v[0];
+    if (same) {
+        *f = (struct xp_fit){v[0], 0, 0, 0};
+        return 0;
+    }
+    for (int two = 0; two < 2; two++) /* c1·x first, then c0 + c1·x */
+        for (int b = 0; b < 3; b++)
+            for (size_t ia = 0; ia < NEXPS; ia++) {
+                double a = EXPS[ia];
+                if (a == 0 && b == 0)
+                    continue;
+                double sx = 0, sy = 0, sxx = 0, sxy = 0, c0 = 0, c1;
+                for (int i = 0; i < n; i++) {
+                    double x = term(P[i], a, b);
+                    sx += x, sy += v[i], sxx += x * x, sxy += x * v[i];
+                }
+                if (!two) {
+                    c1 = sxx > 0 ? sxy / sxx : 0;
+                } else {
+                    double d = n * sxx - sx * sx;
+                    if (n < 3 || fabs(d) < 1e-12 * sxx * n)
+                        continue; /* two points hold any line: not evidence */
+                    c1 = (n * sxy - sx * sy) / d;
+                    c0 = (sy - c1 * sx) / n;
+                }
+                int ok = 1;
+                for (int i = 0; i < n && ok; i++)
+                    ok = fabs(c0 + c1 * term(P[i], a, b) - v[i]) <= 0.5 + 1e-9 * v[i];
+                if (ok) {
+                    *f = (struct xp_fit){c0, c1, a, b};
+                    return 0;
+                }
+            }
+    return -1;
+}
+
+/* Compute: c·P^a·log2(P)^b by least squares on the relative error; *err its relative RMS error. */
+static void fit_time(const double *P, const double *v, int n, enum rt_scaling sc, struct xp_fit *f, double *err)
+{
+    double best = HUGE_VAL, mean = 0;
+    for (int i = 0; i < n; i++)
+        mean += v[i] / n;
+    *f = (struct xp_fit){0, mean, 0, 0};
+    for (int b = 0; b < 3; b++)
+        for (size_t ia = 0; ia < NEXPS; ia++) {
+            double a = EXPS[ia], sxx = 0, sxy = 0, e = 0;
+            if (sc == RT_SCALING_WEAK && (a != 0 || b != 0))
+                continue;
+            /* auto: from three or four noisy points only the terms of a halo or a tree (|a| <= 1,
+             * one log), and only when the constant misses by more than 10 % */
+            if (sc == RT_SCALING_AUTO && (b > 1 || fabs(a) > 1 || (a != 0 && fabs(a) != 1 && fabs(a) != 0.5)))
+                continue;
+            if (sc == RT_SCALING_AUTO && (a != 0 || b != 0) && best <= 0.10)
+                continue;
+            for (int i = 0; i < n; i++) { /* weights 1/v²: each point's relative error counts alike */
+                double x = term(P[i], a, b), w = v[i] > 0 ? 1 / (v[i] * v[i]) : 1;
+                sxx += w * x * x, sxy += w * x * v[i];
+            }
+            double c = sxx > 0 ? sxy / sxx : 0;
+            for (int i = 0; i < n; i++) {
+                double d = c * term(P[i], a, b) - v[i];
+                e += v[i] > 0 ? d * d / (v[i] * v[i]) : (d != 0);
+            }
+            e = sqrt(e / n);
+            /* auto: a term must halve the constant's error to be taken (noise fits anything) */
+            double need = sc == RT_SCALING_AUTO && !(a == 0 && b == 0) ? 0.5 : 1;
+            if (e < best * need || (a == 0 && b == 0 && best == HUGE_VAL)) {
+                best = e;
+                *f = (struct xp_fit){0, c, a, b};
+            }
+        }
+    *err = best;
+}
+
+/* ------------------------------------------------------------------ build */
+
+struct ctx {
+    const rt_trace *const *t; /* ascending P */
+    size_t n;
+    rt_error *err;
+};
+
+static int refuse(struct ctx *c, size_t i, uint32_t r, uint64_t k, const char *what)
+{
+    const rt_trace *t = c->t[i];
+    uint64_t n;
+    const struct rt_event *ev = rt_trace_events(t, r, &n);
+    const char *name = "?";
+    for (uint64_t j = k + 1; j-- > 0 && ev;) /* the call or region it is in */
+        if (j < n && ev[j].kind == RT_EV_ENTER) {
+            name = rt_trace_region(t, ev[j].ref)->name;
+            break;
+        }
+    return rt_error_set(c->err, RT_EUNSUPPORTED, "%s (%u ranks): rank %u event %llu (%s): %s", rt_trace_path(t),
+                        rt_trace_ranks(t), rt_trace_rank_label(t, r), (unsigned long long)k, name, what);
+}
+
+/* Whether every rank's communicators used are world-like; the first offender refused. */
+static int world_like(const rt_trace *t, uint32_t comm)
+{
+    const struct rt_comm *c = rt_trace_comm(t, comm);
+    if (!c || !c->members || c->size != rt_trace_ranks(t))
+        return 0;
+    for (uint32_t i = 0; i < c->size; i++)
+        if (c->members[i] != i)
+            return 0;
+    return 1;
+}
+
+/* The class rule: the first under which skeletons agree within classes over all traces, and
+ * sizes within each trace; -1 (refused) when none does. skel[i][r], szs[i][r]: rank r of trace i. */
+static int find_rule(struct ctx *c, uint64_t *const *skel, uint64_t *const *szs, int *rule)
+{
+    for (int ru = 0; ru < XC_NRULES; ru++) {
+        uint64_t want[XC_MAX] = {0};
+        int have[XC_MAX] = {0}, ok = 1;
+        for (size_t i = 0; i < c->n && ok; i++) {
+            uint64_t swant[XC_MAX] = {0};
+            int shave[XC_MAX] = {0};
+            for (uint32_t r = 0; r < rt_trace_ranks(c->t[i]) && ok; r++) {
+                uint32_t k = rt__xp_class(ru, r);
+                if (!have[k])
+                    want[k] = skel[i][r], have[k] = 1;
+                if (!shave[k])
+                    swant[k] = szs[i][r], shave[k] = 1;
+                ok = want[k] == skel[i][r] && swant[k] == szs[i][r];
+            }
+        }
+        if (ok) {
+            *rule = ru;
+            return 0;
+        }
+    }
+    /* refused: the first rank that differs from rank 0's class-mates under the last rule */
+    for (size_t i = 0; i < c->n; i++)
+        for (uint32_t r = 1; r < rt_trace_ranks(c->t[i]); r++) {
+            uint32_t k = rt__xp_class(XC_ROOT_PARITY, r), r0 = k == 1 ? 1 : 2;
+            if (r0 < rt_trace_ranks(c->t[i]) && r != r0 && (skel[i][r] != skel[i][r0] || szs[i][r] != szs[i][r0])) {
+                char what[200];
+                snprintf(what, sizeof what,
+                         "its calls or sizes differ from rank %u's: ranks in roles other than rank 0 and even/odd are "
+                         "not extrapolated",
+                         rt_trace_rank_label(c->t[i], r0));
+                return refuse(c, i, r, 0, what);
+            }
+        }
+    return rt_error_set(c->err, RT_EUNSUPPORTED, "%s: its ranks' calls differ in a way no class rule explains",
+                        rt_trace_path(c->t[0]));
+}
+
+/* Peer candidates for one template event, in the order of preference. Where the traces cannot
+ * tell two apart (a step of +1 or -1 along a grid dimension of 2, an offset of P/2), a send takes
+ * the forward one and a receive the backward one, so that the two ends of a message stay paired
+ * at every P (the program or its mirror image, which times the same). */
+enum { NCAND = 13 };
+static void candidates(int64_t peer, uint32_t r, uint32_t P, int receive, struct xp_peer *cand)
+{
+    int64_t d = ((peer - (int64_t)r) % (int64_t)P + P) % P;
+    int64_t small = (receive ? d < (int64_t)(P + 1) / 2 : d <= (int64_t)P / 2) ? d : d - P;
+    cand[0] = (struct xp_peer){XP_OFFSET, 0, 0, small};
+    cand[1] = (struct xp_peer){XP_OFFSET, 0, 0, small > 0 ? small - P : small + P};
+    int k = 2;
+    for (int nd = 2; nd <= 3; nd++)
+        for (int dim = 0; dim < nd; dim++)
+            for (int s = 1; s >= -1; s -= 2)
+                cand[k++] = (struct xp_peer){XP_GRID, (uint8_t)nd, (uint8_t)dim, receive ? -s : s};
+    cand[12] = (struct xp_peer){XP_FIXED, 0, 0, peer};
+}
+
+/* The label id of template event @p e of trace @p t (a call's or region's name, or the kind). */
+static int label_of(struct rt_extrap *x, const rt_trace *t, const struct rt_event *e, uint32_t *id)
+{
+    static const char *const kinds[] = {"?", "enter", "leave", "send", "isend", "isend-complete", "recv",
+                                        "irecv-request", "irecv", "collective", "collective-end", "fork", "join",
+                                        "nb-collective", "nb-collective-end"};
+    char buf[200];
+    const char *k = e->kind < sizeof kinds / sizeof *kinds ? kinds[e->kind] : "?";
+    if (e->kind == RT_EV_ENTER || e->kind == RT_EV_LEAVE)
+        snprintf(buf, sizeof buf, "%s %s", k, rt_trace_region(t, e->ref)->name);
+    else
+        snprintf(buf, sizeof buf, "%s", k);
+    for (uint32_t i = 0; i < x->nlabels; i++)
+        if (!strcmp(x->label[i], buf)) {
+            *id = i;
+            return 0;
+        }
+    char **v = realloc(x->label, (x->nlabels + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    x->label = v;
+    if (!(v[x->nlabels] = strdup(buf)))
+        return -1;
+    *id = x->nlabels++;
+    return 0;
+}
+
+/* The interval of class @p cls between labels @p from and @p to (made on first sight). */
+static int interval_of(struct rt_extrap *x, uint32_t cls, uint32_t from, uint32_t to, uint32_t *id)
+{
+    for (uint32_t i = 0; i < x->niv; i++) /* (a program has tens of them) */
+        if (x->iv[i].cls == cls && x->iv[i].from == from && x->iv[i].to == to) {
+            *id = i;
+            return 0;
+        }
+    struct xp_interval *v = realloc(x->iv, (x->niv + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    x->iv = v;
+    memset(&v[x->niv], 0, sizeof *v);
+    v[x->niv].cls = cls, v[x->niv].from = from, v[x->niv].to = to;
+    *id = x->niv++;
+    return 0;
+}
+
+static int oom(rt_error *err)
+{
+    return rt_error_set(err, RT_ENOMEM, "out of memory");
+}
+
+/* Templates, peers, sizes. */
+static int recognise(struct ctx *c, struct rt_extrap *x)
+{
+    const rt_trace *L = c->t[c->n - 1];
+    uint32_t PL = rt_trace_ranks(L);
+    for (uint32_t k = 0; k < x->ncls; k++) {
+        uint32_t rep = 0;
+        while (rep < PL && rt__xp_class(x->rule, rep) != k)
+            rep++;
+        if (rep == PL)
+            return rt_error_set(c->err, RT_EUNSUPPORTED, "%s: no rank of class %u (%s)", rt_trace_path(L), k,
+                                class_rule_text(x->rule));
+        uint64_t n;
+        const struct rt_event *ev = rt_trace_events(L, rep, &n);
+        x->n[k] = n;
+        if (!(x->tmpl[k] = calloc(n ? n : 1, sizeof *x->tmpl[k])))
+            return oom(c->err);
+        uint16_t *alive = malloc((n ? n : 1) * sizeof *alive);
+        struct xp_peer *cand = malloc((n ? n : 1) * NCAND * sizeof *cand);
+        double *vals = malloc((n ? n : 1) * c->n * sizeof *vals);
+        uint8_t *seen = calloc(c->n, 1);
+        int rc = !alive || !cand || !vals || !seen ? oom(c->err) : RT_OK;
+        for (uint64_t j = 0; j < n && !rc; j++) {
+            const struct rt_event *e = &ev[j];
+            struct xp_ev *t = &x->tmpl[k][j];
+            t->kind = (uint8_t)e->kind;
+            t->flags = (uint8_t)e->flags;
+            if (e->kind == RT_EV_FORK || e->kind == RT_EV_JOIN)
+                rc = refuse(c, c->n - 1, rep, j, "thread teams are not extrapolated");
+            if (e->kind == RT_EV_NBCOLL_BEGIN || e->kind == RT_EV_NBCOLL_END)
+                rc = refuse(c, c->n - 1, rep, j, "non-blocking collectives are not extrapolated yet");
+            if (e->kind == RT_EV_ENTER || e->kind == RT_EV_LEAVE)
+                t->region = e->ref;
+            if (has_peer(e->kind)) {
+                t->tag = e->aux;
+                candidates(e->ref, rep, PL, e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV_REQUEST, &cand[j * NCAND]);
+                alive[j] = (1u << NCAND) - 1;
+            }
+            if (e->kind == RT_EV_COLL_BEGIN || e->kind == RT_EV_NBCOLL_END)
+                t->tag = e->aux;
+            if ((e->kind == RT_EV_COLL_BEGIN || e->kind == RT_EV_NBCOLL_BEGIN) && e->ref != RT_NONE)
+                t->peer = (struct xp_peer){XP_FIXED, 0, 0, e->ref};
+            if (e->kind == RT_EV_ISEND_COMPLETE || e->kind == RT_EV_IRECV || e->kind == RT_EV_COLL_END ||
+                e->kind == RT_EV_NBCOLL_END)
+                t->back = (uint32_t)(j - e->ref);
+            if (e->kind == RT_EV_NBCOLL_BEGIN)
+                t->fwd = (uint32_t)(e->aux - j);
+            if (has_bytes(e->kind)) {
+                uint32_t cm = rt_trace_payload(L, rep, j).comm;
+                if (!world_like(L, cm))
+                    rc = refuse(c, c->n - 1, rep, j,
+                                "on a communicator that is not every rank in order (splits are not extrapolated yet)");
+                t->comm = cm;
+            }
+        }
+        /* every rank of the class in every trace: peers, and each trace's sizes */
+        for (size_t i = 0; i < c->n && !rc; i++) {
+            const rt_trace *T = c->t[i];
+            uint32_t P = rt_trace_ranks(T);
+            for (uint32_t r = 0; r < P && !rc; r++) {
+                if (rt__xp_class(x->rule, r) != k)
+                    continue;
+                uint64_t m;
+                const struct rt_event *e = rt_trace_events(T, r, &m);
+                for (uint64_t j = 0; j < n; j++) {
+                    if (has_bytes(e[j].kind) && !world_like(T, rt_trace_payload(T, r, j).comm)) {
+                        rc = refuse(c, i, r, j, "on a communicator that is not every rank in order (splits are not "
+                                                "extrapolated yet)");
+                        break;
+                    }
+                    if (!seen[i] && has_bytes(e[j].kind))
+                        vals[j * c->n + i] = (double)rt_trace_payload(T, r, j).bytes;
+                    if (!has_peer(e[j].kind))
+                        continue;
+                    for (int q = 0; q < NCAND; q++)
+                        if ((alive[j] >> q & 1) && rt__xp_peer_of(&cand[j * NCAND + q], r, P) != e[j].ref)
+                            alive[j] &= (uint16_t)~(1u << q);
+                    if (!alive[j]) {
+                        char what[160];
+                        snprintf(what, sizeof what,
+                                 "its peer, rank %u, fits no pattern (a ring offset, a 2D or 3D grid neighbour, a fixed "
+                                 "rank) that holds on every rank at every P",
+                                 rt_trace_rank_label(T, e[j].ref));
+                        rc = refuse(c, i, r, j, what);
+                        break;
+                    }
+                }
+                seen[i] = 1;
+            }
+        }
+        for (uint64_t j = 0; j < n && !rc; j++) {
+            struct xp_ev *t = &x->tmpl[k][j];
+            if (has_peer(t->kind)) {
+                int q = 0;
+                while (!(alive[j] >> q & 1))
+                    q++;
+                t->peer = cand[j * NCAND + q];
+                x->sum.p2p += t->kind == RT_EV_SEND || t->kind == RT_EV_ISEND;
+                x->sum.by_offset += t->peer.kind == XP_OFFSET;
+                x->sum.by_grid2 += t->peer.kind == XP_GRID && t->peer.ndims == 2;
+                x->sum.by_grid3 += t->peer.kind == XP_GRID && t->peer.ndims == 3;
+                x->sum.by_fixed += t->peer.kind == XP_FIXED;
+            }
+            x->sum.colls += t->kind == RT_EV_COLL_BEGIN || t->kind == RT_EV_NBCOLL_BEGIN;
+            if (!has_bytes(t->kind))
+                continue;
+            double P[RT_EXTRAP_MAX_TRACES], v[RT_EXTRAP_MAX_TRACES];
+            int np = 0;
+            for (size_t i = 0; i < c->n; i++)
+                if (seen[i])
+                    P[np] = x->P[i], v[np++] = vals[j * c->n + i];
+            if (fit_exact(P, v, np, &t->bytes)) {
+                char what[240];
+                int len = snprintf(what, sizeof what, "its sizes");
+                for (int i = 0; i < np && len < (int)sizeof what - 40; i++)
+                    len += snprintf(what + len, sizeof what - (size_t)len, "%s %.0f B at %.0f ranks", i ? "," : "", v[i],
+                                    P[i]);
+                snprintf(what + len, sizeof what - (size_t)len, " fit no c0 + c1*P^a*log2(P)^b");
+                rc = refuse(c, c->n - 1, rep, j, what);
+            } else if (t->bytes.c1 != 0) {
+                x->sum.sizes_scaled++;
+            } else {
+                x->sum.sizes_constant++;
+            }
+        }
+        free(alive);
+        free(cand);
+        free(vals);
+        free(seen);
+        if (rc)
+            return rc;
+        x->sum.events += n;
+    }
+    return RT_OK;
+}
+
+/* Compute intervals: the mean gap per class and pair of labels at each P, fitted. */
+static int intervals(struct ctx *c, struct rt_extrap *x, enum rt_scaling sc)
+{
+    const rt_trace *L = c->t[c->n - 1];
+    for (uint32_t k = 0; k < x->ncls; k++) { /* the template's intervals and labels */
+        uint32_t rep = 0;
+        while (rt__xp_class(x->rule, rep) != k)
+            rep++;
+        uint64_t n;
+        const struct rt_event *ev = rt_trace_events(L, rep, &n);
+        uint32_t prev = UINT32_MAX;
+        int depth = 0; /* MPI calls open */
+        for (uint64_t j = 0; j < n; j++) {
+            uint32_t id;
+            if (label_of(x, L, &ev[j], &id) || interval_of(x, k, prev, id, &x->tmpl[k][j].interval))
+                return oom(c->err);
+            x->iv[x->tmpl[k][j].interval].per_rank++;
+            x->iv[x->tmpl[k][j].interval].inside |= depth > 0;
+            depth += (ev[j].flags & RT_EVF_MPI) ? ev[j].kind == RT_EV_ENTER ? 1 : ev[j].kind == RT_EV_LEAVE ? -1 : 0 : 0;
+            prev = id;
+        }
+    }
+    int cpu = 1;
+    for (size_t i = 0; i < c->n; i++)
+        cpu &= rt_trace_has_cpu_time(c->t[i]) != 0;
+    x->sum.cpu_time = cpu;
+    for (size_t i = 0; i < c->n; i++) {
+        const rt_trace *T = c->t[i];
+        for (uint32_t r = 0; r < rt_trace_ranks(T); r++) {
+            uint32_t k = rt__xp_class(x->rule, r);
+            uint64_t n;
+            const struct rt_event *ev = rt_trace_events(T, r, &n);
+            /* the compute clock where every trace has CPU times (what the rank computed, not
+             * what it waited for a CPU: the small traces' ranks share few cores too) */
+            rt_time_ns prev = cpu ? rt_trace_cpu_clock(T, r, 0) : ev[0].time;
+            for (uint64_t j = 1; j < n; j++) { /* (the first event's gap is the start: 0) */
+                struct xp_interval *v = &x->iv[x->tmpl[k][j].interval];
+                rt_time_ns now = cpu ? rt_trace_cpu_clock(T, r, j) : ev[j].time;
+                v->count[i]++;
+                v->sum[i] += (double)(now - prev);
+                prev = now;
+            }
+        }
+    }
+    double total = 0;
+    for (uint32_t q = 0; q < x->niv; q++) {
+        struct xp_interval *v = &x->iv[q];
+        double P[RT_EXTRAP_MAX_TRACES], m[RT_EXTRAP_MAX_TRACES];
+        int np = 0;
+        for (size_t i = 0; i < c->n; i++)
+            if (v->count[i])
+                P[np] = x->P[i], m[np++] = v->sum[i] / (double)v->count[i];
+        if (!np) {
+            v->fit = (struct xp_fit){0, 0, 0, 0};
+            continue;
+        }
+        /* inside MPI calls the model times the replay: a constant keeps the measured times plausible */
+        fit_time(P, m, np, v->inside || np < 3 ? RT_SCALING_WEAK : sc, &v->fit, &v->error); /* (two points: no trend) */
+        v->share = v->inside ? 0 : v->sum[c->n - 1];
+        total += v->share;
+    }
+    /* the report: errors weighted by the largest trace's time in each interval */
+    double *err = malloc((x->niv ? x->niv : 1) * 2 * sizeof *err);
+    if (!err)
+        return oom(c->err);
+    uint32_t ne = 0;
+    double scaled = 0;
+    for (uint32_t q = 0; q < x->niv; q++) {
+        struct xp_interval *v = &x->iv[q];
+        v->share = total > 0 ? v->share / total : 0;
+        if (v->inside)
+            continue; /* (the report is about compute) */
+        x->sum.intervals++;
+        int constant = v->fit.a == 0 && v->fit.b == 0;
+        x->sum.intervals_constant += constant;
+        if (!constant)
+            scaled += v->share;
+        if (v->share > 0) {
+            err[2 * ne] = v->error, err[2 * ne + 1] = v->share;
+            ne++;
+        }
+        x->sum.fit_error_max = v->share > 1e-3 && v->error > x->sum.fit_error_max ? v->error : x->sum.fit_error_max;
+    }
+    /* weighted median */
+    for (uint32_t a = 1; a < ne; a++)
+        for (uint32_t b = a; b > 0 && err[2 * b] < err[2 * (b - 1)]; b--) {
+            double t0 = err[2 * b], t1 = err[2 * b + 1];
+            err[2 * b] = err[2 * (b - 1)], err[2 * b + 1] = err[2 * (b - 1) + 1];
+            err[2 * (b - 1)] = t0, err[2 * (b - 1) + 1] = t1;
+        }
+    double acc = 0;
+    for (uint32_t e = 0; e < ne; e++)
+        if ((acc += err[2 * e + 1]) >= 0.5) {
+            x->sum.fit_error_median = err[2 * e];
+            break;
+        }
+    free(err);
+    x->sum.compute_share_scaled = scaled;
+    return RT_OK;
+}
+
+int rt_extrap_build(const rt_trace *const *traces, size_t n, enum rt_scaling sc, rt_extrap **out, rt_error *err)
+{
+    *out = NULL;
+    if (n < 3 || n > RT_EXTRAP_MAX_TRACES)
+        return rt_error_set(err, RT_EINVAL, "extrapolation needs 3 to %d traces of one program at different rank "
+                                            "counts, not %zu",
+                            RT_EXTRAP_MAX_TRACES, n);
+    const rt_trace *t[RT_EXTRAP_MAX_TRACES];
+    memcpy(t, traces, n * sizeof *t);
+    for (size_t i = 1; i < n; i++) /* ascending P */
+        for (size_t j = i; j > 0 && rt_trace_ranks(t[j]) < rt_trace_ranks(t[j - 1]); j--) {
+            const rt_trace *s = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = s;
+        }
+    for (size_t i = 1; i < n; i++)
+        if (rt_trace_ranks(t[i]) == rt_trace_ranks(t[i - 1]))
+            return rt_error_set(err, RT_EINVAL, "%s and %s both have %u ranks: extrapolation needs different rank counts",
+                                rt_trace_path(t[i - 1]), rt_trace_path(t[i]), rt_trace_ranks(t[i]));
+    struct ctx c = {t, n, err};
+    struct rt_extrap *x = calloc(1, sizeof *x);
+    uint64_t *skel[RT_EXTRAP_MAX_TRACES] = {0}, *szs[RT_EXTRAP_MAX_TRACES] = {0};
+    int rc = x ? RT_OK : oom(err);
+    for (size_t i = 0; i < n && !rc; i++) {
+        uint32_t P = rt_trace_ranks(t[i]);
+        x->P[i] = P;
+        if (rt_trace_stats(t[i])->missing_ranks)
+            rc = rt_error_set(err, RT_EUNSUPPORTED, "%s: ranks are missing: extrapolation needs every rank",
+                              rt_trace_path(t[i]));
+        skel[i] = malloc(P * sizeof **skel);
+        szs[i] = malloc(P * sizeof **szs);
+        if (!rc && (!skel[i] || !szs[i]))
+            rc = oom(err);
+        for (uint32_t r = 0; r < P && !rc; r++) {
+            uint64_t m, h = 1469598103934665603ull, hs = h;
+            const struct rt_event *ev = rt_trace_events(t[i], r, &m);
+            h = fnv(h, &m, sizeof m);
+            for (uint64_t j = 0; j < m; j++) {
+                h = skeleton(t[i], r, ev, j, h);
+                hs = sizes(t[i], r, ev, j, hs);
+            }
+            skel[i][r] = h, szs[i][r] = hs;
+        }
+    }
+    if (x)
+        x->ntr = (uint32_t)n;
+    if (!rc)
+        rc = find_rule(&c, skel, szs, &x->rule);
+    if (!rc) {
+        x->ncls = x->rule == XC_ONE ? 1 : x->rule == XC_ROOT_PARITY ? 3 : 2;
+        x->sum.traces = (uint32_t)n;
+        x->sum.classes = x->ncls;
+        x->sum.class_rule = class_rule_text(x->rule);
+        rc = recognise(&c, x);
+    }
+    if (!rc)
+        rc = intervals(&c, x, sc);
+    const rt_trace *L = t[n - 1];
+    if (!rc) { /* the definitions the output keeps */
+        x->nregions = rt_trace_regions(L);
+        x->ncomms = rt_trace_comms(L);
+        x->region_name = calloc(x->nregions + 1, sizeof *x->region_name);
+        x->region_mpi = calloc(x->nregions + 1, 1);
+        x->region_role = calloc(x->nregions + 1, 1);
+        x->comm_name = calloc(x->ncomms + 1, sizeof *x->comm_name);
+        if (!x->region_name || !x->region_mpi || !x->region_role || !x->comm_name)
+            rc = oom(err);
+        for (uint32_t i = 0; i < x->nregions && !rc; i++) {
+            const struct rt_region *g = rt_trace_region(L, i);
+            x->region_mpi[i] = g->is_mpi, x->region_role[i] = g->role;
+            if (!(x->region_name[i] = strdup(g->name ? g->name : "")))
+                rc = oom(err);
+        }
+        for (uint32_t i = 0; i < x->ncomms && !rc; i++)
+            if (world_like(L, i) && !(x->comm_name[i] = strdup(rt_trace_comm(L, i)->name)))
+                rc = oom(err);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(skel[i]), free(szs[i]);
+    if (rc) {
+        rt_extrap_free(x);
+        return rc;
+    }
+    *out = x;
+    return RT_OK;
+}
+
+void rt_extrap_free(rt_extrap *x)
+{
+    if (!x)
+        return;
+    for (uint32_t k = 0; k < XC_MAX; k++)
+        free(x->tmpl[k]);
+    for (uint32_t i = 0; x->region_name && i < x->nregions; i++)
+        free(x->region_name[i]);
+    for (uint32_t i = 0; x->comm_name && i < x->ncomms; i++)
+        free(x->comm_name[i]);
+    for (uint32_t i = 0; i < x->nlabels; i++)
+        free(x->label[i]);
+    free(x->region_name), free(x->region_mpi), free(x->region_role), free(x->comm_name), free(x->label), free(x->iv);
+    free(x);
+}
+
+void rt_extrap_summary(const rt_extrap *x, struct rt_extrap_summary *s)
+{
+    *s = x->sum;
+}
+
+uint32_t rt_extrap_intervals(const rt_extrap *x)
+{
+    return x->niv;
+}
+
+void rt_extrap_interval(const rt_extrap *x, uint32_t i, struct rt_extrap_interval *o)
+{
+    const struct xp_interval *v = &x->iv[i];
+    *o = (struct rt_extrap_interval){v->cls,
+                                     v->from == UINT32_MAX ? "start" : x->label[v->from],
+                                     x->label[v->to],
+                                     v->per_rank,
+                                     v->share,
+                                     v->fit.c1,
+                                     v->fit.a,
+                                     v->fit.b,
+                                     v->error};
+}
