@@ -27,6 +27,7 @@ set(RT_TEST_SECONDS
   clock_fix                                        9    14
   coll_path                                       35    90
   coll_rules_doc                                   1     2
+  extrapolate                                      5    15
   ext_scorep-casita-late-sender-4                  2     3
   ext_scorep-stencil4d-32                          2     3
   fuzz_trace                                     119     0

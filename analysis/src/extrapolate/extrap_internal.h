@@ -16,6 +16,8 @@ enum { XP_NONE, XP_OFFSET, XP_GRID, XP_FIXED };
 struct xp_peer {
     uint8_t kind;
     uint8_t ndims, dim; /* XP_GRID: a neighbour along dim of an ndims-D periodic grid */
+    uint8_t xfast;      /* XP_GRID: its first dimension varies fastest (the Shift's order), not its last
+                           (MPI_Cart_create's row-major order) */
     int64_t d;          /* XP_OFFSET: r + d mod P; XP_GRID: the step (+1, -1); XP_FIXED: the rank */
 };
 

@@ -197,7 +197,8 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         goto done;
     }
-    ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
+    /* the smallest chunks OTF2 takes: each location's writer has one, and 4096 ranks of them are zeroed */
+    ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 256 * 1024, OTF2_SUBSTRATE_POSIX,
                            OTF2_COMPRESSION_NONE);
     if (!ar || OTF2_Archive_SetFlushCallbacks(ar, &flush_cbs, NULL) != OTF2_SUCCESS ||
         OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS ||

@@ -84,15 +84,19 @@ uint32_t rt__xp_peer_of(const struct xp_peer *p, uint32_t r, uint32_t P)
     case XP_GRID: {
         uint32_t dims[3], c[3], x = r;
         rt__xp_dims(P, p->ndims, dims);
-        for (int i = p->ndims; i-- > 0;) {
+        int n = p->ndims;
+        for (int s = 0; s < n; s++) { /* from the fastest dimension */
+            int i = p->xfast ? s : n - 1 - s;
             c[i] = x % dims[i];
             x /= dims[i];
         }
         int64_t v = ((int64_t)c[p->dim] + p->d) % (int64_t)dims[p->dim];
         c[p->dim] = (uint32_t)(v < 0 ? v + dims[p->dim] : v);
         uint32_t q = 0;
-        for (int i = 0; i < p->ndims; i++)
+        for (int s = n; s-- > 0;) { /* from the slowest */
+            int i = p->xfast ? s : n - 1 - s;
             q = q * dims[i] + c[i];
+        }
         return q;
     }
     case XP_FIXED:
@@ -333,6 +337,22 @@ static int find_rule(struct ctx *c, uint64_t *const *skel, uint64_t *const *szs,
                 return refuse(c, i, r, 0, what);
             }
         }
+    /* across traces: the first class whose calls change with P */
+    for (size_t i = 1; i < c->n; i++)
+        for (uint32_t r = 0; r < rt_trace_ranks(c->t[0]); r++) {
+            uint64_t n0, n1;
+            rt_trace_events(c->t[0], r, &n0);
+            rt_trace_events(c->t[i], r, &n1);
+            if (skel[i][r] == skel[0][r])
+                continue;
+            char what[300];
+            snprintf(what, sizeof what,
+                     "its calls differ from rank %u's at %u ranks (%llu events there, %llu here): a program whose "
+                     "calls change with P (iteration counts, algorithms) is not extrapolated yet",
+                     rt_trace_rank_label(c->t[0], r), rt_trace_ranks(c->t[0]), (unsigned long long)n0,
+                     (unsigned long long)n1);
+            return refuse(c, i, r, 0, what);
+        }
     return rt_error_set(c->err, RT_EUNSUPPORTED, "%s: its ranks' calls differ in a way no class rule explains",
                         rt_trace_path(c->t[0]));
 }
@@ -341,19 +361,20 @@ static int find_rule(struct ctx *c, uint64_t *const *skel, uint64_t *const *szs,
  * tell two apart (a step of +1 or -1 along a grid dimension of 2, an offset of P/2), a send takes
  * the forward one and a receive the backward one, so that the two ends of a message stay paired
  * at every P (the program or its mirror image, which times the same). */
-enum { NCAND = 13 };
+enum { NCAND = 23 };
 static void candidates(int64_t peer, uint32_t r, uint32_t P, int receive, struct xp_peer *cand)
 {
     int64_t d = ((peer - (int64_t)r) % (int64_t)P + P) % P;
     int64_t small = (receive ? d < (int64_t)(P + 1) / 2 : d <= (int64_t)P / 2) ? d : d - P;
-    cand[0] = (struct xp_peer){XP_OFFSET, 0, 0, small};
-    cand[1] = (struct xp_peer){XP_OFFSET, 0, 0, small > 0 ? small - P : small + P};
+    cand[0] = (struct xp_peer){XP_OFFSET, 0, 0, 0, small};
+    cand[1] = (struct xp_peer){XP_OFFSET, 0, 0, 0, small > 0 ? small - P : small + P};
     int k = 2;
-    for (int nd = 2; nd <= 3; nd++)
-        for (int dim = 0; dim < nd; dim++)
-            for (int s = 1; s >= -1; s -= 2)
-                cand[k++] = (struct xp_peer){XP_GRID, (uint8_t)nd, (uint8_t)dim, receive ? -s : s};
-    cand[12] = (struct xp_peer){XP_FIXED, 0, 0, peer};
+    for (int xf = 0; xf < 2; xf++) /* row-major (MPI_Cart_create's), then first dimension fastest */
+        for (int nd = 2; nd <= 3; nd++)
+            for (int dim = 0; dim < nd; dim++)
+                for (int s = 1; s >= -1; s -= 2)
+                    cand[k++] = (struct xp_peer){XP_GRID, (uint8_t)nd, (uint8_t)dim, (uint8_t)xf, receive ? -s : s};
+    cand[k] = (struct xp_peer){XP_FIXED, 0, 0, 0, peer};
 }
 
 /* The label id of template event @p e of trace @p t (a call's or region's name, or the kind). */
@@ -406,140 +427,190 @@ static int oom(rt_error *err)
     return rt_error_set(err, RT_ENOMEM, "out of memory");
 }
 
+/* Whether peers @p a and @p b are the same rule. */
+static int same_peer(const struct xp_peer *a, const struct xp_peer *b)
+{
+    return a->kind == b->kind && a->ndims == b->ndims && a->dim == b->dim && a->xfast == b->xfast && a->d == b->d;
+}
+
+/* What recognise keeps per class between its passes. */
+struct cls_work {
+    uint32_t rep;          /* its first rank in the largest trace */
+    uint32_t *alive;       /* per template event: the candidates still holding */
+    struct xp_peer *cand;  /* per template event: NCAND candidates */
+    double *vals;          /* per template event and trace: the size */
+    uint8_t *seen;         /* per trace: the class has ranks there */
+};
+
+/* Pass 1 for class @p k: its template from the largest trace, every rank of it in every trace
+ * checked against the candidates, each trace's sizes. */
+static int class_pass(struct ctx *c, struct rt_extrap *x, uint32_t k, struct cls_work *w)
+{
+    const rt_trace *L = c->t[c->n - 1];
+    uint32_t PL = rt_trace_ranks(L), rep = 0;
+    while (rep < PL && rt__xp_class(x->rule, rep) != k)
+        rep++;
+    if (rep == PL)
+        return rt_error_set(c->err, RT_EUNSUPPORTED, "%s: no rank of class %u (%s)", rt_trace_path(L), k,
+                            class_rule_text(x->rule));
+    w->rep = rep;
+    uint64_t n;
+    const struct rt_event *ev = rt_trace_events(L, rep, &n);
+    x->n[k] = n;
+    x->tmpl[k] = calloc(n ? n : 1, sizeof *x->tmpl[k]);
+    w->alive = calloc(n ? n : 1, sizeof *w->alive);
+    w->cand = malloc((n ? n : 1) * NCAND * sizeof *w->cand);
+    w->vals = malloc((n ? n : 1) * c->n * sizeof *w->vals);
+    w->seen = calloc(c->n, 1);
+    if (!x->tmpl[k] || !w->alive || !w->cand || !w->vals || !w->seen)
+        return oom(c->err);
+    for (uint64_t j = 0; j < n; j++) {
+        const struct rt_event *e = &ev[j];
+        struct xp_ev *t = &x->tmpl[k][j];
+        t->kind = (uint8_t)e->kind;
+        t->flags = (uint8_t)e->flags;
+        if (e->kind == RT_EV_FORK || e->kind == RT_EV_JOIN)
+            return refuse(c, c->n - 1, rep, j, "thread teams are not extrapolated");
+        if (e->kind == RT_EV_NBCOLL_BEGIN || e->kind == RT_EV_NBCOLL_END)
+            return refuse(c, c->n - 1, rep, j, "non-blocking collectives are not extrapolated yet");
+        if (e->kind == RT_EV_ENTER || e->kind == RT_EV_LEAVE)
+            t->region = e->ref;
+        if (has_peer(e->kind)) {
+            t->tag = e->aux;
+            candidates(e->ref, rep, PL, e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV_REQUEST, &w->cand[j * NCAND]);
+            w->alive[j] = (UINT32_C(1) << NCAND) - 1;
+        }
+        if (e->kind == RT_EV_COLL_BEGIN)
+            t->tag = e->aux;
+        if (e->kind == RT_EV_COLL_BEGIN && e->ref != RT_NONE)
+            t->peer = (struct xp_peer){XP_FIXED, 0, 0, 0, e->ref};
+        if (e->kind == RT_EV_ISEND_COMPLETE || e->kind == RT_EV_IRECV || e->kind == RT_EV_COLL_END)
+            t->back = (uint32_t)(j - e->ref);
+        if (has_bytes(e->kind)) {
+            uint32_t cm = rt_trace_payload(L, rep, j).comm;
+            if (!world_like(L, cm))
+                return refuse(c, c->n - 1, rep, j,
+                              "on a communicator that is not every rank in order (splits are not extrapolated yet)");
+            t->comm = cm;
+        }
+    }
+    for (size_t i = 0; i < c->n; i++) { /* every rank of the class in every trace */
+        const rt_trace *T = c->t[i];
+        uint32_t P = rt_trace_ranks(T);
+        for (uint32_t r = 0; r < P; r++) {
+            if (rt__xp_class(x->rule, r) != k)
+                continue;
+            uint64_t m;
+            const struct rt_event *e = rt_trace_events(T, r, &m);
+            for (uint64_t j = 0; j < n; j++) {
+                if (has_bytes(e[j].kind) && !world_like(T, rt_trace_payload(T, r, j).comm))
+                    return refuse(c, i, r, j,
+                                  "on a communicator that is not every rank in order (splits are not extrapolated yet)");
+                if (!w->seen[i] && has_bytes(e[j].kind))
+                    w->vals[j * c->n + i] = (double)rt_trace_payload(T, r, j).bytes;
+                if (!has_peer(e[j].kind))
+                    continue;
+                for (int q = 0; q < NCAND; q++)
+                    if ((w->alive[j] >> q & 1) && rt__xp_peer_of(&w->cand[j * NCAND + q], r, P) != e[j].ref)
+                        w->alive[j] &= ~(UINT32_C(1) << q);
+                if (!w->alive[j]) {
+                    char what[160];
+                    snprintf(what, sizeof what,
+                             "its peer, rank %u, fits no pattern (a ring offset, a 2D or 3D grid neighbour, a fixed "
+                             "rank) that holds on every rank at every P",
+                             rt_trace_rank_label(T, e[j].ref));
+                    return refuse(c, i, r, j, what);
+                }
+            }
+            w->seen[i] = 1;
+        }
+    }
+    return RT_OK;
+}
+
+/* A class of few ranks (rank 0 alone) holds many rules that its peers fit by chance (rank 0's
+ * receive from rank 3 at every traced P is an offset of 3, and a grid neighbour): where another
+ * class has the same event (kind and tag at the same place) with a rule this one also holds, the
+ * rules are narrowed to those (the same program line has one rule for every rank). */
+static void narrow(struct rt_extrap *x, struct cls_work *w)
+{
+    for (uint32_t k = 0; k < x->ncls; k++)
+        for (uint32_t k2 = 0; k2 < x->ncls; k2++) {
+            if (k2 == k || x->n[k2] != x->n[k])
+                continue;
+            for (uint64_t j = 0; j < x->n[k]; j++) {
+                const struct xp_ev *a = &x->tmpl[k][j], *b = &x->tmpl[k2][j];
+                if (!has_peer(a->kind) || a->kind != b->kind || a->tag != b->tag)
+                    continue;
+                uint32_t shared = 0;
+                for (int q = 0; q < NCAND; q++)
+                    for (int q2 = 0; q2 < NCAND && (w[k].alive[j] >> q & 1); q2++)
+                        if ((w[k2].alive[j] >> q2 & 1) &&
+                            same_peer(&w[k].cand[j * NCAND + q], &w[k2].cand[j * NCAND + q2]))
+                            shared |= UINT32_C(1) << q;
+                if (shared)
+                    w[k].alive[j] = shared;
+            }
+        }
+}
+
+/* Pass 2 for class @p k: each peer's rule (the first candidate left) and each size's fit. */
+static int class_choose(struct ctx *c, struct rt_extrap *x, uint32_t k, const struct cls_work *w)
+{
+    for (uint64_t j = 0; j < x->n[k]; j++) {
+        struct xp_ev *t = &x->tmpl[k][j];
+        if (has_peer(t->kind)) {
+            int q = 0;
+            while (!(w->alive[j] >> q & 1))
+                q++;
+            t->peer = w->cand[j * NCAND + q];
+            x->sum.p2p += t->kind == RT_EV_SEND || t->kind == RT_EV_ISEND;
+            x->sum.by_offset += t->peer.kind == XP_OFFSET;
+            x->sum.by_grid2 += t->peer.kind == XP_GRID && t->peer.ndims == 2;
+            x->sum.by_grid3 += t->peer.kind == XP_GRID && t->peer.ndims == 3;
+            x->sum.by_fixed += t->peer.kind == XP_FIXED;
+        }
+        x->sum.colls += t->kind == RT_EV_COLL_BEGIN;
+        if (!has_bytes(t->kind))
+            continue;
+        double P[RT_EXTRAP_MAX_TRACES], v[RT_EXTRAP_MAX_TRACES];
+        int np = 0;
+        for (size_t i = 0; i < c->n; i++)
+            if (w->seen[i])
+                P[np] = x->P[i], v[np++] = w->vals[j * c->n + i];
+        if (fit_exact(P, v, np, &t->bytes)) {
+            char what[240];
+            int len = snprintf(what, sizeof what, "its sizes");
+            for (int i = 0; i < np && len < (int)sizeof what - 40; i++)
+                len += snprintf(what + len, sizeof what - (size_t)len, "%s %.0f B at %.0f ranks", i ? "," : "", v[i],
+                                P[i]);
+            snprintf(what + len, sizeof what - (size_t)len, " fit no c0 + c1*P^a*log2(P)^b");
+            return refuse(c, c->n - 1, w->rep, j, what);
+        }
+        if (t->bytes.c1 != 0)
+            x->sum.sizes_scaled++;
+        else
+            x->sum.sizes_constant++;
+    }
+    x->sum.events += x->n[k];
+    return RT_OK;
+}
+
 /* Templates, peers, sizes. */
 static int recognise(struct ctx *c, struct rt_extrap *x)
 {
-    const rt_trace *L = c->t[c->n - 1];
-    uint32_t PL = rt_trace_ranks(L);
-    for (uint32_t k = 0; k < x->ncls; k++) {
-        uint32_t rep = 0;
-        while (rep < PL && rt__xp_class(x->rule, rep) != k)
-            rep++;
-        if (rep == PL)
-            return rt_error_set(c->err, RT_EUNSUPPORTED, "%s: no rank of class %u (%s)", rt_trace_path(L), k,
-                                class_rule_text(x->rule));
-        uint64_t n;
-        const struct rt_event *ev = rt_trace_events(L, rep, &n);
-        x->n[k] = n;
-        if (!(x->tmpl[k] = calloc(n ? n : 1, sizeof *x->tmpl[k])))
-            return oom(c->err);
-        uint16_t *alive = malloc((n ? n : 1) * sizeof *alive);
-        struct xp_peer *cand = malloc((n ? n : 1) * NCAND * sizeof *cand);
-        double *vals = malloc((n ? n : 1) * c->n * sizeof *vals);
-        uint8_t *seen = calloc(c->n, 1);
-        int rc = !alive || !cand || !vals || !seen ? oom(c->err) : RT_OK;
-        for (uint64_t j = 0; j < n && !rc; j++) {
-            const struct rt_event *e = &ev[j];
-            struct xp_ev *t = &x->tmpl[k][j];
-            t->kind = (uint8_t)e->kind;
-            t->flags = (uint8_t)e->flags;
-            if (e->kind == RT_EV_FORK || e->kind == RT_EV_JOIN)
-                rc = refuse(c, c->n - 1, rep, j, "thread teams are not extrapolated");
-            if (e->kind == RT_EV_NBCOLL_BEGIN || e->kind == RT_EV_NBCOLL_END)
-                rc = refuse(c, c->n - 1, rep, j, "non-blocking collectives are not extrapolated yet");
-            if (e->kind == RT_EV_ENTER || e->kind == RT_EV_LEAVE)
-                t->region = e->ref;
-            if (has_peer(e->kind)) {
-                t->tag = e->aux;
-                candidates(e->ref, rep, PL, e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV_REQUEST, &cand[j * NCAND]);
-                alive[j] = (1u << NCAND) - 1;
-            }
-            if (e->kind == RT_EV_COLL_BEGIN || e->kind == RT_EV_NBCOLL_END)
-                t->tag = e->aux;
-            if ((e->kind == RT_EV_COLL_BEGIN || e->kind == RT_EV_NBCOLL_BEGIN) && e->ref != RT_NONE)
-                t->peer = (struct xp_peer){XP_FIXED, 0, 0, e->ref};
-            if (e->kind == RT_EV_ISEND_COMPLETE || e->kind == RT_EV_IRECV || e->kind == RT_EV_COLL_END ||
-                e->kind == RT_EV_NBCOLL_END)
-                t->back = (uint32_t)(j - e->ref);
-            if (e->kind == RT_EV_NBCOLL_BEGIN)
-                t->fwd = (uint32_t)(e->aux - j);
-            if (has_bytes(e->kind)) {
-                uint32_t cm = rt_trace_payload(L, rep, j).comm;
-                if (!world_like(L, cm))
-                    rc = refuse(c, c->n - 1, rep, j,
-                                "on a communicator that is not every rank in order (splits are not extrapolated yet)");
-                t->comm = cm;
-            }
-        }
-        /* every rank of the class in every trace: peers, and each trace's sizes */
-        for (size_t i = 0; i < c->n && !rc; i++) {
-            const rt_trace *T = c->t[i];
-            uint32_t P = rt_trace_ranks(T);
-            for (uint32_t r = 0; r < P && !rc; r++) {
-                if (rt__xp_class(x->rule, r) != k)
-                    continue;
-                uint64_t m;
-                const struct rt_event *e = rt_trace_events(T, r, &m);
-                for (uint64_t j = 0; j < n; j++) {
-                    if (has_bytes(e[j].kind) && !world_like(T, rt_trace_payload(T, r, j).comm)) {
-                        rc = refuse(c, i, r, j, "on a communicator that is not every rank in order (splits are not "
-                                                "extrapolated yet)");
-                        break;
-                    }
-                    if (!seen[i] && has_bytes(e[j].kind))
-                        vals[j * c->n + i] = (double)rt_trace_payload(T, r, j).bytes;
-                    if (!has_peer(e[j].kind))
-                        continue;
-                    for (int q = 0; q < NCAND; q++)
-                        if ((alive[j] >> q & 1) && rt__xp_peer_of(&cand[j * NCAND + q], r, P) != e[j].ref)
-                            alive[j] &= (uint16_t)~(1u << q);
-                    if (!alive[j]) {
-                        char what[160];
-                        snprintf(what, sizeof what,
-                                 "its peer, rank %u, fits no pattern (a ring offset, a 2D or 3D grid neighbour, a fixed "
-                                 "rank) that holds on every rank at every P",
-                                 rt_trace_rank_label(T, e[j].ref));
-                        rc = refuse(c, i, r, j, what);
-                        break;
-                    }
-                }
-                seen[i] = 1;
-            }
-        }
-        for (uint64_t j = 0; j < n && !rc; j++) {
-            struct xp_ev *t = &x->tmpl[k][j];
-            if (has_peer(t->kind)) {
-                int q = 0;
-                while (!(alive[j] >> q & 1))
-                    q++;
-                t->peer = cand[j * NCAND + q];
-                x->sum.p2p += t->kind == RT_EV_SEND || t->kind == RT_EV_ISEND;
-                x->sum.by_offset += t->peer.kind == XP_OFFSET;
-                x->sum.by_grid2 += t->peer.kind == XP_GRID && t->peer.ndims == 2;
-                x->sum.by_grid3 += t->peer.kind == XP_GRID && t->peer.ndims == 3;
-                x->sum.by_fixed += t->peer.kind == XP_FIXED;
-            }
-            x->sum.colls += t->kind == RT_EV_COLL_BEGIN || t->kind == RT_EV_NBCOLL_BEGIN;
-            if (!has_bytes(t->kind))
-                continue;
-            double P[RT_EXTRAP_MAX_TRACES], v[RT_EXTRAP_MAX_TRACES];
-            int np = 0;
-            for (size_t i = 0; i < c->n; i++)
-                if (seen[i])
-                    P[np] = x->P[i], v[np++] = vals[j * c->n + i];
-            if (fit_exact(P, v, np, &t->bytes)) {
-                char what[240];
-                int len = snprintf(what, sizeof what, "its sizes");
-                for (int i = 0; i < np && len < (int)sizeof what - 40; i++)
-                    len += snprintf(what + len, sizeof what - (size_t)len, "%s %.0f B at %.0f ranks", i ? "," : "", v[i],
-                                    P[i]);
-                snprintf(what + len, sizeof what - (size_t)len, " fit no c0 + c1*P^a*log2(P)^b");
-                rc = refuse(c, c->n - 1, rep, j, what);
-            } else if (t->bytes.c1 != 0) {
-                x->sum.sizes_scaled++;
-            } else {
-                x->sum.sizes_constant++;
-            }
-        }
-        free(alive);
-        free(cand);
-        free(vals);
-        free(seen);
-        if (rc)
-            return rc;
-        x->sum.events += n;
-    }
-    return RT_OK;
+    struct cls_work w[XC_MAX];
+    memset(w, 0, sizeof w);
+    int rc = RT_OK;
+    for (uint32_t k = 0; k < x->ncls && !rc; k++)
+        rc = class_pass(c, x, k, &w[k]);
+    if (!rc)
+        narrow(x, w);
+    for (uint32_t k = 0; k < x->ncls && !rc; k++)
+        rc = class_choose(c, x, k, &w[k]);
+    for (uint32_t k = 0; k < XC_MAX; k++)
+        free(w[k].alive), free(w[k].cand), free(w[k].vals), free(w[k].seen);
+    return rc;
 }
 
 /* Compute intervals: the mean gap per class and pair of labels at each P, fitted. */

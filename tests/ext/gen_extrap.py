@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Writes one synthetic SPMD program at any rank count, for tests/extrapolate.sh, with Debian's
+python3-otf2: what retime extrapolate must recognise and reproduce. Written at 4, 8 and 16 ranks
+and extrapolated to 32 and 64, its replays must equal those of the program written at 32 and 64.
+
+The program (P a power of two, at least 4): MPI_Init; then ITERS iterations of
+  - compute c·P^-1 ns (strong scaling: 2^20 ns of work split over P ranks);
+  - a ring exchange, even ranks sending to r+1 first and then receiving from r-1, odd ranks the
+    other way round (rank classes by parity), of 2^20 / P bytes (a strong-scaling halo);
+  - a 2D periodic grid halo (MPI_Dims_create(P, 2), row-major): MPI_Irecv from the four
+    neighbours, MPI_Isend to them, MPI_Waitall, 4096 B each (weak);
+  - a 3D grid neighbour exchange along dimension 2 (MPI_Sendrecv, 512 B);
+  - 1500 ns of compute, an MPI_Allreduce of 8 B (recorded as 8·P B, as Score-P and retime-trace do);
+then an MPI_Gather to rank 0 (the root receives P blocks: rank 0 its own class) and
+MPI_Finalize.
+
+usage: gen_extrap.py OUTDIR P [VARIANT]
+VARIANT: "" the program; "random-peer": the ring's partner is a random permutation (refused);
+"more-iters": one more iteration at this P (refused: iteration counts that vary with P).
+"""
+import os
+import random
+import sys
+
+import otf2
+from otf2.enums import CollectiveOp, GroupType, LocationGroupType, LocationType, Paradigm, RegionRole
+
+OUT, P = sys.argv[1], int(sys.argv[2])
+VARIANT = sys.argv[3] if len(sys.argv) > 3 else ""
+ITERS = 4 + (VARIANT == "more-iters")
+NOROOT = 0xFFFFFFFF
+
+
+def dims_create(p, n):
+    f, x, d = [], p, 2
+    while d * d <= x:
+        while x % d == 0:
+            f.append(d)
+            x //= d
+        d += 1
+    if x > 1:
+        f.append(x)
+    dims = [1] * n
+    for q in sorted(f, reverse=True):
+        dims[dims.index(min(dims))] *= q
+    return sorted(dims, reverse=True)
+
+
+def grid_peer(r, n, dim, step):
+    dims = dims_create(P, n)
+    c, x = [0] * n, r
+    for i in reversed(range(n)):
+        c[i], x = x % dims[i], x // dims[i]
+    c[dim] = (c[dim] + step) % dims[dim]
+    q = 0
+    for i in range(n):
+        q = q * dims[i] + c[i]
+    return q
+
+
+perm = list(range(P))
+random.Random(7).shuffle(perm)
+with otf2.writer.open(os.path.join(OUT), timer_resolution=1000000000) as trace:
+    d = trace.definitions
+    node = d.system_tree_node("node")
+    locs = [d.location("Master thread", type=LocationType.CPU_THREAD,
+                       group=d.location_group("Process %d" % r, location_group_type=LocationGroupType.PROCESS,
+                                              system_tree_parent=node)) for r in range(P)]
+    d.group("MPI ranks", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI, members=locs)
+    world = d.comm("MPI_COMM_WORLD", group=d.group("MPI_COMM_WORLD", group_type=GroupType.COMM_GROUP,
+                                                   paradigm=Paradigm.MPI, members=list(range(P))))
+    regs = {}
+
+    def reg(name, role=RegionRole.POINT2POINT, par=Paradigm.MPI):
+        if name not in regs:
+            regs[name] = d.region(name, region_role=role, paradigm=par)
+        return regs[name]
+
+    for r in range(P):
+        w = trace.event_writer_from_location(locs[r])
+        t = [0]
+
+        def call(name, dur, recs, role=RegionRole.POINT2POINT):
+            w.write(otf2.events.Enter(t[0], reg(name, role)))
+            for rec in recs:
+                rec(t[0])
+            t[0] += dur
+            w.write(otf2.events.Leave(t[0], reg(name, role)))
+
+        call("MPI_Init", 1000, [])
+        w.write(otf2.events.Enter(t[0], reg("main", RegionRole.FUNCTION, Paradigm.USER)))
+        right, left = (r + 1) % P, (r - 1) % P
+        if VARIANT == "random-peer":
+            right = perm[(perm.index(r) + 1) % P]
+            left = perm[(perm.index(r) - 1) % P]
+        for it in range(ITERS):
+            t[0] += (1 << 20) // P
+            m = (1 << 20) // P
+            send = lambda ts: w.write(otf2.events.MpiSend(ts, right, world, 1, m))
+            recv = lambda ts: w.write(otf2.events.MpiRecv(ts, left, world, 1, m))
+            if r % 2 == 0:
+                call("MPI_Send", 100, [send])
+                call("MPI_Recv", 100, [recv])
+            else:
+                call("MPI_Recv", 100, [recv])
+                call("MPI_Send", 100, [send])
+            t[0] += 200
+            nb = [grid_peer(r, 2, 0, -1), grid_peer(r, 2, 0, 1), grid_peer(r, 2, 1, -1), grid_peer(r, 2, 1, 1)]
+            src = [grid_peer(r, 2, 0, 1), grid_peer(r, 2, 0, -1), grid_peer(r, 2, 1, 1), grid_peer(r, 2, 1, -1)]
+            for k in range(4):
+                call("MPI_Irecv", 10, [lambda ts, k=k: w.write(otf2.events.MpiIrecvRequest(ts, 100 * it + k))])
+            for k in range(4):
+                call("MPI_Isend", 10, [lambda ts, k=k: w.write(
+                    otf2.events.MpiIsend(ts, nb[k], world, 10 + k, 4096, 100 * it + 4 + k))])
+            recs = [lambda ts, k=k: w.write(otf2.events.MpiIrecv(ts, src[k], world, 10 + k, 4096, 100 * it + k))
+                    for k in range(4)]
+            recs += [lambda ts, k=k: w.write(otf2.events.MpiIsendComplete(ts, 100 * it + 4 + k)) for k in range(4)]
+            call("MPI_Waitall", 50, recs)
+            up, down = grid_peer(r, 3, 2, 1), grid_peer(r, 3, 2, -1)
+            call("MPI_Sendrecv", 60, [lambda ts: w.write(otf2.events.MpiSend(ts, up, world, 20, 512)),
+                                      lambda ts: w.write(otf2.events.MpiRecv(ts, down, world, 20, 512))])
+            t[0] += 1500
+            call("MPI_Allreduce", 300, [lambda ts: w.write(otf2.events.MpiCollectiveBegin(ts)),
+                                        lambda ts: w.write(otf2.events.MpiCollectiveEnd(
+                                            ts + 300, CollectiveOp.ALLREDUCE, world, NOROOT, 8 * P, 8 * P))],
+                 RegionRole.COLL_ALL2ALL)
+        t[0] += 500
+        call("MPI_Gather", 300, [lambda ts: w.write(otf2.events.MpiCollectiveBegin(ts)),
+                                 lambda ts: w.write(otf2.events.MpiCollectiveEnd(
+                                     ts + 300, CollectiveOp.GATHER, world, 0, 64, 64 * P if r == 0 else 0))],
+             RegionRole.COLL_ALL2ONE)
+        w.write(otf2.events.Leave(t[0], reg("main", RegionRole.FUNCTION, Paradigm.USER)))
+        call("MPI_Finalize", 1000, [])
