@@ -73,6 +73,21 @@ static const char *scaling_name(enum rt_scaling s)
     return s == RT_SCALING_WEAK ? "weak" : s == RT_SCALING_STRONG ? "strong" : "auto";
 }
 
+/* "c0 + c1 * P^a * log2(P)^b", the terms that are there. */
+static void fit_text(char *buf, size_t n, double c0, double c1, double a, double b)
+{
+    int len = 0;
+    if (c0 != 0 || c1 == 0)
+        len += snprintf(buf + len, n - (size_t)len, "%g", c0);
+    if (c1 != 0) {
+        len += snprintf(buf + len, n - (size_t)len, "%s%g", len ? (c1 < 0 ? " - " : " + ") : "", len ? fabs(c1) : c1);
+        if (a != 0)
+            len += snprintf(buf + len, n - (size_t)len, " * P^%.3g", a);
+        if (b != 0)
+            snprintf(buf + len, n - (size_t)len, " * log2(P)%s", b == 1 ? "" : b == 2 ? "^2" : "^?");
+    }
+}
+
 /* "c·P^a·log2(P)^b" with the number's unit. */
 static void model_text(char *buf, size_t n, const struct rt_extrap_interval *v)
 {
@@ -121,6 +136,20 @@ static void print_text(const struct extrap_cli *c, const rt_extrap *x, rt_trace 
     printf("peers       %" PRIu64 " ring offsets, %" PRIu64 " 2D grid neighbours, %" PRIu64 " 3D grid neighbours, %" PRIu64
            " fixed ranks (message records)\n",
            s.by_offset, s.by_grid2, s.by_grid3, s.by_fixed);
+    for (uint32_t k = 0; k < s.classes; k++) {
+        struct rt_extrap_loop l;
+        if (!rt_extrap_loop(x, k, &l))
+            continue;
+        printf("loop        class %u: %" PRIu64 " events an iteration, ", k, l.events);
+        for (uint32_t i = 0; i < l.traces; i++)
+            printf("%s%" PRIu64, i ? ", " : "", l.iterations[i]);
+        printf(" times at ");
+        for (uint32_t i = 0; i < l.traces; i++)
+            printf("%s%u", i ? ", " : "", l.P[i]);
+        char f[96];
+        fit_text(f, sizeof f, l.c0, l.c1, l.a, l.b);
+        printf(" ranks: %s\n", f);
+    }
     printf("sizes       %" PRIu64 " the same at every rank count, %" PRIu64 " scaling with it (exact at every trace)\n",
            s.sizes_constant, s.sizes_scaled);
     printf("compute     %s; %u intervals (%u constant), scaling %s; fit error (relative RMS at the traced counts, "
@@ -166,7 +195,28 @@ static void print_json(const struct extrap_cli *c, const rt_extrap *x, rt_trace 
     cli_print_double(stdout, s.fit_error_median);
     printf(", \"fit_error_max\": ");
     cli_print_double(stdout, s.fit_error_max);
-    printf(", \"intervals\": [");
+    printf(", \"loops\": [");
+    for (uint32_t k = 0, any = 0; k < s.classes; k++) {
+        struct rt_extrap_loop l;
+        if (!rt_extrap_loop(x, k, &l))
+            continue;
+        printf("%s{\"class\": %u, \"events\": %" PRIu64 ", \"ranks\": [", any++ ? ", " : "", k, l.events);
+        for (uint32_t i = 0; i < l.traces; i++)
+            printf("%s%u", i ? ", " : "", l.P[i]);
+        printf("], \"iterations\": [");
+        for (uint32_t i = 0; i < l.traces; i++)
+            printf("%s%" PRIu64, i ? ", " : "", l.iterations[i]);
+        printf("], \"c0\": ");
+        cli_print_double(stdout, l.c0);
+        printf(", \"c1\": ");
+        cli_print_double(stdout, l.c1);
+        printf(", \"a\": ");
+        cli_print_double(stdout, l.a);
+        printf(", \"b\": ");
+        cli_print_double(stdout, l.b);
+        printf("}");
+    }
+    printf("], \"intervals\": [");
     uint32_t n = rt_extrap_intervals(x);
     for (uint32_t i = 0; i < n; i++) {
         struct rt_extrap_interval v;

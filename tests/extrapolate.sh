@@ -54,10 +54,20 @@ predicted() { "$retime" replay "$@" --format csv | cut -d, -f1,2,5; } # (the mea
 check weak-same-communication same "$(predicted "$work/w64" --alpha 1us --beta 1ns/B --compute-scale 0)" \
   "$(predicted "$work/p64" --alpha 1us --beta 1ns/B --compute-scale 0)"
 
+# a loop whose iterations grow with P (1 + log2(P): 3, 4, 5 at 4, 8, 16 ranks; 6 and 7 written)
+for P in 4 8 16 32 64; do gen "$work/l$P" "$P" log-iters; done
+out=$("$retime" extrapolate "$work/l4" "$work/l8" "$work/l16" --ranks 64 --output "$work/lx64")
+check loop-found has "$out" "loop        class 1: 48 events an iteration, 3, 4, 5 times at 4, 8, 16 ranks: 1 + 1 * log2(P)"
+"$retime" extrapolate "$work/l4" "$work/l8" "$work/l16" --ranks 32 --output "$work/lx32" >/dev/null
+for P in 32 64; do
+  check "loop-replay-x$P" same "$("$retime" replay "$work/lx$P" --alpha 1us --beta 1ns/B --format csv 2>&1)" \
+    "$("$retime" replay "$work/l$P" --alpha 1us --beta 1ns/B --format csv 2>&1)"
+done
+
 # refused, one line each
 gen "$work/m8" 8 more-iters
 for P in 4 8 16; do gen "$work/r$P" "$P" random-peer; done
-fails_with "its calls differ from rank 0's at 4 ranks (202 events there, 250 here)" \
+fails_with "its loop of 48 events runs 4 times at 4 ranks, 5 times at 8 ranks, 4 times at 16 ranks: no c0" \
   "$retime" extrapolate "$work/p4" "$work/m8" "$work/p16" --ranks 64 --output "$work/no1"
 fails_with "its peer, rank 3, fits no pattern" "$retime" extrapolate "$work/r4" "$work/r8" "$work/r16" --ranks 64 \
   --output "$work/no2"

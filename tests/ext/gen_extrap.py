@@ -17,7 +17,8 @@ MPI_Finalize.
 
 usage: gen_extrap.py OUTDIR P [VARIANT]
 VARIANT: "" the program; "random-peer": the ring's partner is a random permutation (refused);
-"more-iters": one more iteration at this P (refused: iteration counts that vary with P).
+"more-iters": one more iteration at this P (refused when no form of P fits the counts);
+"log-iters": 1 + log2(P) iterations (a solver that needs more of them on more ranks).
 """
 import os
 import random
@@ -29,6 +30,8 @@ from otf2.enums import CollectiveOp, GroupType, LocationGroupType, LocationType,
 OUT, P = sys.argv[1], int(sys.argv[2])
 VARIANT = sys.argv[3] if len(sys.argv) > 3 else ""
 ITERS = 4 + (VARIANT == "more-iters")
+if VARIANT == "log-iters":
+    ITERS = P.bit_length()  # 1 + log2(P)
 NOROOT = 0xFFFFFFFF
 
 

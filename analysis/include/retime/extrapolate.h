@@ -7,7 +7,8 @@
  * rt_extrap_write writes it at any P' as an OTF2 archive every command reads (docs/extrapolate.md):
  *
  *  - rank classes: ranks whose event sequences are alike (one class; rank 0 and the others; even
- *    and odd ranks; rank 0, odd, even), each class the same sequence of calls at every P;
+ *    and odd ranks; rank 0, odd, even), each class the same sequence of calls at every P but for
+ *    the number of iterations of one loop, c0 + c1·P^a·log2(P)^b (exact at every traced P);
  *  - each message's peer: a ring offset (r + d mod P), a neighbour on a periodic 2D or 3D process
  *    grid as MPI_Dims_create makes it (row-major, as MPI_Cart_create without reordering), or a
  *    fixed rank; a collective's root a fixed rank; communicators that hold every rank in order;
@@ -72,6 +73,15 @@ struct rt_extrap_interval {
     double c, a, b;          /**< mean ns = c·P^a·log2(P)^b */
     double error;            /**< relative RMS error at the traced P */
 };
+/** Class @p cls's main loop (for the report): 0 when it has none (every trace runs the same calls). */
+struct rt_extrap_loop {
+    uint64_t events;             /**< events an iteration */
+    uint32_t traces;             /**< traces the class is in */
+    uint32_t P[RT_EXTRAP_MAX_TRACES];
+    uint64_t iterations[RT_EXTRAP_MAX_TRACES];
+    double c0, c1, a, b;         /**< iterations = c0 + c1·P^a·log2(P)^b */
+};
+int rt_extrap_loop(const rt_extrap *x, uint32_t cls, struct rt_extrap_loop *out);
 uint32_t rt_extrap_intervals(const rt_extrap *x);
 void rt_extrap_interval(const rt_extrap *x, uint32_t i, struct rt_extrap_interval *out);
 /**

@@ -35,6 +35,7 @@ struct xp_ev {
     uint32_t back;      /* ISEND_COMPLETE, IRECV, (NB)COLL_END: k - the index of its start */
     uint32_t fwd;       /* NBCOLL_BEGIN: its end's index - k */
     uint32_t interval;  /* the compute interval that ends here (into rt_extrap.iv) */
+    uint32_t interval_loop; /* at the loop body's first event, in its second and later iterations */
     struct xp_peer peer; /* messages: the peer; COLL_BEGIN: XP_FIXED root or XP_NONE */
     struct xp_fit bytes;
 };
@@ -49,12 +50,35 @@ struct xp_interval {
     double error, share;
 };
 
+/* A class's main loop: its template's events [s, s + p) are one iteration, run a number of times
+ * that depends on P (count); p = 0: no loop (every trace runs the same calls). */
+struct xp_loop {
+    uint64_t s, p;
+    struct xp_fit count;
+    uint64_t traced[RT_EXTRAP_MAX_TRACES]; /* the iterations at each trace's P (0 where the class is absent) */
+};
+
+/* Template index of a rank's @p e th event when its class's loop runs @p c times; *@p again: it
+ * is in the loop's second or later iteration. */
+static inline uint64_t rt__xp_at(const struct xp_loop *l, uint64_t c, uint64_t e, int *again)
+{
+    *again = 0;
+    if (!l->p || e < l->s)
+        return e;
+    if (e < l->s + c * l->p) {
+        *again = e - l->s >= l->p;
+        return l->s + (e - l->s) % l->p;
+    }
+    return e - c * l->p + l->p;
+}
+
 struct rt_extrap {
     uint32_t ntr, P[RT_EXTRAP_MAX_TRACES]; /* the traces' rank counts, ascending */
     int rule;
     uint32_t ncls;
     struct xp_ev *tmpl[XC_MAX];
-    uint64_t n[XC_MAX];
+    uint64_t n[XC_MAX];      /* template events (one iteration of the loop) */
+    struct xp_loop loop[XC_MAX];
     /* the largest trace's definitions the output keeps */
     uint32_t nregions;
     char **region_name;

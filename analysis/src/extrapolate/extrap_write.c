@@ -59,6 +59,27 @@ static uint64_t size_at(const struct xp_fit *f, uint32_t P)
     return v < 0 ? 0 : v > (double)RT_MAX_BYTES ? RT_MAX_BYTES : (uint64_t)v;
 }
 
+/* Class @p k's loop iterations at @p P (0 without a loop), and its rank's events in *@p len. */
+static uint64_t iterations(const struct rt_extrap *x, uint32_t k, uint32_t P, uint64_t *len)
+{
+    const struct xp_loop *l = &x->loop[k];
+    if (!l->p) {
+        *len = x->n[k];
+        return 0;
+    }
+    double c = floor(rt__xp_eval(&l->count, P) + 0.5);
+    uint64_t it = c > 0 && isfinite(c) ? (uint64_t)c : 0;
+    *len = x->n[k] - l->p + it * l->p;
+    return it;
+}
+
+/* The interval that ends at a rank's emitted event @p e (template event @p j). */
+static uint32_t interval_at(const struct rt_extrap *x, uint32_t k, uint64_t j, int again)
+{
+    const struct xp_ev *v = &x->tmpl[k][j];
+    return again && j == x->loop[k].s ? v->interval_loop : v->interval;
+}
+
 /* Whether template event @p j ends an MPI call that holds no record (MPI_Init, MPI_Cart_create,
  * MPI_Comm_free, MPI_Finalize): the replay keeps such a call's measured length. */
 static int silent_leave(const struct xp_ev *tm, uint64_t j)
@@ -71,25 +92,30 @@ static int silent_leave(const struct xp_ev *tm, uint64_t j)
  * ranks of a real run leave a set-up call that synchronises them (MPI_Init, MPI_Cart_create)
  * together, and a class's own fitted lengths would otherwise skew them by what its rank 0 waited.
  * *@p nsil 0 when the classes' silent calls are not the same sequence (then nothing is aligned). */
-static int align_silent(const struct rt_extrap *x, const double *gap, uint64_t **out, uint64_t *nsil)
+static int align_silent(const struct rt_extrap *x, uint32_t P, const double *gap, uint64_t **out, uint64_t *nsil)
 {
-    uint64_t n0 = 0, pos[XC_MAX] = {0}, t[XC_MAX] = {0};
+    uint64_t n0 = 0, pos[XC_MAX] = {0}, t[XC_MAX] = {0}, it[XC_MAX] = {0}, len[XC_MAX] = {0};
     *out = NULL, *nsil = 0;
-    for (uint64_t j = 0; j < x->n[0]; j++)
-        n0 += silent_leave(x->tmpl[0], j);
+    for (uint32_t k = 0; k < x->ncls; k++)
+        it[k] = iterations(x, k, P, &len[k]);
+#define SILENT(k, e) silent_leave(x->tmpl[k], rt__xp_at(&x->loop[k], it[k], (e), &again))
+    int again;
+    for (uint64_t e = 0; e < len[0]; e++)
+        n0 += SILENT(0, e);
     for (uint32_t k = 1; k < x->ncls; k++) { /* the same calls in the same order in every class */
         uint64_t a = 0, b = 0;
         for (;;) {
-            while (a < x->n[0] && !silent_leave(x->tmpl[0], a))
+            while (a < len[0] && !SILENT(0, a))
                 a++;
-            while (b < x->n[k] && !silent_leave(x->tmpl[k], b))
+            while (b < len[k] && !SILENT(k, b))
                 b++;
-            if (a == x->n[0] || b == x->n[k]) {
-                if (a != x->n[0] || b != x->n[k])
+            if (a == len[0] || b == len[k]) {
+                if (a != len[0] || b != len[k])
                     return 0;
                 break;
             }
-            if (x->tmpl[0][a].region != x->tmpl[k][b].region)
+            if (x->tmpl[0][rt__xp_at(&x->loop[0], it[0], a, &again)].region !=
+                x->tmpl[k][rt__xp_at(&x->loop[k], it[k], b, &again)].region)
                 return 0;
             a++, b++;
         }
@@ -102,9 +128,9 @@ static int align_silent(const struct rt_extrap *x, const double *gap, uint64_t *
         for (uint32_t k = 0; k < x->ncls; k++) {
             const struct xp_ev *tm = x->tmpl[k];
             for (;;) {
-                uint64_t j = pos[k]++;
-                if (j)
-                    t[k] += (uint64_t)llround(gap[tm[j].interval]);
+                uint64_t e = pos[k]++, j = rt__xp_at(&x->loop[k], it[k], e, &again);
+                if (e)
+                    t[k] += (uint64_t)llround(gap[interval_at(x, k, j, again)]);
                 if (silent_leave(tm, j))
                     break;
             }
@@ -116,6 +142,7 @@ static int align_silent(const struct rt_extrap *x, const double *gap, uint64_t *
     }
     *out = al, *nsil = n0;
     return 0;
+#undef SILENT
 }
 
 /* Rank @p r's events at @p P; its last time in *@p end. */
@@ -124,12 +151,15 @@ static int write_rank(const struct rt_extrap *x, OTF2_EvtWriter *w, uint32_t r, 
 {
     uint32_t k = rt__xp_class(x->rule, r);
     const struct xp_ev *tm = x->tmpl[k];
-    uint64_t t = 0, m = 0;
+    uint64_t t = 0, m = 0, len, it = iterations(x, k, P, &len);
     OTF2_ErrorCode e = OTF2_SUCCESS;
-    for (uint64_t j = 0; j < x->n[k] && e == OTF2_SUCCESS; j++) {
+    /* request ids: the emitted event's index + 1, so that every iteration's are its own */
+    for (uint64_t q = 0; q < len && e == OTF2_SUCCESS; q++) {
+        int again;
+        uint64_t j = rt__xp_at(&x->loop[k], it, q, &again);
         const struct xp_ev *v = &tm[j];
-        if (j)
-            t += (uint64_t)llround(gap[v->interval]);
+        if (q)
+            t += (uint64_t)llround(gap[interval_at(x, k, j, again)]);
         if (m < nsil && silent_leave(tm, j))
             t = aligned[m++];
         uint32_t peer = v->peer.kind ? rt__xp_peer_of(&v->peer, r, P) : 0;
@@ -138,15 +168,15 @@ static int write_rank(const struct rt_extrap *x, OTF2_EvtWriter *w, uint32_t r, 
         case RT_EV_LEAVE: e = OTF2_EvtWriter_Leave(w, NULL, t, v->region); break;
         case RT_EV_SEND: e = OTF2_EvtWriter_MpiSend(w, NULL, t, peer, v->comm, v->tag, size_at(&v->bytes, P)); break;
         case RT_EV_ISEND:
-            e = OTF2_EvtWriter_MpiIsend(w, NULL, t, peer, v->comm, v->tag, size_at(&v->bytes, P), j + 1);
+            e = OTF2_EvtWriter_MpiIsend(w, NULL, t, peer, v->comm, v->tag, size_at(&v->bytes, P), q + 1);
             break;
-        case RT_EV_ISEND_COMPLETE: e = OTF2_EvtWriter_MpiIsendComplete(w, NULL, t, j - v->back + 1); break;
+        case RT_EV_ISEND_COMPLETE: e = OTF2_EvtWriter_MpiIsendComplete(w, NULL, t, q - v->back + 1); break;
         case RT_EV_RECV: e = OTF2_EvtWriter_MpiRecv(w, NULL, t, peer, v->comm, v->tag, size_at(&v->bytes, P)); break;
-        case RT_EV_IRECV_REQUEST: e = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t, j + 1); break;
+        case RT_EV_IRECV_REQUEST: e = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t, q + 1); break;
         case RT_EV_IRECV: {
-            const struct xp_ev *q = &tm[j - v->back]; /* its request holds the peer, tag and size */
-            e = OTF2_EvtWriter_MpiIrecv(w, NULL, t, rt__xp_peer_of(&q->peer, r, P), q->comm, q->tag,
-                                        size_at(&q->bytes, P), j - v->back + 1);
+            const struct xp_ev *rq = &tm[j - v->back]; /* its request holds the peer, tag and size */
+            e = OTF2_EvtWriter_MpiIrecv(w, NULL, t, rt__xp_peer_of(&rq->peer, r, P), rq->comm, rq->tag,
+                                        size_at(&rq->bytes, P), q - v->back + 1);
             break;
         }
         case RT_EV_COLL_BEGIN: e = OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t); break;
@@ -193,7 +223,7 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
         double g = rt__xp_eval(&x->iv[q].fit, P);
         gap[q] = g > 0 && isfinite(g) ? g : 0;
     }
-    if (align_silent(x, gap, &aligned, &nsil)) {
+    if (align_silent(x, P, gap, &aligned, &nsil)) {
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         goto done;
     }

@@ -186,7 +186,7 @@ static uint64_t sizes(const rt_trace *t, uint32_t r, const struct rt_event *ev, 
 
 /* ------------------------------------------------------------------ fitting */
 
-/* Sizes: exact to the byte at every point, the simplest form first. 0 on success. */
+/* Sizes and iteration counts: exact at every point, the simplest form first. 0 on success. */
 static int fit_exact(const double *P, const double *v, int n, struct xp_fit *f)
 {
     int same = 1;
@@ -200,8 +200,8 @@ static int fit_exact(const double *P, const double *v, int n, struct xp_fit *f)
         for (int b = 0; b < 3; b++)
             for (size_t ia = 0; ia < NEXPS; ia++) {
                 double a = EXPS[ia];
-                if (a == 0 && b == 0)
-                    continue;
+                if ((a == 0 && b == 0) || (a < 0 && b > 0))
+                    continue; /* (P^-a·log(P)^b rises and falls: it would fit a bump in three points) */
                 double sx = 0, sy = 0, sxx = 0, sxy = 0, c0 = 0, c1;
                 for (int i = 0; i < n; i++) {
                     double x = term(P[i], a, b);
@@ -216,9 +216,10 @@ static int fit_exact(const double *P, const double *v, int n, struct xp_fit *f)
                     c1 = (n * sxy - sx * sy) / d;
                     c0 = (sy - c1 * sx) / n;
                 }
-                int ok = 1;
+                int ok = 1; /* to the byte where an integer division may floor (N/P bytes), else exact:
+                             * small counts (iterations 3, 4, 5) within a half would admit 1.27·√P */
                 for (int i = 0; i < n && ok; i++)
-                    ok = fabs(c0 + c1 * term(P[i], a, b) - v[i]) <= 0.5 + 1e-9 * v[i];
+                    ok = fabs(c0 + c1 * term(P[i], a, b) - v[i]) <= (v[i] >= 64 ? 0.5 : 1e-6) + 1e-9 * v[i];
                 if (ok) {
                     *f = (struct xp_fit){c0, c1, a, b};
                     return 0;
@@ -267,6 +268,11 @@ static void fit_time(const double *P, const double *v, int n, enum rt_scaling sc
 
 /* ------------------------------------------------------------------ build */
 
+static int oom(rt_error *err)
+{
+    return rt_error_set(err, RT_ENOMEM, "out of memory");
+}
+
 struct ctx {
     const rt_trace *const *t; /* ascending P */
     size_t n;
@@ -300,16 +306,15 @@ static int world_like(const rt_trace *t, uint32_t comm)
     return 1;
 }
 
-/* The class rule: the first under which skeletons agree within classes over all traces, and
- * sizes within each trace; -1 (refused) when none does. skel[i][r], szs[i][r]: rank r of trace i. */
+/* The class rule: the first under which the ranks of a class have one skeleton and one set of
+ * sizes within each trace; refused when none does. skel[i][r], szs[i][r]: rank r of trace i. */
 static int find_rule(struct ctx *c, uint64_t *const *skel, uint64_t *const *szs, int *rule)
 {
     for (int ru = 0; ru < XC_NRULES; ru++) {
-        uint64_t want[XC_MAX] = {0};
-        int have[XC_MAX] = {0}, ok = 1;
-        for (size_t i = 0; i < c->n && ok; i++) {
-            uint64_t swant[XC_MAX] = {0};
-            int shave[XC_MAX] = {0};
+        int ok = 1;
+        for (size_t i = 0; i < c->n && ok; i++) { /* (across traces the loop's alignment checks them) */
+            uint64_t want[XC_MAX] = {0}, swant[XC_MAX] = {0};
+            int have[XC_MAX] = {0}, shave[XC_MAX] = {0};
             for (uint32_t r = 0; r < rt_trace_ranks(c->t[i]) && ok; r++) {
                 uint32_t k = rt__xp_class(ru, r);
                 if (!have[k])
@@ -355,6 +360,114 @@ static int find_rule(struct ctx *c, uint64_t *const *skel, uint64_t *const *szs,
         }
     return rt_error_set(c->err, RT_EUNSUPPORTED, "%s: its ranks' calls differ in a way no class rule explains",
                         rt_trace_path(c->t[0]));
+}
+
+/* A rank's events as tokens: each its skeleton (what must repeat). NULL out of memory. */
+static uint64_t *tokens(const rt_trace *t, uint32_t r, uint64_t *n)
+{
+    const struct rt_event *ev = rt_trace_events(t, r, n);
+    uint64_t *v = malloc((*n ? *n : 1) * sizeof *v);
+    for (uint64_t j = 0; v && j < *n; j++)
+        v[j] = skeleton(t, r, ev, j, 1469598103934665603ull);
+    return v;
+}
+
+/* Class @p k's loop: the traces' calls must be the largest trace's with whole iterations of one
+ * block more or fewer; found from the trace that differs most, checked on every other. */
+static int find_loop(struct ctx *c, struct rt_extrap *x, uint32_t k)
+{
+    struct xp_loop *lp = &x->loop[k];
+    uint64_t *tok[RT_EXTRAP_MAX_TRACES] = {0}, nt[RT_EXTRAP_MAX_TRACES] = {0};
+    uint32_t rep[RT_EXTRAP_MAX_TRACES];
+    size_t L = c->n - 1;
+    int rc = RT_OK;
+    for (size_t i = 0; i < c->n && !rc; i++) {
+        uint32_t P = rt_trace_ranks(c->t[i]), r = 0;
+        while (r < P && rt__xp_class(x->rule, r) != k)
+            r++;
+        rep[i] = r;
+        if (r < P && !(tok[i] = tokens(c->t[i], r, &nt[i])))
+            rc = oom(c->err);
+    }
+    size_t a = SIZE_MAX; /* the present trace whose length differs most from the largest's */
+    for (size_t i = 0; i < L && !rc; i++)
+        if (tok[i] && (nt[i] != nt[L] || memcmp(tok[i], tok[L], nt[L] * sizeof **tok)) &&
+            (a == SIZE_MAX || llabs((long long)nt[i] - (long long)nt[L]) > llabs((long long)nt[a] - (long long)nt[L])))
+            a = i;
+    if (rc || a == SIZE_MAX || !tok[L])
+        goto done; /* the same calls at every P: no loop */
+    const uint64_t *A = tok[a], *B = tok[L];
+    uint64_t na = nt[a], nb = nt[L];
+    size_t lng = nb > na ? L : a; /* the longer one */
+    const uint64_t *Lg = tok[lng], *Sh = lng == L ? A : B;
+    uint64_t nl = nt[lng], ns = lng == L ? na : nb, d = nl - ns, pre = 0;
+    char what[320];
+    if (na == nb)
+        goto differ;
+    while (pre < ns && Lg[pre] == Sh[pre])
+        pre++;
+    /* one block of d events inserted at pre, a whole number of iterations of a period p */
+    if (memcmp(Sh + pre, Lg + pre + d, (ns - pre) * sizeof *Sh))
+        goto differ;
+    uint64_t p = d;
+    for (uint64_t q = 1; q < d; q++) {
+        if (d % q)
+            continue;
+        uint64_t j = pre;
+        while (j + q < pre + d && Lg[j] == Lg[j + q])
+            j++;
+        if (j + q == pre + d) {
+            p = q;
+            break;
+        }
+    }
+    uint64_t st = pre, en = pre + d; /* the periodic stretch around the block */
+    while (st > 0 && st - 1 + p < nl && Lg[st - 1] == Lg[st - 1 + p])
+        st--;
+    while (en < nl && Lg[en] == Lg[en - p])
+        en++;
+    uint64_t clong = (en - st) / p;
+    lp->s = st, lp->p = p;
+    for (size_t i = 0; i < c->n; i++) { /* every trace: the longer one less whole iterations */
+        if (!tok[i])
+            continue;
+        if (nt[i] > nl || (nl - nt[i]) % p || (nl - nt[i]) / p > clong ||
+            memcmp(tok[i], Lg, (st + (clong - (nl - nt[i]) / p) * p) * sizeof *Lg) ||
+            memcmp(tok[i] + nt[i] - (nl - st - clong * p), Lg + st + clong * p, (nl - st - clong * p) * sizeof *Lg)) {
+            a = i;
+            goto differ;
+        }
+        lp->traced[i] = clong - (nl - nt[i]) / p;
+    }
+    if (!lp->traced[L]) {
+        rc = refuse(c, L, rep[L], st, "its loop runs no iteration at the largest rank count: nothing to repeat");
+        goto done;
+    }
+    double P[RT_EXTRAP_MAX_TRACES], v[RT_EXTRAP_MAX_TRACES];
+    int np = 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (tok[i])
+            P[np] = x->P[i], v[np++] = (double)lp->traced[i];
+    if (fit_exact(P, v, np, &lp->count)) {
+        int len = snprintf(what, sizeof what, "its loop of %llu events runs", (unsigned long long)p);
+        for (int i = 0; i < np && len < (int)sizeof what - 40; i++)
+            len += snprintf(what + len, sizeof what - (size_t)len, "%s %.0f times at %.0f ranks", i ? "," : "", v[i], P[i]);
+        snprintf(what + len, sizeof what - (size_t)len, ": no c0 + c1*P^a*log2(P)^b fits");
+        rc = refuse(c, L, rep[L], st, what);
+    }
+    goto done;
+differ:
+    snprintf(what, sizeof what,
+             "its calls differ from rank %u's at %u ranks (%llu events there, %llu here) by more than iterations of "
+             "one loop: a program whose calls change otherwise with P is not extrapolated yet",
+             rt_trace_rank_label(c->t[L], rep[L]), rt_trace_ranks(c->t[L]), (unsigned long long)nt[L],
+             (unsigned long long)nt[a]);
+    lp->p = 0;
+    rc = refuse(c, a, rep[a], 0, what);
+done:
+    for (size_t i = 0; i < c->n; i++)
+        free(tok[i]);
+    return rc;
 }
 
 /* Peer candidates for one template event, in the order of preference. Where the traces cannot
@@ -422,10 +535,6 @@ static int interval_of(struct rt_extrap *x, uint32_t cls, uint32_t from, uint32_
     return 0;
 }
 
-static int oom(rt_error *err)
-{
-    return rt_error_set(err, RT_ENOMEM, "out of memory");
-}
 
 /* Whether peers @p a and @p b are the same rule. */
 static int same_peer(const struct xp_peer *a, const struct xp_peer *b)
@@ -440,6 +549,7 @@ struct cls_work {
     struct xp_peer *cand;  /* per template event: NCAND candidates */
     double *vals;          /* per template event and trace: the size */
     uint8_t *seen;         /* per trace: the class has ranks there */
+    uint8_t *have;         /* per template event and trace: its size is known (vals) */
 };
 
 /* Pass 1 for class @p k: its template from the largest trace, every rank of it in every trace
@@ -454,8 +564,10 @@ static int class_pass(struct ctx *c, struct rt_extrap *x, uint32_t k, struct cls
         return rt_error_set(c->err, RT_EUNSUPPORTED, "%s: no rank of class %u (%s)", rt_trace_path(L), k,
                             class_rule_text(x->rule));
     w->rep = rep;
-    uint64_t n;
-    const struct rt_event *ev = rt_trace_events(L, rep, &n);
+    uint64_t nl;
+    const struct rt_event *ev = rt_trace_events(L, rep, &nl);
+    const struct xp_loop *lp = &x->loop[k];
+    uint64_t cl = lp->traced[c->n - 1], n = lp->p ? nl - (cl - 1) * lp->p : nl; /* one iteration kept */
     x->n[k] = n;
     x->tmpl[k] = calloc(n ? n : 1, sizeof *x->tmpl[k]);
     w->alive = calloc(n ? n : 1, sizeof *w->alive);
@@ -464,15 +576,19 @@ static int class_pass(struct ctx *c, struct rt_extrap *x, uint32_t k, struct cls
     w->seen = calloc(c->n, 1);
     if (!x->tmpl[k] || !w->alive || !w->cand || !w->vals || !w->seen)
         return oom(c->err);
-    for (uint64_t j = 0; j < n; j++) {
-        const struct rt_event *e = &ev[j];
+    for (uint64_t el = 0; el < nl; el++) {
+        int again;
+        uint64_t j = rt__xp_at(lp, cl, el, &again);
+        if (again)
+            continue; /* the loop's first iteration stands for all */
+        const struct rt_event *e = &ev[el];
         struct xp_ev *t = &x->tmpl[k][j];
         t->kind = (uint8_t)e->kind;
         t->flags = (uint8_t)e->flags;
         if (e->kind == RT_EV_FORK || e->kind == RT_EV_JOIN)
-            return refuse(c, c->n - 1, rep, j, "thread teams are not extrapolated");
+            return refuse(c, c->n - 1, rep, el, "thread teams are not extrapolated");
         if (e->kind == RT_EV_NBCOLL_BEGIN || e->kind == RT_EV_NBCOLL_END)
-            return refuse(c, c->n - 1, rep, j, "non-blocking collectives are not extrapolated yet");
+            return refuse(c, c->n - 1, rep, el, "non-blocking collectives are not extrapolated yet");
         if (e->kind == RT_EV_ENTER || e->kind == RT_EV_LEAVE)
             t->region = e->ref;
         if (has_peer(e->kind)) {
@@ -484,48 +600,64 @@ static int class_pass(struct ctx *c, struct rt_extrap *x, uint32_t k, struct cls
             t->tag = e->aux;
         if (e->kind == RT_EV_COLL_BEGIN && e->ref != RT_NONE)
             t->peer = (struct xp_peer){XP_FIXED, 0, 0, 0, e->ref};
-        if (e->kind == RT_EV_ISEND_COMPLETE || e->kind == RT_EV_IRECV || e->kind == RT_EV_COLL_END)
-            t->back = (uint32_t)(j - e->ref);
+        if (e->kind == RT_EV_ISEND_COMPLETE || e->kind == RT_EV_IRECV || e->kind == RT_EV_COLL_END) {
+            t->back = (uint32_t)(el - e->ref);
+            /* a request must start in the same part (before, in one iteration of, after the loop) */
+            if (lp->p && j >= lp->s && ((j < lp->s + lp->p) ? t->back > j - lp->s : e->ref < lp->s + cl * lp->p))
+                return refuse(c, c->n - 1, rep, el, "a request or collective that spans the loop's iterations is not "
+                                                    "extrapolated");
+        }
         if (has_bytes(e->kind)) {
-            uint32_t cm = rt_trace_payload(L, rep, j).comm;
+            uint32_t cm = rt_trace_payload(L, rep, el).comm;
             if (!world_like(L, cm))
-                return refuse(c, c->n - 1, rep, j,
+                return refuse(c, c->n - 1, rep, el,
                               "on a communicator that is not every rank in order (splits are not extrapolated yet)");
             t->comm = cm;
         }
     }
-    for (size_t i = 0; i < c->n; i++) { /* every rank of the class in every trace */
+    uint8_t *have = w->have = calloc((n ? n : 1) * c->n, 1);
+    if (!have)
+        return oom(c->err);
+    int rc = RT_OK;
+    for (size_t i = 0; i < c->n && !rc; i++) { /* every rank of the class in every trace */
         const rt_trace *T = c->t[i];
         uint32_t P = rt_trace_ranks(T);
-        for (uint32_t r = 0; r < P; r++) {
+        for (uint32_t r = 0; r < P && !rc; r++) {
             if (rt__xp_class(x->rule, r) != k)
                 continue;
             uint64_t m;
             const struct rt_event *e = rt_trace_events(T, r, &m);
-            for (uint64_t j = 0; j < n; j++) {
-                if (has_bytes(e[j].kind) && !world_like(T, rt_trace_payload(T, r, j).comm))
-                    return refuse(c, i, r, j,
-                                  "on a communicator that is not every rank in order (splits are not extrapolated yet)");
-                if (!w->seen[i] && has_bytes(e[j].kind))
-                    w->vals[j * c->n + i] = (double)rt_trace_payload(T, r, j).bytes;
-                if (!has_peer(e[j].kind))
+            for (uint64_t jj = 0; jj < m && !rc; jj++) {
+                int again;
+                uint64_t j = rt__xp_at(lp, lp->traced[i], jj, &again);
+                if (has_bytes(e[jj].kind)) {
+                    struct rt_event_payload pl = rt_trace_payload(T, r, jj);
+                    if (!world_like(T, pl.comm))
+                        rc = refuse(c, i, r, jj,
+                                    "on a communicator that is not every rank in order (splits are not extrapolated yet)");
+                    else if (!have[j * c->n + i])
+                        w->vals[j * c->n + i] = (double)pl.bytes, have[j * c->n + i] = 1;
+                    else if (w->vals[j * c->n + i] != (double)pl.bytes) /* (ranks agree: the class rule) */
+                        rc = refuse(c, i, r, jj, "its size differs between the loop's iterations: not extrapolated");
+                }
+                if (rc || !has_peer(e[jj].kind))
                     continue;
                 for (int q = 0; q < NCAND; q++)
-                    if ((w->alive[j] >> q & 1) && rt__xp_peer_of(&w->cand[j * NCAND + q], r, P) != e[j].ref)
+                    if ((w->alive[j] >> q & 1) && rt__xp_peer_of(&w->cand[j * NCAND + q], r, P) != e[jj].ref)
                         w->alive[j] &= ~(UINT32_C(1) << q);
                 if (!w->alive[j]) {
                     char what[160];
                     snprintf(what, sizeof what,
                              "its peer, rank %u, fits no pattern (a ring offset, a 2D or 3D grid neighbour, a fixed "
                              "rank) that holds on every rank at every P",
-                             rt_trace_rank_label(T, e[j].ref));
-                    return refuse(c, i, r, j, what);
+                             rt_trace_rank_label(T, e[jj].ref));
+                    rc = refuse(c, i, r, jj, what);
                 }
             }
             w->seen[i] = 1;
         }
     }
-    return RT_OK;
+    return rc;
 }
 
 /* A class of few ranks (rank 0 alone) holds many rules that its peers fit by chance (rank 0's
@@ -576,7 +708,7 @@ static int class_choose(struct ctx *c, struct rt_extrap *x, uint32_t k, const st
         double P[RT_EXTRAP_MAX_TRACES], v[RT_EXTRAP_MAX_TRACES];
         int np = 0;
         for (size_t i = 0; i < c->n; i++)
-            if (w->seen[i])
+            if (w->have[j * c->n + i])
                 P[np] = x->P[i], v[np++] = w->vals[j * c->n + i];
         if (fit_exact(P, v, np, &t->bytes)) {
             char what[240];
@@ -609,7 +741,7 @@ static int recognise(struct ctx *c, struct rt_extrap *x)
     for (uint32_t k = 0; k < x->ncls && !rc; k++)
         rc = class_choose(c, x, k, &w[k]);
     for (uint32_t k = 0; k < XC_MAX; k++)
-        free(w[k].alive), free(w[k].cand), free(w[k].vals), free(w[k].seen);
+        free(w[k].alive), free(w[k].cand), free(w[k].vals), free(w[k].seen), free(w[k].have);
     return rc;
 }
 
@@ -623,17 +755,40 @@ static int intervals(struct ctx *c, struct rt_extrap *x, enum rt_scaling sc)
             rep++;
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(L, rep, &n);
-        uint32_t prev = UINT32_MAX;
-        int depth = 0; /* MPI calls open */
-        for (uint64_t j = 0; j < n; j++) {
-            uint32_t id;
-            if (label_of(x, L, &ev[j], &id) || interval_of(x, k, prev, id, &x->tmpl[k][j].interval))
+        const struct xp_loop *lp = &x->loop[k];
+        uint64_t cl = lp->traced[c->n - 1];
+        uint32_t prev = UINT32_MAX, *lab = malloc((x->n[k] ? x->n[k] : 1) * sizeof *lab);
+        int depth = 0, loop_seen = 0; /* MPI calls open; a second iteration met */
+        if (!lab)
+            return oom(c->err);
+        for (uint64_t el = 0; el < n; el++) {
+            int again;
+            uint64_t j = rt__xp_at(lp, cl, el, &again);
+            uint32_t id, iv;
+            if (label_of(x, L, &ev[el], &id) || interval_of(x, k, prev, id, &iv)) {
+                free(lab);
                 return oom(c->err);
-            x->iv[x->tmpl[k][j].interval].per_rank++;
-            x->iv[x->tmpl[k][j].interval].inside |= depth > 0;
-            depth += (ev[j].flags & RT_EVF_MPI) ? ev[j].kind == RT_EV_ENTER ? 1 : ev[j].kind == RT_EV_LEAVE ? -1 : 0 : 0;
+            }
+            lab[j] = id;
+            if (!again)
+                x->tmpl[k][j].interval = iv;
+            else if (j == lp->s)
+                x->tmpl[k][j].interval_loop = iv, loop_seen = 1;
+            x->iv[iv].per_rank++;
+            x->iv[iv].inside |= depth > 0;
+            depth += (ev[el].flags & RT_EVF_MPI) ? ev[el].kind == RT_EV_ENTER ? 1 : ev[el].kind == RT_EV_LEAVE ? -1 : 0 : 0;
             prev = id;
         }
+        if (lp->p && !loop_seen) { /* one iteration at the largest P: the loop's back edge by its labels */
+            uint32_t iv;
+            if (interval_of(x, k, lab[lp->s + lp->p - 1], lab[lp->s], &iv)) {
+                free(lab);
+                return oom(c->err);
+            }
+            x->tmpl[k][lp->s].interval_loop = iv;
+            x->iv[iv].inside |= x->iv[x->tmpl[k][lp->s].interval].inside;
+        }
+        free(lab);
     }
     int cpu = 1;
     for (size_t i = 0; i < c->n; i++)
@@ -648,9 +803,13 @@ static int intervals(struct ctx *c, struct rt_extrap *x, enum rt_scaling sc)
             /* the compute clock where every trace has CPU times (what the rank computed, not
              * what it waited for a CPU: the small traces' ranks share few cores too) */
             rt_time_ns prev = cpu ? rt_trace_cpu_clock(T, r, 0) : ev[0].time;
-            for (uint64_t j = 1; j < n; j++) { /* (the first event's gap is the start: 0) */
-                struct xp_interval *v = &x->iv[x->tmpl[k][j].interval];
-                rt_time_ns now = cpu ? rt_trace_cpu_clock(T, r, j) : ev[j].time;
+            const struct xp_loop *lp = &x->loop[k];
+            for (uint64_t jj = 1; jj < n; jj++) { /* (the first event's gap is the start: 0) */
+                int again;
+                uint64_t j = rt__xp_at(lp, lp->traced[i], jj, &again);
+                const struct xp_ev *te = &x->tmpl[k][j];
+                struct xp_interval *v = &x->iv[again && j == lp->s ? te->interval_loop : te->interval];
+                rt_time_ns now = cpu ? rt_trace_cpu_clock(T, r, jj) : ev[jj].time;
                 v->count[i]++;
                 v->sum[i] += (double)(now - prev);
                 prev = now;
@@ -767,7 +926,10 @@ int rt_extrap_build(const rt_trace *const *traces, size_t n, enum rt_scaling sc,
         x->sum.traces = (uint32_t)n;
         x->sum.classes = x->ncls;
         x->sum.class_rule = class_rule_text(x->rule);
-        rc = recognise(&c, x);
+        for (uint32_t k = 0; k < x->ncls && !rc; k++)
+            rc = find_loop(&c, x, k);
+        if (!rc)
+            rc = recognise(&c, x);
     }
     if (!rc)
         rc = intervals(&c, x, sc);
@@ -820,6 +982,26 @@ void rt_extrap_free(rt_extrap *x)
 void rt_extrap_summary(const rt_extrap *x, struct rt_extrap_summary *s)
 {
     *s = x->sum;
+}
+
+int rt_extrap_loop(const rt_extrap *x, uint32_t cls, struct rt_extrap_loop *o)
+{
+    memset(o, 0, sizeof *o);
+    if (cls >= x->ncls || !x->loop[cls].p)
+        return 0;
+    const struct xp_loop *l = &x->loop[cls];
+    o->events = l->p;
+    for (uint32_t i = 0; i < x->ntr; i++) {
+        uint32_t r = 0;
+        while (r < x->P[i] && rt__xp_class(x->rule, r) != cls)
+            r++;
+        if (r < x->P[i]) { /* (the class has ranks there) */
+            o->P[o->traces] = x->P[i];
+            o->iterations[o->traces++] = l->traced[i];
+        }
+    }
+    o->c0 = l->count.c0, o->c1 = l->count.c1, o->a = l->count.a, o->b = l->count.b;
+    return 1;
 }
 
 uint32_t rt_extrap_intervals(const rt_extrap *x)
