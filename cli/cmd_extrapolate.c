@@ -150,6 +150,9 @@ static void print_text(const struct extrap_cli *c, const rt_extrap *x, rt_trace 
         fit_text(f, sizeof f, l.c0, l.c1, l.a, l.b);
         printf(" ranks: %s\n", f);
     }
+    if (s.splits)
+        printf("splits      %" PRIu64 " sends and collectives on communicators of a split (grid lines, blocks of "
+               "ranks, strides)\n", s.splits);
     printf("sizes       %" PRIu64 " the same at every rank count, %" PRIu64 " scaling with it (exact at every trace)\n",
            s.sizes_constant, s.sizes_scaled);
     printf("compute     %s; %u intervals (%u constant), scaling %s; fit error (relative RMS at the traced counts, "
@@ -188,9 +191,10 @@ static void print_json(const struct extrap_cli *c, const rt_extrap *x, rt_trace 
     cli_json_string(stdout, s.class_rule);
     printf(", \"events\": %" PRIu64 ", \"sends\": %" PRIu64 ", \"collectives\": %" PRIu64
            ", \"peers\": {\"offset\": %" PRIu64 ", \"grid2\": %" PRIu64 ", \"grid3\": %" PRIu64 ", \"fixed\": %" PRIu64
-           "}, \"sizes_constant\": %" PRIu64 ", \"sizes_scaled\": %" PRIu64 ", \"scaling\": \"%s\", \"cpu_time\": %s",
-           s.events, s.p2p, s.colls, s.by_offset, s.by_grid2, s.by_grid3, s.by_fixed, s.sizes_constant, s.sizes_scaled,
-           scaling_name(c->scaling), s.cpu_time ? "true" : "false");
+           "}, \"splits\": %" PRIu64 ", \"sizes_constant\": %" PRIu64 ", \"sizes_scaled\": %" PRIu64
+           ", \"scaling\": \"%s\", \"cpu_time\": %s",
+           s.events, s.p2p, s.colls, s.by_offset, s.by_grid2, s.by_grid3, s.by_fixed, s.splits, s.sizes_constant,
+           s.sizes_scaled, scaling_name(c->scaling), s.cpu_time ? "true" : "false");
     printf(", \"fit_error_median\": ");
     cli_print_double(stdout, s.fit_error_median);
     printf(", \"fit_error_max\": ");

@@ -64,6 +64,17 @@ for P in 32 64; do
     "$("$retime" replay "$work/l$P" --alpha 1us --beta 1ns/B --format csv 2>&1)"
 done
 
+# communicators of a split: the 2D grid's rows and columns (an allreduce on the row, counted 64 B
+# per member; an allgather on the column; a send to the row's next rank, a rank of the row)
+for P in 4 8 16 64; do gen "$work/s$P" "$P" splits; done
+out=$("$retime" extrapolate "$work/s4" "$work/s8" "$work/s16" --ranks 64 --output "$work/sx64")
+check splits-found has "$out" "splits      36 sends and collectives on communicators of a split"
+predicted() { "$retime" replay "$@" --format csv | cut -d, -f1,2,5; } # (measured times may differ by ns)
+for cs in 0 1; do
+  check "splits-replay-x64-compute-scale$cs" same "$(predicted "$work/sx64" --alpha 1us --beta 1ns/B --compute-scale $cs)" \
+    "$(predicted "$work/s64" --alpha 1us --beta 1ns/B --compute-scale $cs)"
+done
+
 # refused, one line each
 gen "$work/m8" 8 more-iters
 for P in 4 8 16; do gen "$work/r$P" "$P" random-peer; done

@@ -18,7 +18,10 @@ MPI_Finalize.
 usage: gen_extrap.py OUTDIR P [VARIANT]
 VARIANT: "" the program; "random-peer": the ring's partner is a random permutation (refused);
 "more-iters": one more iteration at this P (refused when no form of P fits the counts);
-"log-iters": 1 + log2(P) iterations (a solver that needs more of them on more ranks).
+"log-iters": 1 + log2(P) iterations (a solver that needs more of them on more ranks);
+"splits": each iteration also has the 2D grid's row and column communicators (MPI_Comm_split's,
+named per instance as retime-trace names them): an MPI_Allreduce on the row, an MPI_Allgather on
+the column, an MPI_Sendrecv to the row's next rank (a rank of the row communicator).
 """
 import os
 import random
@@ -74,6 +77,21 @@ with otf2.writer.open(os.path.join(OUT), timer_resolution=1000000000) as trace:
     world = d.comm("MPI_COMM_WORLD", group=d.group("MPI_COMM_WORLD", group_type=GroupType.COMM_GROUP,
                                                    paradigm=Paradigm.MPI, members=list(range(P))))
     regs = {}
+    rows, cols = {}, {}
+    if VARIANT == "splits":  # row-major: a row shares coordinate 0, a column coordinate 1
+        d0, d1 = dims_create(P, 2)
+        for i in range(d0):
+            mem = [i * d1 + j for j in range(d1)]
+            c = d.comm("MPI_Comm_split %d" % (2 * i), group=d.group("row %d" % i, group_type=GroupType.COMM_GROUP,
+                                                                     paradigm=Paradigm.MPI, members=mem))
+            for q in mem:
+                rows[q] = (c, mem)
+        for j in range(d1):
+            mem = [i * d1 + j for i in range(d0)]
+            c = d.comm("MPI_Comm_split %d" % (2 * j + 1), group=d.group("col %d" % j, group_type=GroupType.COMM_GROUP,
+                                                                         paradigm=Paradigm.MPI, members=mem))
+            for q in mem:
+                cols[q] = (c, mem)
 
     def reg(name, role=RegionRole.POINT2POINT, par=Paradigm.MPI):
         if name not in regs:
@@ -123,6 +141,22 @@ with otf2.writer.open(os.path.join(OUT), timer_resolution=1000000000) as trace:
             up, down = grid_peer(r, 3, 2, 1), grid_peer(r, 3, 2, -1)
             call("MPI_Sendrecv", 60, [lambda ts: w.write(otf2.events.MpiSend(ts, up, world, 20, 512)),
                                       lambda ts: w.write(otf2.events.MpiRecv(ts, down, world, 20, 512))])
+            if VARIANT == "splits":
+                rc, rmem = rows[r]
+                cc, cmem = cols[r]
+                me = rmem.index(r)
+                nxt, prv = (me + 1) % len(rmem), (me - 1) % len(rmem)
+                call("MPI_Sendrecv", 60, [lambda ts: w.write(otf2.events.MpiSend(ts, nxt, rc, 30, 256)),
+                                          lambda ts: w.write(otf2.events.MpiRecv(ts, prv, rc, 30, 256))])
+                t[0] += 100
+                call("MPI_Allreduce", 200, [lambda ts: w.write(otf2.events.MpiCollectiveBegin(ts)),
+                                            lambda ts: w.write(otf2.events.MpiCollectiveEnd(
+                                                ts + 200, CollectiveOp.ALLREDUCE, rc, NOROOT, 64 * len(rmem),
+                                                64 * len(rmem)))], RegionRole.COLL_ALL2ALL)
+                call("MPI_Allgather", 200, [lambda ts: w.write(otf2.events.MpiCollectiveBegin(ts)),
+                                            lambda ts: w.write(otf2.events.MpiCollectiveEnd(
+                                                ts + 200, CollectiveOp.ALLGATHER, cc, NOROOT, 1024,
+                                                1024 * len(cmem)))], RegionRole.COLL_ALL2ALL)
             t[0] += 1500
             call("MPI_Allreduce", 300, [lambda ts: w.write(otf2.events.MpiCollectiveBegin(ts)),
                                         lambda ts: w.write(otf2.events.MpiCollectiveEnd(

@@ -11,7 +11,8 @@
  *    the number of iterations of one loop, c0 + c1·P^a·log2(P)^b (exact at every traced P);
  *  - each message's peer: a ring offset (r + d mod P), a neighbour on a periodic 2D or 3D process
  *    grid as MPI_Dims_create makes it (row-major, as MPI_Cart_create without reordering), or a
- *    fixed rank; a collective's root a fixed rank; communicators that hold every rank in order;
+ *    fixed rank; a collective's root a fixed rank of its communicator; communicators that hold
+ *    every rank in order, or splits into grid lines, blocks or strides of ranks;
  *  - each message's and collective's size, the same on every rank of a class, as c·P^a·log2(P)^b
  *    (exact to the byte at every traced P);
  *  - the time between two events (compute outside MPI calls) per pair of call sites, as
@@ -53,6 +54,7 @@ struct rt_extrap_summary {
     uint64_t p2p, colls;          /**< message records and collectives among them */
     uint64_t by_offset, by_grid2, by_grid3, by_fixed; /**< messages whose peer is a ring offset, a 2D or 3D grid neighbour, a fixed rank */
     uint64_t sizes_constant, sizes_scaled; /**< message/collective sizes the same at every P, or scaling with P */
+    uint64_t splits;              /**< sends and collectives on communicators of a split (grid lines, blocks, strides) */
     uint32_t intervals;           /**< compute intervals fitted (pairs of call sites per class) */
     uint32_t intervals_constant;  /**< of them constant */
     double fit_error_median, fit_error_max; /**< relative RMS error of the intervals' fits at the traced P, weighted by time */

@@ -21,6 +21,16 @@ struct xp_peer {
     int64_t d;          /* XP_OFFSET: r + d mod P; XP_GRID: the step (+1, -1); XP_FIXED: the rank */
 };
 
+/* A communicator's members as a function of (r, P): every rank (in order), or the group of r
+ * under a partition of the ranks, in rank order. */
+enum { XG_WORLD, XG_LINE, XG_BLOCK, XG_STRIDE };
+struct xp_group {
+    uint8_t kind;
+    uint8_t ndims, dim, xfast; /* XG_LINE: the ranks that share every coordinate of an ndims-D grid
+                                  (MPI_Dims_create's) but dim's, ordered along dim */
+    uint32_t m;                /* XG_BLOCK: ranks m·(r/m) .. + m - 1; XG_STRIDE: r mod m, every m-th */
+};
+
 /* f(P) = c0 + c1 · P^a · log2(P)^b */
 struct xp_fit {
     double c0, c1, a, b;
@@ -36,8 +46,11 @@ struct xp_ev {
     uint32_t fwd;       /* NBCOLL_BEGIN: its end's index - k */
     uint32_t interval;  /* the compute interval that ends here (into rt_extrap.iv) */
     uint32_t interval_loop; /* at the loop body's first event, in its second and later iterations */
-    struct xp_peer peer; /* messages: the peer; COLL_BEGIN: XP_FIXED root or XP_NONE */
+    struct xp_peer peer; /* messages: the peer; COLL_BEGIN: XP_FIXED root (a rank of its
+                            communicator) or XP_NONE */
+    struct xp_group group; /* messages, collectives: the communicator's members */
     struct xp_fit bytes;
+    uint8_t per_member; /* bytes is per rank of its communicator (a split's collective: 64 B per row member) */
 };
 
 struct xp_interval {
@@ -84,7 +97,8 @@ struct rt_extrap {
     char **region_name;
     uint8_t *region_mpi, *region_role;
     uint32_t ncomms;
-    char **comm_name;    /* world-like communicators used (others NULL) */
+    char **comm_name;    /* the largest trace's communicators' names (self ones NULL) */
+    uint8_t *comm_world; /* of them those that hold every rank in order */
     char **label;        /* label ids' texts */
     uint32_t nlabels;
     struct xp_interval *iv;
@@ -93,6 +107,9 @@ struct rt_extrap {
 };
 
 uint32_t rt__xp_class(int rule, uint32_t r);
+/* The members of rank @p r's communicator at @p P under @p g into @p out (at most @p max; NULL:
+ * only counted), returned how many; UINT32_MAX: @p g cannot hold at P (m does not divide it). */
+uint32_t rt__xp_members(const struct xp_group *g, uint32_t r, uint32_t P, uint32_t *out, uint32_t max);
 /* MPI_Dims_create's balanced grid of @p P in @p n dimensions (non-increasing). */
 void rt__xp_dims(uint32_t P, int n, uint32_t dims[3]);
 /* The peer of rank @p r at @p P under @p p (UINT32_MAX: none). */

@@ -146,8 +146,75 @@ static int align_silent(const struct rt_extrap *x, uint32_t P, const double *gap
 }
 
 /* Rank @p r's events at @p P; its last time in *@p end. */
-static int write_rank(const struct rt_extrap *x, OTF2_EvtWriter *w, uint32_t r, uint32_t P, const double *gap,
-                      const uint64_t *aligned, uint64_t nsil, uint64_t *end)
+/* The split communicators: per largest-trace communicator its slot (UINT32_MAX: not a split) and
+ * member rule; their OTF2 ids at P are ncomms + slot·P + the group's first rank. */
+struct splits {
+    uint32_t *slot, nslots;
+    struct xp_group *rule;
+    uint32_t *buf; /* P: one group's members */
+};
+
+static int splits_make(const struct rt_extrap *x, uint32_t P, struct splits *sp, rt_error *err)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->slot = malloc((x->ncomms ? x->ncomms : 1) * sizeof *sp->slot);
+    sp->rule = calloc(x->ncomms ? x->ncomms : 1, sizeof *sp->rule);
+    sp->buf = malloc((size_t)P * sizeof *sp->buf);
+    if (!sp->slot || !sp->rule || !sp->buf)
+        return rt_error_set(err, RT_ENOMEM, "out of memory");
+    for (uint32_t c = 0; c < x->ncomms; c++)
+        sp->slot[c] = UINT32_MAX;
+    for (uint32_t k = 0; k < x->ncls; k++)
+        for (uint64_t j = 0; j < x->n[k]; j++) {
+            const struct xp_ev *v = &x->tmpl[k][j];
+            if (v->group.kind == XG_WORLD || v->comm >= x->ncomms)
+                continue;
+            if (sp->slot[v->comm] == UINT32_MAX) {
+                /* one slot per rule: each class's template names its own rank's instance (row 0's,
+                 * row 1's), and the same rule is the same communicators */
+                uint32_t same = UINT32_MAX;
+                for (uint32_t c = 0; c < x->ncomms && same == UINT32_MAX; c++)
+                    if (sp->slot[c] != UINT32_MAX && sp->rule[c].kind == v->group.kind &&
+                        sp->rule[c].ndims == v->group.ndims && sp->rule[c].dim == v->group.dim &&
+                        sp->rule[c].xfast == v->group.xfast && sp->rule[c].m == v->group.m)
+                        same = sp->slot[c];
+                sp->slot[v->comm] = same != UINT32_MAX ? same : sp->nslots++;
+                sp->rule[v->comm] = v->group;
+                if (rt__xp_members(&v->group, 0, P, NULL, 0) == UINT32_MAX)
+                    return rt_error_set(err, RT_EINVAL, "--ranks %u: communicator '%s' is every %u-th rank or a block "
+                                                        "of %u, which %u ranks do not divide",
+                                        P, x->comm_name[v->comm] ? x->comm_name[v->comm] : "?", v->group.m,
+                                        v->group.m, P);
+            }
+        }
+    if ((uint64_t)x->ncomms + (uint64_t)sp->nslots * P > UINT32_MAX - 1)
+        return rt_error_set(err, RT_EINVAL, "--ranks %u: too many communicators to number", P);
+    return RT_OK;
+}
+
+static void splits_free(struct splits *sp)
+{
+    free(sp->slot), free(sp->rule), free(sp->buf);
+}
+
+/* Rank @p r's communicator for template event @p v at @p P (its OTF2 id), and @p *peer (a world
+ * rank) made a rank of it. */
+static uint32_t comm_of(const struct rt_extrap *x, const struct splits *sp, const struct xp_ev *v, uint32_t r,
+                        uint32_t P, uint32_t *peer)
+{
+    if (v->group.kind == XG_WORLD)
+        return v->comm;
+    uint32_t n = rt__xp_members(&v->group, r, P, sp->buf, P);
+    for (uint32_t i = 0; peer && i < n; i++)
+        if (sp->buf[i] == *peer) {
+            *peer = i;
+            break;
+        }
+    return x->ncomms + sp->slot[v->comm] * P + sp->buf[0];
+}
+
+static int write_rank(const struct rt_extrap *x, const struct splits *sp, OTF2_EvtWriter *w, uint32_t r, uint32_t P,
+                      const double *gap, const uint64_t *aligned, uint64_t nsil, uint64_t *end)
 {
     uint32_t k = rt__xp_class(x->rule, r);
     const struct xp_ev *tm = x->tmpl[k];
@@ -162,29 +229,41 @@ static int write_rank(const struct rt_extrap *x, OTF2_EvtWriter *w, uint32_t r, 
             t += (uint64_t)llround(gap[interval_at(x, k, j, again)]);
         if (m < nsil && silent_leave(tm, j))
             t = aligned[m++];
-        uint32_t peer = v->peer.kind ? rt__xp_peer_of(&v->peer, r, P) : 0;
+        /* a message's peer as a rank of its communicator (OTF2's), from the rule's world rank */
+        uint32_t peer = v->peer.kind ? rt__xp_peer_of(&v->peer, r, P) : 0, cm;
         switch (v->kind) {
         case RT_EV_ENTER: e = OTF2_EvtWriter_Enter(w, NULL, t, v->region); break;
         case RT_EV_LEAVE: e = OTF2_EvtWriter_Leave(w, NULL, t, v->region); break;
-        case RT_EV_SEND: e = OTF2_EvtWriter_MpiSend(w, NULL, t, peer, v->comm, v->tag, size_at(&v->bytes, P)); break;
+        case RT_EV_SEND:
+            cm = comm_of(x, sp, v, r, P, &peer);
+            e = OTF2_EvtWriter_MpiSend(w, NULL, t, peer, cm, v->tag, size_at(&v->bytes, P));
+            break;
         case RT_EV_ISEND:
-            e = OTF2_EvtWriter_MpiIsend(w, NULL, t, peer, v->comm, v->tag, size_at(&v->bytes, P), q + 1);
+            cm = comm_of(x, sp, v, r, P, &peer);
+            e = OTF2_EvtWriter_MpiIsend(w, NULL, t, peer, cm, v->tag, size_at(&v->bytes, P), q + 1);
             break;
         case RT_EV_ISEND_COMPLETE: e = OTF2_EvtWriter_MpiIsendComplete(w, NULL, t, q - v->back + 1); break;
-        case RT_EV_RECV: e = OTF2_EvtWriter_MpiRecv(w, NULL, t, peer, v->comm, v->tag, size_at(&v->bytes, P)); break;
+        case RT_EV_RECV:
+            cm = comm_of(x, sp, v, r, P, &peer);
+            e = OTF2_EvtWriter_MpiRecv(w, NULL, t, peer, cm, v->tag, size_at(&v->bytes, P));
+            break;
         case RT_EV_IRECV_REQUEST: e = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t, q + 1); break;
         case RT_EV_IRECV: {
             const struct xp_ev *rq = &tm[j - v->back]; /* its request holds the peer, tag and size */
-            e = OTF2_EvtWriter_MpiIrecv(w, NULL, t, rt__xp_peer_of(&rq->peer, r, P), rq->comm, rq->tag,
-                                        size_at(&rq->bytes, P), q - v->back + 1);
+            peer = rt__xp_peer_of(&rq->peer, r, P);
+            cm = comm_of(x, sp, rq, r, P, &peer);
+            e = OTF2_EvtWriter_MpiIrecv(w, NULL, t, peer, cm, rq->tag, size_at(&rq->bytes, P), q - v->back + 1);
             break;
         }
         case RT_EV_COLL_BEGIN: e = OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t); break;
-        case RT_EV_COLL_END: {
+        case RT_EV_COLL_END: { /* (its root is a rank of its communicator already) */
             const struct xp_ev *b = &tm[j - v->back];
-            uint32_t root = b->peer.kind == XP_FIXED ? rt__xp_peer_of(&b->peer, r, P) : OTF2_UNDEFINED_UINT32;
-            e = OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t, otf2_op(b->tag, (b->flags & RT_EVF_VECTOR) != 0), b->comm,
-                                                root, size_at(&b->bytes, P), size_at(&v->bytes, P));
+            uint32_t root = b->peer.kind == XP_FIXED ? (uint32_t)b->peer.d : OTF2_UNDEFINED_UINT32;
+            cm = comm_of(x, sp, b, r, P, NULL);
+            uint64_t members = b->group.kind == XG_WORLD ? P : rt__xp_members(&b->group, r, P, NULL, 0);
+            e = OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t, otf2_op(b->tag, (b->flags & RT_EVF_VECTOR) != 0), cm,
+                                                root, size_at(&b->bytes, P) * (b->per_member ? members : 1),
+                                                size_at(&v->bytes, P) * (v->per_member ? members : 1));
             break;
         }
         default: break; /* (refused when recognised) */
@@ -213,6 +292,7 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
                                             : strerror(errno));
     double *gap = malloc((x->niv ? x->niv : 1) * sizeof *gap);
     uint64_t *nev = calloc(P, sizeof *nev), *aligned = NULL, nsil = 0;
+    struct splits sp = {0};
     int rc = RT_OK;
     OTF2_Archive *ar = NULL;
     if (!gap || !nev) {
@@ -227,6 +307,8 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         goto done;
     }
+    if ((rc = splits_make(x, P, &sp, err)))
+        goto done;
     /* the smallest chunks OTF2 takes: each location's writer has one, and 4096 ranks of them are zeroed */
     ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 256 * 1024, OTF2_SUBSTRATE_POSIX,
                            OTF2_COMPRESSION_NONE);
@@ -241,7 +323,7 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
     for (uint32_t r = 0; r < P && !rc; r++) { /* one location at a time: bounded memory */
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, r);
         uint64_t end = 0;
-        if (!w || write_rank(x, w, r, P, gap, aligned, nsil, &end) || OTF2_EvtWriter_GetNumberOfEvents(w, &nev[r]) != OTF2_SUCCESS ||
+        if (!w || write_rank(x, &sp, w, r, P, gap, aligned, nsil, &end) || OTF2_EvtWriter_GetNumberOfEvents(w, &nev[r]) != OTF2_SUCCESS ||
             OTF2_Archive_CloseEvtWriter(ar, w) != OTF2_SUCCESS)
             rc = rt_error_set(err, RT_EIO, "%s: cannot write rank %u's events", dir, r);
         last = end > last ? end : last;
@@ -302,13 +384,46 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
                                             OTF2_GROUP_FLAG_NONE, P, members);
     free(members);
     for (uint32_t c = 0; c < x->ncomms && e == OTF2_SUCCESS; c++) { /* the same ids as the largest trace's */
-        if (!x->comm_name[c])
+        if (!x->comm_name[c] || sp.slot[c] != UINT32_MAX || !x->comm_world[c])
             continue;
         uint32_t sn = s++;
         e = OTF2_GlobalDefWriter_WriteString(g, sn, x->comm_name[c]);
         if (e == OTF2_SUCCESS)
             e = OTF2_GlobalDefWriter_WriteComm(g, c, sn, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     }
+    uint32_t gid = 2; /* the splits' groups and communicators: one per group of ranks */
+    uint8_t *done_slot = calloc(sp.nslots ? sp.nslots : 1, 1);
+    if (!done_slot)
+        e = OTF2_ERROR_MEM_ALLOC_FAILED;
+    for (uint32_t c = 0; c < x->ncomms && e == OTF2_SUCCESS; c++) {
+        if (sp.slot[c] == UINT32_MAX || done_slot[sp.slot[c]])
+            continue;
+        done_slot[sp.slot[c]] = 1;
+        for (uint32_t r = 0; r < P && e == OTF2_SUCCESS; r++) {
+            uint32_t n = rt__xp_members(&sp.rule[c], r, P, sp.buf, P);
+            if (!n || sp.buf[0] != r)
+                continue; /* (each group once, at its first rank) */
+            uint64_t *mem = malloc((size_t)n * sizeof *mem);
+            if (!mem) {
+                e = OTF2_ERROR_MEM_ALLOC_FAILED;
+                break;
+            }
+            for (uint32_t i = 0; i < n; i++)
+                mem[i] = sp.buf[i];
+            char name[300];
+            snprintf(name, sizeof name, "%s (ranks %u..)", x->comm_name[c] ? x->comm_name[c] : "split", r);
+            uint32_t sn = s++;
+            e = OTF2_GlobalDefWriter_WriteString(g, sn, name);
+            if (e == OTF2_SUCCESS)
+                e = OTF2_GlobalDefWriter_WriteGroup(g, gid, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                                    OTF2_GROUP_FLAG_NONE, n, mem);
+            if (e == OTF2_SUCCESS)
+                e = OTF2_GlobalDefWriter_WriteComm(g, x->ncomms + sp.slot[c] * P + r, sn, gid++, OTF2_UNDEFINED_COMM,
+                                                   OTF2_COMM_FLAG_NONE);
+            free(mem);
+        }
+    }
+    free(done_slot);
     if (e != OTF2_SUCCESS || OTF2_Archive_CloseGlobalDefWriter(ar, g) != OTF2_SUCCESS)
         rc = rt_error_set(err, RT_EIO, "%s: cannot write the global definitions", dir);
 done:
@@ -319,5 +434,6 @@ done:
     free(gap);
     free(nev);
     free(aligned);
+    splits_free(&sp);
     return rc;
 }

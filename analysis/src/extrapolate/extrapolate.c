@@ -4,15 +4,18 @@
  * counts, recognised as functions of (r, P).
  *
  * 1. Rank classes: each rank's events, without peers, sizes and times, are its skeleton; the
- *    first class rule (one class; rank 0 apart; parity; rank 0 and parity) under which every
- *    rank of a class has its class's skeleton in every trace, and the same sizes within a trace,
- *    is the program's. Each class's template is its first rank in the largest trace.
+ *    first class rule (one class; rank 0 apart; parity; rank 0 and parity) under which the ranks
+ *    of a class have one skeleton and one set of sizes within each trace is the program's. Across
+ *    traces a class's skeletons may differ by whole iterations of one loop (find_loop), whose
+ *    count is fitted like a size. Each class's template is its first rank in the largest trace,
+ *    with one iteration of the loop.
  * 2. Peers: every rule of a short list (a ring offset, a periodic 2D or 3D grid neighbour, a fixed
  *    rank) is tried on every rank of the class in every trace; the first that holds everywhere
  *    is the event's.
  * 3. Sizes: c0 + c1·P^a·log2(P)^b, exact to the byte at every traced P, the simplest that fits.
  * 4. Compute: per class and pair of consecutive events' labels (call or region), the mean gap
  *    over ranks and occurrences at each P, fitted by c·P^a·log2(P)^b (Extra-P's family).
+ * 5. Set-up calls without records are aligned over the classes when written (extrap_write.c).
  * O(events of all traces); the model holds the largest trace's templates (about 80 B an event).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -74,6 +77,20 @@ void rt__xp_dims(uint32_t P, int n, uint32_t dims[3])
             }
 }
 
+/* Rank @p r's coordinate along @p p's dimension of its grid at @p P. */
+static uint32_t coord_of(const struct xp_peer *p, uint32_t r, uint32_t P)
+{
+    uint32_t dims[3], x = r, c = 0;
+    rt__xp_dims(P, p->ndims, dims);
+    for (int s = 0; s < p->ndims; s++) { /* from the fastest dimension */
+        int i = p->xfast ? s : p->ndims - 1 - s;
+        if (i == p->dim)
+            c = x % dims[i];
+        x /= dims[i];
+    }
+    return c;
+}
+
 uint32_t rt__xp_peer_of(const struct xp_peer *p, uint32_t r, uint32_t P)
 {
     switch (p->kind) {
@@ -101,6 +118,41 @@ uint32_t rt__xp_peer_of(const struct xp_peer *p, uint32_t r, uint32_t P)
     }
     case XP_FIXED:
         return p->d < (int64_t)P ? (uint32_t)p->d : UINT32_MAX;
+    }
+    return UINT32_MAX;
+}
+
+uint32_t rt__xp_members(const struct xp_group *g, uint32_t r, uint32_t P, uint32_t *out, uint32_t max)
+{
+    uint32_t n = 0;
+    switch (g->kind) {
+    case XG_WORLD:
+        for (uint32_t q = 0; q < P; q++, n++)
+            if (out && n < max)
+                out[n] = q;
+        return n;
+    case XG_BLOCK:
+    case XG_STRIDE:
+        if (!g->m || P % g->m)
+            return UINT32_MAX;
+        for (uint32_t i = 0; i < (g->kind == XG_BLOCK ? g->m : P / g->m); i++, n++)
+            if (out && n < max)
+                out[n] = g->kind == XG_BLOCK ? r / g->m * g->m + i : r % g->m + i * g->m;
+        return n;
+    case XG_LINE: { /* r's line along dim: step through that coordinate from 0 */
+        struct xp_peer step = {XP_GRID, g->ndims, g->dim, g->xfast, 1};
+        uint32_t dims[3], q = r;
+        rt__xp_dims(P, g->ndims, dims);
+        for (uint32_t i = 0; i < dims[g->dim]; i++) /* back to coordinate 0 */
+            if (coord_of(&step, q, P) != 0)
+                q = rt__xp_peer_of(&(struct xp_peer){XP_GRID, g->ndims, g->dim, g->xfast, -1}, q, P);
+        for (uint32_t i = 0; i < dims[g->dim]; i++, n++) {
+            if (out && n < max)
+                out[n] = q;
+            q = rt__xp_peer_of(&step, q, P);
+        }
+        return n;
+    }
     }
     return UINT32_MAX;
 }
@@ -142,6 +194,16 @@ static uint64_t fnv_str(uint64_t h, const char *s)
     return fnv(h, s ? s : "", strlen(s ? s : "") + 1);
 }
 
+/* World row @p row's rank in communicator @p comm (the row itself when not a member or RT_NONE). */
+static uint32_t comm_rank(const rt_trace *t, uint32_t comm, uint32_t row)
+{
+    const struct rt_comm *c = rt_trace_comm(t, comm);
+    for (uint32_t i = 0; c && c->members && row != RT_NONE && i < c->size; i++)
+        if (c->members[i] == row)
+            return i;
+    return row;
+}
+
 /* An event's part of the skeleton: what must be the same on every rank of a class at every P. */
 static uint64_t skeleton(const rt_trace *t, uint32_t r, const struct rt_event *ev, uint64_t k, uint64_t h)
 {
@@ -162,16 +224,23 @@ static uint64_t skeleton(const rt_trace *t, uint32_t r, const struct rt_event *e
         h = fnv(h, &e->aux, sizeof e->aux); /* the tag */
     if (kind == RT_EV_COLL_BEGIN || kind == RT_EV_NBCOLL_END)
         h = fnv(h, &e->aux, sizeof e->aux); /* the operation */
-    if (kind == RT_EV_COLL_BEGIN || kind == RT_EV_NBCOLL_BEGIN)
-        h = fnv(h, &e->ref, sizeof e->ref); /* the root */
+    if (kind == RT_EV_COLL_BEGIN || kind == RT_EV_NBCOLL_BEGIN) { /* the root, as a rank of its communicator */
+        uint32_t root = comm_rank(t, rt_trace_payload(t, r, k).comm, e->ref);
+        h = fnv(h, &root, sizeof root);
+    }
     if (kind == RT_EV_ISEND_COMPLETE || kind == RT_EV_IRECV || kind == RT_EV_COLL_END || kind == RT_EV_NBCOLL_END) {
         uint64_t back = k - e->ref;
         h = fnv(h, &back, sizeof back);
     }
-    if (has_bytes(kind)) {
-        struct rt_event_payload p = rt_trace_payload(t, r, k);
-        const struct rt_comm *c = rt_trace_comm(t, p.comm);
-        h = fnv_str(h, c ? c->name : "?");
+    if (has_bytes(kind)) { /* the communicator's name without the number a tracer gives each instance */
+        const struct rt_comm *c = rt_trace_comm(t, rt_trace_payload(t, r, k).comm);
+        const char *nm = c && c->name ? c->name : "?";
+        size_t len = strlen(nm), cut = len;
+        while (cut > 0 && nm[cut - 1] >= '0' && nm[cut - 1] <= '9')
+            cut--;
+        if (cut < len && cut > 0 && nm[cut - 1] == ' ')
+            len = cut - 1;
+        h = fnv(h, nm, len);
     }
     return h;
 }
@@ -550,7 +619,56 @@ struct cls_work {
     double *vals;          /* per template event and trace: the size */
     uint8_t *seen;         /* per trace: the class has ranks there */
     uint8_t *have;         /* per template event and trace: its size is known (vals) */
+    double *csize;         /* per template event and trace: its communicator's size */
+    uint32_t *galive;      /* per template event on a split communicator: the member rules holding */
+    struct xp_group *gcand; /* per template event: NGROUP member rules */
 };
+
+enum { NGROUP = 12 }; /* member rules tried per split communicator */
+
+/* group_mask of one trace's communicator, kept for the candidates it was made for (a block's m). */
+struct group_memo {
+    uint32_t mask, m, done;
+};
+
+static uint32_t group_mask(const rt_trace *t, uint32_t comm, const struct xp_group *g, uint32_t *buf);
+
+static uint32_t cached_mask(const rt_trace *t, uint32_t comm, const struct xp_group *g, uint32_t *buf,
+                            struct group_memo *memo)
+{
+    struct group_memo *e = &memo[comm];
+    if (!e->done || e->m != g[NGROUP - 2].m)
+        *e = (struct group_memo){group_mask(t, comm, g, buf), g[NGROUP - 2].m, 1};
+    return e->mask;
+}
+
+/* Member rules for a communicator of @p size ranks (of @p P) in the largest trace: grid lines,
+ * blocks of size ranks, every P/size-th rank. */
+static void group_candidates(uint32_t size, uint32_t P, struct xp_group *g)
+{
+    int k = 0;
+    for (int xf = 0; xf < 2; xf++)
+        for (int nd = 2; nd <= 3; nd++)
+            for (int dim = 0; dim < nd; dim++)
+                g[k++] = (struct xp_group){XG_LINE, (uint8_t)nd, (uint8_t)dim, (uint8_t)xf, 0};
+    g[k++] = (struct xp_group){XG_BLOCK, 0, 0, 0, size};
+    g[k] = (struct xp_group){XG_STRIDE, 0, 0, 0, size && P % size == 0 ? P / size : 0};
+}
+
+/* The rules of @p g that give communicator @p comm of trace @p t (its members, in order) as the
+ * group of its first member. */
+static uint32_t group_mask(const rt_trace *t, uint32_t comm, const struct xp_group *g, uint32_t *buf)
+{
+    const struct rt_comm *c = rt_trace_comm(t, comm);
+    uint32_t mask = 0, P = rt_trace_ranks(t);
+    if (!c || !c->members || !c->size)
+        return 0;
+    for (int q = 0; q < NGROUP; q++)
+        if (rt__xp_members(&g[q], c->members[0], P, buf, P) == c->size &&
+            !memcmp(buf, c->members, c->size * sizeof *buf))
+            mask |= UINT32_C(1) << q;
+    return mask;
+}
 
 /* Pass 1 for class @p k: its template from the largest trace, every rank of it in every trace
  * checked against the candidates, each trace's sizes. */
@@ -574,7 +692,10 @@ static int class_pass(struct ctx *c, struct rt_extrap *x, uint32_t k, struct cls
     w->cand = malloc((n ? n : 1) * NCAND * sizeof *w->cand);
     w->vals = malloc((n ? n : 1) * c->n * sizeof *w->vals);
     w->seen = calloc(c->n, 1);
-    if (!x->tmpl[k] || !w->alive || !w->cand || !w->vals || !w->seen)
+    w->galive = calloc(n ? n : 1, sizeof *w->galive);
+    w->csize = malloc((n ? n : 1) * c->n * sizeof *w->csize);
+    w->gcand = malloc((n ? n : 1) * NGROUP * sizeof *w->gcand);
+    if (!x->tmpl[k] || !w->alive || !w->cand || !w->vals || !w->seen || !w->galive || !w->gcand || !w->csize)
         return oom(c->err);
     for (uint64_t el = 0; el < nl; el++) {
         int again;
@@ -598,8 +719,8 @@ static int class_pass(struct ctx *c, struct rt_extrap *x, uint32_t k, struct cls
         }
         if (e->kind == RT_EV_COLL_BEGIN)
             t->tag = e->aux;
-        if (e->kind == RT_EV_COLL_BEGIN && e->ref != RT_NONE)
-            t->peer = (struct xp_peer){XP_FIXED, 0, 0, 0, e->ref};
+        if (e->kind == RT_EV_COLL_BEGIN && e->ref != RT_NONE) /* (a root is a rank of its communicator) */
+            t->peer = (struct xp_peer){XP_FIXED, 0, 0, 0, comm_rank(L, rt_trace_payload(L, rep, el).comm, e->ref)};
         if (e->kind == RT_EV_ISEND_COMPLETE || e->kind == RT_EV_IRECV || e->kind == RT_EV_COLL_END) {
             t->back = (uint32_t)(el - e->ref);
             /* a request must start in the same part (before, in one iteration of, after the loop) */
@@ -609,12 +730,21 @@ static int class_pass(struct ctx *c, struct rt_extrap *x, uint32_t k, struct cls
         }
         if (has_bytes(e->kind)) {
             uint32_t cm = rt_trace_payload(L, rep, el).comm;
-            if (!world_like(L, cm))
-                return refuse(c, c->n - 1, rep, el,
-                              "on a communicator that is not every rank in order (splits are not extrapolated yet)");
+            const struct rt_comm *co = rt_trace_comm(L, cm);
             t->comm = cm;
+            if (!world_like(L, cm)) {
+                if (!co || !co->members)
+                    return refuse(c, c->n - 1, rep, el, "on a self communicator: not extrapolated");
+                group_candidates(co->size, PL, &w->gcand[j * NGROUP]);
+                w->galive[j] = (UINT32_C(1) << NGROUP) - 1;
+                t->group.kind = XG_LINE; /* (a split: its rule is chosen after the checks) */
+            }
         }
     }
+    uint32_t *buf = malloc((size_t)PL * sizeof *buf); /* a communicator's members under a rule */
+    struct group_memo *memo = NULL;
+    if (!buf)
+        return oom(c->err);
     uint8_t *have = w->have = calloc((n ? n : 1) * c->n, 1);
     if (!have)
         return oom(c->err);
@@ -622,6 +752,11 @@ static int class_pass(struct ctx *c, struct rt_extrap *x, uint32_t k, struct cls
     for (size_t i = 0; i < c->n && !rc; i++) { /* every rank of the class in every trace */
         const rt_trace *T = c->t[i];
         uint32_t P = rt_trace_ranks(T);
+        free(memo);
+        if (!(memo = calloc(rt_trace_comms(T) ? rt_trace_comms(T) : 1, sizeof *memo))) {
+            rc = oom(c->err);
+            break;
+        }
         for (uint32_t r = 0; r < P && !rc; r++) {
             if (rt__xp_class(x->rule, r) != k)
                 continue;
@@ -632,11 +767,18 @@ static int class_pass(struct ctx *c, struct rt_extrap *x, uint32_t k, struct cls
                 uint64_t j = rt__xp_at(lp, lp->traced[i], jj, &again);
                 if (has_bytes(e[jj].kind)) {
                     struct rt_event_payload pl = rt_trace_payload(T, r, jj);
-                    if (!world_like(T, pl.comm))
-                        rc = refuse(c, i, r, jj,
-                                    "on a communicator that is not every rank in order (splits are not extrapolated yet)");
-                    else if (!have[j * c->n + i])
+                    int split = x->tmpl[k][j].group.kind != XG_WORLD;
+                    if (split != !world_like(T, pl.comm))
+                        rc = refuse(c, i, r, jj, "its communicator holds every rank at one rank count and not at "
+                                                 "another: not extrapolated");
+                    else if (split && !(w->galive[j] &= cached_mask(T, pl.comm, &w->gcand[j * NGROUP], buf, memo)))
+                        rc = refuse(c, i, r, jj, "its communicator's members fit no rule (a line of a 2D or 3D grid, "
+                                                 "a block of m ranks, every m-th rank) at every P");
+                    else if (!have[j * c->n + i]) {
+                        const struct rt_comm *co = rt_trace_comm(T, pl.comm);
                         w->vals[j * c->n + i] = (double)pl.bytes, have[j * c->n + i] = 1;
+                        w->csize[j * c->n + i] = co && co->size ? co->size : 1;
+                    }
                     else if (w->vals[j * c->n + i] != (double)pl.bytes) /* (ranks agree: the class rule) */
                         rc = refuse(c, i, r, jj, "its size differs between the loop's iterations: not extrapolated");
                 }
@@ -657,6 +799,8 @@ static int class_pass(struct ctx *c, struct rt_extrap *x, uint32_t k, struct cls
             w->seen[i] = 1;
         }
     }
+    free(buf);
+    free(memo);
     return rc;
 }
 
@@ -705,12 +849,28 @@ static int class_choose(struct ctx *c, struct rt_extrap *x, uint32_t k, const st
         x->sum.colls += t->kind == RT_EV_COLL_BEGIN;
         if (!has_bytes(t->kind))
             continue;
-        double P[RT_EXTRAP_MAX_TRACES], v[RT_EXTRAP_MAX_TRACES];
-        int np = 0;
+        if (t->group.kind != XG_WORLD) { /* the first member rule left; one per communicator */
+            int q = 0;
+            while (!(w->galive[j] >> q & 1))
+                q++;
+            t->group = w->gcand[j * NGROUP + q];
+            x->sum.splits += t->kind == RT_EV_COLL_BEGIN || t->kind == RT_EV_SEND || t->kind == RT_EV_ISEND;
+        }
+        double P[RT_EXTRAP_MAX_TRACES], v[RT_EXTRAP_MAX_TRACES], u[RT_EXTRAP_MAX_TRACES];
+        int np = 0, whole = 1;
         for (size_t i = 0; i < c->n; i++)
-            if (w->have[j * c->n + i])
-                P[np] = x->P[i], v[np++] = w->vals[j * c->n + i];
-        if (fit_exact(P, v, np, &t->bytes)) {
+            if (w->have[j * c->n + i]) {
+                double cs = w->csize[j * c->n + i];
+                P[np] = x->P[i], v[np] = w->vals[j * c->n + i], u[np] = v[np] / cs;
+                whole &= fmod(v[np++], cs) == 0;
+            }
+        /* as traced, or (a collective on a communicator whose size is not a power of P: a grid's
+         * row) per rank of its communicator, as the tracers count a collective's bytes */
+        int bad = fit_exact(P, v, np, &t->bytes);
+        if (bad && whole && (t->kind == RT_EV_COLL_BEGIN || t->kind == RT_EV_COLL_END) &&
+            !fit_exact(P, u, np, &t->bytes))
+            bad = 0, t->per_member = 1;
+        if (bad) {
             char what[240];
             int len = snprintf(what, sizeof what, "its sizes");
             for (int i = 0; i < np && len < (int)sizeof what - 40; i++)
@@ -741,7 +901,8 @@ static int recognise(struct ctx *c, struct rt_extrap *x)
     for (uint32_t k = 0; k < x->ncls && !rc; k++)
         rc = class_choose(c, x, k, &w[k]);
     for (uint32_t k = 0; k < XC_MAX; k++)
-        free(w[k].alive), free(w[k].cand), free(w[k].vals), free(w[k].seen), free(w[k].have);
+        free(w[k].alive), free(w[k].cand), free(w[k].vals), free(w[k].seen), free(w[k].have), free(w[k].galive),
+            free(w[k].gcand), free(w[k].csize);
     return rc;
 }
 
@@ -941,7 +1102,8 @@ int rt_extrap_build(const rt_trace *const *traces, size_t n, enum rt_scaling sc,
         x->region_mpi = calloc(x->nregions + 1, 1);
         x->region_role = calloc(x->nregions + 1, 1);
         x->comm_name = calloc(x->ncomms + 1, sizeof *x->comm_name);
-        if (!x->region_name || !x->region_mpi || !x->region_role || !x->comm_name)
+        x->comm_world = calloc(x->ncomms + 1, 1);
+        if (!x->region_name || !x->region_mpi || !x->region_role || !x->comm_name || !x->comm_world)
             rc = oom(err);
         for (uint32_t i = 0; i < x->nregions && !rc; i++) {
             const struct rt_region *g = rt_trace_region(L, i);
@@ -949,9 +1111,11 @@ int rt_extrap_build(const rt_trace *const *traces, size_t n, enum rt_scaling sc,
             if (!(x->region_name[i] = strdup(g->name ? g->name : "")))
                 rc = oom(err);
         }
-        for (uint32_t i = 0; i < x->ncomms && !rc; i++)
-            if (world_like(L, i) && !(x->comm_name[i] = strdup(rt_trace_comm(L, i)->name)))
+        for (uint32_t i = 0; i < x->ncomms && !rc; i++) {
+            x->comm_world[i] = (uint8_t)world_like(L, i);
+            if (rt_trace_comm(L, i)->members && !(x->comm_name[i] = strdup(rt_trace_comm(L, i)->name)))
                 rc = oom(err);
+        }
     }
     for (size_t i = 0; i < n; i++)
         free(skel[i]), free(szs[i]);
@@ -975,7 +1139,8 @@ void rt_extrap_free(rt_extrap *x)
         free(x->comm_name[i]);
     for (uint32_t i = 0; i < x->nlabels; i++)
         free(x->label[i]);
-    free(x->region_name), free(x->region_mpi), free(x->region_role), free(x->comm_name), free(x->label), free(x->iv);
+    free(x->region_name), free(x->region_mpi), free(x->region_role), free(x->comm_name), free(x->comm_world),
+        free(x->label), free(x->iv);
     free(x);
 }
 
