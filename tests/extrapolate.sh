@@ -28,6 +28,11 @@ check sizes-scaled has "$out" "49 scaling with it"
 js=$("$retime" extrapolate "$work/p4" "$work/p8" "$work/p16" --ranks 32 --output "$work/x32j" --format json)
 check json-fit-exact holds '$1 < 1e-9' "$(/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["fit_error_max"])' <<<"$js")"
 
+# the call sites go with the calls (retime::callsite calling contexts, as retime-trace writes them)
+sites() { "$retime" info "$1" | sed -n '/^call sites/,/^[a-z]/p' | grep -o 'step gen.c:[0-9]*' | sort -u; }
+check call-sites-kept same "$(sites "$work/x64")" "$(sites "$work/p64")"
+check call-sites-there holds '$1 >= 8' "$(sites "$work/x64" | wc -l)"
+
 # the replays: every rank's measured and predicted end, communication only and with compute, under
 # both models (the compute of 2^20/P ns per iteration is recovered as c*P^-1, exactly)
 models=("--model hockney --alpha 1us --beta 1ns/B"
@@ -80,7 +85,7 @@ gen "$work/m8" 8 more-iters
 for P in 4 8 16; do gen "$work/r$P" "$P" random-peer; done
 fails_with "its loop of 48 events runs 4 times at 4 ranks, 5 times at 8 ranks, 4 times at 16 ranks: no c0" \
   "$retime" extrapolate "$work/p4" "$work/m8" "$work/p16" --ranks 64 --output "$work/no1"
-fails_with "its peer, rank 3, fits no pattern" "$retime" extrapolate "$work/r4" "$work/r8" "$work/r16" --ranks 64 \
+fails_with "(MPI_Send at gen.c:101 in step): its peer, rank 3, fits no pattern" "$retime" extrapolate "$work/r4" "$work/r8" "$work/r16" --ranks 64 \
   --output "$work/no2"
 fails_with "3 or more rank counts (2 given)" "$retime" extrapolate "$work/p4" "$work/p8" --ranks 64 --output "$work/no3"
 fails_with "both have 8 ranks" "$retime" extrapolate "$work/p4" "$work/p8" "$work/p8" --ranks 64 --output "$work/no4"

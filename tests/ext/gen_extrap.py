@@ -78,6 +78,16 @@ with otf2.writer.open(os.path.join(OUT), timer_resolution=1000000000) as trace:
                                                    paradigm=Paradigm.MPI, members=list(range(P))))
     regs = {}
     rows, cols = {}, {}
+    # call sites as retime-trace writes them: a calling context per MPI region (function "step",
+    # file "gen.c", a line per call), named by each Enter's attribute retime::callsite
+    site_attr = d.attribute("retime::callsite", "call site", type=otf2.Type.CALLING_CONTEXT)
+    sites = {}
+
+    def site(name):
+        if name not in sites:
+            fn = d.region("step", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+            sites[name] = d.calling_context(fn, d.source_code_location("gen.c", 100 + len(sites)), None)
+        return sites[name]
     if VARIANT == "splits":  # row-major: a row shares coordinate 0, a column coordinate 1
         d0, d1 = dims_create(P, 2)
         for i in range(d0):
@@ -103,7 +113,7 @@ with otf2.writer.open(os.path.join(OUT), timer_resolution=1000000000) as trace:
         t = [0]
 
         def call(name, dur, recs, role=RegionRole.POINT2POINT):
-            w.write(otf2.events.Enter(t[0], reg(name, role)))
+            w.write(otf2.events.Enter(t[0], reg(name, role), attributes={site_attr: site(name)}))
             for rec in recs:
                 rec(t[0])
             t[0] += dur

@@ -40,6 +40,7 @@ struct xp_fit {
 struct xp_ev {
     uint8_t kind, flags;
     uint32_t region;    /* ENTER/LEAVE: the largest trace's region */
+    uint32_t site;      /* ENTER: the largest trace's call site (RT_NONE: none) */
     uint32_t tag;       /* messages; collectives: the operation */
     uint32_t comm;      /* the largest trace's communicator (messages, collectives) */
     uint32_t back;      /* ISEND_COMPLETE, IRECV, (NB)COLL_END: k - the index of its start */
@@ -96,6 +97,8 @@ struct rt_extrap {
     uint32_t nregions;
     char **region_name;
     uint8_t *region_mpi, *region_role;
+    uint32_t nsites;     /* the largest trace's call sites, written with the events that name them */
+    struct rt_callsite *site;
     uint32_t ncomms;
     char **comm_name;    /* the largest trace's communicators' names (self ones NULL) */
     uint8_t *comm_world; /* of them those that hold every rank in order */

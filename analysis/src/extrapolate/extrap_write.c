@@ -214,7 +214,8 @@ static uint32_t comm_of(const struct rt_extrap *x, const struct splits *sp, cons
 }
 
 static int write_rank(const struct rt_extrap *x, const struct splits *sp, OTF2_EvtWriter *w, uint32_t r, uint32_t P,
-                      const double *gap, const uint64_t *aligned, uint64_t nsil, uint64_t *end)
+                      const double *gap, const uint64_t *aligned, uint64_t nsil, OTF2_AttributeList *attrs,
+                      uint64_t *end)
 {
     uint32_t k = rt__xp_class(x->rule, r);
     const struct xp_ev *tm = x->tmpl[k];
@@ -232,7 +233,13 @@ static int write_rank(const struct rt_extrap *x, const struct splits *sp, OTF2_E
         /* a message's peer as a rank of its communicator (OTF2's), from the rule's world rank */
         uint32_t peer = v->peer.kind ? rt__xp_peer_of(&v->peer, r, P) : 0, cm;
         switch (v->kind) {
-        case RT_EV_ENTER: e = OTF2_EvtWriter_Enter(w, NULL, t, v->region); break;
+        case RT_EV_ENTER:
+            if (v->site != RT_NONE && attrs) { /* its call site, as retime-trace writes one */
+                OTF2_AttributeList_RemoveAllAttributes(attrs);
+                OTF2_AttributeList_AddCallingContextRef(attrs, 0, v->site);
+            }
+            e = OTF2_EvtWriter_Enter(w, v->site != RT_NONE ? attrs : NULL, t, v->region);
+            break;
         case RT_EV_LEAVE: e = OTF2_EvtWriter_Leave(w, NULL, t, v->region); break;
         case RT_EV_SEND:
             cm = comm_of(x, sp, v, r, P, &peer);
@@ -293,6 +300,7 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
     double *gap = malloc((x->niv ? x->niv : 1) * sizeof *gap);
     uint64_t *nev = calloc(P, sizeof *nev), *aligned = NULL, nsil = 0;
     struct splits sp = {0};
+    OTF2_AttributeList *attrs = NULL; /* an Enter's call site */
     int rc = RT_OK;
     OTF2_Archive *ar = NULL;
     if (!gap || !nev) {
@@ -309,6 +317,10 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
     }
     if ((rc = splits_make(x, P, &sp, err)))
         goto done;
+    if (x->nsites && !(attrs = OTF2_AttributeList_New())) {
+        rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+        goto done;
+    }
     /* the smallest chunks OTF2 takes: each location's writer has one, and 4096 ranks of them are zeroed */
     ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 256 * 1024, OTF2_SUBSTRATE_POSIX,
                            OTF2_COMPRESSION_NONE);
@@ -323,7 +335,7 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
     for (uint32_t r = 0; r < P && !rc; r++) { /* one location at a time: bounded memory */
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, r);
         uint64_t end = 0;
-        if (!w || write_rank(x, &sp, w, r, P, gap, aligned, nsil, &end) || OTF2_EvtWriter_GetNumberOfEvents(w, &nev[r]) != OTF2_SUCCESS ||
+        if (!w || write_rank(x, &sp, w, r, P, gap, aligned, nsil, attrs, &end) || OTF2_EvtWriter_GetNumberOfEvents(w, &nev[r]) != OTF2_SUCCESS ||
             OTF2_Archive_CloseEvtWriter(ar, w) != OTF2_SUCCESS)
             rc = rt_error_set(err, RT_EIO, "%s: cannot write rank %u's events", dir, r);
         last = end > last ? end : last;
@@ -357,6 +369,27 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
             e = OTF2_GlobalDefWriter_WriteRegion(g, i, name, name, 0, (OTF2_RegionRole)x->region_role[i],
                                                  x->region_mpi[i] ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_USER,
                                                  OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    }
+    /* call sites: a calling context per site (its function a region, its file and line a source
+     * code location), named by the Enters' attribute retime::callsite */
+    if (e == OTF2_SUCCESS && x->nsites) {
+        uint32_t an = s++;
+        e = OTF2_GlobalDefWriter_WriteString(g, an, "retime::callsite");
+        if (e == OTF2_SUCCESS)
+            e = OTF2_GlobalDefWriter_WriteAttribute(g, 0, an, 0, OTF2_TYPE_CALLING_CONTEXT);
+    }
+    for (uint32_t i = 0; i < x->nsites && e == OTF2_SUCCESS; i++) {
+        uint32_t fn = s++, fl = s++;
+        e = OTF2_GlobalDefWriter_WriteString(g, fn, x->site[i].function);
+        if (e == OTF2_SUCCESS)
+            e = OTF2_GlobalDefWriter_WriteString(g, fl, x->site[i].file);
+        if (e == OTF2_SUCCESS)
+            e = OTF2_GlobalDefWriter_WriteRegion(g, x->nregions + i, fn, fn, 0, OTF2_REGION_ROLE_FUNCTION,
+                                                 OTF2_PARADIGM_COMPILER, OTF2_REGION_FLAG_NONE, fl, 0, 0);
+        if (e == OTF2_SUCCESS)
+            e = OTF2_GlobalDefWriter_WriteSourceCodeLocation(g, i, fl, x->site[i].line);
+        if (e == OTF2_SUCCESS)
+            e = OTF2_GlobalDefWriter_WriteCallingContext(g, i, x->nregions + i, i, OTF2_UNDEFINED_CALLING_CONTEXT);
     }
     if (e == OTF2_SUCCESS)
         e = OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 1, 2, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
@@ -435,5 +468,7 @@ done:
     free(nev);
     free(aligned);
     splits_free(&sp);
+    if (attrs)
+        OTF2_AttributeList_Delete(attrs);
     return rc;
 }

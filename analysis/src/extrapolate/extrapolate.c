@@ -353,10 +353,15 @@ static int refuse(struct ctx *c, size_t i, uint32_t r, uint64_t k, const char *w
     const rt_trace *t = c->t[i];
     uint64_t n;
     const struct rt_event *ev = rt_trace_events(t, r, &n);
-    const char *name = "?";
-    for (uint64_t j = k + 1; j-- > 0 && ev;) /* the call or region it is in */
+    char name[300] = "?";
+    for (uint64_t j = k + 1; j-- > 0 && ev;) /* the call or region it is in, and its call site */
         if (j < n && ev[j].kind == RT_EV_ENTER) {
-            name = rt_trace_region(t, ev[j].ref)->name;
+            const struct rt_callsite *cs = ev[j].aux < rt_trace_callsites(t) ? rt_trace_callsite(t, ev[j].aux) : NULL;
+            if (cs)
+                snprintf(name, sizeof name, "%s at %s:%u in %s", rt_trace_region(t, ev[j].ref)->name, cs->file,
+                         cs->line, cs->function);
+            else
+                snprintf(name, sizeof name, "%s", rt_trace_region(t, ev[j].ref)->name);
             break;
         }
     return rt_error_set(c->err, RT_EUNSUPPORTED, "%s (%u ranks): rank %u event %llu (%s): %s", rt_trace_path(t),
@@ -710,8 +715,11 @@ static int class_pass(struct ctx *c, struct rt_extrap *x, uint32_t k, struct cls
             return refuse(c, c->n - 1, rep, el, "thread teams are not extrapolated");
         if (e->kind == RT_EV_NBCOLL_BEGIN || e->kind == RT_EV_NBCOLL_END)
             return refuse(c, c->n - 1, rep, el, "non-blocking collectives are not extrapolated yet");
+        t->site = RT_NONE;
         if (e->kind == RT_EV_ENTER || e->kind == RT_EV_LEAVE)
             t->region = e->ref;
+        if (e->kind == RT_EV_ENTER && e->aux < rt_trace_callsites(L))
+            t->site = e->aux;
         if (has_peer(e->kind)) {
             t->tag = e->aux;
             candidates(e->ref, rep, PL, e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV_REQUEST, &w->cand[j * NCAND]);
@@ -1111,6 +1119,15 @@ int rt_extrap_build(const rt_trace *const *traces, size_t n, enum rt_scaling sc,
             if (!(x->region_name[i] = strdup(g->name ? g->name : "")))
                 rc = oom(err);
         }
+        x->nsites = rt_trace_callsites(L);
+        if (!rc && !(x->site = calloc(x->nsites + 1, sizeof *x->site)))
+            rc = oom(err);
+        for (uint32_t i = 0; i < x->nsites && !rc; i++) {
+            const struct rt_callsite *cs = rt_trace_callsite(L, i);
+            x->site[i].line = cs->line;
+            if (!(x->site[i].function = strdup(cs->function)) || !(x->site[i].file = strdup(cs->file)))
+                rc = oom(err);
+        }
         for (uint32_t i = 0; i < x->ncomms && !rc; i++) {
             x->comm_world[i] = (uint8_t)world_like(L, i);
             if (rt_trace_comm(L, i)->members && !(x->comm_name[i] = strdup(rt_trace_comm(L, i)->name)))
@@ -1139,6 +1156,9 @@ void rt_extrap_free(rt_extrap *x)
         free(x->comm_name[i]);
     for (uint32_t i = 0; i < x->nlabels; i++)
         free(x->label[i]);
+    for (uint32_t i = 0; x->site && i < x->nsites; i++)
+        free((char *)x->site[i].function), free((char *)x->site[i].file);
+    free(x->site);
     free(x->region_name), free(x->region_mpi), free(x->region_role), free(x->comm_name), free(x->comm_world),
         free(x->label), free(x->iv);
     free(x);
