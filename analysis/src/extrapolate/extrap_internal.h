@@ -44,7 +44,6 @@ struct xp_ev {
     uint32_t tag;       /* messages; collectives: the operation */
     uint32_t comm;      /* the largest trace's communicator (messages, collectives) */
     uint32_t back;      /* ISEND_COMPLETE, IRECV, (NB)COLL_END: k - the index of its start */
-    uint32_t fwd;       /* NBCOLL_BEGIN: its end's index - k */
     uint32_t interval;  /* the compute interval that ends here (into rt_extrap.iv) */
     uint32_t interval_loop; /* at the loop body's first event, in its second and later iterations */
     struct xp_peer peer; /* messages: the peer; COLL_BEGIN: XP_FIXED root (a rank of its

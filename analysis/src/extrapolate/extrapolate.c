@@ -11,7 +11,8 @@
  *    with one iteration of the loop.
  * 2. Peers: every rule of a short list (a ring offset, a periodic 2D or 3D grid neighbour, a fixed
  *    rank) is tried on every rank of the class in every trace; the first that holds everywhere
- *    is the event's.
+ *    is the event's (narrowed to what another class holds for the same event). A split
+ *    communicator's members likewise (a grid line, a block, a stride).
  * 3. Sizes: c0 + c1·P^a·log2(P)^b, exact to the byte at every traced P, the simplest that fits.
  * 4. Compute: per class and pair of consecutive events' labels (call or region), the mean gap
  *    over ranks and occurrences at each P, fitted by c·P^a·log2(P)^b (Extra-P's family).
