@@ -27,7 +27,7 @@ set(RT_TEST_SECONDS
   clock_fix                                        9    14
   coll_path                                       35    90
   coll_rules_doc                                   1     2
-  extrapolate                                      5    15
+  extrapolate                                      6    20
   ext_scorep-casita-late-sender-4                  2     3
   ext_scorep-stencil4d-32                          2     3
   fuzz_trace                                     119     0
@@ -86,7 +86,7 @@ set(RT_TEST_SECONDS
   outputs_atomic                                   9    17
   perfetto                                        16    24
   plot                                            27    66
-  scale                                            3    10
+  scale                                            4    16
   sidefiles                                        9    10
   test_burst                                       1     5
   test_calibrate                                   1     1
