@@ -288,6 +288,13 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
         return rt_error_set(err, RT_EINVAL, "--ranks %u: the program's ranks are even and odd ones (%s): an odd "
                                             "rank count is not extrapolated",
                             P, x->sum.class_rule);
+    for (uint32_t k = 0; k < x->ncls; k++) { /* a loop's count may grow past what a trace holds */
+        double c = rt__xp_eval(&x->loop[k].count, P);
+        if (x->loop[k].p && !(c * (double)x->loop[k].p < 1e9))
+            return rt_error_set(err, RT_EINVAL, "--ranks %u: the loop's count comes to %g iterations of %llu events "
+                                                "a rank: not written",
+                                P, c, (unsigned long long)x->loop[k].p);
+    }
     for (uint32_t k = 0; k < x->ncls; k++)
         for (uint64_t j = 0; j < x->n[k]; j++) /* a fixed peer or root must exist at P */
             if (x->tmpl[k][j].peer.kind == XP_FIXED && x->tmpl[k][j].peer.d >= (int64_t)P)

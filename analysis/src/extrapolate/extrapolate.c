@@ -728,6 +728,8 @@ static int class_pass(struct ctx *c, struct rt_extrap *x, uint32_t k, struct cls
         }
         if (e->kind == RT_EV_COLL_BEGIN)
             t->tag = e->aux;
+        if (e->kind == RT_EV_COLL_BEGIN && e->aux >= RT_COLL_OTHER) /* (it could not be written back) */
+            return refuse(c, c->n - 1, rep, el, "a collective operation retime does not tell apart: not extrapolated");
         if (e->kind == RT_EV_COLL_BEGIN && e->ref != RT_NONE) /* (a root is a rank of its communicator) */
             t->peer = (struct xp_peer){XP_FIXED, 0, 0, 0, comm_rank(L, rt_trace_payload(L, rep, el).comm, e->ref)};
         if (e->kind == RT_EV_ISEND_COMPLETE || e->kind == RT_EV_IRECV || e->kind == RT_EV_COLL_END) {
