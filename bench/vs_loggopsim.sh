@@ -6,7 +6,7 @@
 # usage: BUILD=build bench/vs_loggopsim.sh --lgs-src PATH [--iters N | --events N] [--repeat R]
 #            [--L NS] [--o NS] [--g NS] [--G NS_PER_B] [--goal coll,p2p,bare] [--net LIST|none] [--breakdown]
 # --lgs-src PATH (or LGS_SRC): a LogGOPSim source tree (LogGOPSim.cpp, txt2bin.re, *.ggo and the
-# headers LogGOPSim.cpp includes, in PATH or PATH/src/LogGOPSim: today's layout, whose *_cmdline.c/.h
+# headers LogGOPSim.cpp and txt2bin include, in PATH or PATH/src/LogGOPSim: today's layout, whose *_cmdline.c/.h
 # and txt2bin.cpp are generated, or the older flat one); the simulator and txt2bin are built from it
 # into a temporary folder (g++ LGS_CXXFLAGS, default -O3; gengetopt, re2c and graphviz's cgraph where
 # the tree lacks the generated files). The headers needed are those the sources include, found in
@@ -80,10 +80,12 @@ find_src() {
     done
     return 1
 }
-# The headers the simulator needs: those LogGOPSim.cpp includes with quotes, and theirs, but the
-# gengetopt parser's (*cmdline*.h, made below) and MersenneTwister.h (replaced when missing).
+# The headers the two programs need: those LogGOPSim.cpp and txt2bin's source include with quotes,
+# and theirs, but the gengetopt parser's (*cmdline*.h, made below) and MersenneTwister.h (replaced
+# when missing). (txt2bin.re includes Goal.hpp, which LogGOPSim.cpp does not: the walk from the
+# simulator alone left it out, issue #49 item 5.)
 lgs_headers= lgs_mt=tree
-lgs_todo="LogGOPSim.cpp"
+lgs_todo="LogGOPSim.cpp txt2bin.re txt2bin.cpp"
 while [ -n "$lgs_todo" ]; do
     set -- $lgs_todo; f=$1; shift; lgs_todo=$*
     s=$(find_src "$f") || continue
@@ -107,7 +109,7 @@ if pkg-config --exists libcgraph 2> /dev/null; then
 elif [ -f /usr/include/graphviz/cgraph.h ]; then
     gv_cflags=-I/usr/include/graphviz; gv_libs=-lcgraph
 else
-    skip "graphviz's cgraph (Debian libgraphviz-dev), which LogGOPSim's Network.hpp includes, not found"
+    skip "graphviz's cgraph (Debian libgraphviz-dev; scripts/install-deps.sh --bench), which LogGOPSim's Network.hpp includes, not found"
 fi
 
 make_trace="$build/bench/retime-make-trace"
@@ -354,6 +356,11 @@ while [ "$r" -le "$repeat" ]; do
     recs=$(json_field "$work/out.json" events)
     colls=$(sed 's/"per_rank".*//' "$work/out.json" | tr ',' '\n' | awk '/"collectives": [0-9]/ { sub(/.*: /, ""); print; exit }')
     echo "retime $r $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b - a }') $(tail -1 "$work/time") $pred $msgs $recs $colls" >> "$work/runs"
+    # retime's input step alone: the archive read into the replay's events (retime info reads all)
+    a=$(now)
+    /usr/bin/time -f '%e %M' -o "$work/time" "$retime" info "$trace" --format json > /dev/null
+    b=$(now)
+    echo "read $r $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b - a }') $(tail -1 "$work/time")" >> "$work/runs"
     for n in $(echo "$nets" | tr ',' ' '); do
         a=$(now)
         # shellcheck disable=SC2086
@@ -387,7 +394,9 @@ function mn(list,    n, a, i, m) { n = split(list, a, " "); m = a[1]; for (i = 2
 function verdict(ok) { return ok ? "met" : "NOT met" }
 BEGIN {
     # the like-for-like variant first: bare (the same sends, nothing else), then p2p, then coll
-    while ((getline line < goals) > 0) { split(line, f, " "); g[f[1]] = 1; sends["lgs-" f[1]] = f[2] + f[3]; ars["lgs-" f[1]] = f[3] }
+    while ((getline line < goals) > 0) {
+        split(line, f, " "); g[f[1]] = 1; sends["lgs-" f[1]] = f[2] + f[3]; ars["lgs-" f[1]] = f[3]; conv["lgs-" f[1]] = f[9]
+    }
     split("bare p2p coll", order, " ")
     for (i = 1; i <= 3; i++) if (order[i] in g) vn[++nv] = order[i]
     desc["coll"] = "GOAL coll: the same pattern"; desc["p2p"] = "GOAL p2p: no allreduce"
@@ -409,12 +418,14 @@ END {
     printf "\n\n"
     printf "messages = the pattern'"'"'s point-to-point messages (retime'"'"'s count); msgs/s = messages / median wall; sends = the\n"
     printf "messages each tool times one by one; wall = the whole process (read, replay, output), min and median of %d rounds;\n", R
-    printf "RSS = the largest peak of the rounds; end = predicted end time, diff = its difference from retime'"'"'s\n"
-    printf "%-10s %-36s %8s %8s %7s %7s %7s %8s %10s %8s\n", "tool", "input", "messages", "sends", "min_s", "med_s",
-           "Mmsg/s", "RSS_MiB", "end_ms", "diff"
-    rm = med(wall["retime"]); rr = rss["retime"]
-    printf "%-10s %-36s %8d %8d %7.3f %7.3f %7.3f %8.1f %10.3f %8s\n", "retime", "OTF2, " recs " records, read incl.",
-           msgs, msgs, mn(wall["retime"]), rm, msgs / rm / 1e6, rr / 1024, pred["retime"] / 1e6, "-"
+    printf "RSS = the largest peak of the rounds; end = predicted end time, diff = its difference from retime'"'"'s;\n"
+    printf "input_s = each tool'"'"'s input step on its own: retime'"'"'s OTF2 read (retime info, median; inside its wall),\n"
+    printf "LogGOPSim'"'"'s GOAL text to binary (txt2bin, once; before its wall)\n"
+    printf "%-10s %-36s %8s %8s %7s %7s %7s %8s %10s %8s %8s\n", "tool", "input", "messages", "sends", "min_s", "med_s",
+           "Mmsg/s", "RSS_MiB", "end_ms", "diff", "input_s"
+    rm = med(wall["retime"]); rr = rss["retime"]; rd = med(wall["read"])
+    printf "%-10s %-36s %8d %8d %7.3f %7.3f %7.3f %8.1f %10.3f %8s %8.3f\n", "retime", "OTF2, " recs " records, read incl.",
+           msgs, msgs, mn(wall["retime"]), rm, msgs / rm / 1e6, rr / 1024, pred["retime"] / 1e6, "-", rd
     for (i = 1; i <= nn; i++) {
         k = nk[i]; m = med(wall[k])
         printf "%-10s %-36s %8d %8d %7.3f %7.3f %7.3f %8.1f %10.3f %+7.2f%%\n", "retime", "OTF2, on " substr(k, 5), msgs, routed[k],
@@ -422,8 +433,9 @@ END {
     }
     for (i = 1; i <= nv; i++) {
         k = "lgs-" vn[i]; m = med(wall[k])
-        printf "%-10s %-36s %8d %8d %7.3f %7.3f %7.3f %8.1f %10.3f %+7.2f%%\n", "LogGOPSim", desc[vn[i]], msgs,
-               sends[k], mn(wall[k]), m, msgs / m / 1e6, rss[k] / 1024, pred[k] / 1e6, (pred[k] - pred["retime"]) / pred["retime"] * 100
+        printf "%-10s %-36s %8d %8d %7.3f %7.3f %7.3f %8.1f %10.3f %+7.2f%% %8.3f\n", "LogGOPSim", desc[vn[i]], msgs,
+               sends[k], mn(wall[k]), m, msgs / m / 1e6, rss[k] / 1024, pred[k] / 1e6, (pred[k] - pred["retime"]) / pred["retime"] * 100,
+               conv[k]
     }
     printf "\nretime / LogGOPSim, at the medians (targets: messages/s >= 2x, memory <= 0.5x); bare first, like for like:\n"
     printf "both time the same %d sends one by one, LogGOPSim with nothing else in its schedule:\n", msgs
@@ -435,6 +447,13 @@ END {
             k = nk[j]; s = med(wall["lgs-" vn[i]]) / med(wall[k]); mr = rss[k] / rss["lgs-" vn[i]]
             printf "    on %-20s messages/s %.2fx (%s), peak RSS %.2fx (%s)\n", substr(k, 5) ":", s, verdict(s >= 2), mr, verdict(mr <= 0.5)
         }
+    }
+    if ("lgs-bare" in wall) { # the input steps apart, on the like-for-like variant
+        lb = med(wall["lgs-bare"])
+        printf "\nthe bare row with the input steps apart: replay alone (retime: its wall less its read, %.3f s) %.2fx\n",
+               rm - rd, lb / (rm - rd)
+        printf "LogGOPSim'"'"'s run; both inputs counted (retime'"'"'s wall; LogGOPSim'"'"'s txt2bin + run, %.3f s) %.2fx\n",
+               conv["lgs-bare"] + lb, (conv["lgs-bare"] + lb) / rm
     }
     if (nn) printf "\nthe network layer'"'"'s cost: (median wall on the network - retime'"'"'s without) per routed message and per link crossed:\n"
     for (i = 1; i <= nn; i++) {
