@@ -80,20 +80,30 @@ for cs in 0 1; do
     "$(predicted "$work/s64" --alpha 1us --beta 1ns/B --compute-scale $cs)"
 done
 
+# rank 0's extra compute (a class of its own: not spread over the others, and no MPI_Comm_rank of
+# theirs held up to rank 0's time), and two gaps between the same calls from different lines
+for P in 4 8 16 64; do gen "$work/e$P" "$P" extra; done
+out=$("$retime" extrapolate "$work/e4" "$work/e8" "$work/e16" --ranks 64 --output "$work/ex64")
+check extra-rank0-own-class has "$out" "classes     3: rank 0, odd ranks, the other even ranks"
+for cs in 0 1; do
+  check "extra-replay-x64-compute-scale$cs" same "$(predicted "$work/ex64" --alpha 1us --beta 1ns/B --compute-scale $cs)" \
+    "$(predicted "$work/e64" --alpha 1us --beta 1ns/B --compute-scale $cs)"
+done
+
 # refused, one line each
 gen "$work/m8" 8 more-iters
 for P in 4 8 16; do gen "$work/r$P" "$P" random-peer; done
-fails_with "its loop of 48 events runs 4 times at 4 ranks, 5 times at 8 ranks, 4 times at 16 ranks: no c0" \
+check refused-1 fails_with "its loop of 48 events runs 4 times at 4 ranks, 5 times at 8 ranks, 4 times at 16 ranks: no c0" \
   "$retime" extrapolate "$work/p4" "$work/m8" "$work/p16" --ranks 64 --output "$work/no1"
-fails_with "(MPI_Send at gen.c:101 in step): its peer, rank 3, fits no pattern" "$retime" extrapolate "$work/r4" "$work/r8" "$work/r16" --ranks 64 \
+check refused-2 fails_with "(MPI_Send at gen.c:101 in step): its peer, rank 3, fits no pattern" "$retime" extrapolate "$work/r4" "$work/r8" "$work/r16" --ranks 64 \
   --output "$work/no2"
-fails_with "3 or more rank counts (2 given)" "$retime" extrapolate "$work/p4" "$work/p8" --ranks 64 --output "$work/no3"
-fails_with "both have 8 ranks" "$retime" extrapolate "$work/p4" "$work/p8" "$work/p8" --ranks 64 --output "$work/no4"
-fails_with "an odd rank count is not extrapolated" "$retime" extrapolate "$work/p4" "$work/p8" "$work/p16" --ranks 63 \
+check refused-3 fails_with "3 or more rank counts (2 given)" "$retime" extrapolate "$work/p4" "$work/p8" --ranks 64 --output "$work/no3"
+check refused-4 fails_with "both have 8 ranks" "$retime" extrapolate "$work/p4" "$work/p8" "$work/p8" --ranks 64 --output "$work/no4"
+check refused-5 fails_with "an odd rank count is not extrapolated" "$retime" extrapolate "$work/p4" "$work/p8" "$work/p16" --ranks 63 \
   --output "$work/no5"
-fails_with "already exists" "$retime" extrapolate "$work/p4" "$work/p8" "$work/p16" --ranks 64 --output "$work/x64"
-fails_with "needs --ranks P" "$retime" extrapolate "$work/p4" "$work/p8" "$work/p16" --output "$work/no6"
-fails_with "bad --scaling 'linear'" "$retime" extrapolate "$work/p4" "$work/p8" "$work/p16" --ranks 64 --output "$work/no7" \
+check refused-6 fails_with "already exists" "$retime" extrapolate "$work/p4" "$work/p8" "$work/p16" --ranks 64 --output "$work/x64"
+check refused-7 fails_with "needs --ranks P" "$retime" extrapolate "$work/p4" "$work/p8" "$work/p16" --output "$work/no6"
+check refused-8 fails_with "bad --scaling 'linear'" "$retime" extrapolate "$work/p4" "$work/p8" "$work/p16" --ranks 64 --output "$work/no7" \
   --scaling linear
 check nothing-left-behind test ! -e "$work/no1" -a ! -e "$work/no2" -a ! -e "$work/no5"
 checks_done

@@ -111,17 +111,17 @@ check check-says-settings has "$ck" "scale_bytes        4@shift_dim -> 1"
 check check-fails-without [ "$rc" -ne 0 ]
 
 # --- bad values: one line each
-fails_with "not a number from 0 to 1e6" "$retime" replay "$S1" "${H[@]}" --scale-bytes -1
-fails_with "not a number from 0 to 1e6" "$retime" replay "$S1" "${H[@]}" --scale-bytes 2e6
-fails_with "needs a factor" "$retime" replay "$S1" "${H[@]}" --scale-bytes @shift_dim
-fails_with "needs what it applies to" "$retime" replay "$S1" "${H[@]}" --scale-bytes 4@
-fails_with "a line number from 1" "$retime" replay "$S1" "${H[@]}" --scale-bytes 4@shift.c:0
-fails_with "an empty rule" "$retime" replay "$S1" "${H[@]}" --scale-bytes 4,,2
-fails_with "needs a communicator's name" "$retime" replay "$S1" "${H[@]}" --scale-bytes 4@comm:
-fails_with "function 'nope' is not in" "$retime" replay "$S1" "${H[@]}" --scale-bytes 4@nope
-fails_with "call site 'shift.c:9999' is not in" "$retime" replay "$S1" "${H[@]}" --scale-bytes 4@shift.c:9999
-fails_with "communicator 'rows' is not in" "$retime" analyze "$S1" "${H[@]}" --against model --scale-bytes 4@comm:rows
-fails_with "sweep varies one factor" "$retime" sweep "$S1" "${H[@]}" --scale-bytes 2@shift_dim
+check bad-1 fails_with "not a number from 0 to 1e6" "$retime" replay "$S1" "${H[@]}" --scale-bytes -1
+check bad-2 fails_with "not a number from 0 to 1e6" "$retime" replay "$S1" "${H[@]}" --scale-bytes 2e6
+check bad-3 fails_with "needs a factor" "$retime" replay "$S1" "${H[@]}" --scale-bytes @shift_dim
+check bad-4 fails_with "needs what it applies to" "$retime" replay "$S1" "${H[@]}" --scale-bytes 4@
+check bad-5 fails_with "a line number from 1" "$retime" replay "$S1" "${H[@]}" --scale-bytes 4@shift.c:0
+check bad-6 fails_with "an empty rule" "$retime" replay "$S1" "${H[@]}" --scale-bytes 4,,2
+check bad-7 fails_with "needs a communicator's name" "$retime" replay "$S1" "${H[@]}" --scale-bytes 4@comm:
+check bad-8 fails_with "function 'nope' is not in" "$retime" replay "$S1" "${H[@]}" --scale-bytes 4@nope
+check bad-9 fails_with "call site 'shift.c:9999' is not in" "$retime" replay "$S1" "${H[@]}" --scale-bytes 4@shift.c:9999
+check bad-10 fails_with "communicator 'rows' is not in" "$retime" analyze "$S1" "${H[@]}" --against model --scale-bytes 4@comm:rows
+check bad-11 fails_with "sweep varies one factor" "$retime" sweep "$S1" "${H[@]}" --scale-bytes 2@shift_dim
 # a count past 4 TiB: 2^40 B times 8
 /usr/bin/python3 - "$work/huge" <<'PY' || echo "FAIL writing the huge trace"
 import sys, otf2
@@ -142,7 +142,33 @@ with otf2.writer.open(sys.argv[1], timer_resolution=1000000000) as trace:
     w = trace.event_writer_from_location(locs[1])
     w.write(otf2.events.Enter(0, recv)); w.write(otf2.events.MpiRecv(10, 0, world, 0, 1 << 40)); w.write(otf2.events.Leave(10, recv))
 PY
-fails_with "rank 0 event 1 (MPI_Send): 1099511627776 bytes times 8 is more than the 4 TiB" \
+# a barrier moves no bytes: a member that never enters it is the deadlock it is, not a factor
+# that differs (on a network every member's part starts alone)
+/usr/bin/python3 - "$work/nobar" <<'PY' || echo "FAIL writing the barrier trace"
+import sys, otf2
+from otf2.enums import CollectiveOp, GroupType, LocationGroupType, LocationType, Paradigm, RegionRole
+with otf2.writer.open(sys.argv[1], timer_resolution=1000000000) as trace:
+    d = trace.definitions
+    node = d.system_tree_node("node")
+    locs = [d.location("Master thread", type=LocationType.CPU_THREAD,
+                       group=d.location_group("Process %d" % r, location_group_type=LocationGroupType.PROCESS,
+                                              system_tree_parent=node)) for r in range(3)]
+    d.group("MPI ranks", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI, members=locs)
+    world = d.comm("MPI_COMM_WORLD", group=d.group("MPI_COMM_WORLD", group_type=GroupType.COMM_GROUP,
+                                                   paradigm=Paradigm.MPI, members=[0, 1, 2]))
+    bar = d.region("MPI_Barrier", region_role=RegionRole.BARRIER, paradigm=Paradigm.MPI)
+    main = d.region("main", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
+    for r in range(3):
+        w = trace.event_writer_from_location(locs[r])
+        w.write(otf2.events.Enter(0, main))
+        if r < 2:
+            w.write(otf2.events.Enter(10, bar)); w.write(otf2.events.MpiCollectiveBegin(10))
+            w.write(otf2.events.MpiCollectiveEnd(20, CollectiveOp.BARRIER, world, 0xFFFFFFFF, 0, 0))
+            w.write(otf2.events.Leave(20, bar))
+        w.write(otf2.events.Leave(30, main))
+PY
+check bad-12 fails_with "deadlock" "$retime" replay "$work/nobar" "${H[@]}" --topology torus:2x2x2 --scale-bytes 2
+check bad-13 fails_with "rank 0 event 1 (MPI_Send): 1099511627776 bytes times 8 is more than the 4 TiB" \
   "$retime" replay "$work/huge" "${H[@]}" --scale-bytes 8
 check huge-x2-fits [ -n "$(predicted "$work/huge" "${H[@]}" --scale-bytes 2)" ]
 checks_done

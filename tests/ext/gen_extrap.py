@@ -19,6 +19,9 @@ usage: gen_extrap.py OUTDIR P [VARIANT]
 VARIANT: "" the program; "random-peer": the ring's partner is a random permutation (refused);
 "more-iters": one more iteration at this P (refused when no form of P fits the counts);
 "log-iters": 1 + log2(P) iterations (a solver that needs more of them on more ranks);
+"extra": rank 0 also reports for 10 us before an MPI_Comm_rank each iteration (which the others
+call alone, 50 ns), and after the allreduce come 20 us of compute and a second MPI_Allreduce from
+another line (a gap of 2^20/P ns and one of 20 us between the same calls);
 "splits": each iteration also has the 2D grid's row and column communicators (MPI_Comm_split's,
 named per instance as retime-trace names them): an MPI_Allreduce on the row, an MPI_Allgather on
 the column, an MPI_Sendrecv to the row's next rank (a rank of the row communicator).
@@ -112,8 +115,8 @@ with otf2.writer.open(os.path.join(OUT), timer_resolution=1000000000) as trace:
         w = trace.event_writer_from_location(locs[r])
         t = [0]
 
-        def call(name, dur, recs, role=RegionRole.POINT2POINT):
-            w.write(otf2.events.Enter(t[0], reg(name, role), attributes={site_attr: site(name)}))
+        def call(name, dur, recs, role=RegionRole.POINT2POINT, line=None):
+            w.write(otf2.events.Enter(t[0], reg(name, role), attributes={site_attr: site(line or name)}))
             for rec in recs:
                 rec(t[0])
             t[0] += dur
@@ -167,11 +170,23 @@ with otf2.writer.open(os.path.join(OUT), timer_resolution=1000000000) as trace:
                                             lambda ts: w.write(otf2.events.MpiCollectiveEnd(
                                                 ts + 200, CollectiveOp.ALLGATHER, cc, NOROOT, 1024,
                                                 1024 * len(cmem)))], RegionRole.COLL_ALL2ALL)
+            if VARIANT == "extra":
+                if r == 0:
+                    w.write(otf2.events.Enter(t[0], reg("report", RegionRole.FUNCTION, Paradigm.USER)))
+                    t[0] += 10000
+                    w.write(otf2.events.Leave(t[0], reg("report", RegionRole.FUNCTION, Paradigm.USER)))
+                call("MPI_Comm_rank", 50, [])
             t[0] += 1500
             call("MPI_Allreduce", 300, [lambda ts: w.write(otf2.events.MpiCollectiveBegin(ts)),
                                         lambda ts: w.write(otf2.events.MpiCollectiveEnd(
                                             ts + 300, CollectiveOp.ALLREDUCE, world, NOROOT, 8 * P, 8 * P))],
                  RegionRole.COLL_ALL2ALL)
+            if VARIANT == "extra":
+                t[0] += 20000
+                call("MPI_Allreduce", 300, [lambda ts: w.write(otf2.events.MpiCollectiveBegin(ts)),
+                                            lambda ts: w.write(otf2.events.MpiCollectiveEnd(
+                                                ts + 300, CollectiveOp.ALLREDUCE, world, NOROOT, 8 * P, 8 * P))],
+                     RegionRole.COLL_ALL2ALL, line="second allreduce")
         t[0] += 500
         call("MPI_Gather", 300, [lambda ts: w.write(otf2.events.MpiCollectiveBegin(ts)),
                                  lambda ts: w.write(otf2.events.MpiCollectiveEnd(

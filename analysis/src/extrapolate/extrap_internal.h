@@ -34,6 +34,7 @@ struct xp_group {
 /* f(P) = c0 + c1 · P^a · log2(P)^b */
 struct xp_fit {
     double c0, c1, a, b;
+    int floor; /* sizes: the traced ones are the form floored (N/P bytes), not rounded */
 };
 
 /* One event of a class's template (the largest trace's representative rank). */

@@ -55,7 +55,7 @@ static OTF2_CollectiveOp otf2_op(uint32_t op, int vector)
 
 static uint64_t size_at(const struct xp_fit *f, uint32_t P)
 {
-    double v = floor(rt__xp_eval(f, P) + 0.5);
+    double v = f->floor ? floor(rt__xp_eval(f, P) + 1e-9) : floor(rt__xp_eval(f, P) + 0.5); /* N/P floors */
     return v < 0 ? 0 : v > (double)RT_MAX_BYTES ? RT_MAX_BYTES : (uint64_t)v;
 }
 
@@ -80,12 +80,27 @@ static uint32_t interval_at(const struct rt_extrap *x, uint32_t k, uint64_t j, i
     return again && j == x->loop[k].s ? v->interval_loop : v->interval;
 }
 
-/* Whether template event @p j ends an MPI call that holds no record (MPI_Init, MPI_Cart_create,
- * MPI_Comm_free, MPI_Finalize): the replay keeps such a call's measured length. */
-static int silent_leave(const struct xp_ev *tm, uint64_t j)
+/* Whether template event @p j ends a set-up call that holds no record (MPI_Init, MPI_Cart_create,
+ * MPI_Comm_split): the replay keeps such a call's measured length, and in a real run the ranks
+ * leave it together. (Not every call without a record: an MPI_Comm_rank or an MPI_Test
+ * that completes nothing is a rank's own.) */
+static int setup_call(const char *name)
+{
+    /* (not MPI_Finalize or MPI_Comm_free: libraries need not synchronise in them, and the
+     * window ends at MPI_Finalize's start) */
+    static const char *const calls[] = {"MPI_Init",         "MPI_Comm_split",        "MPI_Comm_dup",
+                                        "MPI_Comm_create",  "MPI_Cart_create",       "MPI_Cart_sub",
+                                        "MPI_Graph_create", "MPI_Dist_graph_create", "MPI_Intercomm_create", NULL};
+    for (int i = 0; calls[i]; i++)
+        if (!strncmp(name, calls[i], strlen(calls[i])))
+            return 1;
+    return 0;
+}
+
+static int silent_leave(const struct rt_extrap *x, const struct xp_ev *tm, uint64_t j)
 {
     return j > 0 && tm[j].kind == RT_EV_LEAVE && (tm[j].flags & RT_EVF_MPI) && tm[j - 1].kind == RT_EV_ENTER &&
-           tm[j - 1].region == tm[j].region;
+           tm[j - 1].region == tm[j].region && tm[j].region < x->nregions && setup_call(x->region_name[tm[j].region]);
 }
 
 /* The times at which every rank leaves its m-th silent call: the latest over the classes, as the
@@ -98,7 +113,7 @@ static int align_silent(const struct rt_extrap *x, uint32_t P, const double *gap
     *out = NULL, *nsil = 0;
     for (uint32_t k = 0; k < x->ncls; k++)
         it[k] = iterations(x, k, P, &len[k]);
-#define SILENT(k, e) silent_leave(x->tmpl[k], rt__xp_at(&x->loop[k], it[k], (e), &again))
+#define SILENT(k, e) silent_leave(x, x->tmpl[k], rt__xp_at(&x->loop[k], it[k], (e), &again))
     int again;
     for (uint64_t e = 0; e < len[0]; e++)
         n0 += SILENT(0, e);
@@ -131,7 +146,7 @@ static int align_silent(const struct rt_extrap *x, uint32_t P, const double *gap
                 uint64_t e = pos[k]++, j = rt__xp_at(&x->loop[k], it[k], e, &again);
                 if (e)
                     t[k] += (uint64_t)llround(gap[interval_at(x, k, j, again)]);
-                if (silent_leave(tm, j))
+                if (silent_leave(x, tm, j))
                     break;
             }
             latest = t[k] > latest ? t[k] : latest;
@@ -228,8 +243,10 @@ static int write_rank(const struct rt_extrap *x, const struct splits *sp, OTF2_E
         const struct xp_ev *v = &tm[j];
         if (q)
             t += (uint64_t)llround(gap[interval_at(x, k, j, again)]);
-        if (m < nsil && silent_leave(tm, j))
+        if (m < nsil && silent_leave(x, tm, j))
             t = aligned[m++];
+        if (t > (uint64_t)RT_MAX_SPAN_NS) /* (a fit that grows without bound at this P) */
+            return -2;
         /* a message's peer as a rank of its communicator (OTF2's), from the rule's world rank */
         uint32_t peer = v->peer.kind ? rt__xp_peer_of(&v->peer, r, P) : 0, cm;
         switch (v->kind) {
@@ -297,7 +314,10 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
     }
     for (uint32_t k = 0; k < x->ncls; k++)
         for (uint64_t j = 0; j < x->n[k]; j++) /* a fixed peer or root must exist at P */
-            if (x->tmpl[k][j].peer.kind == XP_FIXED && x->tmpl[k][j].peer.d >= (int64_t)P)
+            if (x->tmpl[k][j].peer.kind == XP_FIXED &&
+                (x->tmpl[k][j].peer.d >= (int64_t)P ||
+                 (x->tmpl[k][j].kind == RT_EV_COLL_BEGIN && x->tmpl[k][j].group.kind != XG_WORLD &&
+                  x->tmpl[k][j].peer.d >= (int64_t)rt__xp_members(&x->tmpl[k][j].group, 0, P, NULL, 0))))
                 return rt_error_set(err, RT_EINVAL, "--ranks %u: the program talks to rank %lld, which %u ranks lack",
                                     P, (long long)x->tmpl[k][j].peer.d, P);
     if (mkdir(dir, 0777) != 0)
@@ -316,7 +336,7 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
     }
     for (uint32_t q = 0; q < x->niv; q++) {
         double g = rt__xp_eval(&x->iv[q].fit, P);
-        gap[q] = g > 0 && isfinite(g) ? g : 0;
+        gap[q] = g > 0 && isfinite(g) ? (g < 1e12 ? g : 1e12) : 0; /* (at most 1000 s: times stay in range) */
     }
     if (align_silent(x, P, gap, &aligned, &nsil)) {
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
@@ -342,8 +362,13 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
     for (uint32_t r = 0; r < P && !rc; r++) { /* one location at a time: bounded memory */
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, r);
         uint64_t end = 0;
-        if (!w || write_rank(x, &sp, w, r, P, gap, aligned, nsil, attrs, &end) || OTF2_EvtWriter_GetNumberOfEvents(w, &nev[r]) != OTF2_SUCCESS ||
-            OTF2_Archive_CloseEvtWriter(ar, w) != OTF2_SUCCESS)
+        int wr = w ? write_rank(x, &sp, w, r, P, gap, aligned, nsil, attrs, &end) : -1;
+        if (wr == -2)
+            rc = rt_error_set(err, RT_ERANGE, "--ranks %u: rank %u's compute comes to more than the %lld ns a trace "
+                                              "may span: a fit that grows without bound there",
+                              P, r, (long long)RT_MAX_SPAN_NS);
+        else if (wr || OTF2_EvtWriter_GetNumberOfEvents(w, &nev[r]) != OTF2_SUCCESS ||
+                 OTF2_Archive_CloseEvtWriter(ar, w) != OTF2_SUCCESS)
             rc = rt_error_set(err, RT_EIO, "%s: cannot write rank %u's events", dir, r);
         last = end > last ? end : last;
     }

@@ -263,7 +263,7 @@ static int fit_exact(const double *P, const double *v, int n, struct xp_fit *f)
     for (int i = 1; i < n; i++)
         same &= v[i] == v[0];
     if (same) {
-        *f = (struct xp_fit){v[0], 0, 0, 0};
+        *f = (struct xp_fit){v[0], 0, 0, 0, 0};
         return 0;
     }
     for (int two = 0; two < 2; two++) /* c1·x first, then c0 + c1·x */
@@ -291,7 +291,10 @@ static int fit_exact(const double *P, const double *v, int n, struct xp_fit *f)
                 for (int i = 0; i < n && ok; i++)
                     ok = fabs(c0 + c1 * term(P[i], a, b) - v[i]) <= (v[i] >= 64 ? 0.5 : 1e-6) + 1e-9 * v[i];
                 if (ok) {
-                    *f = (struct xp_fit){c0, c1, a, b};
+                    int fl = 1; /* floored where it is not exact: an integer division */
+                    for (int i = 0; i < n; i++)
+                        fl &= floor(c0 + c1 * term(P[i], a, b) + 1e-9) == v[i];
+                    *f = (struct xp_fit){c0, c1, a, b, fl};
                     return 0;
                 }
             }
@@ -304,7 +307,7 @@ static void fit_time(const double *P, const double *v, int n, enum rt_scaling sc
     double best = HUGE_VAL, mean = 0;
     for (int i = 0; i < n; i++)
         mean += v[i] / n;
-    *f = (struct xp_fit){0, mean, 0, 0};
+    *f = (struct xp_fit){0, mean, 0, 0, 0};
     for (int b = 0; b < 3; b++)
         for (size_t ia = 0; ia < NEXPS; ia++) {
             double a = EXPS[ia], sxx = 0, sxy = 0, e = 0;
@@ -330,7 +333,7 @@ static void fit_time(const double *P, const double *v, int n, enum rt_scaling sc
             double need = sc == RT_SCALING_AUTO && !(a == 0 && b == 0) ? 0.5 : 1;
             if (e < best * need || (a == 0 && b == 0 && best == HUGE_VAL)) {
                 best = e;
-                *f = (struct xp_fit){0, c, a, b};
+                *f = (struct xp_fit){0, c, a, b, 0};
             }
         }
     *err = best;
@@ -565,18 +568,24 @@ static void candidates(int64_t peer, uint32_t r, uint32_t P, int receive, struct
     cand[k] = (struct xp_peer){XP_FIXED, 0, 0, 0, peer};
 }
 
-/* The label id of template event @p e of trace @p t (a call's or region's name, or the kind). */
-static int label_of(struct rt_extrap *x, const rt_trace *t, const struct rt_event *e, uint32_t *id)
+/* The label id of template event @p e of trace @p t: a call's or region's name, or the kind, and
+ * the call site of the MPI call it is in (@p site, RT_NONE: none), so that two gaps between the
+ * same calls made from different lines are two intervals. */
+static int label_of(struct rt_extrap *x, const rt_trace *t, const struct rt_event *e, uint32_t site, uint32_t *id)
 {
     static const char *const kinds[] = {"?", "enter", "leave", "send", "isend", "isend-complete", "recv",
                                         "irecv-request", "irecv", "collective", "collective-end", "fork", "join",
                                         "nb-collective", "nb-collective-end"};
     char buf[200];
     const char *k = e->kind < sizeof kinds / sizeof *kinds ? kinds[e->kind] : "?";
+    const struct rt_callsite *cs = site < rt_trace_callsites(t) ? rt_trace_callsite(t, site) : NULL;
+    char at[160] = "";
+    if (cs)
+        snprintf(at, sizeof at, " (%s:%u)", cs->file, cs->line);
     if (e->kind == RT_EV_ENTER || e->kind == RT_EV_LEAVE)
-        snprintf(buf, sizeof buf, "%s %s", k, rt_trace_region(t, e->ref)->name);
+        snprintf(buf, sizeof buf, "%s %s%s", k, rt_trace_region(t, e->ref)->name, at);
     else
-        snprintf(buf, sizeof buf, "%s", k);
+        snprintf(buf, sizeof buf, "%s%s", k, at);
     for (uint32_t i = 0; i < x->nlabels; i++)
         if (!strcmp(x->label[i], buf)) {
             *id = i;
@@ -757,8 +766,10 @@ static int class_pass(struct ctx *c, struct rt_extrap *x, uint32_t k, struct cls
     if (!buf)
         return oom(c->err);
     uint8_t *have = w->have = calloc((n ? n : 1) * c->n, 1);
-    if (!have)
+    if (!have) {
+        free(buf);
         return oom(c->err);
+    }
     int rc = RT_OK;
     for (size_t i = 0; i < c->n && !rc; i++) { /* every rank of the class in every trace */
         const rt_trace *T = c->t[i];
@@ -888,7 +899,9 @@ static int class_choose(struct ctx *c, struct rt_extrap *x, uint32_t k, const st
                 len += snprintf(what + len, sizeof what - (size_t)len, "%s %.0f B at %.0f ranks", i ? "," : "", v[i],
                                 P[i]);
             snprintf(what + len, sizeof what - (size_t)len, " fit no c0 + c1*P^a*log2(P)^b");
-            return refuse(c, c->n - 1, w->rep, j, what);
+            const struct xp_loop *lp = &x->loop[k]; /* (the template's index as the largest trace's event) */
+            uint64_t el = lp->p && j >= lp->s + lp->p ? j + (lp->traced[c->n - 1] - 1) * lp->p : j;
+            return refuse(c, c->n - 1, w->rep, el, what);
         }
         if (t->bytes.c1 != 0)
             x->sum.sizes_scaled++;
@@ -929,7 +942,7 @@ static int intervals(struct ctx *c, struct rt_extrap *x, enum rt_scaling sc)
         const struct rt_event *ev = rt_trace_events(L, rep, &n);
         const struct xp_loop *lp = &x->loop[k];
         uint64_t cl = lp->traced[c->n - 1];
-        uint32_t prev = UINT32_MAX, *lab = malloc((x->n[k] ? x->n[k] : 1) * sizeof *lab);
+        uint32_t prev = UINT32_MAX, *lab = malloc((x->n[k] ? x->n[k] : 1) * sizeof *lab), site = RT_NONE;
         int depth = 0, loop_seen = 0; /* MPI calls open; a second iteration met */
         if (!lab)
             return oom(c->err);
@@ -937,7 +950,10 @@ static int intervals(struct ctx *c, struct rt_extrap *x, enum rt_scaling sc)
             int again;
             uint64_t j = rt__xp_at(lp, cl, el, &again);
             uint32_t id, iv;
-            if (label_of(x, L, &ev[el], &id) || interval_of(x, k, prev, id, &iv)) {
+            if (depth == 0 && ev[el].kind == RT_EV_ENTER && (ev[el].flags & RT_EVF_MPI))
+                site = ev[el].aux; /* (the outermost MPI call's, for its records and its Leave) */
+            if (label_of(x, L, &ev[el], depth > 0 || (ev[el].flags & RT_EVF_MPI) ? site : RT_NONE, &id) ||
+                interval_of(x, k, prev, id, &iv)) {
                 free(lab);
                 return oom(c->err);
             }
@@ -997,7 +1013,7 @@ static int intervals(struct ctx *c, struct rt_extrap *x, enum rt_scaling sc)
             if (v->count[i])
                 P[np] = x->P[i], m[np++] = v->sum[i] / (double)v->count[i];
         if (!np) {
-            v->fit = (struct xp_fit){0, 0, 0, 0};
+            v->fit = (struct xp_fit){0, 0, 0, 0, 0};
             continue;
         }
         /* inside MPI calls the model times the replay: a constant keeps the measured times plausible */
@@ -1093,6 +1109,26 @@ int rt_extrap_build(const rt_trace *const *traces, size_t n, enum rt_scaling sc,
         x->ntr = (uint32_t)n;
     if (!rc)
         rc = find_rule(&c, skel, szs, &x->rule);
+    if (!rc && (x->rule == XC_ONE || x->rule == XC_PARITY)) {
+        /* rank 0 often computes more (or less) than its calls show (input, output, a reduction's
+         * result): far from its class's mean, it is a class of its own, or its time would be
+         * spread over the others' */
+        const rt_trace *L = t[n - 1];
+        uint32_t PL = rt_trace_ranks(L), cnt = 0;
+        double mean = 0, r0 = 0;
+        for (uint32_t r = 0; r < PL; r++) {
+            rt_time_ns wall, waited;
+            rt_trace_compute_time(L, r, &wall, &waited);
+            double v = (double)(wall - waited);
+            if (r == 0)
+                r0 = v;
+            else if (rt__xp_class(x->rule, r) == 0)
+                mean += v, cnt++;
+        }
+        mean = cnt ? mean / cnt : 0;
+        if (cnt && mean > 0 && fabs(r0 - mean) > 0.25 * mean)
+            x->rule = x->rule == XC_ONE ? XC_ROOT : XC_ROOT_PARITY;
+    }
     if (!rc) {
         x->ncls = x->rule == XC_ONE ? 1 : x->rule == XC_ROOT_PARITY ? 3 : 2;
         x->sum.traces = (uint32_t)n;

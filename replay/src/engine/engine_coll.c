@@ -117,17 +117,20 @@ void rt__eng_coll_release(struct engine *E, uint32_t id)
  * collective that is not a vector variant scale alike (their blocks are one). */
 static int scale_blocks(struct engine *E, struct coll *c)
 {
+    uint32_t z = 0; /* the first member with a block: a barrier's, or an absent member's, is 0 and moves nothing */
+    while (z + 1 < c->size && (c->mem[z].block == 0 || c->mem[z].block == UINT64_MAX))
+        z++;
     for (uint32_t i = 0; i < c->size; i++) {
-        struct rt__coll_member *A = &c->mem[i], *Z = &c->mem[0];
-        uint32_t ra = member_row(E, c, i), rz = member_row(E, c, 0);
-        if (!c->vector && A->scale != Z->scale)
+        struct rt__coll_member *A = &c->mem[i], *Z = &c->mem[z];
+        uint32_t ra = member_row(E, c, i), rz = member_row(E, c, z);
+        if (!c->vector && c->op != RT_COLL_BARRIER && A->block && A->block != UINT64_MAX && A->scale != Z->scale)
             return E->failed = rt_error_set(
                        E->err, RT_EINVAL,
                        "%s: --scale-bytes scales the members of one %s on comm '%s' differently: rank %u event %llu "
                        "(%s) by %g, rank %u event %llu (%s) by %g; give their call sites one factor, or name the "
                        "communicator",
                        rt_trace_path(E->t), rt_coll_op_name((int)c->op), rt__eng_comm_name(E, c->comm),
-                       rt_trace_rank_label(E->t, rz), (unsigned long long)c->ev[0], rt__eng_call_name(E, rz, c->ev[0]),
+                       rt_trace_rank_label(E->t, rz), (unsigned long long)c->ev[z], rt__eng_call_name(E, rz, c->ev[z]),
                        Z->scale, rt_trace_rank_label(E->t, ra), (unsigned long long)c->ev[i],
                        rt__eng_call_name(E, ra, c->ev[i]), A->scale);
         rt_bytes b = A->block == UINT64_MAX ? A->block : rt_scale_apply(A->scale, A->block);
