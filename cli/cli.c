@@ -884,8 +884,8 @@ static int model_cli_from_trace(struct model_cli *m, struct rt_replay_options *o
         rt_error err = {0};
         rt_scale_free(m->scale);
         m->scale = NULL;
-        if (rt_scale_open(t, m->scale_spec, &m->scale, &err))
-            return cli_fail(&err);
+        if (rt_scale_open(t, m->scale_spec, &m->scale, &err)) /* (the same on every process: one line) */
+            return cli_die("%s", err.msg);
         m->scale_trace = t;
     }
     o->scale = m->scale;

@@ -107,6 +107,15 @@ one_error() {
   fi
 }
 
+# refusals every process makes alike are said once, by process 0 (issue #50, item 5; each process
+# printed its own before, the lines interleaved)
+one_error "topology refused once" "a network topology is not replayed under mpirun yet" \
+  replay "$traces/shift1d-ssend-p8-k2-m1000" "${H[@]}" --topology torus:2x2x2
+one_error "cut refused once" "a run that stopped early is not replayed under mpirun yet" \
+  replay "$traces/shift1d-ssend-p8-k2-m1000" "${H[@]}" --cut
+one_error "scale rule refused once" "function 'nope' is not in" \
+  replay "$traces/shift1d-ssend-p8-k2-m1000" "${H[@]}" --scale-bytes 2@nope
+
 "$make_bad" "$tmp/bad" >/dev/null || { bad "cannot make broken traces"; exit 1; }
 same "more processes than ranks" 2 replay "$tmp/bad/one-rank" "${H[@]}" --format json
 same "analyze, more processes than ranks" 2 analyze "$tmp/bad/one-rank" "${L[@]}" --against model --format json

@@ -1131,14 +1131,20 @@ static int setup_noise(struct engine *E)
     return 0;
 }
 
+/* A refusal every process of a distributed replay makes alike, before the rounds: said once, by
+ * process 0 (the others' RT_EREMOTE prints nothing; issue #50, item 5). */
+static int refuse_everywhere(struct engine *E, const char *what)
+{
+    if (E->part && E->part->me != 0)
+        return E->failed = rt_error_set(E->err, RT_EREMOTE, "%s: process 0 says why", rt_trace_path(E->t));
+    return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED, "%s: %s", rt_trace_path(E->t), what);
+}
+
 /* The network's traffic for this replay, and its background traffic's first messages. */
 static int setup_network(struct engine *E)
 {
     if (E->part)
-        return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED,
-                                        "%s: a network topology is not replayed under mpirun yet: run it "
-                                        "as one process",
-                                        rt_trace_path(E->t));
+        return refuse_everywhere(E, "a network topology is not replayed under mpirun yet: run it as one process");
     const struct rt_model *mod = &E->o->model;
     /* The latency part of the wire time, so that a flow of m bytes alone, its bytes taking one
      * per-byte time each, arrives at W(m): W(0) (Hockney's α), but LogGP's wire time leaves the
@@ -1170,9 +1176,8 @@ static int run(struct engine *E)
     rt__map_init(&E->comm_rank);
     rt__map_init(&E->cx_pos);
     if (E->part && E->o->cut)
-        return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED,
-                                        "%s: a run that stopped early is not replayed under mpirun yet: run it as "
-                                        "one process", rt_trace_path(E->t));
+        return refuse_everywhere(E, "a run that stopped early is not replayed under mpirun yet: run it as one "
+                                    "process");
     if (E->part) {
         rc = rt__eng_run_rounds(E);
     } else {
