@@ -21,6 +21,7 @@ for P in 4 8 16 32 64; do gen "$work/p$P" "$P"; done
 
 out=$("$retime" extrapolate "$work/p4" "$work/p16" "$work/p8" --ranks 64 --output "$work/x64"); rc=$?
 check writes test "$rc" -eq 0 -a -e "$work/x64/traces.otf2"
+check no-temporary-left test -z "$(find "$work" -maxdepth 1 -name '.x64.*')" # (written beside, then moved)
 check classes has "$out" "classes     3: rank 0, odd ranks, the other even ranks"
 check peers has "$out" "peers       24 ring offsets, 96 2D grid neighbours, 24 3D grid neighbours, 0 fixed ranks"
 check sizes-scaled has "$out" "49 scaling with it"

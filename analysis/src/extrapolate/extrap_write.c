@@ -5,16 +5,14 @@
  * (one location at a time); the archive is as large as a trace of the program at P' would be.
  */
 #define _XOPEN_SOURCE 700
-#include <errno.h>
-#include <ftw.h>
 #include <math.h>
 #include <otf2/otf2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "extrap_internal.h"
+#include "outfile.h"
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final)
 {
@@ -29,29 +27,6 @@ static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef lo
 }
 
 static const OTF2_FlushCallbacks flush_cbs = {pre_flush, post_flush};
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-    (void)st, (void)flag, (void)f;
-    return remove(path);
-}
-
-/* rt_coll_op (and the vector flag) back to OTF2's operation. */
-static OTF2_CollectiveOp otf2_op(uint32_t op, int vector)
-{
-    switch (op) {
-    case RT_COLL_BARRIER: return OTF2_COLLECTIVE_OP_BARRIER;
-    case RT_COLL_BCAST: return OTF2_COLLECTIVE_OP_BCAST;
-    case RT_COLL_GATHER: return vector ? OTF2_COLLECTIVE_OP_GATHERV : OTF2_COLLECTIVE_OP_GATHER;
-    case RT_COLL_SCATTER: return vector ? OTF2_COLLECTIVE_OP_SCATTERV : OTF2_COLLECTIVE_OP_SCATTER;
-    case RT_COLL_ALLGATHER: return vector ? OTF2_COLLECTIVE_OP_ALLGATHERV : OTF2_COLLECTIVE_OP_ALLGATHER;
-    case RT_COLL_ALLTOALL: return vector ? OTF2_COLLECTIVE_OP_ALLTOALLV : OTF2_COLLECTIVE_OP_ALLTOALL;
-    case RT_COLL_REDUCE: return OTF2_COLLECTIVE_OP_REDUCE;
-    case RT_COLL_ALLREDUCE: return vector ? OTF2_COLLECTIVE_OP_REDUCE_SCATTER : OTF2_COLLECTIVE_OP_ALLREDUCE;
-    case RT_COLL_SCAN: return OTF2_COLLECTIVE_OP_SCAN;
-    }
-    return OTF2_COLLECTIVE_OP_ALLREDUCE;
-}
 
 static uint64_t size_at(const struct xp_fit *f, uint32_t P)
 {
@@ -285,7 +260,7 @@ static int write_rank(const struct rt_extrap *x, const struct splits *sp, OTF2_E
             uint32_t root = b->peer.kind == XP_FIXED ? (uint32_t)b->peer.d : OTF2_UNDEFINED_UINT32;
             cm = comm_of(x, sp, b, r, P, NULL);
             uint64_t members = b->group.kind == XG_WORLD ? P : rt__xp_members(&b->group, r, P, NULL, 0);
-            e = OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t, otf2_op(b->tag, (b->flags & RT_EVF_VECTOR) != 0), cm,
+            e = OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t, rt_coll_op_otf2((int)b->tag, (b->flags & RT_EVF_VECTOR) != 0), cm,
                                                 root, size_at(&b->bytes, P) * (b->per_member ? members : 1),
                                                 size_at(&v->bytes, P) * (v->per_member ? members : 1));
             break;
@@ -320,15 +295,14 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
                   x->tmpl[k][j].peer.d >= (int64_t)rt__xp_members(&x->tmpl[k][j].group, 0, P, NULL, 0))))
                 return rt_error_set(err, RT_EINVAL, "--ranks %u: the program talks to rank %lld, which %u ranks lack",
                                     P, (long long)x->tmpl[k][j].peer.d, P);
-    if (mkdir(dir, 0777) != 0)
-        return rt_error_set(err, RT_EIO, "%s: %s", dir,
-                            errno == EEXIST ? "already exists: the extrapolated trace is written into a new directory"
-                                            : strerror(errno));
+    struct rt__outdir *od = NULL; /* written beside, moved into place whole (util/outfile.h) */
+    int rc = rt__outdir_open(dir, "the extrapolated trace", &od, err);
+    if (rc)
+        return rc;
     double *gap = malloc((x->niv ? x->niv : 1) * sizeof *gap);
     uint64_t *nev = calloc(P, sizeof *nev), *aligned = NULL, nsil = 0;
     struct splits sp = {0};
     OTF2_AttributeList *attrs = NULL; /* an Enter's call site */
-    int rc = RT_OK;
     OTF2_Archive *ar = NULL;
     if (!gap || !nev) {
         rc = rt_error_set(err, RT_ENOMEM, "out of memory");
@@ -349,7 +323,8 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
         goto done;
     }
     /* the smallest chunks OTF2 takes: each location's writer has one, and 4096 ranks of them are zeroed */
-    ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 256 * 1024, OTF2_SUBSTRATE_POSIX,
+    ar = OTF2_Archive_Open(rt__outdir_path(od), "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 256 * 1024,
+                           OTF2_SUBSTRATE_POSIX,
                            OTF2_COMPRESSION_NONE);
     if (!ar || OTF2_Archive_SetFlushCallbacks(ar, &flush_cbs, NULL) != OTF2_SUCCESS ||
         OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS ||
@@ -494,8 +469,10 @@ int rt_extrap_write(const rt_extrap *x, uint32_t P, const char *dir, rt_error *e
 done:
     if (ar && OTF2_Archive_Close(ar) != OTF2_SUCCESS && !rc)
         rc = rt_error_set(err, RT_EIO, "%s: cannot close the archive", dir);
-    if (rc) /* no partial archive is left: the directory is ours, made above */
-        nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (rc) /* no partial archive is left: both directories are ours */
+        rt__outdir_abort(od);
+    else
+        rc = rt__outdir_close(od, err);
     free(gap);
     free(nev);
     free(aligned);

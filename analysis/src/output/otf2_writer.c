@@ -24,13 +24,11 @@
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <otf2/otf2.h>
 
@@ -348,26 +346,6 @@ static uint32_t comm_rank(const struct writer *w, uint32_t comm, uint32_t my_row
 
 /* ---------------------------------------------------------------- events */
 
-static OTF2_CollectiveOp otf2_coll_op(uint32_t op, int vector)
-{
-    /* The inverse of trace_reader.c's coll_op and coll_vector. */
-    switch (op) {
-    case RT_COLL_BARRIER: return OTF2_COLLECTIVE_OP_BARRIER;
-    case RT_COLL_BCAST: return OTF2_COLLECTIVE_OP_BCAST;
-    case RT_COLL_GATHER: return vector ? OTF2_COLLECTIVE_OP_GATHERV : OTF2_COLLECTIVE_OP_GATHER;
-    case RT_COLL_SCATTER: return vector ? OTF2_COLLECTIVE_OP_SCATTERV : OTF2_COLLECTIVE_OP_SCATTER;
-    case RT_COLL_ALLGATHER: return vector ? OTF2_COLLECTIVE_OP_ALLGATHERV : OTF2_COLLECTIVE_OP_ALLGATHER;
-    case RT_COLL_ALLTOALL: return vector ? OTF2_COLLECTIVE_OP_ALLTOALLV : OTF2_COLLECTIVE_OP_ALLTOALL;
-    case RT_COLL_REDUCE: return OTF2_COLLECTIVE_OP_REDUCE;
-    case RT_COLL_ALLREDUCE: return vector ? OTF2_COLLECTIVE_OP_REDUCE_SCATTER : OTF2_COLLECTIVE_OP_ALLREDUCE;
-    case RT_COLL_SCAN: return OTF2_COLLECTIVE_OP_SCAN;
-    /* RT_COLL_OTHER: operations OTF2 3 does not define (the reader keeps the handle operations as
-     * measured time, not as collectives). Written as the first value after those OTF2 3 defines,
-     * so that reading the archive back times it as before. */
-    default: return (OTF2_CollectiveOp)(OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE + 1);
-    }
-}
-
 /* Bounds-checks the message fields of event @p i of @p row and translates its peer (a row) into
  * a rank of its communicator. */
 static int peer_of(struct writer *w, uint32_t row, uint64_t i, uint32_t comm, uint32_t peer_row, int may_be_none,
@@ -482,7 +460,7 @@ static int write_event(struct writer *w, OTF2_EvtWriter *ew, uint32_t row, const
         const struct rt_event *b = &ev[e->ref]; /* the reader keeps op, root and bytes sent there */
         if (peer_of(w, row, i, comm, b->ref, 1, &peer))
             return w->rc;
-        ec = OTF2_EvtWriter_MpiCollectiveEnd(ew, al, ts, otf2_coll_op(b->aux, b->flags & RT_EVF_VECTOR), comm_ref(w, comm),
+        ec = OTF2_EvtWriter_MpiCollectiveEnd(ew, al, ts, (OTF2_CollectiveOp)rt_coll_op_otf2((int)b->aux, b->flags & RT_EVF_VECTOR), comm_ref(w, comm),
                                              peer, rt_trace_payload(w->t, row, e->ref).bytes, p.bytes);
         break;
     }
@@ -499,7 +477,7 @@ static int write_event(struct writer *w, OTF2_EvtWriter *ew, uint32_t row, const
         const struct rt_event *b = &ev[e->ref]; /* the reader keeps the root and bytes sent there */
         if (peer_of(w, row, i, comm, b->ref, 1, &peer))
             return w->rc;
-        ec = OTF2_EvtWriter_NonBlockingCollectiveComplete(ew, al, ts, otf2_coll_op(e->aux, b->flags & RT_EVF_VECTOR),
+        ec = OTF2_EvtWriter_NonBlockingCollectiveComplete(ew, al, ts, (OTF2_CollectiveOp)rt_coll_op_otf2((int)e->aux, b->flags & RT_EVF_VECTOR),
                                                           comm_ref(w, comm), peer,
                                                           rt_trace_payload(w->t, row, e->ref).bytes, p.bytes, e->ref);
         break;
@@ -757,13 +735,6 @@ static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef lo
 
 static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, post_flush};
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st; (void)flag; (void)ftw;
-    remove(path);
-    return 0;
-}
-
 /* Checks that @p g times exactly the events of @p t: same ranks, same number of events each. */
 static int check_shape(struct writer *w)
 {
@@ -781,31 +752,11 @@ static int check_shape(struct writer *w)
     return RT_OK;
 }
 
-/* A temporary directory beside @p dir for the archive to be written into: "PARENT/.NAME.XXXXXX",
- * with the mode mkdir(dir, 0777) would give; NULL (errno set) when it cannot be made. */
-static char *temp_dir(const char *dir)
-{
-    size_t base, len;
-    rt__path_last(dir, &base, &len);
-    char *tmp = malloc(base + len + 16);
-    if (!tmp)
-        return NULL;
-    snprintf(tmp, base + len + 16, "%.*s.%.*s.XXXXXX", (int)base, dir, (int)len, dir + base);
-    if (!mkdtemp(tmp)) {
-        free(tmp);
-        return NULL;
-    }
-    mode_t mask = umask(0);
-    umask(mask);
-    chmod(tmp, 0777 & ~mask);
-    return tmp;
-}
-
 int rt_otf2_write(const rt_trace *trace, const rt_depgraph *timing, const char *dir, rt_error *err)
 {
     struct writer w = {.t = trace, .g = timing, .err = err, .dir = dir ? dir : "", .rc = RT_OK};
-    int created = 0;
-    char descr[1200], *tmp = NULL;
+    struct rt__outdir *od = NULL;
+    char descr[1200];
     if (!trace || !timing || !dir || !*dir)
         return rt_error_set(err, RT_EINVAL, "rt_otf2_write: no trace, timing or directory given");
     OTF2_Error_RegisterCallback(otf2_keep_sys, &w);
@@ -819,25 +770,15 @@ int rt_otf2_write(const rt_trace *trace, const rt_depgraph *timing, const char *
         fail(&w, RT_ENOMEM, "out of memory");
         goto done;
     }
-    /* The directory is made here, not by OTF2, so that an existing one is never written into
-     * and the message says why it could not be made. */
-    if (mkdir(dir, 0777) != 0) {
-        if (errno == EEXIST)
-            fail(&w, RT_EIO, "already exists: the OTF2 archive is written into a new directory");
-        else
-            fail(&w, RT_EIO, "cannot create the directory: %s", strerror(errno));
+    /* The directory is made here, not by OTF2, so that an existing one is never written into and
+     * the message says why it could not be made; the archive goes into a temporary directory
+     * beside it, which replaces it once whole: a reader never sees a partial archive. */
+    if ((w.rc = rt__outdir_open(dir, "the OTF2 archive", &od, err)))
         goto done;
-    }
-    created = 1;
-    /* The archive is written into a temporary directory beside it, which replaces the empty one
-     * just made once it is whole: a reader never sees a partial archive. */
-    if (!(tmp = temp_dir(dir))) {
-        fail(&w, RT_EIO, "cannot create a directory beside it: %s", strerror(errno));
-        goto done;
-    }
     snprintf(descr, sizeof descr, "retime: predicted timing of %s", rt_trace_path(trace));
     /* 1 MiB definition chunks, not 4: a reader zeroes one for each location's local definitions */
-    w.ar = OTF2_Archive_Open(tmp, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 1024 * 1024, OTF2_SUBSTRATE_POSIX,
+    w.ar = OTF2_Archive_Open(rt__outdir_path(od), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 1024 * 1024,
+                             OTF2_SUBSTRATE_POSIX,
                              OTF2_COMPRESSION_NONE);
     if (!w.ar) {
         fail(&w, RT_EIO, "OTF2 cannot create an archive here");
@@ -873,18 +814,15 @@ int rt_otf2_write(const rt_trace *trace, const rt_depgraph *timing, const char *
         goto done;
     OTF2_Archive *ar = w.ar;
     w.ar = NULL;
-    if (otf2_ok(&w, OTF2_Archive_Close(ar), "closing the archive") && rename(tmp, dir) != 0)
-        fail(&w, RT_EIO, "cannot move the OTF2 archive into place: %s", strerror(errno));
+    if (otf2_ok(&w, OTF2_Archive_Close(ar), "closing the archive")) {
+        w.rc = rt__outdir_close(od, err);
+        od = NULL;
+    }
 done:
     if (w.ar)
         OTF2_Archive_Close(w.ar);
     OTF2_Error_RegisterCallback(otf2_quiet, NULL);
-    /* No partial archive is left behind: both directories are ours, made above. */
-    if (w.rc != RT_OK && tmp)
-        nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    if (w.rc != RT_OK && created)
-        nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(tmp);
+    rt__outdir_abort(od); /* no partial archive is left behind: both directories are ours */
     if (w.attrs)
         OTF2_AttributeList_Delete(w.attrs);
     for (uint32_t c = 0; w.comms && c < w.ncomms; c++)

@@ -387,6 +387,11 @@ void rt_trace_region_list(const rt_trace *trace, char *buf, size_t n);
 int rt_trace_region_entered(const rt_trace *trace, uint32_t region);
 /** Name of a collective operation ("allreduce"). */
 const char *rt_coll_op_name(int op);
+/** The OTF2_CollectiveOp a collective of operation @p op (enum rt_coll_op) is written as, the
+ *  vector variant when @p vector (RT_EVF_VECTOR): the inverse of the reader's reading, for the
+ *  writers of archives. RT_COLL_OTHER gives the first value past those OTF2 3 defines, which the
+ *  reader reads back as RT_COLL_OTHER. */
+uint8_t rt_coll_op_otf2(int op, int vector);
 
 #ifdef __cplusplus
 }

@@ -972,6 +972,25 @@ static uint32_t coll_op(OTF2_CollectiveOp op)
     }
 }
 
+uint8_t rt_coll_op_otf2(int op, int vector)
+{
+    switch (op) { /* the inverse of coll_op and coll_vector */
+    case RT_COLL_BARRIER: return OTF2_COLLECTIVE_OP_BARRIER;
+    case RT_COLL_BCAST: return OTF2_COLLECTIVE_OP_BCAST;
+    case RT_COLL_GATHER: return vector ? OTF2_COLLECTIVE_OP_GATHERV : OTF2_COLLECTIVE_OP_GATHER;
+    case RT_COLL_SCATTER: return vector ? OTF2_COLLECTIVE_OP_SCATTERV : OTF2_COLLECTIVE_OP_SCATTER;
+    case RT_COLL_ALLGATHER: return vector ? OTF2_COLLECTIVE_OP_ALLGATHERV : OTF2_COLLECTIVE_OP_ALLGATHER;
+    case RT_COLL_ALLTOALL: return vector ? OTF2_COLLECTIVE_OP_ALLTOALLV : OTF2_COLLECTIVE_OP_ALLTOALL;
+    case RT_COLL_REDUCE: return OTF2_COLLECTIVE_OP_REDUCE;
+    case RT_COLL_ALLREDUCE: return vector ? OTF2_COLLECTIVE_OP_REDUCE_SCATTER : OTF2_COLLECTIVE_OP_ALLREDUCE;
+    case RT_COLL_SCAN: return OTF2_COLLECTIVE_OP_SCAN;
+    /* RT_COLL_OTHER: operations OTF2 3 does not define (the reader keeps the handle operations as
+     * measured time, not as collectives). Written as the first value after those OTF2 3 defines,
+     * so that reading the archive back times it as before. */
+    default: return (uint8_t)(OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE + 1);
+    }
+}
+
 /* The handle and allocation operations of OTF2_CollectiveOp (OTF2 3.x): communicator, window
  * and memory set-up and tear-down. Score-P 8 and later record MPI_Init and MPI_Finalize so (one
  * CREATE_HANDLE, one DESTROY_HANDLE on the world communicator inside the call's region), and every

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The one writer of output files: a temporary file beside the output, renamed over it once whole. */
-/* mkstemp, fchmod, realpath (X/Open, with _DEFAULT_SOURCE in glibc), lstat. */
+/* mkstemp, fchmod, realpath (X/Open, with _DEFAULT_SOURCE in glibc), lstat, mkdtemp, nftw. */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #define _DEFAULT_SOURCE
 #include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,4 +150,84 @@ void rt__outfile_abort(struct rt__outfile *o)
         fclose(o->f);
     remove(o->tmp);
     outfile_free(o);
+}
+
+/* ------------------------------------------------------------------ output directories */
+
+struct rt__outdir {
+    char *dir, *tmp;
+    const char *what;
+};
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int rt__outdir_open(const char *dir, const char *what, struct rt__outdir **out, rt_error *err)
+{
+    size_t base, len;
+    int e;
+    *out = NULL;
+    struct rt__outdir *d = calloc(1, sizeof *d);
+    rt__path_last(dir, &base, &len);
+    if (!d || !(d->dir = strdup(dir)) || !(d->tmp = malloc(base + len + 16))) {
+        if (d)
+            free(d->dir);
+        free(d);
+        return rt_error_set(err, RT_ENOMEM, "out of memory");
+    }
+    d->what = what;
+    if (mkdir(dir, 0777) != 0) {
+        e = errno;
+        free(d->tmp), free(d->dir), free(d);
+        return e == EEXIST ? rt_error_set(err, RT_EIO, "%s: already exists: %s is written into a new directory", dir,
+                                          what)
+                           : rt_error_set(err, RT_EIO, "%s: cannot create the directory: %s", dir, strerror(e));
+    }
+    snprintf(d->tmp, base + len + 16, "%.*s.%.*s.XXXXXX", (int)base, dir, (int)len, dir + base);
+    if (!mkdtemp(d->tmp)) {
+        e = errno;
+        rmdir(dir);
+        free(d->tmp), free(d->dir), free(d);
+        return rt_error_set(err, RT_EIO, "%s: cannot create a directory beside it: %s", dir, strerror(e));
+    }
+    mode_t mask = umask(0); /* (mkdtemp makes it 0700) */
+    umask(mask);
+    chmod(d->tmp, 0777 & ~mask);
+    *out = d;
+    return RT_OK;
+}
+
+const char *rt__outdir_path(const struct rt__outdir *d)
+{
+    return d->tmp;
+}
+
+int rt__outdir_close(struct rt__outdir *d, rt_error *err)
+{
+    if (rename(d->tmp, d->dir) != 0) {
+        int e = errno;
+        rt_error_set(err, RT_EIO, "%s: cannot move %s into place: %s", d->dir, d->what, strerror(e));
+        rt__outdir_abort(d);
+        return RT_EIO;
+    }
+    free(d->tmp), free(d->dir), free(d);
+    return RT_OK;
+}
+
+void rt__outdir_abort(struct rt__outdir *d)
+{
+    if (!d)
+        return;
+    remove_tree(d->tmp);
+    remove_tree(d->dir);
+    free(d->tmp), free(d->dir), free(d);
 }

@@ -48,6 +48,31 @@ int rt__outfile_close(struct rt__outfile *o, rt_error *err);
  *  a no-op. */
 void rt__outfile_abort(struct rt__outfile *o);
 
+/** An output directory being written (an OTF2 archive); defined in outfile.c. */
+struct rt__outdir;
+
+/**
+ * Claims output directory @p dir by making it (it must not exist: nothing is ever written into
+ * an existing directory) and makes a temporary directory beside it (".NAME.XXXXXX", with the mode
+ * mkdir(dir, 0777) would give) to write into (rt__outdir_path); rt__outdir_close renames that over
+ * the empty @p dir once whole, so a reader never sees a partial archive. @p what names it in
+ * errors ("the OTF2 archive"). Errors name @p dir: "already exists: WHAT is written into a new
+ * directory", "cannot create the directory: ...", "cannot create a directory beside it: ...".
+ * @return 0, or RT_EIO, RT_ENOMEM (then nothing is left behind)
+ */
+int rt__outdir_open(const char *dir, const char *what, struct rt__outdir **out, rt_error *err);
+
+/** The temporary directory to write into. */
+const char *rt__outdir_path(const struct rt__outdir *d);
+
+/** Moves the temporary directory into place ("cannot move WHAT into place: ..." naming @p dir on
+ *  failure, which removes both). Frees @p d. @return 0 or RT_EIO */
+int rt__outdir_close(struct rt__outdir *d, rt_error *err);
+
+/** Abandons the output: both directories, and what was written into them, are removed. Frees @p d;
+ *  NULL is a no-op. */
+void rt__outdir_abort(struct rt__outdir *d);
+
 /** The last component of @p path, trailing slashes not counted: it starts at *base and is *len
  *  bytes long ("a/b/" gives "b"; "/" and "" give a length of 0). */
 void rt__path_last(const char *path, size_t *base, size_t *len);
