@@ -123,50 +123,10 @@ check bad-9 fails_with "call site 'shift.c:9999' is not in" "$retime" replay "$S
 check bad-10 fails_with "communicator 'rows' is not in" "$retime" analyze "$S1" "${H[@]}" --against model --scale-bytes 4@comm:rows
 check bad-11 fails_with "sweep varies one factor" "$retime" sweep "$S1" "${H[@]}" --scale-bytes 2@shift_dim
 # a count past 4 TiB: 2^40 B times 8
-/usr/bin/python3 - "$work/huge" <<'PY' || echo "FAIL writing the huge trace"
-import sys, otf2
-from otf2.enums import GroupType, LocationGroupType, LocationType, Paradigm, RegionRole
-with otf2.writer.open(sys.argv[1], timer_resolution=1000000000) as trace:
-    d = trace.definitions
-    node = d.system_tree_node("node")
-    locs = [d.location("Master thread", type=LocationType.CPU_THREAD,
-                       group=d.location_group("Process %d" % r, location_group_type=LocationGroupType.PROCESS,
-                                              system_tree_parent=node)) for r in range(2)]
-    d.group("MPI ranks", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI, members=locs)
-    world = d.comm("MPI_COMM_WORLD", group=d.group("MPI_COMM_WORLD", group_type=GroupType.COMM_GROUP,
-                                                   paradigm=Paradigm.MPI, members=[0, 1]))
-    send = d.region("MPI_Send", region_role=RegionRole.POINT2POINT, paradigm=Paradigm.MPI)
-    recv = d.region("MPI_Recv", region_role=RegionRole.POINT2POINT, paradigm=Paradigm.MPI)
-    w = trace.event_writer_from_location(locs[0])
-    w.write(otf2.events.Enter(0, send)); w.write(otf2.events.MpiSend(0, 1, world, 0, 1 << 40)); w.write(otf2.events.Leave(10, send))
-    w = trace.event_writer_from_location(locs[1])
-    w.write(otf2.events.Enter(0, recv)); w.write(otf2.events.MpiRecv(10, 0, world, 0, 1 << 40)); w.write(otf2.events.Leave(10, recv))
-PY
+/usr/bin/python3 "$(dirname "$0")/ext/gen_scaled.py" "$work/huge" huge || echo "FAIL writing the huge trace"
 # a barrier moves no bytes: a member that never enters it is the deadlock it is, not a factor
 # that differs (on a network every member's part starts alone)
-/usr/bin/python3 - "$work/nobar" <<'PY' || echo "FAIL writing the barrier trace"
-import sys, otf2
-from otf2.enums import CollectiveOp, GroupType, LocationGroupType, LocationType, Paradigm, RegionRole
-with otf2.writer.open(sys.argv[1], timer_resolution=1000000000) as trace:
-    d = trace.definitions
-    node = d.system_tree_node("node")
-    locs = [d.location("Master thread", type=LocationType.CPU_THREAD,
-                       group=d.location_group("Process %d" % r, location_group_type=LocationGroupType.PROCESS,
-                                              system_tree_parent=node)) for r in range(3)]
-    d.group("MPI ranks", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI, members=locs)
-    world = d.comm("MPI_COMM_WORLD", group=d.group("MPI_COMM_WORLD", group_type=GroupType.COMM_GROUP,
-                                                   paradigm=Paradigm.MPI, members=[0, 1, 2]))
-    bar = d.region("MPI_Barrier", region_role=RegionRole.BARRIER, paradigm=Paradigm.MPI)
-    main = d.region("main", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
-    for r in range(3):
-        w = trace.event_writer_from_location(locs[r])
-        w.write(otf2.events.Enter(0, main))
-        if r < 2:
-            w.write(otf2.events.Enter(10, bar)); w.write(otf2.events.MpiCollectiveBegin(10))
-            w.write(otf2.events.MpiCollectiveEnd(20, CollectiveOp.BARRIER, world, 0xFFFFFFFF, 0, 0))
-            w.write(otf2.events.Leave(20, bar))
-        w.write(otf2.events.Leave(30, main))
-PY
+/usr/bin/python3 "$(dirname "$0")/ext/gen_scaled.py" "$work/nobar" nobar || echo "FAIL writing the barrier trace"
 check bad-12 fails_with "deadlock" "$retime" replay "$work/nobar" "${H[@]}" --topology torus:2x2x2 --scale-bytes 2
 check bad-13 fails_with "rank 0 event 1 (MPI_Send): 1099511627776 bytes times 8 is more than the 4 TiB" \
   "$retime" replay "$work/huge" "${H[@]}" --scale-bytes 8

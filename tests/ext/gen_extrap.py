@@ -26,12 +26,13 @@ another line (a gap of 2^20/P ns and one of 20 us between the same calls);
 named per instance as retime-trace names them): an MPI_Allreduce on the row, an MPI_Allgather on
 the column, an MPI_Sendrecv to the row's next rank (a rank of the row communicator).
 """
-import os
 import random
 import sys
 
 import otf2
-from otf2.enums import CollectiveOp, GroupType, LocationGroupType, LocationType, Paradigm, RegionRole
+from otf2.enums import CollectiveOp, GroupType, Paradigm, RegionRole
+
+from otf2defs import World, archive
 
 OUT, P = sys.argv[1], int(sys.argv[2])
 VARIANT = sys.argv[3] if len(sys.argv) > 3 else ""
@@ -70,16 +71,9 @@ def grid_peer(r, n, dim, step):
 
 perm = list(range(P))
 random.Random(7).shuffle(perm)
-with otf2.writer.open(os.path.join(OUT), timer_resolution=1000000000) as trace:
-    d = trace.definitions
-    node = d.system_tree_node("node")
-    locs = [d.location("Master thread", type=LocationType.CPU_THREAD,
-                       group=d.location_group("Process %d" % r, location_group_type=LocationGroupType.PROCESS,
-                                              system_tree_parent=node)) for r in range(P)]
-    d.group("MPI ranks", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI, members=locs)
-    world = d.comm("MPI_COMM_WORLD", group=d.group("MPI_COMM_WORLD", group_type=GroupType.COMM_GROUP,
-                                                   paradigm=Paradigm.MPI, members=list(range(P))))
-    regs = {}
+with archive(OUT) as trace:
+    defs = World(trace, P)
+    d, locs, world, reg = defs.d, defs.locs, defs.world, defs.reg
     rows, cols = {}, {}
     # call sites as retime-trace writes them: a calling context per MPI region (function "step",
     # file "gen.c", a line per call), named by each Enter's attribute retime::callsite
@@ -105,11 +99,6 @@ with otf2.writer.open(os.path.join(OUT), timer_resolution=1000000000) as trace:
                                                                          paradigm=Paradigm.MPI, members=mem))
             for q in mem:
                 cols[q] = (c, mem)
-
-    def reg(name, role=RegionRole.POINT2POINT, par=Paradigm.MPI):
-        if name not in regs:
-            regs[name] = d.region(name, region_role=role, paradigm=par)
-        return regs[name]
 
     for r in range(P):
         w = trace.event_writer_from_location(locs[r])

@@ -9,15 +9,19 @@ algorithms and the network follow the sizes).
 usage: gen_scaled.py OUTDIR SEED COUNT
 Writes OUTDIR/pN-base and OUTDIR/pN-big for N in 0..COUNT-1 and OUTDIR/pairs.txt, one line per
 pair: "N F".
+       gen_scaled.py PATH huge|nobar
+Writes one of tests/scale.sh's hand-made cases: a 2^40-byte message; a barrier rank 2 never enters.
 """
 import os
 import random
 import sys
 
 import otf2
-from otf2.enums import CollectiveOp, GroupType, LocationGroupType, LocationType, Paradigm, RegionRole
+from otf2.enums import CollectiveOp, Paradigm, RegionRole
 
-OUT, SEED, COUNT = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+from otf2defs import World, archive
+
+OUT = sys.argv[1]
 NOROOT = 0xFFFFFFFF
 
 
@@ -33,23 +37,9 @@ def program(rng):
 
 
 def write(path, P, steps, F):
-    with otf2.writer.open(path, timer_resolution=1000000000) as trace:
-        d = trace.definitions
-        node = d.system_tree_node("node")
-        groups = [d.location_group("Process %d" % r, location_group_type=LocationGroupType.PROCESS,
-                                   system_tree_parent=node) for r in range(P)]
-        ranks = [d.location("Master thread", type=LocationType.CPU_THREAD, group=groups[r]) for r in range(P)]
-        d.group("MPI ranks", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI, members=ranks)
-        wg = d.group("MPI_COMM_WORLD", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI,
-                     members=list(range(P)))
-        world = d.comm("MPI_COMM_WORLD", group=wg)
-        regions = {}
-
-        def reg(name, role=RegionRole.POINT2POINT, paradigm=Paradigm.MPI):
-            if name not in regions:
-                regions[name] = d.region(name, region_role=role, paradigm=paradigm)
-            return regions[name]
-
+    with archive(path) as trace:
+        defs = World(trace, P)
+        ranks, world, reg = defs.locs, defs.world, defs.reg
         main = reg("main", RegionRole.FUNCTION, Paradigm.USER)
         for r in range(P):
             w = trace.event_writer_from_location(ranks[r])
@@ -100,6 +90,40 @@ def write(path, P, steps, F):
             w.write(otf2.events.Leave(t + 100, main))
 
 
+def huge(path):
+    """Two ranks, one MPI_Send of 2^40 B: a factor of 8 takes it past the 4 TiB a count may hold."""
+    with archive(path) as trace:
+        defs = World(trace, 2)
+        w = trace.event_writer_from_location(defs.locs[0])
+        w.write(otf2.events.Enter(0, defs.reg("MPI_Send")))
+        w.write(otf2.events.MpiSend(0, 1, defs.world, 0, 1 << 40))
+        w.write(otf2.events.Leave(10, defs.reg("MPI_Send")))
+        w = trace.event_writer_from_location(defs.locs[1])
+        w.write(otf2.events.Enter(0, defs.reg("MPI_Recv")))
+        w.write(otf2.events.MpiRecv(10, 0, defs.world, 0, 1 << 40))
+        w.write(otf2.events.Leave(10, defs.reg("MPI_Recv")))
+
+
+def nobar(path):
+    """Three ranks; ranks 0 and 1 call MPI_Barrier, rank 2 never does."""
+    with archive(path) as trace:
+        defs = World(trace, 3)
+        bar, main = defs.reg("MPI_Barrier", RegionRole.BARRIER), defs.reg("main", RegionRole.FUNCTION, Paradigm.USER)
+        for r in range(3):
+            w = trace.event_writer_from_location(defs.locs[r])
+            w.write(otf2.events.Enter(0, main))
+            if r < 2:
+                w.write(otf2.events.Enter(10, bar))
+                w.write(otf2.events.MpiCollectiveBegin(10))
+                w.write(otf2.events.MpiCollectiveEnd(20, CollectiveOp.BARRIER, defs.world, NOROOT, 0, 0))
+                w.write(otf2.events.Leave(20, bar))
+            w.write(otf2.events.Leave(30, main))
+
+
+if sys.argv[2] in ("huge", "nobar"):
+    {"huge": huge, "nobar": nobar}[sys.argv[2]](OUT)
+    sys.exit(0)
+SEED, COUNT = int(sys.argv[2]), int(sys.argv[3])
 rng = random.Random(SEED)
 with open(os.path.join(OUT, "pairs.txt"), "w") as pairs:
     for n in range(COUNT):

@@ -199,6 +199,8 @@ static uint64_t fnv_str(uint64_t h, const char *s)
 static uint32_t comm_rank(const rt_trace *t, uint32_t comm, uint32_t row)
 {
     const struct rt_comm *c = rt_trace_comm(t, comm);
+    if (c && c->members && row < c->size && c->members[row] == row)
+        return row; /* (every rank in order: no search) */
     for (uint32_t i = 0; c && c->members && row != RT_NONE && i < c->size; i++)
         if (c->members[i] == row)
             return i;
