@@ -553,6 +553,54 @@ static void test_incremental(void)
     rt__flownet_destroy(fn);
 }
 
+/*
+ * By region: a chain of 50 flows, f_i over links i and i+1 (capacity 1 B/ps each, limits 1), is
+ * one component in which every flow gets 0.5. A flow g over link 25 alone makes that link's share
+ * 1/3: f_24, f_25 and g get 1/3, and f_23 and f_26 keep 0.5 (their other links, of share 0.5, still
+ * hold them), so nothing further changes. The recomputation computes those few flows, not the 51
+ * of the component (nf_region), and gives what a full filling gives (rt__flownet_check); g's end
+ * puts the chain back as it was, again without refilling it.
+ */
+static void test_region(void)
+{
+    double cap[51];
+    for (int l = 0; l < 51; l++)
+        cap[l] = 1;
+    struct rt__flownet *fn = net(51, cap);
+    uint32_t id[50], gid;
+    for (uint32_t i = 0; i < 50; i++) {
+        uint32_t r[2] = {i, i + 1};
+        CHECK_EQ_INT(rt__flownet_start(fn, 0, r, 2, 1e9, 1, i, &id[i]), RT_OK);
+    }
+    rt__flownet_next(fn);
+    for (uint32_t i = 0; i < 50; i++)
+        CHECK_NEAR(rt__flownet_rate(fn, id[i]), 0.5, 0);
+    uint64_t before = rt__flownet_filled(fn);
+    uint32_t rg[1] = {25};
+    CHECK_EQ_INT(rt__flownet_start(fn, 1000, rg, 1, 3000, 1, 100, &gid), RT_OK);
+    CHECK_EQ_INT(rt__flownet_next(fn), 1000 + 9000); /* 3000 B at 1/3 B/ps */
+    uint64_t started = rt__flownet_filled(fn) - before;
+    CHECK(started >= 3 && started <= 10);
+    CHECK_NEAR(rt__flownet_rate(fn, gid), 1.0 / 3, 0);
+    CHECK_NEAR(rt__flownet_rate(fn, id[24]), 1.0 / 3, 0);
+    CHECK_NEAR(rt__flownet_rate(fn, id[25]), 1.0 / 3, 0);
+    CHECK_NEAR(rt__flownet_rate(fn, id[23]), 0.5, 0);
+    CHECK_NEAR(rt__flownet_rate(fn, id[26]), 0.5, 0);
+    CHECK_EQ_INT(rt__flownet_check(fn), RT_OK);
+    struct log lg = {0};
+    CHECK_EQ_INT(rt__flownet_advance(fn, 10000, on_done, &lg), RT_OK);
+    CHECK_EQ_INT(lg.n, 1);
+    before = rt__flownet_filled(fn);
+    rt__flownet_next(fn);
+    uint64_t ended = rt__flownet_filled(fn) - before;
+    CHECK(ended >= 2 && ended <= 10);
+    for (uint32_t i = 0; i < 50; i++)
+        CHECK_NEAR(rt__flownet_rate(fn, id[i]), 0.5, 0);
+    CHECK_EQ_INT(rt__flownet_check(fn), RT_OK);
+    free(lg.r);
+    rt__flownet_destroy(fn);
+}
+
 /* ---- random workloads ---- */
 
 static uint64_t rng_state;
@@ -1008,6 +1056,7 @@ int main(void)
     test_ties();
     test_alone_path();
     test_incremental();
+    test_region();
     test_random();
     test_added_links();
     test_fast();
