@@ -497,6 +497,47 @@ static void nf_component(struct rt__flownet *fn, uint32_t seed, uint32_t lseed, 
     }
 }
 
+/* Whether the component of flow @p seed (or of link @p lseed when seed is NF_NONE) has at most
+ * @p cap flows plus links: a search that stops past @p cap (its marks under an epoch of its own). */
+static int nf_small(struct rt__flownet *fn, uint32_t seed, uint32_t lseed, uint32_t cap)
+{
+    uint32_t ep = nf_epoch(fn), nf = 0, nl = 0;
+    if (seed != NF_NONE) {
+        fn->flows[seed].mark = ep;
+        fn->cf[nf++] = seed;
+    } else {
+        fn->links[lseed].mark = ep;
+        fn->cl[nl++] = lseed;
+    }
+    for (uint32_t i = 0, j = 0; i < nf || j < nl;) {
+        if (j < nl) {
+            const struct nf_link *L = &fn->links[fn->cl[j++]];
+            const struct nf_ref *ref = nf_refs((struct nf_link *)L);
+            for (uint32_t k = 0; k < L->n; k++) {
+                struct nf_flow *g = &fn->flows[ref[k].flow];
+                if (g->mark == ep)
+                    continue;
+                g->mark = ep;
+                fn->cf[nf++] = ref[k].flow;
+                if (nf + nl > cap)
+                    return 0;
+            }
+        } else {
+            const struct nf_flow *f = &fn->flows[fn->cf[i++]];
+            for (uint32_t k = 0; k < f->n; k++) {
+                struct nf_link *L = &fn->links[f->links[k]];
+                if (L->mark == ep)
+                    continue;
+                L->mark = ep;
+                fn->cl[nl++] = f->links[k];
+                if (nf + nl > cap)
+                    return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 /* Freezes flow @p id at rate @p r (bottleneck route position @p b, -1: own limit), subtracting
  * it from its links other than @p skip and remembering them as touched. */
 static void nf_freeze(struct rt__flownet *fn, uint32_t id, double r, int32_t b, uint32_t skip, uint32_t tep)
@@ -1290,7 +1331,41 @@ static int nf_recompute(struct rt__flownet *fn)
             }
             fn->dlinks[nl++] = l;
         }
-        int rc = fn->region && !nf_any_due(fn) ? nf_region(fn, nd, nl) : NF_RFALLBACK;
+        int rc = NF_RFALLBACK;
+        if (fn->region && !nf_any_due(fn)) {
+            /* Small components are refilled whole (cheaper there than the region's events), the
+             * others recomputed by region. */
+            uint32_t cep = nf_epoch(fn), nb = 0, nbl = 0;
+            for (uint32_t i = 0; i < nd; i++) {
+                uint32_t id = fn->dflows[i];
+                if (fn->flows[id].mark == cep)
+                    continue;
+                if (!nf_small(fn, id, NF_NONE, fn->small)) {
+                    fn->dflows[nb++] = id;
+                    continue;
+                }
+                nf_component(fn, id, 0, cep);
+                nf_fill(fn);
+                nf_apply(fn);
+            }
+            for (uint32_t i = 0; i < nl; i++) {
+                uint32_t l = fn->dlinks[i];
+                if (fn->links[l].mark == cep)
+                    continue;
+                if (!nf_small(fn, NF_NONE, l, fn->small)) {
+                    fn->dlinks[nbl++] = l;
+                    continue;
+                }
+                nf_component(fn, NF_NONE, l, cep);
+                if (fn->ncf == 0)
+                    continue;
+                nf_fill(fn);
+                nf_apply(fn);
+            }
+            nd = nb;
+            nl = nbl;
+            rc = nd + nl > 0 ? nf_region(fn, nd, nl) : RT_OK;
+        }
         if (rc == RT_ENOMEM)
             return RT_ENOMEM;
         if (rc != RT_OK) { /* by components */
