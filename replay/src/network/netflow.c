@@ -92,11 +92,13 @@
 #define NF_MAXIDS (UINT32_C(1) << NF_IDBITS) /* flows and links: fewer than 2^31 each */
 #define NF_MAXDUR ((rt_time_ps)4000000000000000000LL)
 #define NF_SMALL 64 /* default of rt__flownet_set_small */
+#define NF_REGION 16 /* components of more flows plus links (or of more than small) are recomputed by region */
 
 struct nf_flow {
     /* What the component search and the filling read first. */
     rt_time_ps finish; /* T_f; INT64_MAX until its first recomputation */
     uint32_t mark;     /* component search epoch */
+    uint32_t pmark;    /* nf_small's search epoch (of fn->tepoch) */
     uint32_t n;        /* route length */
     uint32_t *links;   /* its route */
     double max_rate;   /* M_f */
@@ -106,6 +108,7 @@ struct nf_flow {
     int32_t new_bneck;
     uint8_t active, frozen;
     uint8_t lkind, new_lk; /* frozen by a link's share (1) or by its limit eff (0): its key's kind */
+    uint64_t ok1, ok2;     /* its key in the last filling (nf_setkey; nf_region reads it) */
     /* The rest. */
     int32_t bneck;     /* route position of its bottleneck link, -1: its own limit */
     uint32_t rcap;     /* room in its route block */
@@ -403,6 +406,8 @@ static uint32_t nf_tepoch(struct rt__flownet *fn)
     if (++fn->tepoch == 0) {
         for (uint32_t l = 0; l < fn->nlinks; l++)
             fn->links[l].touch = 0;
+        for (uint32_t f = 0; f < fn->nflows; f++)
+            fn->flows[f].pmark = 0;
         fn->tepoch = 1;
     }
     return fn->tepoch;
@@ -498,44 +503,61 @@ static void nf_component(struct rt__flownet *fn, uint32_t seed, uint32_t lseed, 
 }
 
 /* Whether the component of flow @p seed (or of link @p lseed when seed is NF_NONE) has at most
- * @p cap flows plus links: a search that stops past @p cap (its marks under an epoch of its own). */
-static int nf_small(struct rt__flownet *fn, uint32_t seed, uint32_t lseed, uint32_t cap)
+ * @p cap flows plus links: a search that stops past @p cap, or where it meets a flow or link marked
+ * @p big, the mark it leaves on what it saw when it stops (a later seed of the same large
+ * component then stops at once). Its marks are the links' touch and the flows' pmark, under an
+ * epoch of fn->tepoch (not fn->epoch: the component searches' marks stay as they are). */
+static int nf_small(struct rt__flownet *fn, uint32_t seed, uint32_t lseed, uint32_t cap, uint32_t big)
 {
-    uint32_t ep = nf_epoch(fn), nf = 0, nl = 0;
+    uint32_t ep = nf_tepoch(fn), nf = 0, nl = 0;
     if (seed != NF_NONE) {
-        fn->flows[seed].mark = ep;
+        if (fn->flows[seed].pmark == big)
+            return 0;
+        fn->flows[seed].pmark = ep;
         fn->cf[nf++] = seed;
     } else {
-        fn->links[lseed].mark = ep;
+        if (fn->links[lseed].touch == big)
+            return 0;
+        fn->links[lseed].touch = ep;
         fn->cl[nl++] = lseed;
     }
     for (uint32_t i = 0, j = 0; i < nf || j < nl;) {
         if (j < nl) {
-            const struct nf_link *L = &fn->links[fn->cl[j++]];
-            const struct nf_ref *ref = nf_refs((struct nf_link *)L);
+            struct nf_link *L = &fn->links[fn->cl[j++]];
+            const struct nf_ref *ref = nf_refs(L);
             for (uint32_t k = 0; k < L->n; k++) {
                 struct nf_flow *g = &fn->flows[ref[k].flow];
-                if (g->mark == ep)
+                if (g->pmark == ep)
                     continue;
-                g->mark = ep;
+                if (g->pmark == big)
+                    goto large;
+                g->pmark = ep;
                 fn->cf[nf++] = ref[k].flow;
                 if (nf + nl > cap)
-                    return 0;
+                    goto large;
             }
         } else {
             const struct nf_flow *f = &fn->flows[fn->cf[i++]];
             for (uint32_t k = 0; k < f->n; k++) {
                 struct nf_link *L = &fn->links[f->links[k]];
-                if (L->mark == ep)
+                if (L->touch == ep)
                     continue;
-                L->mark = ep;
+                if (L->touch == big)
+                    goto large;
+                L->touch = ep;
                 fn->cl[nl++] = f->links[k];
                 if (nf + nl > cap)
-                    return 0;
+                    goto large;
             }
         }
     }
     return 1;
+large:
+    for (uint32_t i = 0; i < nf; i++)
+        fn->flows[fn->cf[i]].pmark = big;
+    for (uint32_t j = 0; j < nl; j++)
+        fn->links[fn->cl[j]].touch = big;
+    return 0;
 }
 
 /* Freezes flow @p id at rate @p r (bottleneck route position @p b, -1: own limit), subtracting
@@ -707,6 +729,26 @@ static void nf_fill(struct rt__flownet *fn)
     }
 }
 
+/* The filling-order key of flow @p id frozen at @p r by its limit (@p lk 0) or by the link at
+ * route position @p b (nf_fill's heap entries, nf_region's events). */
+static inline struct nf_ent nf_fkey(const struct rt__flownet *fn, uint32_t id, double r, int lk, int32_t b)
+{
+    if (lk) {
+        uint32_t l = fn->flows[id].links[b];
+        return fh_ent(r, NF_LINKKEY, fn->links[l].key, l);
+    }
+    return fh_ent(r, 0, id, id);
+}
+
+/* Remembers flow @p id's key from its rate, bottleneck and kind just set. */
+static inline void nf_setkey(struct rt__flownet *fn, uint32_t id)
+{
+    struct nf_flow *f = &fn->flows[id];
+    struct nf_ent k = nf_fkey(fn, id, f->rate, f->lkind, f->bneck);
+    f->ok1 = k.k1;
+    f->ok2 = k.k2;
+}
+
 /* Gives flow @p id rate @p nr and bottleneck @p nb at time now (nothing when neither changed). */
 static inline void nf_set(struct rt__flownet *fn, uint32_t id, double nr, int32_t nb)
 {
@@ -738,6 +780,7 @@ static void nf_apply(struct rt__flownet *fn)
         struct nf_flow *f = &fn->flows[fn->cf[i]];
         nf_set(fn, fn->cf[i], f->new_rate, f->new_bneck);
         f->lkind = f->new_lk;
+        nf_setkey(fn, fn->cf[i]);
     }
 }
 
@@ -777,6 +820,7 @@ static int nf_alone(struct rt__flownet *fn, uint32_t id, uint32_t ep)
     f->lkind = 0;
     fn->filled++;
     nf_set(fn, id, eff, b);
+    nf_setkey(fn, id);
     return 1;
 }
 
@@ -1020,21 +1064,11 @@ static struct nf_rent rh_pop(struct rt__flownet *fn)
     return top;
 }
 
-/* The key of flow @p id frozen at @p r by its limit (@p lk 0) or by the link at route position @p b. */
-static inline struct nf_ent nf_fkey(const struct rt__flownet *fn, uint32_t id, double r, int lk, int32_t b)
-{
-    if (lk) {
-        uint32_t l = fn->flows[id].links[b];
-        return fh_ent(r, NF_LINKKEY, fn->links[l].key, l);
-    }
-    return fh_ent(r, 0, id, id);
-}
-
-/* Its key in the last filling. */
+/* Flow @p id's key in the last filling. */
 static inline struct nf_ent nf_okey(const struct rt__flownet *fn, uint32_t id)
 {
     const struct nf_flow *f = &fn->flows[id];
-    return nf_fkey(fn, id, f->rate, f->lkind, f->bneck);
+    return (struct nf_ent){f->ok1, f->ok2};
 }
 
 /* Flow @p id's limit in the filling: M_f folded with the capacities of the links it alone crosses
@@ -1113,7 +1147,7 @@ static int nf_rstate(struct rt__flownet *fn, uint32_t l, struct nf_ent K, int in
         return 0;
     }
     const struct nf_ref *ref = nf_refs(L);
-    for (uint32_t k = 0; k < n; k++) {
+    for (uint32_t k = 0; k < n && (K.k1 | K.k2); k++) { /* nothing is frozen before every level */
         uint32_t x = ref[k].flow;
         const struct nf_flow *f = &fn->flows[x];
         struct nf_ent key;
@@ -1182,11 +1216,12 @@ static void nf_rlink(struct rt__flownet *fn, uint32_t l, struct nf_ent K, int d0
             if (f->mark == ep)
                 continue;
             int w = 0;
-            if (d0) {
-                double e;
-                int32_t p;
-                nf_reff(fn, x, &e, &p);
-                w = e != f->eff || p != f->eff_pos;
+            if (d0) { /* its limit changes if this link was folded into it, or now is */
+                int32_t pos = (int32_t)ref[k].pos;
+                if (L->n >= 2)
+                    w = f->eff_pos == pos;
+                else
+                    w = L->cap < f->eff || (L->cap == f->eff && f->eff_pos >= 0 && pos < f->eff_pos);
             }
             if (!w && f->lkind && f->links[f->bneck] == l)
                 w = nf_kless(K, nf_okey(fn, x));
@@ -1268,12 +1303,22 @@ static int nf_region(struct rt__flownet *fn, uint32_t nd, uint32_t nl)
                 nf_rfreeze(fn, x, v, 1, (int32_t)ref[k].pos, K, ep);
             }
         }
-        for (uint32_t i = 0; i < fn->nchg; i++) {
-            const struct nf_flow *g = &fn->flows[fn->sf[i]];
-            for (uint32_t k = 0; k < g->n; k++)
-                nf_rlink(fn, g->links[k], K, 0, ep);
+        if (fn->nchg > 0) { /* the changed flows' links, each rebuilt once */
+            uint32_t t = nf_tepoch(fn);
+            if (e.tag != NF_RCHECK && (e.k2 & NF_LINKKEY))
+                fn->links[e.id].touch = t; /* the link that fired: all its flows are frozen */
+            for (uint32_t i = 0; i < fn->nchg; i++) {
+                const struct nf_flow *g = &fn->flows[fn->sf[i]];
+                for (uint32_t k = 0; k < g->n; k++) {
+                    struct nf_link *M = &fn->links[g->links[k]];
+                    if (M->touch == t)
+                        continue;
+                    M->touch = t;
+                    nf_rlink(fn, g->links[k], K, 0, ep);
+                }
+            }
+            fn->nchg = 0;
         }
-        fn->nchg = 0;
     }
     if (fn->rfail)
         return fn->rfail;
@@ -1282,6 +1327,7 @@ static int nf_region(struct rt__flownet *fn, uint32_t nd, uint32_t nl)
         struct nf_flow *f = &fn->flows[fn->cf[i]];
         nf_set(fn, fn->cf[i], f->new_rate, f->new_bneck);
         f->lkind = f->new_lk;
+        nf_setkey(fn, fn->cf[i]);
     }
     return RT_OK;
 }
@@ -1335,12 +1381,13 @@ static int nf_recompute(struct rt__flownet *fn)
         if (fn->region && !nf_any_due(fn)) {
             /* Small components are refilled whole (cheaper there than the region's events), the
              * others recomputed by region. */
-            uint32_t cep = nf_epoch(fn), nb = 0, nbl = 0;
+            uint32_t cep = nf_epoch(fn), big = nf_tepoch(fn), nb = 0, nbl = 0;
+            uint32_t most = fn->small < NF_REGION ? fn->small : NF_REGION;
             for (uint32_t i = 0; i < nd; i++) {
                 uint32_t id = fn->dflows[i];
                 if (fn->flows[id].mark == cep)
                     continue;
-                if (!nf_small(fn, id, NF_NONE, fn->small)) {
+                if (!nf_small(fn, id, NF_NONE, most, big)) {
                     fn->dflows[nb++] = id;
                     continue;
                 }
@@ -1352,7 +1399,7 @@ static int nf_recompute(struct rt__flownet *fn)
                 uint32_t l = fn->dlinks[i];
                 if (fn->links[l].mark == cep)
                     continue;
-                if (!nf_small(fn, NF_NONE, l, fn->small)) {
+                if (!nf_small(fn, NF_NONE, l, most, big)) {
                     fn->dlinks[nbl++] = l;
                     continue;
                 }
@@ -1860,8 +1907,9 @@ int rt__flownet_check(struct rt__flownet *fn)
         nf_fill(fn);
         for (uint32_t i = 0; i < fn->ncf; i++) {
             const struct nf_flow *g = &fn->flows[fn->cf[i]];
+            struct nf_ent k = nf_fkey(fn, fn->cf[i], g->rate, g->lkind, g->bneck);
             if (g->new_rate != g->rate || g->new_bneck != g->bneck || !(g->rate > 0) || g->rate > g->max_rate ||
-                g->new_lk != g->lkind)
+                g->new_lk != g->lkind || k.k1 != g->ok1 || k.k2 != g->ok2)
                 rc = RT_ERANGE;
             if (!due && (g->eff != eff[fn->cf[i]].r || (int64_t)eff[fn->cf[i]].k1 != g->eff_pos))
                 rc = RT_ERANGE;
