@@ -1168,8 +1168,10 @@ static int nf_rstate(struct rt__flownet *fn, uint32_t l, struct nf_ent K, int in
             z->r = r;
         }
     }
-    if (nz > 1) {
-        for (uint32_t i = 1; i < nz; i++) { /* insertion: a link carries few flows */
+    if (nz > 24) {
+        qsort(fn->rz, nz, sizeof *fn->rz, rz_cmp);
+    } else if (nz > 1) {
+        for (uint32_t i = 1; i < nz; i++) { /* insertion: most links carry few flows */
             struct nf_rfz z = fn->rz[i];
             uint32_t j = i;
             for (; j > 0 && rz_cmp(&z, &fn->rz[j - 1]) < 0; j--)
