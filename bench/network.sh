@@ -28,7 +28,8 @@
 # Then (unless --no-mappings, issue #35) the first size on torus:8x8x8 and a 3-level fat tree with
 # the block and a random mapping, under the exact contention model and the fast one: time, the
 # model's work (flows recomputed per routed message, and the replay's time per flow recomputed:
-# ns/rec), random against block (target <= 3x), and the fast model's error against the exact one;
+# ns/rec), random against block (target: exact <= 5x, issue #49; fast <= 3x, issue #35), and the
+# fast model's error against the exact one;
 # and (unless --no-machine) the machine-size rows: the same trace on fat trees of 10^3 to 10^7
 # nodes, random mapping, CLI time and peak RSS.
 # Then (unless --no-scale, issue #35 item 4) background traffic at scale: the first size on
@@ -280,9 +281,11 @@ END {
         printf "%-36s %-8s %8.3f %14s %9.1f %7.0f %10s\n", base "%" c, "block", med[net], "", rec[net], nsrec[net], e1
         printf "%-36s %-8s %8.3f %13.1fx %9.1f %7.0f %10s\n", base "%" c, "random:1", med[rnd], x, rec[rnd], nsrec[rnd], e2
         verdict[c] = verdict[c] sprintf(" %s %.1fx", base, x)
-        if (x > 3) bad[c] = 1
+        if (x > (c == "exact" ? 5 : 3)) bad[c] = 1
     }
-    for (c in verdict) printf "target (random <= 3x block, %s contention):%s: %s\n", c, verdict[c], bad[c] ? "NOT met" : "met"
+    # exact: issue #49 item 2 (at most 5x, bit-identical to exact-full); fast: issue #35 (3x)
+    for (c in verdict) printf "target (random <= %dx block, %s contention):%s: %s\n", c == "exact" ? 5 : 3, c, verdict[c],
+                              bad[c] ? "NOT met" : "met"
 }' "$work/lines"
 fi
 

@@ -74,7 +74,7 @@
  * closed loop of 100 flows in flight over a k=16 fat tree (1024 hosts, 6-link routes, components
  * of a few flows) runs at about 1 million flows per second on one core, over a k=32 one at about
  * 2 million; with random routes over 1000 links, where the 100 flows form one component, at
- * about 35,000.
+ * about 380,000 by region (90,000 refilling the component).
  */
 #include "netflow.h"
 
