@@ -226,8 +226,6 @@ struct rt__flownet {
     int rfail;                   /* the region stopped: RT_ENOMEM, NF_RFALLBACK or NF_RHEAVY */
     uint64_t rwork, rseen;       /* the region's work and the flows over its dirty links (NF_RWORK) */
     int rlarge;                  /* its component is larger than twice its work: no more checks */
-    uint32_t refill;             /* large components refilled (not by region) this many times more */
-    uint32_t rlast;              /* ... when of at most this many flows plus links */
     struct nf_done *done;
     uint32_t done_cap;
     uint64_t nentries; /* sum of the active flows' route lengths */
@@ -1024,11 +1022,9 @@ static void nf_fast(struct rt__flownet *fn, uint32_t ep)
  * over the links it made dirty, plus 64 each. A region that changes a few flows reads each dirty
  * link's flows about twice; under heavy traffic where a start changes a fifth of a component of
  * thousands it read them 8-9 times, and refilling the component was 3.6x cheaper (a 16x16 torus
- * with 97 % of its nodes sending bursts, tests/network.sh). Past the budget, the region stops and
- * the next NF_REFILL recomputations of large components refill them, before the region is tried
- * again. */
+ * with 97 % of its nodes sending bursts, tests/network.sh). Past the budget, a component no larger
+ * than twice the work so far is refilled instead (nf_region); a larger one goes on by region. */
 #define NF_RWORK 4
-#define NF_REFILL 64
 
 static inline int nf_kless(struct nf_ent a, struct nf_ent b)
 {
@@ -1355,7 +1351,6 @@ static int nf_region(struct rt__flownet *fn, uint32_t nd, uint32_t nl)
             uint32_t cap = twice < UINT32_MAX ? (uint32_t)twice : UINT32_MAX;
             if (nf_small_in(fn, fn->cf[0], NF_NONE, cap, nf_tepoch(fn), fn->sf, fn->sl)) {
                 fn->rfail = NF_RHEAVY;
-                fn->rlast = cap;
             } else {
                 fn->rlarge = 1; /* larger: the region goes on, unchecked */
             }
@@ -1452,13 +1447,7 @@ static int nf_recompute(struct rt__flownet *fn)
             }
             nd = nb;
             nl = nbl;
-            if (nd + nl == 0)
-                rc = RT_OK;
-            else if (fn->refill > 0 && (fn->refill--, nd > 0 ? nf_small(fn, fn->dflows[0], NF_NONE, fn->rlast, big)
-                                                              : nf_small(fn, NF_NONE, fn->dlinks[0], fn->rlast, big)))
-                rc = NF_RHEAVY; /* like the one that went past its budget: refilled */
-            else if ((rc = nf_region(fn, nd, nl)) == NF_RHEAVY)
-                fn->refill = NF_REFILL;
+            rc = nd + nl > 0 ? nf_region(fn, nd, nl) : RT_OK;
         }
         if (rc == RT_ENOMEM)
             return RT_ENOMEM;
