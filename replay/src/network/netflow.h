@@ -151,9 +151,9 @@ void rt__flownet_set_fast(struct rt__flownet *fn, int on);
 uint64_t rt__flownet_filled(const struct rt__flownet *fn);
 
 /**
- * Tuning and debugging: components of at most @p n flows plus links are refilled whole, by
- * scanning instead of with a heap; larger ones are recomputed by region, only where their rates
- * change (default 64; the heap serves full recomputations and times with a flow due). Results are
+ * Tuning and debugging: components of at most @p n flows plus links are filled by scanning instead
+ * of with a heap (default 64); components larger than @p n or than 16 are recomputed by region,
+ * only where their rates change (netflow.c, nf_region), the others refilled whole. Results are
  * bit-identical for any @p n.
  */
 void rt__flownet_set_small(struct rt__flownet *fn, uint32_t n);
