@@ -793,6 +793,24 @@ static void nf_apply(struct rt__flownet *fn)
     }
 }
 
+/* Flow @p id's limit in the filling: M_f folded with the capacities of the links it alone crosses
+ * (the lower route position on ties, its own limit before any), as nf_visit_link gives it. */
+static void nf_reff(const struct rt__flownet *fn, uint32_t id, double *eff, int32_t *pos)
+{
+    const struct nf_flow *f = &fn->flows[id];
+    double e = f->max_rate;
+    int32_t p = -1;
+    for (uint32_t k = 0; k < f->n; k++) {
+        const struct nf_link *L = &fn->links[f->links[k]];
+        if (L->n == 1 && L->cap < e) {
+            e = L->cap;
+            p = (int32_t)k;
+        }
+    }
+    *eff = e;
+    *pos = p;
+}
+
 /*
  * The component of a flow that is the only one over each of its links (none due there either) is
  * that flow alone, and its filling freezes it at its effective limit: M_f folded with its links'
@@ -813,22 +831,13 @@ static int nf_alone(struct rt__flownet *fn, uint32_t id, uint32_t ep)
             return 0;
     if (nf_due(fn, f))
         return 0;
-    double eff = f->max_rate;
-    int32_t b = -1;
-    for (uint32_t k = 0; k < n; k++) {
-        struct nf_link *L = &links[route[k]];
-        L->mark = ep;
-        if (L->cap < eff) {
-            eff = L->cap;
-            b = (int32_t)k;
-        }
-    }
+    for (uint32_t k = 0; k < n; k++)
+        links[route[k]].mark = ep;
+    nf_reff(fn, id, &f->eff, &f->eff_pos); /* every link of it folded: its limit is its rate */
     f->mark = ep;
-    f->eff = eff;
-    f->eff_pos = b;
     f->lkind = 0;
     fn->filled++;
-    nf_set(fn, id, eff, b);
+    nf_set(fn, id, f->eff, f->eff_pos);
     nf_setkey(fn, id);
     return 1;
 }
@@ -1086,24 +1095,6 @@ static inline struct nf_ent nf_okey(const struct rt__flownet *fn, uint32_t id)
 {
     const struct nf_flow *f = &fn->flows[id];
     return (struct nf_ent){f->ok1, f->ok2};
-}
-
-/* Flow @p id's limit in the filling: M_f folded with the capacities of the links it alone crosses
- * (the lower route position on ties, its own limit before any), as nf_visit_link gives it. */
-static void nf_reff(const struct rt__flownet *fn, uint32_t id, double *eff, int32_t *pos)
-{
-    const struct nf_flow *f = &fn->flows[id];
-    double e = f->max_rate;
-    int32_t p = -1;
-    for (uint32_t k = 0; k < f->n; k++) {
-        const struct nf_link *L = &fn->links[f->links[k]];
-        if (L->n == 1 && L->cap < e) {
-            e = L->cap;
-            p = (int32_t)k;
-        }
-    }
-    *eff = e;
-    *pos = p;
 }
 
 /* Watches flow @p id: its limit becomes an event and, when it has an old key, a check there. */
@@ -1926,12 +1917,15 @@ int rt__flownet_check(struct rt__flownet *fn)
         return rc;
     }
     /* What nf_region reads of the last filling: each flow's limit and the kind of its key. */
-    struct nf_rfz *eff = malloc((fn->nflows ? fn->nflows : 1) * sizeof *eff);
+    struct {
+        double eff;
+        int32_t pos;
+    } *eff = malloc((fn->nflows ? fn->nflows : 1) * sizeof *eff);
     if (!eff)
         return RT_ENOMEM;
     for (uint32_t id = 0; id < fn->nflows; id++) {
-        eff[id].r = fn->flows[id].eff;
-        eff[id].k1 = (uint64_t)(int64_t)fn->flows[id].eff_pos;
+        eff[id].eff = fn->flows[id].eff;
+        eff[id].pos = fn->flows[id].eff_pos;
     }
     int due = nf_any_due(fn); /* limits are then those of the flows not due */
     uint32_t ep = nf_epoch(fn);
@@ -1947,7 +1941,7 @@ int rt__flownet_check(struct rt__flownet *fn)
             if (g->new_rate != g->rate || g->new_bneck != g->bneck || !(g->rate > 0) || g->rate > g->max_rate ||
                 g->new_lk != g->lkind || k.k1 != g->ok1 || k.k2 != g->ok2)
                 rc = RT_ERANGE;
-            if (!due && (g->eff != eff[fn->cf[i]].r || (int64_t)eff[fn->cf[i]].k1 != g->eff_pos))
+            if (!due && (g->eff != eff[fn->cf[i]].eff || eff[fn->cf[i]].pos != g->eff_pos))
                 rc = RT_ERANGE;
         }
         for (uint32_t i = 0; i < fn->ncl; i++)
