@@ -62,9 +62,68 @@ static unsigned trace_flags;
 void cli_set_trace_flags(unsigned flags) { trace_flags = flags; }
 unsigned cli_trace_flags(void) { return trace_flags; }
 
+/* --memory-budget: UINT64_MAX until given (then half the machine's memory, cli_memory_budget). */
+static uint64_t memory_budget = UINT64_MAX;
+
+void cli_set_memory_budget(uint64_t bytes) { memory_budget = bytes; }
+
+uint64_t cli_memory_budget(void)
+{
+    if (memory_budget != UINT64_MAX)
+        return memory_budget;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 2 : (uint64_t)4 << 30;
+}
+
+char *cli_format_bytes(char *buf, size_t n, double bytes)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 5) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(buf, n, u ? "%.3g%s" : "%.0f%s", bytes, unit[u]);
+    return buf;
+}
+
+int cli_trace_open_budget(const char *path, const char *whole_why, rt_trace **t, rt_error *err)
+{
+    /* The definitions first (the rows' declared event counts): a trace over the budget is
+     * streamed where the command can (replay), refused with its size where it cannot. A trace
+     * whose definitions cannot be read that way is left to the whole read, which says why. */
+    rt_trace *s = NULL;
+    rt_error e = {0};
+    *t = NULL;
+    if (rt_trace_open_flags(path, trace_flags | RT_TRACE_STREAM, &s, &e) == RT_OK) {
+        uint64_t n = rt_trace_declared_events(s), budget = cli_memory_budget();
+        double need = (double)n * CLI_BYTES_PER_EVENT;
+        char a[32], b[32];
+        if (need > (double)budget) {
+            cli_format_bytes(a, sizeof a, need);
+            cli_format_bytes(b, sizeof b, (double)budget);
+            if (!whole_why) {
+                if (!progress_quiet())
+                    fprintf(stderr, "retime: note: %s: %" PRIu64 " events need about %s in memory, over --memory-budget "
+                                    "%s: streamed (each rank's events read as the replay reaches them)\n",
+                            rt_trace_path(s), n, a, b);
+                *t = s;
+                return RT_OK;
+            }
+            int rc = rt_error_set(err, RT_ENOMEM, "%s: %" PRIu64 " events need about %s in memory, over --memory-budget "
+                                                  "%s, and %s: raise --memory-budget to read it whole",
+                                  rt_trace_path(s), n, a, b, whole_why);
+            rt_trace_close(s);
+            return rc;
+        }
+        rt_trace_close(s);
+    }
+    return rt_trace_open_flags(path, trace_flags, t, err);
+}
+
 int cli_trace_open(const char *path, rt_trace **t, rt_error *err)
 {
-    return rt_trace_open_flags(path, trace_flags, t, err);
+    return cli_trace_open_budget(path, "this command holds every event", t, err);
 }
 
 /* "MPI rank 2 missing: 12 messages to it and 10 from it dropped, 4 collective records timed without
@@ -890,6 +949,11 @@ static int model_cli_from_trace(struct model_cli *m, struct rt_replay_options *o
     }
     o->scale = m->scale;
     return 0;
+}
+
+void model_cli_trace_read(const rt_trace *t)
+{
+    cli_compute_shown = rt_trace_has_cpu_time(t);
 }
 
 int model_cli_window(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t)

@@ -63,8 +63,23 @@ int cli_oversubscribed_text(const rt_trace *t, char *buf, size_t cap);
 /* --allow-missing-ranks (any command that reads a trace; taken out of argv by main): the flags
  * every trace is opened with (enum rt_trace_open_flag). */
 void cli_set_trace_flags(unsigned flags);
-/* rt_trace_open with the flags above: every command opens its traces through it. */
+/* rt_trace_open with the flags above: every command opens its traces through it. A trace whose
+ * declared events need more than the memory budget (CLI_BYTES_PER_EVENT each) is refused in one
+ * line with the size it needs. */
 int cli_trace_open(const char *path, rt_trace **t, rt_error *err);
+/* The same, for a command that can replay it streamed (RT_TRACE_STREAM) when @p whole_why is NULL:
+ * a trace over the budget is then opened streamed, with a note on stderr; else @p whole_why says
+ * why the command needs every event (the refusal's words, e.g. "--region gathers ..."). */
+int cli_trace_open_budget(const char *path, const char *whole_why, rt_trace **t, rt_error *err);
+/* --memory-budget SIZE (any command that reads a trace; taken out of argv by main): what a trace
+ * read whole may take; by default half the machine's memory. */
+void cli_set_memory_budget(uint64_t bytes);
+uint64_t cli_memory_budget(void);
+/* A replay holds about this many bytes per event of a trace read whole (16 B events, their
+ * payloads and blocks; bench/scale.sh measures 17 B of RSS per event at 10^7 and 10^8). */
+#define CLI_BYTES_PER_EVENT 17.0
+/* "1.59GiB": a size in bytes with a binary unit. */
+char *cli_format_bytes(char *buf, size_t n, double bytes);
 /* Those flags (for the opening of a part of a trace under mpirun). */
 unsigned cli_trace_flags(void);
 /* The coverage line: "not replayed" and what the replay leaves out (rt_trace_coverage; the
@@ -203,6 +218,8 @@ int model_cli_crossbar(struct model_cli *m, const rt_trace *t, const rt_network 
 /* For a command that replays without a network: 1 after one error line when --topology or one
  * of its options was given (they would be ignored), else 0. */
 int model_cli_no_network(const struct model_cli *m, const char *command);
+/* A streamed trace read to its end: what the descriptions say of it (its CPU times) from its events. */
+void model_cli_trace_read(const rt_trace *t);
 /* The options that need the trace but no network (model_cli_network calls it): the measured
  * window, and the estimate of the work to do (--max-work, m->replays replays). 0, or 1 (printed). */
 int model_cli_window(struct model_cli *m, struct rt_replay_options *o, const rt_trace *t);

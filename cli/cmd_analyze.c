@@ -724,7 +724,7 @@ int cmd_analyze(struct args *a)
                 "process, without mpirun");
         goto out_quiet;
     }
-    if (dist_trace_open(c.tr.path, 0, &t, &opts.part, &err) || clock_fix_cli_apply(&c.fix, t, opts.eager_limit, &err))
+    if (dist_trace_open(c.tr.path, 0, "analyze holds every event and its dependency graph", &t, &opts.part, &err) || clock_fix_cli_apply(&c.fix, t, opts.eager_limit, &err))
         goto out;
     if (dist_rank() == 0)
         cli_warn_dropped(t);

@@ -199,6 +199,27 @@ static void watch_progress(void *ud, uint64_t done, uint64_t total)
     progress_replay(((struct watch *)ud)->pg, done, total);
 }
 
+/* Why this replay needs every event in memory (cli_trace_open_budget's refusal), or NULL when it
+ * can read the trace as it goes (RT_TRACE_STREAM): one replay on the crossbar, nothing that
+ * keeps or revisits every event. */
+static const char *whole_why(const struct replay_cli *c)
+{
+    const char *win = c->model.window_spec;
+    if (c->runs)
+        return "a Monte Carlo (--runs) replays every event many times";
+    if (outputs_wanted(&c->out))
+        return "--output-trace and --perfetto keep every event's timing";
+    if (c->fix.on)
+        return "--fix-clocks corrects every event before the replay";
+    if (c->tr.region)
+        return "--region gathers every instance of the region";
+    if (model_cli_topology(&c->model, c->model.net.topology))
+        return "a network's collectives read other ranks' events ahead (streamed replays are on the crossbar)";
+    if (win && strcmp(win, "mpi") && strcmp(win, "all"))
+        return "--window region:... and time:... need every event read first";
+    return NULL;
+}
+
 int cmd_replay(struct args *a)
 {
     struct replay_cli c;
@@ -219,10 +240,11 @@ int cmd_replay(struct args *a)
                      "run them as one process, or with --runs N --split runs under mpirun");
         goto out_quiet;
     }
-    if (dist_trace_open(c.tr.path, c.split_runs, &t, &opts.part, &err) ||
+    if (dist_trace_open(c.tr.path, c.split_runs, whole_why(&c), &t, &opts.part, &err) ||
         clock_fix_cli_apply(&c.fix, t, opts.eager_limit, &err))
         goto out;
-    if (dist_rank() == 0)
+    int streamed = rt_trace_streamed(t);
+    if (dist_rank() == 0 && !streamed) /* (a streamed trace knows what it dropped once read) */
         cli_warn_dropped(t);
     c.model.replays = c.runs ? c.runs : 1;
     if (model_cli_network(&c.model, &opts, t))
@@ -262,12 +284,16 @@ int cmd_replay(struct args *a)
             goto out;
         obs.on_dep = watch_dep;
     }
-    if ((w.pg = progress_start("replay", "events", rt_trace_stats(t)->events)))
+    if ((w.pg = progress_start("replay", "events", streamed ? rt_trace_declared_events(t) : rt_trace_stats(t)->events)))
         obs.on_progress = watch_progress;
     if (rt_replay_run(t, &opts, &obs, &res, &err))
         goto out;
     progress_end(w.pg);
     w.pg = NULL;
+    if (streamed) {
+        cli_warn_dropped(t);
+        model_cli_trace_read(t);
+    }
     cli_warn_cut(t, res);
     if (w.rs && rt_region_stats_instances(w.rs, &inst, &ninst, &err))
         goto out;

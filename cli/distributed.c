@@ -158,11 +158,12 @@ static int check_span(const rt_trace *t, rt_error *err)
     return rc;
 }
 
-int dist_trace_open(const char *path, int whole, rt_trace **t, const struct rt_replay_part **partp, rt_error *err)
+int dist_trace_open(const char *path, int whole, const char *whole_why, rt_trace **t,
+                    const struct rt_replay_part **partp, rt_error *err)
 {
     *partp = NULL;
     if (!dist_active())
-        return cli_trace_open(path, t, err);
+        return cli_trace_open_budget(path, whole_why, t, err);
     int rc = whole ? cli_trace_open(path, t, err)
                    : rt_trace_open_part_flags(path, cli_trace_flags(), (uint32_t)nprocs, (uint32_t)me, t, err);
     if (!rc && !whole) {
@@ -264,11 +265,12 @@ int dist_mc_merge(struct mc_result *r, int rc, rt_error *err)
     (void)err;
     return rc;
 }
-int dist_trace_open(const char *path, int whole, rt_trace **t, const struct rt_replay_part **part, rt_error *err)
+int dist_trace_open(const char *path, int whole, const char *whole_why, rt_trace **t,
+                    const struct rt_replay_part **part, rt_error *err)
 {
     (void)whole;
     *part = NULL;
-    return cli_trace_open(path, t, err);
+    return cli_trace_open_budget(path, whole_why, t, err);
 }
 
 #endif

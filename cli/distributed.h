@@ -16,9 +16,11 @@ int dist_active(void);
 unsigned dist_rank(void);
 /* Opens @p path: all of it, or in a distributed run this process's part of the ranks, with
  * *@p part set to the run's processes (NULL otherwise; @p whole: every process reads all of it).
- * Collective: when any process fails, all do, and only the lowest failing one keeps its own
- * error (the others get RT_EREMOTE). */
-int dist_trace_open(const char *path, int whole, rt_trace **t, const struct rt_replay_part **part, rt_error *err);
+ * One process: over the memory budget, streamed when @p whole_why is NULL, else refused
+ * (cli_trace_open_budget). Collective: when any process fails, all do, and only the lowest
+ * failing one keeps its own error (the others get RT_EREMOTE). */
+int dist_trace_open(const char *path, int whole, const char *whole_why, rt_trace **t,
+                    const struct rt_replay_part **part, rt_error *err);
 /* The number of processes (1 without mpirun). */
 unsigned dist_size(void);
 struct mc_result;

@@ -28,6 +28,7 @@ struct progress {
 static int quiet;
 
 void progress_set_quiet(int q) { quiet = q; }
+int progress_quiet(void) { return quiet; }
 
 static int64_t now_ns(void)
 {

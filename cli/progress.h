@@ -10,6 +10,8 @@ struct progress;
 
 /** Silences every later progress line (--quiet). */
 void progress_set_quiet(int quiet);
+/** Whether --quiet was given. */
+int progress_quiet(void);
 
 /**
  * Starts a progress line "retime: WHAT  done/total UNIT  pct  elapsed".

@@ -56,6 +56,10 @@ static void usage(FILE *f)
           "locations the archive lacks (its event file missing or empty: killed before it wrote) is left out,\n"
           "the messages to and from it dropped, collectives timed over the ranks present\n"
           "(docs/other-producers.md).\n"
+          "--memory-budget SIZE (any command that reads a trace): what a trace read whole may take (about\n"
+          "17 B per event; default half the machine's memory). retime replay streams a trace beyond it (each\n"
+          "rank's events read as the replay reaches them, docs/streaming.md); the other commands refuse it,\n"
+          "saying the size it needs. 0: replay every trace streamed.\n"
           "Under mpirun -np N, retime replay splits the ranks over the processes (each reads its part;\n"
           "docs/distributed.md); with --runs, --split runs gives each process whole runs instead.\n",
           f);
@@ -447,17 +451,44 @@ static int cmd_info(struct args *a)
     return rc;
 }
 
-/* Takes --quiet and --allow-missing-ranks out of argv, wherever they are: they apply to every command. */
+/* --memory-budget SIZE or --memory-budget=SIZE at argv[*i]: 1 taken (value too), 0 not it, -1 bad (printed). */
+static int take_budget(int argc, char **argv, int *i)
+{
+    const char *opt = "--memory-budget", *v = NULL;
+    size_t len = strlen(opt);
+    if (strncmp(argv[*i], opt, len))
+        return 0;
+    if (argv[*i][len] == '=')
+        v = argv[*i] + len + 1;
+    else if (argv[*i][len])
+        return 0;
+    else if (*i + 1 < argc)
+        v = argv[++*i];
+    rt_bytes b = 0;
+    rt_error e = {0};
+    if (!v || rt_parse_bytes(v, &b, &e))
+        return cli_die("bad --memory-budget '%s' (a SIZE such as 8GiB; 0 streams every trace a replay can)", v ? v : ""),
+               -1;
+    cli_set_memory_budget(b);
+    return 1;
+}
+
+/* Takes --quiet, --allow-missing-ranks and --memory-budget out of argv, wherever they are: they
+ * apply to every command. -1 after an error line. */
 static int take_quiet(int argc, char **argv)
 {
     int n = 1;
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
+        int b;
         if (!strcmp(argv[i], "--quiet"))
             progress_set_quiet(1);
         else if (!strcmp(argv[i], "--allow-missing-ranks"))
             cli_set_trace_flags(RT_TRACE_ALLOW_MISSING_RANKS);
-        else
+        else if ((b = take_budget(argc, argv, &i)) < 0)
+            return -1;
+        else if (!b)
             argv[n++] = argv[i];
+    }
     argv[n] = NULL;
     return n;
 }
@@ -465,6 +496,8 @@ static int take_quiet(int argc, char **argv)
 static int dispatch(int argc, char **argv)
 {
     argc = take_quiet(argc, argv);
+    if (argc < 0)
+        return 2; /* a usage error */
     struct args a = {argc, 1, argv};
     if (argc < 2) {
         usage(stderr);

@@ -237,7 +237,14 @@ enum rt_trace_open_flag {
      *  messages to and from it are dropped, collectives on communicators holding it are timed over
      *  the members present, and a rooted one whose root it is keeps its measured time. The rows
      *  are the ranks present, in order of location id (so later ranks' row numbers move down). */
-    RT_TRACE_ALLOW_MISSING_RANKS = 1u << 0
+    RT_TRACE_ALLOW_MISSING_RANKS = 1u << 0,
+    /** Streamed: only the definitions are read at the open; rt_replay_run reads each rank's
+     *  events as it reaches them and gives back those it has passed, so a trace larger than
+     *  memory replays in the memory of its ranks' windows (bounded by how far their progress
+     *  drifts apart). Such a trace serves one replay: rt_trace_events gives only what is held,
+     *  and its stats are whole once that replay has ended. Refused for a part
+     *  (rt_trace_open_part) and for a trace whose ranks have other threads' locations. */
+    RT_TRACE_STREAM = 1u << 1
 };
 
 /**
@@ -284,6 +291,12 @@ void rt_trace_time_range(const rt_trace *trace, rt_time_ns *lo, uint32_t *lo_row
  */
 int rt_trace_check_span(const rt_trace *trace, rt_time_ns lo, uint32_t lo_row, rt_time_ns hi, uint32_t hi_row,
                         rt_error *err);
+
+/** Whether @p trace was opened with RT_TRACE_STREAM. */
+int rt_trace_streamed(const rt_trace *trace);
+/** The events the ranks' Location definitions declare, summed (before a streamed trace is read,
+ *  the best estimate of its size; 0 when the producer declares none). */
+uint64_t rt_trace_declared_events(const rt_trace *trace);
 
 /** Path of the anchor file the trace was read from. */
 const char *rt_trace_path(const rt_trace *trace);

@@ -50,6 +50,17 @@ int rt_window_begins_latest(const rt_window *w);
  *  rank) and the one where it ends; UINT64_MAX for a rank outside the window. */
 uint64_t rt_window_begin(const rt_window *w, uint32_t rank);
 uint64_t rt_window_end(const rt_window *w, uint32_t rank);
+/**
+ * A streamed trace's window (RT_TRACE_STREAM; mpi: the region and time windows are refused by
+ * rt_window_open there) is resolved as the replay reads it: rank @p rank's events [@p from, @p to)
+ * were just read, @p ended when they are its last. rt_window_begin and rt_window_end give
+ * UINT64_MAX until found (a begin or end where the rank has no such call: once it has ended).
+ * When every rank has ended and none had MPI_Init or MPI_Finalize, the window becomes the whole
+ * run, as rt_window_open says of a trace read whole. The window is filled in place: one window
+ * serves one replay of a streamed trace.
+ */
+void rt_window_stream_scan(const rt_window *w, uint32_t rank, const struct rt_event *ev, uint64_t from, uint64_t to,
+                           int ended);
 
 #ifdef __cplusplus
 }

@@ -110,8 +110,10 @@ RT_HOT_INLINE rt_time_ps cpu(struct engine *E, uint32_t r, rt_time_ps t, rt_time
 static uint64_t call_enter(const struct engine *E, uint32_t r, uint64_t j)
 {
     const struct rt_event *ev = E->ranks[r].ev;
+    const struct rt__row *row = E->ranks[r].row;
+    uint64_t lo = row ? row->kept : 0; /* (a streamed trace gave back the events before) */
     int depth = 0;
-    for (uint64_t k = j + 1; k-- > 0;) {
+    for (uint64_t k = j + 1; k-- > lo;) {
         if (!(ev[k].flags & RT_EVF_MPI))
             continue;
         if (ev[k].kind == RT_EV_LEAVE && k != j)
@@ -644,19 +646,26 @@ RT_HOT_INLINE rt_time_ps local_time(struct engine *E, struct rank *R, const stru
     return cpu(E, (uint32_t)(R - E->ranks), R->clock, work);
 }
 
-enum { STEP_OK, STEP_BLOCK, STEP_FAIL };
+enum { STEP_OK, STEP_BLOCK, STEP_FAIL, STEP_MORE /* a streamed trace: the rank needs events not read yet */ };
 
-/* Rank @p R reaches one of its window's events (@p j, at @p t): the begin, then the end. */
-static void window_event(struct rank *R, uint64_t j, rt_time_ps t)
+/* Rank @p R reaches one of its window's events (@p j, at @p t): the begin, then the end. A
+ * streamed trace's window is found as its events are read (engine_stream.c): until its begin is
+ * known, the first event stands for it (the begin where the rank has no MPI_Init). */
+static RT_COLD void window_event(struct rank *R, uint64_t j, rt_time_ps t)
 {
-    if (j == R->win_begin)
+    if (j == R->win_begin || (j == 0 && R->win_begin == UINT64_MAX)) {
         R->win_t0 = t;
+        R->win_m0 = R->ev[j].time;
+    }
     if (j == R->win_end) {
         R->win_t1 = t;
-        R->win_next = UINT64_MAX;
-    } else {
-        R->win_next = R->win_end;
+        R->win_m1 = R->ev[j].time;
     }
+    R->win_next = UINT64_MAX;
+    if (R->win_begin > j && R->win_begin < R->win_next)
+        R->win_next = R->win_begin;
+    if (R->win_end > j && R->win_end < R->win_next)
+        R->win_next = R->win_end;
 }
 
 /* The Leave of an MPI call that waits for its blocking sends: STEP_BLOCK until they are done,
@@ -746,6 +755,9 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
 
     switch (e->kind) {
     case RT_EV_ENTER:
+        /* (a streamed trace: an MPI call is entered once read up to its Leave, engine_stream.c) */
+        if (RT_UNLIKELY(R->more) && (e->flags & RT_EVF_MPI) && R->depth == 0 && !rt__eng_call_held(R, j))
+            return STEP_MORE;
         t = local_time(E, R, e);
         if (e->flags & RT_EVF_MPI) {
             if (R->depth++ == 0) {
@@ -891,12 +903,19 @@ static void count_done(struct engine *E, uint64_t n)
 /* Steps rank R until it blocks, fails or ends; returns the last step's result (STEP_OK: ended). */
 RT_HOT_INLINE int steps(struct engine *E, struct rank *R, uint32_t r, int deps, int events)
 {
-    while (R->cursor < R->nev) {
-        int s = step(E, R, r, deps, events);
-        if (s != STEP_OK || E->failed)
+    for (;;) {
+        int s = STEP_OK;
+        while (R->cursor < R->nev && (s = step(E, R, r, deps, events)) == STEP_OK && !E->failed)
+            ;
+        if (s != STEP_OK && s != STEP_MORE)
             return s;
+        if (E->failed)
+            return STEP_FAIL;
+        if (RT_LIKELY(!R->more))
+            return STEP_OK;
+        if (rt__eng_pull(E, r)) /* a streamed trace: its next events */
+            return STEP_FAIL;
     }
-    return STEP_OK;
 }
 
 static int run_rank(struct engine *E, uint32_t r)
@@ -1032,6 +1051,18 @@ static int setup_tables(struct engine *E)
     return 0;
 }
 
+int rt__eng_span_check(struct engine *E, rt_time_ns last)
+{
+    /* Every compute interval and start offset is at most the span: scaled, it must fit the ps clock. */
+    if ((double)(last - E->first) * 1e3 * E->o->compute_scale > MAX_CLOCK_PS)
+        return E->failed = rt_error_set(E->err, RT_ERANGE,
+                                        "%s: the trace spans %lld ns; times compute scale %g that is beyond "
+                                        "the replay's clock (%.3g ps)",
+                                        rt_trace_path(E->t), (long long)(last - E->first), E->o->compute_scale,
+                                        MAX_CLOCK_PS);
+    return RT_OK;
+}
+
 /* The ranks' events and the measured span [*first, *last] over all processes; every rank here
  * queued at its start, relative to the earliest one's. */
 static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
@@ -1043,15 +1074,23 @@ static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
         R->coll = UINT32_MAX;
         R->win_next = R->win_begin = R->win_end = UINT64_MAX;
         if (owned(E, r)) {
-            R->ev = rt_trace_events(E->t, r, &R->nev);
             R->row = &E->t->rows[r];
-            if (opts->window && rt_window_kind(opts->window) != RT_WINDOW_ALL) {
+            if (E->stream) { /* its first events (the engine's window into them: engine_stream.c) */
+                R->more = 1;
+                if (opts->window && rt_window_kind(opts->window) != RT_WINDOW_ALL)
+                    R->win_next = 0;
+                if (rt__eng_pull(E, r))
+                    return E->failed;
+            } else {
+                R->ev = rt_trace_events(E->t, r, &R->nev);
+            }
+            if (!E->stream && opts->window && rt_window_kind(opts->window) != RT_WINDOW_ALL) {
                 R->win_begin = rt_window_begin(opts->window, r);
                 R->win_end = rt_window_end(opts->window, r);
                 R->win_next = R->win_begin < R->nev && R->win_end < R->nev ? R->win_begin : UINT64_MAX;
             }
         }
-        if (R->nev) {
+        if (R->nev) { /* (streamed: the last event so far; each pull checks the span again) */
             first = R->ev[0].time < first ? R->ev[0].time : first;
             last = R->ev[R->nev - 1].time > last ? R->ev[R->nev - 1].time : last;
         }
@@ -1076,13 +1115,9 @@ static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
         first = last = 0;
     *firstp = first;
     *lastp = last;
-    /* Every compute interval and start offset is at most the span: scaled, it must fit the ps clock. */
-    if ((double)(last - first) * 1e3 * opts->compute_scale > MAX_CLOCK_PS)
-        return E->failed = rt_error_set(E->err, RT_ERANGE,
-                                        "%s: the trace spans %lld ns; times compute scale %g that is beyond "
-                                        "the replay's clock (%.3g ps)",
-                                        rt_trace_path(E->t), (long long)(last - first), opts->compute_scale,
-                                        MAX_CLOCK_PS);
+    E->first = first;
+    if (rt__eng_span_check(E, last))
+        return E->failed;
     for (uint32_t r = 0; r < E->nranks; r++) {
         struct rank *R = &E->ranks[r];
         rt_time_ns start = R->nev ? R->ev[0].time : first;
@@ -1092,7 +1127,14 @@ static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
         R->cpu = NULL;
         R->ncpu = R->cpu_k = 0;
         R->cpu_lost = opts->compute == RT_COMPUTE_CPU && R->row && R->row->cpu_readings;
-        if (R->row && R->row->ncpu && (R->cpu_lost || R->row->compute_tracer)) {
+        if (E->stream && R->row) { /* what a whole read would tell is not known yet: the steps are
+                                    * taken as they come (without readings their lost time is 0) */
+            R->cpu_lost = opts->compute == RT_COMPUTE_CPU;
+            R->cpu = R->row->cpu;
+            R->ncpu = R->row->ncpu;
+            if (R->nev)
+                R->last_meas = meas_time(R, &R->ev[0]);
+        } else if (R->row && R->row->ncpu && (R->cpu_lost || R->row->compute_tracer)) {
             R->cpu = R->row->cpu;
             R->ncpu = R->row->ncpu;
             if (R->nev) /* steps at the start: none before the first reading, which is the base */
@@ -1216,8 +1258,8 @@ static int collect_window(struct engine *E)
             continue;
         v[0] = sb * R->win_t0 < v[0] ? sb * R->win_t0 : v[0];
         v[1] = -R->win_t1 < v[1] ? -R->win_t1 : v[1];
-        v[2] = sb * R->ev[R->win_begin].time < v[2] ? sb * R->ev[R->win_begin].time : v[2];
-        v[3] = -R->ev[R->win_end].time < v[3] ? -R->ev[R->win_end].time : v[3];
+        v[2] = sb * R->win_m0 < v[2] ? sb * R->win_m0 : v[2];
+        v[3] = -R->win_m1 < v[3] ? -R->win_m1 : v[3];
         v[4]--;
     }
     int rc;
@@ -1330,6 +1372,15 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
                                                 ? "shared injection needs a network (the crossbar's is crossbar-flow)"
                                                 : "unknown injection discipline %d", opts->injection);
     E.t = trace;
+    /* A streamed trace is read as the replay goes: its rows' windows move, nothing it says of
+     * the run does (the caller's trace is otherwise left as it was) */
+    E.stream = rt_trace_streamed(trace) ? (rt_trace *)trace : NULL;
+    if (E.stream && (opts->part || E.deps || E.events || opts->network))
+        return rt_error_set(err, RT_EINVAL, "%s: a streamed trace replays in one process, on the crossbar, without "
+                                            "observers of its events (a network's collectives read other ranks' "
+                                            "events ahead; observers would keep every event)", rt_trace_path(trace));
+    E.first = INT64_MIN; /* (until the ranks are set up: see rt__eng_pull) */
+    E.stream_left = E.stream ? rt_trace_ranks(trace) : 0;
     E.o = opts;
     E.obs = obs;
     E.deps = obs && obs->on_dep;
@@ -1343,7 +1394,8 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     E.hint_rank = E.hint_region = RT_NONE;
     if (!(rc = setup_tables(&E)) && !(rc = opts->part ? rt__eng_remote_setup(&E) : 0) &&
         !(rc = setup_ranks(&E, &first, &last)) && !(rc = setup_noise(&E)) &&
-        !(rc = opts->network ? setup_network(&E) : 0) && !(rc = run(&E)))
+        !(rc = opts->network ? setup_network(&E) : 0) && !(rc = run(&E)) &&
+        !(rc = E.stream ? rt__eng_stream_end(&E, &first, &last) : 0))
         rc = collect(&E, first, last);
     teardown(&E);
     if (rc == RT_OK)

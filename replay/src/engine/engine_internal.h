@@ -155,7 +155,9 @@ struct rank {
      * none), both events, and their predicted times */
     uint64_t win_next, win_begin, win_end;
     rt_time_ps win_t0, win_t1;
+    rt_time_ns win_m0, win_m1; /* ... and their measured times */
     uint8_t state;
+    uint8_t more;     /* a streamed trace: its row has events still to read (engine_stream.c) */
     /* distributed replay */
     uint8_t held;     /* its ports were read by a collective that has not finished */
     uint32_t coll;    /* the collective it has entered and not left (UINT32_MAX: none) */
@@ -189,6 +191,9 @@ struct fx {
 
 struct engine {
     const rt_trace *t;
+    rt_trace *stream;       /* t when streamed (rt_trace_streamed): read as the replay goes, else NULL */
+    uint32_t stream_left;   /* its rows not read to their end yet */
+    rt_time_ns first;       /* the earliest rank's start [ns] (set up with the ranks) */
     const struct rt_replay_options *o;
     const struct rt_replay_observer *obs;
     uint8_t deps, events; /* obs wants the events' edges (on_dep), the events (on_event) */
@@ -655,5 +660,19 @@ static inline uint64_t coll_key(const struct coll *c)
 {
     return (uint64_t)c->comm << 40 | (c->seq & ((1ull << 40) - 1));
 }
+
+/* engine_stream.c: a streamed trace's rank @p r (owned) reached the end of its events read so
+ * far: gives back what it has passed and reads on (its ev, nev and more move). RT_OK or the error. */
+int rt__eng_pull(struct engine *E, uint32_t r);
+/* engine_stream.c: whether rank @p R holds the MPI call that its event @p j enters up to its
+ * Leave (a call is entered once read whole: enter_call posts all it starts). */
+int rt__eng_call_held(const struct rank *R, uint64_t j);
+/* engine_stream.c: after the replay of a streamed trace: every row read to its end, the trace's
+ * counts whole (rt__trace_stream_end), the replay's event count and the measured span's
+ * [*first, *last]. RT_OK or the error. */
+int rt__eng_stream_end(struct engine *E, rt_time_ns *first, rt_time_ns *last);
+/* engine.c: whether events up to @p last [ns] from the earliest start E->first, scaled, fit the
+ * replay's clock: RT_OK or the error (set in E). */
+int rt__eng_span_check(struct engine *E, rt_time_ns last);
 
 #endif

@@ -171,7 +171,11 @@ struct reader {
     uint32_t row;
     struct rt__row *cur;
     uint64_t cap;
+    int vm;                     /* cur's arrays are reserved address space (a streamed read, trace_stream.c) */
+    uint64_t nread;             /* OTF2 records read from the location so far */
+    int first_noted;            /* cur->first_time is its first event's */
     int mpi_depth;
+    uint64_t mpi_enter;         /* the Enter of the outermost MPI call open (mpi_depth > 0) */
     uint8_t call_flags;         /* RT_EVF_SYNC / RT_EVF_BUFFERED of the MPI call being read */
     rt_time_ns last_time;
     uint64_t fast_lo;           /* the last event's ts (see push) */
@@ -282,8 +286,45 @@ int rt__rd_definitions(struct reader *r, OTF2_Reader *rd);
  * location id) and their threads, the communicators' members, the call sites. */
 int rt__rd_tables(struct reader *r);
 
+/* trace_open.c: frees a reader's definition tables and what else it kept besides the trace. */
+void rt__rd_free(struct reader *r);
+/* trace_stream.c: makes r->t a streamed trace: takes @p r's definition tables and the archive
+ * *@p rdp (set NULL) and opens every row's events, reading none. RT_OK or the error stored in r. */
+int rt__stream_start(struct reader *r, OTF2_Reader **rdp);
+/* trace_stream.c: closes a streamed trace's readers (rt_trace_close). */
+void rt__stream_free(rt_trace *t);
+/* trace_stream.c: before a streamed trace is read to its end, whether it may hold CPU times (their
+ * attribute is defined: the ranks' events will say); -1 once read (the rows say). */
+int rt__stream_has_cpu_time(const rt_trace *t);
+
+/* trace_open.c: @p w becomes a reader of its own rows with @p r's definition tables (shared,
+ * read-only), its errors in @p err; _free frees what it has of its own. rt__rd_merge adds what
+ * reader @p x counted to @p t's stats and memory (readers merged in row order, as a serial read
+ * finds the first unknown record). */
+void rt__rd_copy(struct reader *w, const struct reader *r, rt_error *err);
+void rt__rd_copy_free(struct reader *w);
+void rt__rd_merge(rt_trace *t, const struct reader *x);
+/* trace_open.c: the counts a whole trace gets once read (the kinds not replayed, its span):
+ * RT_OK or the error stored in r. */
+int rt__rd_finish(struct reader *r, uint32_t nparts);
+
 /* trace_reader.c: reads row @p row's location (selected in @p rd) into its events. */
 int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row);
+/* trace_reader.c: rt__rd_location in three steps, for a streamed read (trace_stream.c): _open
+ * prepares row @p row (its arrays, local definitions) and gives its event reader in *@p er;
+ * _read reads up to @p n more records (UINT64_MAX: all), *@p end set when the location has no
+ * more; _close checks and counts the row once all is read. Each returns RT_OK or the error stored. */
+int rt__rd_location_open(struct reader *r, OTF2_Reader *rd, uint32_t row, OTF2_EvtReader **er);
+int rt__rd_location_read(struct reader *r, OTF2_Reader *rd, OTF2_EvtReader *er, uint64_t n, int *end);
+int rt__rd_location_close(struct reader *r);
+/* trace_reader.c: the first event the replay may not step yet, of the row being read: the
+ * earliest one a later record may still change (an open request, collective or MPI call) or,
+ * in a trace with CPU times, that shares its time with the last one read (a later CPU reading at
+ * that time applies to it). It may fall inside an MPI call that is read whole: the replay does
+ * not enter a call before it has the call's Leave (engine_stream.c). */
+uint64_t rt__rd_location_safe(const struct reader *r);
+/* trace_reader.c: the grow and free of a row's arrays (reserved address space when r->vm). */
+void rt__rd_row_free(struct rt__row *row);
 /* trace_reader.c: reads one of a rank's other threads: its team spans, nothing kept as events. */
 int rt__rd_thread(struct reader *r, OTF2_Reader *rd, struct thread_loc *th);
 

@@ -33,6 +33,14 @@ struct rt__row {
     rt_time_ns compute_wall;      /* time outside MPI calls, as measured [ns] */
     rt_time_ns compute_wait;      /* of it, time the rank did not run (from the CPU times) [ns] */
     rt_time_ns compute_tracer;    /* of it, time the tracer took (flushes) [ns] */
+    rt_time_ns first_time, last_time; /* its first and last events' times [ns] (0: no events) */
+    /* A streamed trace (trace_stream.c) holds events [kept, nevents) of the row, those before
+     * given back; the replay may step those before safe (no later record changes them), and more
+     * says records are still to be read. A trace read whole: kept 0, safe nevents, more 0. */
+    uint64_t kept, safe;
+    rt_time_ns kept_prev;         /* the latest time before event kept that is earlier than its (INT64_MIN: none) */
+    uint64_t vmcap;               /* streamed: the events the arrays reserve (address space); 0: malloc'ed */
+    uint8_t more;
 };
 
 /* The kinds whose events carry a payload (struct rt_event_payload). An IRECV has none of its
@@ -53,6 +61,15 @@ static inline unsigned rt__popcount64(uint64_t x)
     x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
     x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
     return (unsigned)((x * 0x0101010101010101ull) >> 56);
+/* trace_stream.c, for the replay of a streamed trace (rt_trace_streamed): gives back row @p row's
+ * events before @p keep (the replay needs none of them again), then reads the row on until more
+ * of its events are safe to step (row->safe grows) or it ends (row->more 0). The row's arrays may
+ * move. RT_OK, or the read's error (file, rank and event) in @p err. A row read to its end: a no-op. */
+int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, rt_error *err);
+/* trace_stream.c: once every row of a streamed trace is read to its end, the trace's counts and
+ * checks as a whole read has them (rt_trace_stats). RT_OK or the error in @p err. */
+int rt__trace_stream_end(rt_trace *t, rt_error *err);
+
 #endif
 }
 
@@ -122,6 +139,16 @@ struct rt_trace {
     uint64_t memory;
     int cut_short;            /* the archive is an emergency save: the run stopped early (rt_trace_cut_short) */
     struct rt_trace_mpi mpi;  /* the RETIME::* archive properties (owned strings) */
+    struct rt__stream *stream; /* a streamed trace's readers (trace_stream.c), or NULL: read whole */
 };
+
+/* trace_stream.c, for the replay of a streamed trace (rt_trace_streamed): gives back row @p row's
+ * events before @p keep (the replay needs none of them again), then reads the row on until more
+ * of its events are safe to step (row->safe grows) or it ends (row->more 0). The row's arrays may
+ * move. RT_OK, or the read's error (file, rank and event) in @p err. A row read to its end: a no-op. */
+int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, rt_error *err);
+/* trace_stream.c: once every row of a streamed trace is read to its end, the trace's counts and
+ * checks as a whole read has them (rt_trace_stats). RT_OK or the error in @p err. */
+int rt__trace_stream_end(rt_trace *t, rt_error *err);
 
 #endif

@@ -293,6 +293,66 @@ static uint32_t read_threads(const rt_trace *t)
     return rt__threads_for("RETIME_READ_THREADS", declared, READ_MIN_EVENTS, READ_MAX_THREADS, t->nrows);
 }
 
+void rt__rd_copy(struct reader *w, const struct reader *r, rt_error *err)
+{
+    *w = *r; /* the definition tables, shared read-only */
+    w->err = err;
+    w->failed = 0;
+    w->requests = (struct req_table){0};
+    memset(&w->stats, 0, sizeof w->stats);
+    w->memory = 0;
+    w->open = NULL; /* each reader its own count of open regions */
+    w->last_callsite = NULL;
+    w->nopen = 0;
+}
+
+void rt__rd_copy_free(struct reader *w)
+{
+    req_free(&w->requests);
+    free(w->open);
+    free(w->last_callsite);
+    w->open = NULL;
+    w->last_callsite = NULL;
+}
+
+void rt__rd_merge(rt_trace *t, const struct reader *x)
+{
+    struct rt_trace_stats *a = &t->stats;
+    const struct rt_trace_stats *b = &x->stats;
+    a->events += b->events;
+    a->otf2_events += b->otf2_events;
+    a->sends += b->sends;
+    a->isends += b->isends;
+    a->recvs += b->recvs;
+    a->irecvs += b->irecvs;
+    a->collectives += b->collectives;
+    a->nb_collectives += b->nb_collectives;
+    a->bytes_sent += b->bytes_sent;
+    a->orphan_completions += b->orphan_completions;
+    a->dropped_requests += b->dropped_requests;
+    a->uncompleted_isends += b->uncompleted_isends;
+    rt__clock_offsets_merge(&a->clock, &b->clock);
+    a->thread_records += b->thread_records;
+    a->forks += b->forks;
+    a->rma_records += b->rma_records;
+    a->measured_collectives += b->measured_collectives;
+    a->unknown_coll_ops += b->unknown_coll_ops;
+    if (b->unknown_records && !a->unknown_records) { /* the first in row order, as a serial read finds it */
+        t->unknown_location = x->unknown_location;
+        t->unknown_record = x->unknown_record;
+    }
+    a->unknown_records += b->unknown_records;
+    a->missing_sends += b->missing_sends;
+    a->missing_recvs += b->missing_recvs;
+    a->missing_colls += b->missing_colls;
+    a->missing_roots += b->missing_roots;
+    for (int kind = 0; kind < RT_SKIP_KINDS; kind++) {
+        a->skipped[kind].records += b->skipped[kind].records;
+        rt__skip_worse(&a->skipped[kind], &b->skipped[kind]);
+    }
+    t->memory += x->memory;
+}
+
 /* Reads every row's events: rows are split into contiguous ranges of about equal declared event
  * counts; worker 0 runs on this thread with the caller's reader @p rd, which has the rows of
  * range 0 selected and its files open (see select_rows). */
@@ -303,15 +363,7 @@ static int read_events(struct reader *r, OTF2_Reader *rd, uint32_t nw, const uin
     uint32_t started = 0;
     memset(w, 0, sizeof w);
     for (uint32_t k = 0; k < nw; k++) {
-        w[k].r = *r; /* the definition tables, shared read-only */
-        w[k].r.err = &w[k].err;
-        w[k].r.failed = 0;
-        w[k].r.requests = (struct req_table){0};
-        memset(&w[k].r.stats, 0, sizeof w[k].r.stats);
-        w[k].r.memory = 0;
-        w[k].r.open = NULL; /* each reader its own count of open regions */
-        w[k].r.last_callsite = NULL;
-        w[k].r.nopen = 0;
+        rt__rd_copy(&w[k].r, r, &w[k].err);
         w[k].anchor = r->path;
         w[k].first = bounds[k];
         w[k].end = bounds[k + 1];
@@ -331,42 +383,8 @@ static int read_events(struct reader *r, OTF2_Reader *rd, uint32_t nw, const uin
         struct read_worker *x = &w[k];
         if (x->rc && (!bad || x->failed_row < bad->failed_row))
             bad = x;
-        struct rt_trace_stats *a = &r->t->stats, *b = &x->r.stats;
-        a->events += b->events;
-        a->otf2_events += b->otf2_events;
-        a->sends += b->sends;
-        a->isends += b->isends;
-        a->recvs += b->recvs;
-        a->irecvs += b->irecvs;
-        a->collectives += b->collectives;
-        a->nb_collectives += b->nb_collectives;
-        a->bytes_sent += b->bytes_sent;
-        a->orphan_completions += b->orphan_completions;
-        a->dropped_requests += b->dropped_requests;
-        a->uncompleted_isends += b->uncompleted_isends;
-        rt__clock_offsets_merge(&a->clock, &b->clock);
-        a->thread_records += b->thread_records;
-        a->forks += b->forks;
-        a->rma_records += b->rma_records;
-        a->measured_collectives += b->measured_collectives;
-        a->unknown_coll_ops += b->unknown_coll_ops;
-        if (b->unknown_records && !a->unknown_records) { /* the first in row order, as a serial read finds it */
-            r->t->unknown_location = x->r.unknown_location;
-            r->t->unknown_record = x->r.unknown_record;
-        }
-        a->unknown_records += b->unknown_records;
-        a->missing_sends += b->missing_sends;
-        a->missing_recvs += b->missing_recvs;
-        a->missing_colls += b->missing_colls;
-        a->missing_roots += b->missing_roots;
-        for (int kind = 0; kind < RT_SKIP_KINDS; kind++) {
-            a->skipped[kind].records += b->skipped[kind].records;
-            rt__skip_worse(&a->skipped[kind], &b->skipped[kind]);
-        }
-        r->t->memory += x->r.memory;
-        req_free(&x->r.requests);
-        free(x->r.open);
-        free(x->r.last_callsite);
+        rt__rd_merge(r->t, &x->r);
+        rt__rd_copy_free(&x->r);
         if (x->own && x->rd) {
             OTF2_Reader_CloseEvtFiles(x->rd);
             OTF2_Reader_CloseDefFiles(x->rd);
@@ -528,7 +546,7 @@ static int check_span(struct reader *r, uint32_t nparts)
 }
 
 /* Frees what the read kept besides the trace: the definition tables, the requests, the threads. */
-static void free_reader(struct reader *r)
+void rt__rd_free(struct reader *r)
 {
     rt__map_free(&r->strings);
     ref_free(&r->regions);
@@ -590,6 +608,12 @@ static int empty_ranks(const struct reader *r, const uint64_t *declared, uint64_
     return RT_OK;
 }
 
+int rt__rd_finish(struct reader *r, uint32_t nparts)
+{
+    count_skipped(r->t);
+    return check_span(r, nparts);
+}
+
 #define OPEN_AGAIN 1 /* open_once: read again (not an rt_error code: those are negative) */
 
 /* Opens the trace once; with @p found_empty (sorted rank locations a first read found empty,
@@ -635,6 +659,11 @@ static int open_once(const char *path, unsigned flags, uint32_t nparts, uint32_t
     rc = select_part(&r, nparts, part);
     if (rc)
         goto done;
+    if (flags & RT_TRACE_STREAM) { /* the events are read as the replay goes (trace_stream.c) */
+        rc = nparts > 1 ? rt__rd_fail(&r, RT_EINVAL, "a streamed read is one process's, not a part of a distributed one")
+                        : rt__stream_start(&r, &rd);
+        goto done;
+    }
     /* the rows' declared counts, to tell a rank that promised events and held none (one process:
      * a part reads only its rows, and every process must classify alike) */
     if (nparts <= 1 && !found_empty && r.nthr) {
@@ -656,8 +685,7 @@ static int open_once(const char *path, unsigned flags, uint32_t nparts, uint32_t
         rc = OPEN_AGAIN;
         goto done;
     }
-    count_skipped(r.t);
-    rc = check_span(&r, nparts);
+    rc = rt__rd_finish(&r, nparts);
 done:
     free(declared);
     if (rd) {
@@ -665,7 +693,7 @@ done:
         OTF2_Reader_CloseDefFiles(rd);
         OTF2_Reader_Close(rd);
     }
-    free_reader(&r);
+    rt__rd_free(&r);
     if (rc == RT_OK) {
         *out = r.t;
     } else {
@@ -726,10 +754,13 @@ void rt_trace_time_range(const rt_trace *t, rt_time_ns *lo, uint32_t *lo_row, rt
         const struct rt__row *row = &t->rows[i];
         if (!row->nevents)
             continue;
-        if (row->events[0].time < *lo)
-            *lo = row->events[0].time, *lo_row = i;
-        if (row->events[row->nevents - 1].time > *hi)
-            *hi = row->events[row->nevents - 1].time, *hi_row = i;
+        /* (a streamed row no longer holds its first events; a whole one has them, clock fix included) */
+        rt_time_ns first = t->stream ? row->first_time : row->events[0].time;
+        rt_time_ns last = t->stream ? row->last_time : row->events[row->nevents - 1].time;
+        if (first < *lo)
+            *lo = first, *lo_row = i;
+        if (last > *hi)
+            *hi = last, *hi_row = i;
     }
 }
 
@@ -757,12 +788,9 @@ void rt_trace_close(rt_trace *t)
 {
     if (!t)
         return;
-    for (uint32_t i = 0; i < t->nrows; i++) {
-        free(t->rows[i].events);
-        free(t->rows[i].pay);
-        free(t->rows[i].pblocks);
-        free(t->rows[i].cpu);
-    }
+    rt__stream_free(t);
+    for (uint32_t i = 0; i < t->nrows; i++)
+        rt__rd_row_free(&t->rows[i]);
     free(t->rows);
     for (uint32_t i = 0; i < t->ncomms; i++) {
         free(t->comms[i].members);
@@ -837,6 +865,9 @@ const struct rt_trace_mpi *rt_trace_mpi_info(const rt_trace *t) { return &t->mpi
 
 int rt_trace_has_cpu_time(const rt_trace *t)
 {
+    int h = t->stream ? rt__stream_has_cpu_time(t) : -1;
+    if (h >= 0) /* a streamed trace not read yet: its definitions say */
+        return h;
     for (uint32_t i = 0; i < t->nrows; i++)
         if (t->rows[i].cpu_readings)
             return 1;

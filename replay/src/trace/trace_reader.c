@@ -9,8 +9,7 @@
  * these callbacks: their common paths are kept inline (push, message). The definitions come from
  * trace_defs.c; trace_open.c opens the archive and has the locations read (rt__rd_location).
  */
-#define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
+#define _GNU_SOURCE /* madvise, MADV_HUGEPAGE; mremap for a streamed row's arrays */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,13 +130,66 @@ static int to_ns(struct reader *r, OTF2_TimeStamp ts, rt_time_ns *out)
 }
 
 
-/* Grows a row's three arrays (events, payloads, payload blocks) together to ncap events: a row
- * never has more payloads than events, so one capacity covers all three (the untouched tail of
- * the payload array costs address space, not memory). */
-static int grow_row(struct rt__row *row, uint64_t ncap)
+/* A streamed row's arrays (r->vm) are address space reserved with mmap: only the pages written
+ * cost memory, and trace_stream.c gives back those the replay has passed (madvise), so a row's
+ * memory is its window, not its length. Growing moves the mapping (mremap), pages and all. */
+static size_t vm_bytes(uint64_t n, size_t elem)
+{
+    size_t page = 4096, b = (size_t)n * elem;
+    return (b + page - 1) / page * page;
+}
+
+static void *vm_resize(void *p, uint64_t oldn, uint64_t n, size_t elem)
+{
+    void *q = p ? mremap(p, vm_bytes(oldn, elem), vm_bytes(n, elem), MREMAP_MAYMOVE)
+                : mmap(NULL, vm_bytes(n, elem), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                       -1, 0);
+    return q == MAP_FAILED ? NULL : q;
+}
+
+void rt__rd_row_free(struct rt__row *row)
+{
+    if (row->vmcap) {
+        if (row->events)
+            munmap(row->events, vm_bytes(row->vmcap, sizeof *row->events));
+        if (row->pay)
+            munmap(row->pay, vm_bytes(row->vmcap, sizeof *row->pay));
+        if (row->pblocks)
+            munmap(row->pblocks, vm_bytes((row->vmcap + 63) / 64, sizeof *row->pblocks));
+    } else {
+        free(row->events);
+        free(row->pay);
+        free(row->pblocks);
+    }
+    free(row->cpu);
+    row->events = NULL;
+    row->pay = NULL;
+    row->pblocks = NULL;
+    row->cpu = NULL;
+    row->vmcap = 0;
+}
+
+/* Grows a row's three arrays (events, payloads, payload blocks) together from @p oldcap to
+ * @p ncap events: a row never has more payloads than events, so one capacity covers all three
+ * (the untouched tail of the payload array costs address space, not memory). */
+static int grow_row(struct rt__row *row, uint64_t oldcap, uint64_t ncap, int vm)
 {
     if (ncap > (uint64_t)SIZE_MAX / sizeof(struct rt_event))
         return RT_ENOMEM;
+    if (vm) {
+        struct rt_event *ne = vm_resize(row->events, oldcap, ncap, sizeof *ne);
+        if (ne)
+            row->events = ne;
+        struct rt_event_payload *np = ne ? vm_resize(row->pay, oldcap, ncap, sizeof *np) : NULL;
+        if (np)
+            row->pay = np;
+        struct rt__pblock *nb = np ? vm_resize(row->pblocks, (oldcap + 63) / 64, (ncap + 63) / 64, sizeof *nb) : NULL;
+        if (!nb) /* (the arrays that did grow keep the old size's pages: rt__rd_row_free unmaps by vmcap) */
+            return RT_ENOMEM;
+        row->pblocks = nb;
+        row->vmcap = ncap;
+        return RT_OK;
+    }
     struct rt_event *ne = realloc(row->events, ncap * sizeof *ne);
     if (!ne)
         return RT_ENOMEM;
@@ -198,7 +250,7 @@ static RT_COLD struct rt_event *push_slow(struct reader *r, OTF2_TimeStamp ts, u
     struct rt__row *row = r->cur;
     if (row->nevents == r->cap) {
         uint64_t ncap = r->cap ? r->cap * 2 : 1024;
-        if (grow_row(row, ncap)) {
+        if (grow_row(row, r->cap, ncap, r->vm)) {
             rt__rd_fail(r, RT_ENOMEM, "location %llu: out of memory after %llu events",
                         (unsigned long long)row->location, (unsigned long long)row->nevents);
             return NULL;
@@ -594,8 +646,8 @@ static int cpu_reading(struct reader *r, OTF2_AttributeList *attrs, rt_time_ns t
     /* The gap the lost time goes into ends at t and begins at the last earlier time: events at t
      * itself (a message record and the Leave of its call share a time stamp) all take the new
      * lost time, so the gap between them is not the one. */
-    rt_time_ns prev = INT64_MIN;
-    for (uint64_t k = row->nevents - 1; k-- > 0;)
+    rt_time_ns prev = row->kept_prev; /* (events before kept are given back: a streamed read) */
+    for (uint64_t k = row->nevents - 1; k-- > row->kept;)
         if (row->events[k].time < t) {
             prev = row->events[k].time;
             break;
@@ -641,8 +693,10 @@ static OTF2_CallbackCode ev_enter(EVT_ARGS, OTF2_RegionRef region)
     r->nopen++;
     if (rf & RT_EVF_MPI) {
         e->flags = RT_EVF_MPI;
-        if (r->mpi_depth++ == 0)
+        if (r->mpi_depth++ == 0) {
             r->call_flags = rf & (RT_EVF_SYNC | RT_EVF_BUFFERED);
+            r->mpi_enter = r->cur->nevents - 1;
+        }
     }
     compute_edge(r, e->time, rf & RT_EVF_MPI, depth);
     if (attrs && r->have_cpu_attr && cpu_reading(r, attrs, e->time, depth == 0))
@@ -1530,7 +1584,7 @@ static void skip_shares(struct reader *r, const struct rt__row *cur)
 {
     if (!cur->nevents)
         return;
-    rt_time_ns first = cur->events[0].time, last = cur->events[cur->nevents - 1].time;
+    rt_time_ns first = cur->first_time, last = cur->last_time;
     if (r->call_depth && r->call_kinds)
         call_done(r, last);
     if (r->off_since != INT64_MIN && last > r->off_since)
@@ -1543,13 +1597,17 @@ static void skip_shares(struct reader *r, const struct rt__row *cur)
     }
 }
 
-int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
+int rt__rd_location_open(struct reader *r, OTF2_Reader *rd, uint32_t row, OTF2_EvtReader **erp)
 {
     rt_trace *t = r->t;
     struct rt__row *cur = &t->rows[row];
     r->row = row;
     r->cur = cur;
     r->mpi_depth = 0;
+    r->mpi_enter = 0;
+    r->nread = 0;
+    r->first_noted = 0;
+    *erp = NULL;
     r->call_flags = 0;
     r->last_time = INT64_MIN;
     r->fast_lo = r->fast_hi ? r->global_offset : UINT64_MAX;
@@ -1580,8 +1638,14 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     uint64_t declared = cur->nevents;
     cur->nevents = 0;
     cur->npay = 0;
+    cur->kept = cur->safe = 0;
+    cur->kept_prev = INT64_MIN;
+    cur->first_time = cur->last_time = 0;
+    cur->more = 1;
     r->cap = 0;
-    if (declared && declared < (1ull << 40) && grow_row(cur, declared) == RT_OK) {
+    if (r->vm && declared < 4096) /* (address space: a count too low only costs a move later) */
+        declared = 4096;
+    if (declared && declared < (1ull << 40) && grow_row(cur, 0, declared, r->vm) == RT_OK) {
         r->cap = declared;
         advise_huge(cur->events, declared * sizeof *cur->events);
     }
@@ -1643,16 +1707,70 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbcoll_complete);
     OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, r);
     OTF2_EvtReaderCallbacks_Delete(cb);
+    *erp = er;
+    return RT_OK;
+}
+
+int rt__rd_location_read(struct reader *r, OTF2_Reader *rd, OTF2_EvtReader *er, uint64_t n, int *end)
+{
+    struct rt__row *cur = r->cur;
     uint64_t nread = 0;
-    OTF2_ErrorCode ec = OTF2_Reader_ReadAllLocalEvents(rd, er, &nread);
-    OTF2_Reader_CloseEvtReader(rd, er);
+    OTF2_ErrorCode ec = n == UINT64_MAX ? OTF2_Reader_ReadAllLocalEvents(rd, er, &nread)
+                                        : OTF2_Reader_ReadLocalEvents(rd, er, n, &nread);
+    r->nread += nread;
     r->stats.otf2_events += nread;
+    if (!r->first_noted && cur->nevents) { /* (a streamed row gives its first events back later) */
+        cur->first_time = cur->events[0].time;
+        r->first_noted = 1;
+    }
+    *end = n == UINT64_MAX || nread < n;
     if (r->failed)
         return r->failed;
     if (ec != OTF2_SUCCESS)
         return rt__rd_fail(r, RT_ECORRUPT, "location %llu (rank %u): event data truncated or corrupt after %llu events: %s",
-                           (unsigned long long)cur->location, row, (unsigned long long)nread,
+                           (unsigned long long)cur->location, r->row, (unsigned long long)r->nread,
                            OTF2_Error_GetDescription(ec));
+    return RT_OK;
+}
+
+uint64_t rt__rd_location_safe(const struct reader *r)
+{
+    const struct rt__row *cur = r->cur;
+    uint64_t s = cur->nevents;
+    if (!cur->more)
+        return s;
+    if (r->have_cpu_attr && s && cur->events[s - 1].time == r->last_time) /* the run at the last time read */
+        while (s > cur->kept && cur->events[s - 1].time == r->last_time)
+            s--;
+    if (r->mpi_depth > 0 && r->mpi_enter < s)
+        s = r->mpi_enter;
+    if (r->coll_begin != UINT64_MAX && r->coll_begin < s)
+        s = r->coll_begin;
+    if (r->team_depth && r->fork_ev < s)
+        s = r->fork_ev;
+    for (size_t i = 0; r->requests.count && i < r->requests.cap; i++) {
+        const struct req_slot *q = &r->requests.slot[i];
+        if (q->val && q->val - 1 != REQ_DROPPED && q->val - 1 < s)
+            s = q->val - 1;
+    }
+    return s;
+}
+
+int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
+{
+    OTF2_EvtReader *er = NULL;
+    int end, rc = rt__rd_location_open(r, rd, row, &er);
+    if (rc == RT_OK)
+        rc = rt__rd_location_read(r, rd, er, UINT64_MAX, &end);
+    if (er)
+        OTF2_Reader_CloseEvtReader(rd, er);
+    return rc ? rc : rt__rd_location_close(r);
+}
+
+int rt__rd_location_close(struct reader *r)
+{
+    struct rt__row *cur = r->cur;
+    uint32_t row = r->row;
     /* Receive requests never completed carry no message: the replay skips them. Sends never
      * completed still send (the replay needs no completion for that), but are counted: a
      * tracer that lost their completions (one handle for several pending requests) is told. */
@@ -1682,18 +1800,22 @@ int rt__rd_location(struct reader *r, OTF2_Reader *rd, uint32_t row)
         return rt__rd_fail(r, RT_ECORRUPT, "rank %u event %llu: non-blocking collective request %llu never "
                            "completed (no NonBlockingCollectiveComplete for it on this location)", row,
                            (unsigned long long)(open_nb->val - 1), (unsigned long long)open_nb->key);
-    if (cur->nevents < r->cap) { /* give back what the declared count over-reserved */
+    if (cur->nevents < r->cap && !r->vm) { /* give back what the declared count over-reserved */
         struct rt_event *shrunk = realloc(cur->events, (cur->nevents ? cur->nevents : 1) * sizeof *shrunk);
         if (shrunk)
             cur->events = shrunk;
     }
-    if (cur->npay < r->cap) { /* and the payloads' room beyond those there are */
+    if (cur->npay < r->cap && !r->vm) { /* and the payloads' room beyond those there are */
         struct rt_event_payload *shrunk = realloc(cur->pay, (cur->npay ? cur->npay : 1) * sizeof *shrunk);
         if (shrunk)
             cur->pay = shrunk;
     }
     if (r->cpu.in_compute && r->cpu.compute_from != INT64_MIN && cur->nevents) /* the last stretch */
         cur->compute_wall += cur->events[cur->nevents - 1].time - r->cpu.compute_from;
+    if (cur->nevents)
+        cur->last_time = cur->events[cur->nevents - 1].time;
+    cur->safe = cur->nevents;
+    cur->more = 0;
     skip_shares(r, cur);
     uint64_t nblocks = (cur->nevents + 63) / 64;
     r->stats.events += cur->nevents;

@@ -24,6 +24,12 @@ struct rt_window {
     double t1_ns, t2_ns;    /* time */
     uint32_t nranks;
     uint64_t *begin, *end;  /* per rank */
+    /* a streamed trace (mpi): resolved per rank as its events are read (rt_window_stream_scan) */
+    int stream, any;
+    uint8_t *init, *fini;   /* per region: MPI_Init's, MPI_Finalize */
+    uint8_t *ended;         /* per rank: read to its end */
+    uint32_t nregions;
+    uint32_t left;          /* ranks not read to their end */
 };
 
 /* Parses @p spec into @p w's kind and fields (no trace needed). */
@@ -267,6 +273,20 @@ int rt_window_open(const rt_trace *t, const char *spec, rt_window **out, rt_erro
             a[r] = (uint8_t)is_named(t, r, "MPI_Init", "MPI_Init_thread");
             b[r] = (uint8_t)is_named(t, r, "MPI_Finalize", NULL);
         }
+        if (rt_trace_streamed(t)) { /* no event read yet: found as they are */
+            if (!(w->ended = calloc(w->nranks ? w->nranks : 1, 1))) {
+                rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+                goto done;
+            }
+            w->stream = 1;
+            w->nregions = nreg;
+            w->init = a;
+            w->fini = b;
+            a = b = NULL;
+            w->left = w->nranks;
+            snprintf(w->text, sizeof w->text, "MPI_Init's end to MPI_Finalize's start");
+            break;
+        }
         resolve_mpi(t, w, a, b, &any);
         if (!any) {
             w->kind = RT_WINDOW_ALL;
@@ -277,6 +297,12 @@ int rt_window_open(const rt_trace *t, const char *spec, rt_window **out, rt_erro
         break;
     case RT_WINDOW_REGION: {
         int found = 0;
+        if (rt_trace_streamed(t)) {
+            rc = rt_error_set(err, RT_EINVAL, "%s: window '%s': a streamed trace has its window found as it is read: "
+                                              "mpi or all (a region's instances need every event read first)",
+                              rt_trace_path(t), spec);
+            goto done;
+        }
         for (uint32_t r = 0; r < nreg; r++)
             found |= a[r] = (uint8_t)is_named(t, r, w->name, NULL);
         char list[600];
@@ -300,6 +326,11 @@ int rt_window_open(const rt_trace *t, const char *spec, rt_window **out, rt_erro
         break;
     }
     case RT_WINDOW_TIME:
+        if (rt_trace_streamed(t)) {
+            rc = rt_error_set(err, RT_EINVAL, "%s: window '%s': a streamed trace has its window found as it is read: "
+                                              "mpi or all", rt_trace_path(t), spec);
+            goto done;
+        }
         resolve_time(t, w, &any);
         if (!any) {
             rc = rt_error_set(err, RT_EINVAL, "%s: window '%s': no event in it", rt_trace_path(t), spec);
@@ -325,7 +356,44 @@ void rt_window_free(rt_window *w)
         return;
     free(w->begin);
     free(w->end);
+    free(w->init);
+    free(w->fini);
+    free(w->ended);
     free(w);
+}
+
+void rt_window_stream_scan(const rt_window *cw, uint32_t rank, const struct rt_event *ev, uint64_t from, uint64_t to,
+                           int ended)
+{
+    struct rt_window *w = (struct rt_window *)cw; /* resolved in place: see window.h */
+    if (!w || !w->stream || rank >= w->nranks || w->ended[rank])
+        return;
+    uint32_t nreg = w->nregions;
+    /* as resolve_mpi: the first MPI_Init's Leave before the first MPI_Finalize's Enter */
+    for (uint64_t i = from; i < to && w->end[rank] == NONE; i++) {
+        if (ev[i].kind == RT_EV_LEAVE && w->begin[rank] == NONE && ev[i].ref < nreg && w->init[ev[i].ref]) {
+            w->begin[rank] = i;
+            w->any = 1;
+        } else if (ev[i].kind == RT_EV_ENTER && ev[i].ref < nreg && w->fini[ev[i].ref]) {
+            w->end[rank] = i;
+            w->any = 1;
+        }
+    }
+    if (!ended)
+        return;
+    w->ended[rank] = 1;
+    if (to) { /* the rank's first and last events where it has no such call */
+        if (w->begin[rank] == NONE)
+            w->begin[rank] = 0;
+        if (w->end[rank] == NONE)
+            w->end[rank] = to - 1;
+        if (w->end[rank] < w->begin[rank])
+            w->end[rank] = w->begin[rank];
+    }
+    if (--w->left == 0 && !w->any) {
+        w->kind = RT_WINDOW_ALL;
+        snprintf(w->text, sizeof w->text, "whole run (no MPI_Init or MPI_Finalize in the trace)");
+    }
 }
 
 enum rt_window_kind rt_window_kind(const rt_window *w)

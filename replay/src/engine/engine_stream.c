@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The replay of a streamed trace (RT_TRACE_STREAM): a rank steps the events read so far that
+ * no later record changes (its row's safe point); when it reaches them, it gives back what it
+ * has passed and has the next ones read (rt__trace_pull). What it gives back is everything
+ * before the earliest event it may still look at: its last event (its time ends the window), the
+ * MPI call it is in, and every operation it has started and not finished (their calls' Enters
+ * name their call sites and scale factors). Whatever the order of pulls, the events stepped are
+ * those of a whole read, so the replay is the same, bit for bit.
+ *
+ * The measured window (--window mpi) is found as the events are read: rt_window_stream_scan
+ * resolves each rank's begin and end in place, and the rank times them when it gets there
+ * (window_event, engine.c).
+ */
+#include "engine_internal.h"
+#include "retime/window.h"
+
+/* The call's Enter of event @p j, scanning back no further than @p lo; @p j when none is found. */
+static uint64_t enter_of(const struct rank *R, uint64_t j, uint64_t lo)
+{
+    int depth = 0;
+    for (uint64_t k = j + 1; k-- > lo;) {
+        const struct rt_event *e = &R->ev[k];
+        if (!(e->flags & RT_EVF_MPI))
+            continue;
+        if (e->kind == RT_EV_LEAVE && k != j)
+            depth++;
+        else if (e->kind == RT_EV_ENTER && depth-- == 0)
+            return k;
+    }
+    return j;
+}
+
+int rt__eng_call_held(const struct rank *R, uint64_t j)
+{
+    int depth = 0;
+    for (uint64_t k = j; k < R->nev; k++)
+        if (R->ev[k].flags & RT_EVF_MPI) {
+            depth += R->ev[k].kind == RT_EV_ENTER ? 1 : R->ev[k].kind == RT_EV_LEAVE ? -1 : 0;
+            if (depth == 0)
+                return 1;
+        }
+    return 0;
+}
+
+/* The first event rank @p R may still look at (see the top of the file). */
+static uint64_t keep_from(const struct rank *R)
+{
+    uint64_t lo = R->row->kept, keep = R->cursor ? R->cursor - 1 : 0;
+    if (R->depth > 0 && R->cursor < R->nev)
+        keep = enter_of(R, R->cursor, lo) < keep ? enter_of(R, R->cursor, lo) : keep;
+    const struct ptab *p = &R->pending;
+    for (size_t i = 0; p->count && i < p->cap; i++) {
+        uint64_t k = p->slot[i].key;
+        if (k == PT_EMPTY || k >= keep)
+            continue;
+        uint64_t e = enter_of(R, k, lo);
+        keep = e < keep ? e : keep;
+    }
+    return keep;
+}
+
+int rt__eng_pull(struct engine *E, uint32_t r)
+{
+    struct rank *R = &E->ranks[r];
+    const struct rt__row *row = R->row;
+    uint64_t from = row->nevents; /* the window's marks are looked for in what is read now */
+    int rc = rt__trace_pull(E->stream, r, keep_from(R), E->err);
+    if (rc)
+        return E->failed = rc;
+    R->ev = row->events;
+    R->nev = row->safe;
+    R->cpu = row->cpu;
+    R->ncpu = row->ncpu;
+    if (!row->more && R->more) {
+        R->more = 0;
+        E->stream_left--;
+    }
+    if (row->nevents > from && E->first != INT64_MIN && rt__eng_span_check(E, row->events[row->nevents - 1].time))
+        return E->failed;
+    const rt_window *w = E->o->window;
+    if (w && rt_window_kind(w) != RT_WINDOW_ALL) {
+        rt_window_stream_scan(w, r, row->events, from, row->nevents, !row->more);
+        uint64_t b = rt_window_begin(w, r), e = rt_window_end(w, r);
+        /* marks are found at or after the cursor (it never passes what was read before), but
+         * the row's last event, when its end comes to be read later, may be behind it */
+        if (b != UINT64_MAX && b >= R->cursor && b != R->win_begin) {
+            R->win_begin = b;
+            R->win_next = b < R->win_next ? b : R->win_next;
+        }
+        if (e != UINT64_MAX && e != R->win_end) {
+            R->win_end = e;
+            if (e >= R->cursor) {
+                R->win_next = e < R->win_next ? e : R->win_next;
+            } else { /* the last event, stepped already: the rank's clock is its time */
+                R->win_t1 = R->clock;
+                R->win_m1 = R->ev[e].time;
+                if (R->win_next < R->cursor)
+                    R->win_next = UINT64_MAX;
+            }
+        }
+        if (b == 0 && R->win_begin != 0) /* no MPI_Init: the first event, timed already */
+            R->win_begin = 0;
+    }
+    return RT_OK;
+}
+
+int rt__eng_stream_end(struct engine *E, rt_time_ns *first, rt_time_ns *last)
+{
+    int rc = rt__trace_stream_end(E->stream, E->err);
+    if (rc)
+        return E->failed = rc;
+    E->res->events = 0;
+    *last = INT64_MIN;
+    for (uint32_t r = 0; r < E->nranks; r++) {
+        const struct rank *R = &E->ranks[r];
+        E->res->events += R->nev;
+        if (R->nev && R->ev[R->nev - 1].time > *last)
+            *last = R->ev[R->nev - 1].time;
+    }
+    *first = E->first;
+    if (*last == INT64_MIN)
+        *last = *first;
+    return RT_OK;
+}

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A streamed trace (RT_TRACE_STREAM): the definitions are read whole at the open, each rank's
+ * events as the replay reaches them, a chunk of OTF2 records at a time (rt__trace_pull), and the
+ * events the replay has passed are given back. A rank's memory is then its window: the events
+ * read and not yet replayed, bounded by how far the ranks' progress drifts apart, not by the
+ * trace's length.
+ *
+ * The rows are read by the same callbacks as a whole read (trace_reader.c), one reader state per
+ * row, so every event comes out as it would there. Two things make that exact:
+ *   - a record may still change an event read before it (a completion fills its request, the end
+ *     of a collective its begin, the end of the row flags requests never completed), so the
+ *     replay steps only events before the row's safe point (rt__rd_location_safe), which no
+ *     later record changes; an MPI call is stepped only once read whole;
+ *   - a row's arrays are reserved address space (trace_reader.c, vm_resize): indices stay those
+ *     of a whole read, and the pages behind the replay are handed back to the system (madvise).
+ */
+#define _GNU_SOURCE /* madvise */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <otf2/otf2.h>
+
+#include "reader_internal.h"
+
+#define STREAM_CHUNK (1u << 15) /* OTF2 records per read of a row (RETIME_STREAM_CHUNK: tests) */
+#define PAGE 4096u
+
+struct stream_row {
+    struct reader r; /* the row's read state, with the shared definition tables */
+    rt_error err;
+    OTF2_EvtReader *er;
+    int opened;
+    uint64_t *team_at;  /* per thread of the rank: its first team span not yet past (stream_joins) */
+};
+
+struct rt__stream {
+    OTF2_Reader *rd;
+    struct reader base; /* the definition tables (owned here) */
+    rt_error base_err;
+    struct stream_row *rows;
+    uint32_t nrows, left; /* rows not read to their end yet */
+    uint64_t chunk;
+    uint64_t declared;    /* the rows' declared events, summed */
+    uint64_t *declared_of; /* ... per row */
+    int ended;            /* rt__trace_stream_end has run */
+};
+
+static uint64_t chunk_size(void)
+{
+    const char *v = getenv("RETIME_STREAM_CHUNK");
+    char *end = NULL;
+    unsigned long long n = v ? strtoull(v, &end, 10) : 0;
+    return v && end != v && !*end && n > 0 && n <= (1ull << 30) ? (uint64_t)n : STREAM_CHUNK;
+}
+
+int rt__stream_start(struct reader *r, OTF2_Reader **rdp)
+{
+    rt_trace *t = r->t;
+    struct rt__stream *s = calloc(1, sizeof *s);
+    struct stream_row *rows = calloc(t->nrows ? t->nrows : 1, sizeof *rows);
+    if (!s || !rows) {
+        free(s);
+        free(rows);
+        return rt__rd_fail(r, RT_ENOMEM, "out of memory");
+    }
+    s->rows = rows;
+    s->nrows = t->nrows;
+    s->chunk = chunk_size();
+    s->rd = *rdp;
+    *rdp = NULL;
+    s->base = *r; /* the tables are the stream's now: the caller's copy is cleared below */
+    s->base.err = &s->base_err;
+    t->stream = s;
+    rt_error *err = r->err;
+    memset(r, 0, sizeof *r);
+    r->t = t;
+    r->err = err;
+    r->path = t->path;
+    if (!(s->declared_of = malloc((t->nrows ? t->nrows : 1) * sizeof *s->declared_of)))
+        return rt__rd_fail(r, RT_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < t->nrows; i++) {
+        s->declared_of[i] = t->rows[i].nevents;
+        s->declared += t->rows[i].nevents;
+        OTF2_Reader_SelectLocation(s->rd, t->rows[i].location);
+    }
+    for (uint32_t k = 0; k < s->base.nthr; k++) /* the ranks' other threads: read whole, for their teams */
+        OTF2_Reader_SelectLocation(s->rd, s->base.thr[k].location);
+    OTF2_Reader_OpenDefFiles(s->rd); /* optional, as in a whole read */
+    if (OTF2_Reader_OpenEvtFiles(s->rd) != OTF2_SUCCESS)
+        return rt__rd_fail(r, RT_ECORRUPT, "cannot open the event files");
+    s->left = t->nrows;
+    for (uint32_t i = 0; i < t->nrows; i++) { /* each row is opened at its first pull */
+        rt__rd_copy(&rows[i].r, &s->base, &rows[i].err);
+        rows[i].r.vm = 1;
+        t->rows[i].more = 1;
+        t->rows[i].nevents = 0;
+    }
+    return RT_OK;
+}
+
+void rt__stream_free(rt_trace *t)
+{
+    struct rt__stream *s = t->stream;
+    if (!s)
+        return;
+    for (uint32_t i = 0; i < s->nrows; i++) {
+        if (s->rows[i].er)
+            OTF2_Reader_CloseEvtReader(s->rd, s->rows[i].er);
+        rt__rd_copy_free(&s->rows[i].r);
+        free(s->rows[i].team_at);
+    }
+    if (s->rd) {
+        OTF2_Reader_CloseEvtFiles(s->rd);
+        OTF2_Reader_CloseDefFiles(s->rd);
+        OTF2_Reader_Close(s->rd);
+    }
+    rt__rd_free(&s->base);
+    free(s->declared_of);
+    free(s->rows);
+    free(s);
+    t->stream = NULL;
+}
+
+/* Hands back the whole pages of [*from, to) bytes of @p base; *from becomes to's page. */
+static void give_pages(void *base, size_t *from, size_t to)
+{
+    size_t lo = *from / PAGE * PAGE, hi = to / PAGE * PAGE;
+    if (hi > lo) {
+        if (!getenv("RT_NO_GIVE")) (void)madvise((char *)base + lo, hi - lo, MADV_DONTNEED); /* advice: on failure the pages stay */
+        *from = hi;
+    }
+}
+
+/* Row @p R no longer needs its events before @p keep (< R->nevents): notes the latest time
+ * before it that is earlier than its own (the CPU readings' gaps look back that far,
+ * cpu_reading), and gives back the pages of events, payloads and payload blocks before it. A
+ * payload block's first event may share the payload stored before the block: that one stays. */
+static void give_back(struct rt__row *R, uint64_t keep)
+{
+    if (keep <= R->kept || keep >= R->nevents)
+        return;
+    rt_time_ns tk = R->events[keep].time, prev = R->kept_prev;
+    for (uint64_t k = keep; k-- > R->kept;)
+        if (R->events[k].time < tk) {
+            prev = R->events[k].time;
+            break;
+        }
+    /* (no earlier time among them: all are at tk, and so is events[kept]: kept_prev holds) */
+    size_t ev_from = R->kept * sizeof *R->events;
+    uint64_t lb = R->kept >> 6, nb = keep >> 6;
+    size_t pb_from = lb * sizeof *R->pblocks;
+    uint64_t old_pk = R->pblocks[lb].base ? R->pblocks[lb].base - 1 : 0;
+    uint64_t pk = R->pblocks[nb].base ? R->pblocks[nb].base - 1 : 0;
+    size_t pay_from = old_pk * sizeof *R->pay;
+    R->kept = keep;
+    R->kept_prev = prev;
+    give_pages(R->events, &ev_from, keep * sizeof *R->events);
+    give_pages(R->pay, &pay_from, pk * sizeof *R->pay);
+    give_pages(R->pblocks, &pb_from, nb * sizeof *R->pblocks);
+}
+
+/* Opens row @p row for reading: first its rank's other threads, read whole (their team spans,
+ * a whole read's rt__rd_thread), then its own location. RT_OK or the error stored in sr. */
+static int stream_open_row(struct rt__stream *s, struct stream_row *sr, uint32_t row)
+{
+    struct reader *r = &sr->r;
+    uint32_t k0 = r->thr_at[row], k1 = r->thr_at[row + 1];
+    sr->opened = 1;
+    for (uint32_t k = k0; k < k1; k++)
+        if (rt__rd_thread(r, s->rd, &r->thr[k]))
+            return r->failed;
+    if (k1 > k0 && !(sr->team_at = calloc(k1 - k0, sizeof *sr->team_at)))
+        return rt__rd_fail(r, RT_ENOMEM, "out of memory matching thread teams of rank %u", row);
+    r->t->rows[row].nevents = s->declared_of[row];
+    return rt__rd_location_open(r, s->rd, row, &sr->er);
+}
+
+/* The joins among row @p row's events read from @p from on get the work of their teams' other
+ * threads, as a whole read's match_teams gives them (trace_open.c), before the replay may step
+ * them: the spans are read whole, and each join's fork is still held (an open team holds back
+ * the row's safe point at its fork). */
+static void stream_joins(struct rt__stream *s, struct stream_row *sr, uint32_t row, uint64_t from)
+{
+    const struct reader *r = &sr->r;
+    struct rt__row *R = &r->t->rows[row];
+    uint32_t k0 = r->thr_at[row], k1 = r->thr_at[row + 1];
+    (void)s;
+    if (k1 == k0)
+        return;
+    for (uint64_t j = from; j < R->nevents; j++) {
+        const struct rt_event *e = &R->events[j];
+        if (e->kind != RT_EV_JOIN || e->ref >= R->nevents)
+            continue;
+        rt_time_ns f = R->events[e->ref].time, w = 0;
+        for (uint32_t k = k0; k < k1; k++) {
+            const struct thread_loc *th = &r->thr[k];
+            uint64_t c = sr->team_at[k - k0];
+            for (; c < th->nspans && th->spans[c].begin <= e->time; c++)
+                if (th->spans[c].arrive - f > w)
+                    w = th->spans[c].arrive - f;
+            sr->team_at[k - k0] = c;
+        }
+        rt__row_payload(R, j)->work_ns = (uint64_t)w; /* a JOIN has one */
+    }
+}
+
+/* Row @p row read to its end: its threads' spans are freed; a rank that declared events and
+ * holds none while its threads hold some (a whole read takes it as empty and reads again: APEX,
+ * issue #47) is refused. RT_OK or the error stored in sr. */
+static int stream_row_end(struct rt__stream *s, struct stream_row *sr, uint32_t row)
+{
+    struct reader *r = &sr->r;
+    uint32_t k0 = r->thr_at[row], k1 = r->thr_at[row + 1];
+    int other = 0;
+    for (uint32_t k = k0; k < k1; k++) {
+        other |= r->thr[k].nevents != 0;
+        free(r->thr[k].spans);
+        r->thr[k].spans = NULL;
+        r->thr[k].nspans = r->thr[k].capspans = 0;
+    }
+    free(sr->team_at);
+    sr->team_at = NULL;
+    if (!r->t->rows[row].nevents && s->declared_of[row] && other)
+        return rt__rd_fail(r, RT_EINVAL, "location %llu (rank %u) declares %llu events and holds none, its threads do: "
+                                         "a streamed read cannot take it as empty; replay it whole (--memory-budget)",
+                           (unsigned long long)r->t->rows[row].location, row,
+                           (unsigned long long)s->declared_of[row]);
+    return RT_OK;
+}
+
+int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, rt_error *err)
+{
+    struct rt__stream *s = t->stream;
+    struct rt__row *R = &t->rows[row];
+    if (!s || row >= s->nrows || !R->more)
+        return RT_OK;
+    struct stream_row *sr = &s->rows[row];
+    if (!sr->opened && stream_open_row(s, sr, row)) {
+        if (err)
+            *err = sr->err;
+        return sr->r.failed;
+    }
+    give_back(R, keep);
+    uint64_t was = R->safe;
+    while (R->more && R->safe <= was) {
+        int end = 0;
+        uint64_t from = R->nevents;
+        if (rt__rd_location_read(&sr->r, s->rd, sr->er, s->chunk, &end) == RT_OK)
+            stream_joins(s, sr, row, from);
+        if (!sr->r.failed && end) {
+            OTF2_Reader_CloseEvtReader(s->rd, sr->er);
+            sr->er = NULL;
+            if (rt__rd_location_close(&sr->r) == RT_OK && stream_row_end(s, sr, row) == RT_OK)
+                s->left--;
+        }
+        if (sr->r.failed) {
+            if (err)
+                *err = sr->err;
+            return sr->r.failed;
+        }
+        if (R->more)
+            R->safe = rt__rd_location_safe(&sr->r);
+    }
+    return RT_OK;
+}
+
+int rt__trace_stream_end(rt_trace *t, rt_error *err)
+{
+    struct rt__stream *s = t->stream;
+    if (!s || s->ended)
+        return RT_OK;
+    if (s->left)
+        return rt_error_set(err, RT_EINVAL, "%s: %u rank(s) not read to their end", t->path, s->left);
+    s->ended = 1;
+    for (uint32_t i = 0; i < s->nrows; i++) /* in row order, as a whole read merges its readers */
+        rt__rd_merge(t, &s->rows[i].r);
+    s->base.err = err;
+    return rt__rd_finish(&s->base, 1);
+}
+
+int rt_trace_streamed(const rt_trace *t) { return t->stream != NULL; }
+
+int rt__stream_has_cpu_time(const rt_trace *t)
+{
+    return t->stream && !t->stream->ended ? t->stream->base.have_cpu_attr : -1;
+}
+
+uint64_t rt_trace_declared_events(const rt_trace *t)
+{
+    if (t->stream)
+        return t->stream->declared;
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < t->nrows; i++)
+        n += t->rows[i].nevents;
+    return n;
+}
