@@ -129,7 +129,7 @@ static void give_pages(void *base, size_t *from, size_t to)
 {
     size_t lo = *from / PAGE * PAGE, hi = to / PAGE * PAGE;
     if (hi > lo) {
-        if (!getenv("RT_NO_GIVE")) (void)madvise((char *)base + lo, hi - lo, MADV_DONTNEED); /* advice: on failure the pages stay */
+        (void)madvise((char *)base + lo, hi - lo, MADV_DONTNEED); /* advice: on failure the pages stay */
         *from = hi;
     }
 }
