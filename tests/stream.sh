@@ -14,7 +14,7 @@ esac
 
 list=()
 for d in "$traces"/*/; do [ -e "$d/traces.otf2" ] && list+=("${d%/}"); done
-[ -d "$traces/collbench" ] && for d in "$traces"/collbench/*/; do [ -e "$d/traces.otf2" ] && list+=("${d%/}"); done
+for d in "$traces"/*/*/; do [ -e "$d/traces.otf2" ] && list+=("${d%/}"); done # collbench, team-shift
 if /usr/bin/python3 -c 'import otf2' 2>/dev/null; then # python3-otf2's traces: other producers' shapes
   /usr/bin/python3 "$(dirname "$0")/ext/gen_traces.py" "$work/gen" >/dev/null ||
     { echo "FAIL gen_traces.py"; exit 1; }
@@ -56,7 +56,8 @@ for t in "${list[@]}"; do
   check "same-json-logp $name" compare "$t" --model logp --L 1.5us --o 0.3us --g 0.5us --G 0.76ns/B --format json
   check "same-noise-csv $name" compare "$t" "${H[@]}" --net-noise exp:mean=200ns \
     --os-noise periodic:period=1ms,duration=20us --seed 7 --format csv
-  check "same-window-all $name" compare "$t" "${H[@]}" --window all --compute-scale 0.5 --eager-limit 1KiB
+  check "same-window-all $name" compare "$t" "${H[@]}" --window all --compute-scale 0.5 --eager-limit 1KiB \
+    --scale-bytes 3 --coll-algos openmpi --compute wall
 done
 refusals=$(sort -u "$work/refused" 2>/dev/null | grep -c .)
 echo "refused (a rank empty, its threads not): $refusals of ${#list[@]} traces; replays compared: $replayed"

@@ -8,6 +8,7 @@
  * time counted as waiting for a CPU is that lost time. A trace without the attribute replays the
  * same under RT_COMPUTE_CPU as under RT_COMPUTE_WALL. The tracer's own time outside MPI calls
  * (BufferFlush records) is taken out of compute under both, never making an interval negative.
+ * Each of these traces replays the same streamed (RT_TRACE_STREAM), read one record at a time.
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <stdlib.h>
@@ -53,6 +54,21 @@ static rt_time_ps end_ps(rt_trace *t, int compute, uint32_t rank)
     CHECK_EQ_INT(rc, RT_OK);
     rt_time_ps end = res ? res->predicted_end_ps[rank] : -1;
     rt_replay_result_destroy(res);
+    return end;
+}
+
+/* end_ps of the trace in @p dir opened streamed (RT_TRACE_STREAM), read @p chunk records at a time:
+ * a CPU reading may still apply to events read before it at its time (trace_stream.c). */
+static rt_time_ps stream_end_ps(const char *dir, int compute, uint32_t rank, const char *chunk)
+{
+    rt_trace *t = NULL;
+    rt_error err = {0};
+    setenv("RETIME_STREAM_CHUNK", chunk, 1);
+    int rc = rt_trace_open_flags(dir, RT_TRACE_STREAM, &t, &err);
+    CHECK_EQ_INT(rc, RT_OK);
+    rt_time_ps end = rc ? -1 : end_ps(t, compute, rank);
+    rt_trace_close(t);
+    unsetenv("RETIME_STREAM_CHUNK");
     return end;
 }
 
@@ -280,6 +296,11 @@ static void test_random(unsigned seed)
     rt_time_ps wall_end = end_ps(tr, RT_COMPUTE_WALL, 0), cpu_end = end_ps(tr, RT_COMPUTE_CPU, 0);
     CHECK_EQ_INT(wall_end, (int64_t)t * 1000);
     CHECK_EQ_INT(cpu_end, ((int64_t)t - lost) * 1000);
+    static const char *const chunks[] = {"1", "2", "5", "64"}; /* streamed: the same, piece by piece */
+    for (int c = 0; c < 4; c++) {
+        CHECK_EQ_INT(stream_end_ps(dir, RT_COMPUTE_WALL, 0, chunks[c]), wall_end);
+        CHECK_EQ_INT(stream_end_ps(dir, RT_COMPUTE_CPU, 0, chunks[c]), cpu_end);
+    }
     rt_time_ns wall, waited;
     rt_trace_compute_time(tr, 0, &wall, &waited);
     CHECK_EQ_INT(wall, (int64_t)t);
@@ -339,6 +360,8 @@ static void test_flush_and_cpu(int deschedule)
     CHECK_EQ_INT(waited, deschedule ? 9500 : 2000);
     CHECK_EQ_INT(end_ps(t, RT_COMPUTE_WALL, 0), deschedule ? 12000000 : 10000000);
     CHECK_EQ_INT(end_ps(t, RT_COMPUTE_CPU, 0), deschedule ? 2500000 : 8000000);
+    CHECK_EQ_INT(stream_end_ps(dir, RT_COMPUTE_WALL, 0, "1"), deschedule ? 12000000 : 10000000);
+    CHECK_EQ_INT(stream_end_ps(dir, RT_COMPUTE_CPU, 0, "1"), deschedule ? 2500000 : 8000000);
     rt_trace_close(t);
 }
 

@@ -38,7 +38,6 @@ struct rt__row {
      * given back; the replay may step those before safe (no later record changes them), and more
      * says records are still to be read. A trace read whole: kept 0, safe nevents, more 0. */
     uint64_t kept, safe;
-    rt_time_ns kept_prev;         /* the latest time before event kept that is earlier than its (INT64_MIN: none) */
     uint64_t vmcap;               /* streamed: the events the arrays reserve (address space); 0: malloc'ed */
     uint8_t more;
 };

@@ -646,7 +646,9 @@ static int cpu_reading(struct reader *r, OTF2_AttributeList *attrs, rt_time_ns t
     /* The gap the lost time goes into ends at t and begins at the last earlier time: events at t
      * itself (a message record and the Leave of its call share a time stamp) all take the new
      * lost time, so the gap between them is not the one. */
-    rt_time_ns prev = row->kept_prev; /* (events before kept are given back: a streamed read) */
+    /* (a streamed read has given back the events before kept; the event before the run at the
+     * last time it read is always kept, rt__rd_location_safe, so the time looked for is there) */
+    rt_time_ns prev = INT64_MIN;
     for (uint64_t k = row->nevents - 1; k-- > row->kept;)
         if (row->events[k].time < t) {
             prev = row->events[k].time;
@@ -1639,7 +1641,6 @@ int rt__rd_location_open(struct reader *r, OTF2_Reader *rd, uint32_t row, OTF2_E
     cur->nevents = 0;
     cur->npay = 0;
     cur->kept = cur->safe = 0;
-    cur->kept_prev = INT64_MIN;
     cur->first_time = cur->last_time = 0;
     cur->more = 1;
     r->cap = 0;

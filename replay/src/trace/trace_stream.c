@@ -134,21 +134,13 @@ static void give_pages(void *base, size_t *from, size_t to)
     }
 }
 
-/* Row @p R no longer needs its events before @p keep (< R->nevents): notes the latest time
- * before it that is earlier than its own (the CPU readings' gaps look back that far,
- * cpu_reading), and gives back the pages of events, payloads and payload blocks before it. A
- * payload block's first event may share the payload stored before the block: that one stays. */
+/* Row @p R no longer needs its events before @p keep (< R->nevents): gives back the pages of
+ * events, payloads and payload blocks before it. A payload block's first event may share the
+ * payload stored before the block: that one stays. */
 static void give_back(struct rt__row *R, uint64_t keep)
 {
     if (keep <= R->kept || keep >= R->nevents)
         return;
-    rt_time_ns tk = R->events[keep].time, prev = R->kept_prev;
-    for (uint64_t k = keep; k-- > R->kept;)
-        if (R->events[k].time < tk) {
-            prev = R->events[k].time;
-            break;
-        }
-    /* (no earlier time among them: all are at tk, and so is events[kept]: kept_prev holds) */
     size_t ev_from = R->kept * sizeof *R->events;
     uint64_t lb = R->kept >> 6, nb = keep >> 6;
     size_t pb_from = lb * sizeof *R->pblocks;
@@ -156,7 +148,6 @@ static void give_back(struct rt__row *R, uint64_t keep)
     uint64_t pk = R->pblocks[nb].base ? R->pblocks[nb].base - 1 : 0;
     size_t pay_from = old_pk * sizeof *R->pay;
     R->kept = keep;
-    R->kept_prev = prev;
     give_pages(R->events, &ev_from, keep * sizeof *R->events);
     give_pages(R->pay, &pay_from, pk * sizeof *R->pay);
     give_pages(R->pblocks, &pb_from, nb * sizeof *R->pblocks);
