@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The streamed replay (issue #49 item 3, docs/streaming.md): every trace we have, replayed streamed
 # (--memory-budget 0) with the reader's pieces cut small (RETIME_STREAM_CHUNK: 1 record, 7, the
-# default), prints byte for byte what the replay of the trace read whole prints, under several
-# models, noise and formats; what cannot be streamed is refused in one line with the size it needs.
+# default), by the reader thread and by the replay itself (RETIME_READ_THREADS=1), prints byte for
+# byte what the replay of the trace read whole prints, under several models, noise and formats;
+# what cannot be streamed is refused in one line with the size it needs.
 set -u
 retime=$1; traces=$2; work=$3; ext=${4:-}
 case $work in # it is cleared: only ever a directory of this test's own
@@ -33,8 +34,12 @@ compare() {
   local whole rc_w s rc_s chunk ok=1 refused=0
   whole=$("$retime" --quiet replay "$t" "$@" 2>/dev/null); rc_w=$?
   [ "$rc_w" -eq 0 ] && replayed=$((replayed + 1))
-  for chunk in 1 7 ""; do
-    s=$(RETIME_STREAM_CHUNK=$chunk "$retime" --quiet --memory-budget 0 replay "$t" "$@" 2>"$work/err"); rc_s=$?
+  # pieces of 1 and 32768 records with the reader thread, 7 without; rows first reserved for 100
+  # and 64 events (a declared count too low: the arrays move while the replay runs)
+  for way in 1:2: 7:1:64 :2:100; do
+    IFS=: read -r chunk threads reserve <<<"$way"
+    s=$(RETIME_STREAM_CHUNK=$chunk RETIME_READ_THREADS=$threads RETIME_STREAM_RESERVE=$reserve \
+      "$retime" --quiet --memory-budget 0 replay "$t" "$@" 2>"$work/err"); rc_s=$?
     if grep -q "a streamed read cannot take it as empty" "$work/err"; then
       refused=1
       [ "$rc_s" -eq 1 ] && [ "$(grep -c . "$work/err")" -eq 1 ] || ok=0

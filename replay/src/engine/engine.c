@@ -110,8 +110,7 @@ RT_HOT_INLINE rt_time_ps cpu(struct engine *E, uint32_t r, rt_time_ps t, rt_time
 static uint64_t call_enter(const struct engine *E, uint32_t r, uint64_t j)
 {
     const struct rt_event *ev = E->ranks[r].ev;
-    const struct rt__row *row = E->ranks[r].row;
-    uint64_t lo = row ? row->kept : 0; /* (a streamed trace gave back the events before) */
+    uint64_t lo = E->ranks[r].kept; /* (a streamed trace gave back the events before) */
     int depth = 0;
     for (uint64_t k = j + 1; k-- > lo;) {
         if (!(ev[k].flags & RT_EVF_MPI))
@@ -1083,6 +1082,7 @@ static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
                     return E->failed;
             } else {
                 R->ev = rt_trace_events(E->t, r, &R->nev);
+                R->avail = R->nev;
             }
             if (!E->stream && opts->window && rt_window_kind(opts->window) != RT_WINDOW_ALL) {
                 R->win_begin = rt_window_begin(opts->window, r);
@@ -1129,9 +1129,11 @@ static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
         R->cpu_lost = opts->compute == RT_COMPUTE_CPU && R->row && R->row->cpu_readings;
         if (E->stream && R->row) { /* what a whole read would tell is not known yet: the steps are
                                     * taken as they come (without readings their lost time is 0) */
+            struct rt__pull v;
+            rt__trace_view(E->stream, r, &v);
             R->cpu_lost = opts->compute == RT_COMPUTE_CPU;
-            R->cpu = R->row->cpu;
-            R->ncpu = R->row->ncpu;
+            R->cpu = v.cpu;
+            R->ncpu = v.ncpu;
             if (R->nev)
                 R->last_meas = meas_time(R, &R->ev[0]);
         } else if (R->row && R->row->ncpu && (R->cpu_lost || R->row->compute_tracer)) {

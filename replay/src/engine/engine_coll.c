@@ -86,8 +86,8 @@ rt_bytes rt__eng_coll_received(const struct rank *R, uint64_t j)
 {
     if (R->ev[j].kind == RT_EV_NBCOLL_BEGIN) {
         /* (its NBCOLL_END is read: a streamed trace holds it, perhaps past what the rank may step) */
-        uint64_t k = R->ev[j].aux, n = R->row ? R->row->nevents : R->nev;
-        return k < n && R->ev[k].kind == RT_EV_NBCOLL_END && R->ev[k].ref == j ? rt__row_payload_of(R->row, k)->bytes
+        uint64_t k = R->ev[j].aux;
+        return k < R->avail && R->ev[k].kind == RT_EV_NBCOLL_END && R->ev[k].ref == j ? rt__row_payload_of(R->row, k)->bytes
                                                                                    : 0;
     }
     for (uint64_t k = j + 1; k < R->nev; k++) {

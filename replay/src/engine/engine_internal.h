@@ -158,6 +158,8 @@ struct rank {
     rt_time_ns win_m0, win_m1; /* ... and their measured times */
     uint8_t state;
     uint8_t more;     /* a streamed trace: its row has events still to read (engine_stream.c) */
+    uint64_t avail;   /* its events read: [0, avail) (a streamed trace's safe ones are [kept, nev)) */
+    uint64_t kept;    /* a streamed trace: the events before are given back */
     /* distributed replay */
     uint8_t held;     /* its ports were read by a collective that has not finished */
     uint32_t coll;    /* the collective it has entered and not left (UINT32_MAX: none) */

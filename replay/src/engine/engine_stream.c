@@ -46,7 +46,7 @@ int rt__eng_call_held(const struct rank *R, uint64_t j)
 /* The first event rank @p R may still look at (see the top of the file). */
 static uint64_t keep_from(const struct rank *R)
 {
-    uint64_t lo = R->row->kept, keep = R->cursor ? R->cursor - 1 : 0;
+    uint64_t lo = R->kept, keep = R->cursor ? R->cursor - 1 : 0;
     if (R->depth > 0 && R->cursor < R->nev)
         keep = enter_of(R, R->cursor, lo) < keep ? enter_of(R, R->cursor, lo) : keep;
     const struct ptab *p = &R->pending;
@@ -57,33 +57,44 @@ static uint64_t keep_from(const struct rank *R)
         uint64_t e = enter_of(R, k, lo);
         keep = e < keep ? e : keep;
     }
-    return keep;
+    return keep > lo ? keep : lo;
 }
 
 int rt__eng_pull(struct engine *E, uint32_t r)
 {
     struct rank *R = &E->ranks[r];
-    const struct rt__row *row = R->row;
-    uint64_t from = row->nevents; /* the window's marks are looked for in what is read now */
-    int rc = rt__trace_pull(E->stream, r, keep_from(R), E->err);
+    uint64_t from = R->nev, keep = keep_from(R); /* the window's marks are looked for in what comes now */
+    struct rt__pull p;
+    int rc = rt__trace_pull(E->stream, r, keep, &p, E->err);
     if (rc)
         return E->failed = rc;
-    R->ev = row->events;
-    R->nev = row->safe;
-    R->cpu = row->cpu;
-    R->ncpu = row->ncpu;
-    if (!row->more && R->more) {
+    R->kept = keep;
+    R->ev = p.ev;
+    R->nev = p.safe;
+    R->avail = p.avail;
+    R->cpu = p.cpu;
+    R->ncpu = p.ncpu;
+    if (p.moved) /* a row's arrays moved while this rank waited: every rank takes its pointers again */
+        for (uint32_t q = 0; q < E->nranks; q++) {
+            struct rt__pull v;
+            if (q == r || !E->ranks[q].row)
+                continue;
+            rt__trace_view(E->stream, q, &v);
+            E->ranks[q].ev = v.ev;
+            E->ranks[q].cpu = v.cpu;
+        }
+    if (!p.more && R->more) {
         R->more = 0;
         E->stream_left--;
     }
-    if (row->nevents > from && E->first != INT64_MIN && rt__eng_span_check(E, row->events[row->nevents - 1].time))
+    if (R->nev > from && E->first != INT64_MIN && rt__eng_span_check(E, R->ev[R->nev - 1].time))
         return E->failed;
     const rt_window *w = E->o->window;
     if (w && rt_window_kind(w) != RT_WINDOW_ALL) {
-        rt_window_stream_scan(w, r, row->events, from, row->nevents, !row->more);
+        rt_window_stream_scan(w, r, R->ev, from, R->nev, !p.more);
         uint64_t b = rt_window_begin(w, r), e = rt_window_end(w, r);
-        /* marks are found at or after the cursor (it never passes what was read before), but
-         * the row's last event, when its end comes to be read later, may be behind it */
+        /* marks are found at or after the cursor (it never passes what it took before), but the
+         * row's last event, when its end comes to be read later, may be behind it */
         if (b != UINT64_MAX && b >= R->cursor && b != R->win_begin) {
             R->win_begin = b;
             R->win_next = b < R->win_next ? b : R->win_next;

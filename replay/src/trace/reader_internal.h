@@ -172,6 +172,8 @@ struct reader {
     struct rt__row *cur;
     uint64_t cap;
     int vm;                     /* cur's arrays are reserved address space (a streamed read, trace_stream.c) */
+    struct rt__stream *stream;  /* ... and the streamed trace's reading (NULL: a whole read) */
+    uint64_t vm_reserve;        /* ... the events first reserved, when not the declared count (tests) */
     uint64_t nread;             /* OTF2 records read from the location so far */
     int first_noted;            /* cur->first_time is its first event's */
     int mpi_depth;
@@ -291,6 +293,9 @@ void rt__rd_free(struct reader *r);
 /* trace_stream.c: makes r->t a streamed trace: takes @p r's definition tables and the archive
  * *@p rdp (set NULL) and opens every row's events, reading none. RT_OK or the error stored in r. */
 int rt__stream_start(struct reader *r, OTF2_Reader **rdp);
+/* trace_stream.c: a streamed row's arrays are about to move (@p enter 1), or have moved (0): the
+ * replay is kept from looking at them in between (a no-op without a reader thread). */
+void rt__stream_hold(struct reader *r, int enter);
 /* trace_stream.c: closes a streamed trace's readers (rt_trace_close). */
 void rt__stream_free(rt_trace *t);
 /* trace_stream.c: before a streamed trace is read to its end, whether it may hold CPU times (their

@@ -60,24 +60,20 @@ static inline unsigned rt__popcount64(uint64_t x)
     x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
     x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
     return (unsigned)((x * 0x0101010101010101ull) >> 56);
-/* trace_stream.c, for the replay of a streamed trace (rt_trace_streamed): gives back row @p row's
- * events before @p keep (the replay needs none of them again), then reads the row on until more
- * of its events are safe to step (row->safe grows) or it ends (row->more 0). The row's arrays may
- * move. RT_OK, or the read's error (file, rank and event) in @p err. A row read to its end: a no-op. */
-int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, rt_error *err);
-/* trace_stream.c: once every row of a streamed trace is read to its end, the trace's counts and
- * checks as a whole read has them (rt_trace_stats). RT_OK or the error in @p err. */
-int rt__trace_stream_end(rt_trace *t, rt_error *err);
-
 #endif
 }
+
+/* A block's bits, read and written whole: a streamed trace's reader sets the bits of new events
+ * while the replay reads those of the block's earlier ones (relaxed: plain loads and stores). */
+static inline uint64_t rt__pblock_has(const struct rt__pblock *b) { return __atomic_load_n(&b->has, __ATOMIC_RELAXED); }
+static inline void rt__pblock_set(struct rt__pblock *b, uint64_t has) { __atomic_store_n(&b->has, has, __ATOMIC_RELAXED); }
 
 /* Where the payload of event i (of a payload kind) is in R->pay: the last one stored at or
  * before it, its own or the one it shares. (2 << 63 is 0 in 64 bits: then the mask is all ones.) */
 static inline uint64_t rt__payload_index(const struct rt__row *R, uint64_t i)
 {
     const struct rt__pblock *b = &R->pblocks[i >> 6];
-    return b->base + rt__popcount64(b->has & ((2ull << (i & 63)) - 1)) - 1;
+    return b->base + rt__popcount64(rt__pblock_has(b) & ((2ull << (i & 63)) - 1)) - 1;
 }
 
 /* The payload of event i (< R->nevents) of a row, or NULL when its kind has none. */
@@ -141,11 +137,23 @@ struct rt_trace {
     struct rt__stream *stream; /* a streamed trace's readers (trace_stream.c), or NULL: read whole */
 };
 
-/* trace_stream.c, for the replay of a streamed trace (rt_trace_streamed): gives back row @p row's
- * events before @p keep (the replay needs none of them again), then reads the row on until more
- * of its events are safe to step (row->safe grows) or it ends (row->more 0). The row's arrays may
- * move. RT_OK, or the read's error (file, rank and event) in @p err. A row read to its end: a no-op. */
-int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, rt_error *err);
+/* What the replay of a streamed trace (rt_trace_streamed) may take of a row (trace_stream.c):
+ * its events, indexed as in a whole read, those before safe to step, those before avail read
+ * (a non-blocking collective's end may lie past safe); its CPU steps; more: the row goes on.
+ * moved: some row's arrays moved since the replay's last pull (it takes every row's pointers
+ * again, rt__trace_view). */
+struct rt__pull {
+    const struct rt_event *ev;
+    const struct rt__cpu_step *cpu;
+    uint64_t safe, avail, ncpu;
+    int more, moved;
+};
+/* trace_stream.c: gives back row @p row's events before @p keep (the replay needs none of them
+ * again) and waits until more of its events are safe to step than it took last, or it ends:
+ * *@p out. RT_OK, or the read's error (file, rank and event) in @p err. */
+int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, struct rt__pull *out, rt_error *err);
+/* trace_stream.c: the row's arrays and counts as the replay took them last (after a move). */
+void rt__trace_view(rt_trace *t, uint32_t row, struct rt__pull *out);
 /* trace_stream.c: once every row of a streamed trace is read to its end, the trace's counts and
  * checks as a whole read has them (rt_trace_stats). RT_OK or the error in @p err. */
 int rt__trace_stream_end(rt_trace *t, rt_error *err);

@@ -156,12 +156,14 @@ void rt__rd_row_free(struct rt__row *row)
             munmap(row->pay, vm_bytes(row->vmcap, sizeof *row->pay));
         if (row->pblocks)
             munmap(row->pblocks, vm_bytes((row->vmcap + 63) / 64, sizeof *row->pblocks));
+        if (row->cpu)
+            munmap(row->cpu, vm_bytes(row->capcpu, sizeof *row->cpu));
     } else {
         free(row->events);
         free(row->pay);
         free(row->pblocks);
+        free(row->cpu);
     }
-    free(row->cpu);
     row->events = NULL;
     row->pay = NULL;
     row->pblocks = NULL;
@@ -169,26 +171,40 @@ void rt__rd_row_free(struct rt__row *row)
     row->vmcap = 0;
 }
 
+/* grow_row for a streamed row: its arrays moved with their pages (mremap). */
+static int grow_vm(struct rt__row *row, uint64_t oldcap, uint64_t ncap)
+{
+    struct rt_event *ne = vm_resize(row->events, oldcap, ncap, sizeof *ne);
+    if (!ne)
+        return RT_ENOMEM;
+    row->events = ne;
+    struct rt_event_payload *np = vm_resize(row->pay, oldcap, ncap, sizeof *np);
+    if (!np) /* (the arrays that did grow keep their pages until rt__rd_row_free, by vmcap) */
+        return RT_ENOMEM;
+    row->pay = np;
+    struct rt__pblock *nb = vm_resize(row->pblocks, (oldcap + 63) / 64, (ncap + 63) / 64, sizeof *nb);
+    if (!nb)
+        return RT_ENOMEM;
+    row->pblocks = nb;
+    row->vmcap = ncap;
+    return RT_OK;
+}
+
 /* Grows a row's three arrays (events, payloads, payload blocks) together from @p oldcap to
  * @p ncap events: a row never has more payloads than events, so one capacity covers all three
- * (the untouched tail of the payload array costs address space, not memory). */
-static int grow_row(struct rt__row *row, uint64_t oldcap, uint64_t ncap, int vm)
+ * (the untouched tail of the payload array costs address space, not memory). A streamed row's
+ * arrays move only while the replay does not look at them (rt__stream_hold). */
+static int grow_row(struct reader *r, struct rt__row *row, uint64_t oldcap, uint64_t ncap)
 {
     if (ncap > (uint64_t)SIZE_MAX / sizeof(struct rt_event))
         return RT_ENOMEM;
-    if (vm) {
-        struct rt_event *ne = vm_resize(row->events, oldcap, ncap, sizeof *ne);
-        if (ne)
-            row->events = ne;
-        struct rt_event_payload *np = ne ? vm_resize(row->pay, oldcap, ncap, sizeof *np) : NULL;
-        if (np)
-            row->pay = np;
-        struct rt__pblock *nb = np ? vm_resize(row->pblocks, (oldcap + 63) / 64, (ncap + 63) / 64, sizeof *nb) : NULL;
-        if (!nb) /* (the arrays that did grow keep the old size's pages: rt__rd_row_free unmaps by vmcap) */
-            return RT_ENOMEM;
-        row->pblocks = nb;
-        row->vmcap = ncap;
-        return RT_OK;
+    if (r->vm) { /* (the first reservation moves nothing the replay could hold) */
+        if (oldcap)
+            rt__stream_hold(r, 1);
+        int rc = grow_vm(row, oldcap, ncap);
+        if (oldcap)
+            rt__stream_hold(r, 0);
+        return rc;
     }
     struct rt_event *ne = realloc(row->events, ncap * sizeof *ne);
     if (!ne)
@@ -214,7 +230,7 @@ static inline struct rt_event *append(struct rt__row *row, rt_time_ns t, uint8_t
     if ((n & 63) == 0)
         row->pblocks[n >> 6] = (struct rt__pblock){.has = 0, .base = row->npay};
     if (RT__PAYLOAD_KINDS >> kind & 1) {
-        row->pblocks[n >> 6].has |= 1ull << (n & 63);
+        rt__pblock_set(&row->pblocks[n >> 6], rt__pblock_has(&row->pblocks[n >> 6]) | 1ull << (n & 63));
         row->pay[row->npay++] = (struct rt_event_payload){.bytes = 0, .comm = RT_EV_NO_COMM};
     }
     return e;
@@ -237,7 +253,7 @@ static inline void share_payload(struct reader *r, int prev_final)
     /* work_ns is the union's whole 64 bits: equal bytes and comm (static assert: nothing else) */
     if (prev_final && p->work_ns == p[-1].work_ns) {
         uint64_t n = row->nevents - 1;
-        row->pblocks[n >> 6].has &= ~(1ull << (n & 63));
+        rt__pblock_set(&row->pblocks[n >> 6], rt__pblock_has(&row->pblocks[n >> 6]) & ~(1ull << (n & 63)));
         row->npay--;
     }
     r->tail_final = 1;
@@ -250,7 +266,7 @@ static RT_COLD struct rt_event *push_slow(struct reader *r, OTF2_TimeStamp ts, u
     struct rt__row *row = r->cur;
     if (row->nevents == r->cap) {
         uint64_t ncap = r->cap ? r->cap * 2 : 1024;
-        if (grow_row(row, r->cap, ncap, r->vm)) {
+        if (grow_row(r, row, r->cap, ncap)) {
             rt__rd_fail(r, RT_ENOMEM, "location %llu: out of memory after %llu events",
                         (unsigned long long)row->location, (unsigned long long)row->nevents);
             return NULL;
@@ -609,7 +625,21 @@ static inline void compute_edge(struct reader *r, rt_time_ns t, int mpi, int dep
 static int add_step(struct reader *r, rt_time_ns at)
 {
     struct rt__row *row = r->cur;
-    if (rt__grow_one64((void **)&row->cpu, &row->capcpu, sizeof *row->cpu, row->ncpu))
+    if (r->vm && row->ncpu == row->capcpu) { /* a streamed row: address space, moved while held */
+        uint64_t ncap = row->capcpu ? 2 * row->capcpu : row->vmcap + 1024;
+        int moves = row->capcpu != 0;
+        if (moves)
+            rt__stream_hold(r, 1);
+        struct rt__cpu_step *nc = vm_resize(row->cpu, row->capcpu, ncap, sizeof *nc);
+        if (nc) {
+            row->cpu = nc;
+            row->capcpu = ncap;
+        }
+        if (moves)
+            rt__stream_hold(r, 0);
+        if (!nc)
+            return rt__rd_fail(r, RT_ENOMEM, "out of memory keeping CPU times");
+    } else if (rt__grow_one64((void **)&row->cpu, &row->capcpu, sizeof *row->cpu, row->ncpu))
         return rt__rd_fail(r, RT_ENOMEM, "out of memory keeping CPU times");
     row->cpu[row->ncpu++] = (struct rt__cpu_step){at, r->cpu.lost, r->cpu.tracer};
     return RT_OK;
@@ -1076,7 +1106,7 @@ static void take_back_begin(struct reader *r)
 {
     struct rt__row *row = r->cur;
     uint64_t n = --row->nevents;
-    row->pblocks[n >> 6].has &= ~(1ull << (n & 63));
+    rt__pblock_set(&row->pblocks[n >> 6], rt__pblock_has(&row->pblocks[n >> 6]) & ~(1ull << (n & 63)));
     row->npay--;
     r->tail_final = 0; /* the payload before may or may not be final: share none with it */
     r->coll_begin = UINT64_MAX;
@@ -1646,9 +1676,12 @@ int rt__rd_location_open(struct reader *r, OTF2_Reader *rd, uint32_t row, OTF2_E
     r->cap = 0;
     if (r->vm && declared < 4096) /* (address space: a count too low only costs a move later) */
         declared = 4096;
-    if (declared && declared < (1ull << 40) && grow_row(cur, 0, declared, r->vm) == RT_OK) {
+    if (r->vm && r->vm_reserve) /* (tests: the moves of a count too low) */
+        declared = r->vm_reserve;
+    if (declared && declared < (1ull << 40) && grow_row(r, cur, 0, declared) == RT_OK) {
         r->cap = declared;
-        advise_huge(cur->events, declared * sizeof *cur->events);
+        if (!r->vm) /* (a streamed row holds a window: small pages, given back one by one) */
+            advise_huge(cur->events, declared * sizeof *cur->events);
     }
 
     char where[96];

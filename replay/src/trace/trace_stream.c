@@ -14,8 +14,19 @@
  *     later record changes; an MPI call is stepped only once read whole;
  *   - a row's arrays are reserved address space (trace_reader.c, vm_resize): indices stay those
  *     of a whole read, and the pages behind the replay are handed back to the system (madvise).
+ *
+ * On two CPUs or more a reader thread reads ahead while the replay runs: every row a little
+ * ahead of the replay, first any row the replay waits for. The two share each row's published
+ * state under one mutex (struct stream_row, "published"): the replay looks only at events before
+ * the published safe point, which the reader no longer changes (it writes past the events read
+ * and patches events at or after the safe point only), so no event is ever read while written.
+ * The one exception is a row's arrays growing past their reservation (a declared count too
+ * low): the reader moves them only while the replay waits in a pull, the mutex held, and the
+ * replay then takes every rank's pointers again (rt__pull.moved). RETIME_READ_THREADS=1: no
+ * thread, the replay reads what it needs itself.
  */
 #define _GNU_SOURCE /* madvise */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +35,10 @@
 #include <otf2/otf2.h>
 
 #include "reader_internal.h"
+#include "threads_env.h"
 
 #define STREAM_CHUNK (1u << 15) /* OTF2 records per read of a row (RETIME_STREAM_CHUNK: tests) */
+#define AHEAD_EVENTS (1u << 20) /* the reader thread's read-ahead, over all rows (about 25 MiB) */
 #define PAGE 4096u
 
 struct stream_row {
@@ -34,6 +47,12 @@ struct stream_row {
     OTF2_EvtReader *er;
     int opened;
     uint64_t *team_at;  /* per thread of the rank: its first team span not yet past (stream_joins) */
+    /* published (under the stream's mutex when threaded): what the replay may take */
+    uint64_t pub_safe, pub_avail, pub_ncpu;
+    int pub_more;
+    uint64_t keep;      /* the replay needs none of the row's events before this (given back by the reader) */
+    uint64_t given;     /* the safe point the replay took last */
+    int wanted;         /* the replay waits for more of this row */
 };
 
 struct rt__stream {
@@ -46,14 +65,28 @@ struct rt__stream {
     uint64_t declared;    /* the rows' declared events, summed */
     uint64_t *declared_of; /* ... per row */
     int ended;            /* rt__trace_stream_end has run */
+    /* the reader thread */
+    int threaded, started;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t to_reader, to_replay;
+    int stop;             /* the replay is done with the rows: the reader stops */
+    int failed;           /* the reader stopped on an error (fail_err) */
+    rt_error fail_err;
+    int replay_waiting;   /* the replay waits in a pull (it looks at no row meanwhile) */
+    uint64_t gen;         /* how many times a row's arrays moved */
+    uint64_t ahead;       /* events read ahead of the replay per row */
 };
 
-static uint64_t chunk_size(void)
+static void stop_reader(struct rt__stream *s);
+
+/* A count from the environment (tests: RETIME_STREAM_CHUNK, RETIME_STREAM_RESERVE), or @p dflt. */
+static uint64_t env_count(const char *name, uint64_t dflt)
 {
-    const char *v = getenv("RETIME_STREAM_CHUNK");
+    const char *v = getenv(name);
     char *end = NULL;
     unsigned long long n = v ? strtoull(v, &end, 10) : 0;
-    return v && end != v && !*end && n > 0 && n <= (1ull << 30) ? (uint64_t)n : STREAM_CHUNK;
+    return v && end != v && !*end && n > 0 && n <= (1ull << 30) ? (uint64_t)n : dflt;
 }
 
 int rt__stream_start(struct reader *r, OTF2_Reader **rdp)
@@ -68,7 +101,12 @@ int rt__stream_start(struct reader *r, OTF2_Reader **rdp)
     }
     s->rows = rows;
     s->nrows = t->nrows;
-    s->chunk = chunk_size();
+    s->chunk = env_count("RETIME_STREAM_CHUNK", STREAM_CHUNK);
+    uint64_t reserve = env_count("RETIME_STREAM_RESERVE", 0); /* the events first reserved per row */
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->to_reader, NULL);
+    pthread_cond_init(&s->to_replay, NULL);
+    s->threaded = rt__threads_for("RETIME_READ_THREADS", UINT64_MAX, 0, 2, 2) > 1;
     s->rd = *rdp;
     *rdp = NULL;
     s->base = *r; /* the tables are the stream's now: the caller's copy is cleared below */
@@ -95,6 +133,9 @@ int rt__stream_start(struct reader *r, OTF2_Reader **rdp)
     for (uint32_t i = 0; i < t->nrows; i++) { /* each row is opened at its first pull */
         rt__rd_copy(&rows[i].r, &s->base, &rows[i].err);
         rows[i].r.vm = 1;
+        rows[i].r.stream = s;
+        rows[i].r.vm_reserve = reserve;
+        rows[i].pub_more = 1;
         t->rows[i].more = 1;
         t->rows[i].nevents = 0;
     }
@@ -106,6 +147,10 @@ void rt__stream_free(rt_trace *t)
     struct rt__stream *s = t->stream;
     if (!s)
         return;
+    stop_reader(s);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->to_reader);
+    pthread_cond_destroy(&s->to_replay);
     for (uint32_t i = 0; i < s->nrows; i++) {
         if (s->rows[i].er)
             OTF2_Reader_CloseEvtReader(s->rd, s->rows[i].er);
@@ -222,40 +267,202 @@ static int stream_row_end(struct rt__stream *s, struct stream_row *sr, uint32_t 
     return RT_OK;
 }
 
-int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, rt_error *err)
+/* Reads the next piece of row @p row (the reader's side: the replay does not look at what it
+ * writes), first giving back what is before @p keep: RT_OK or the error stored in sr. */
+static int read_piece(struct rt__stream *s, struct stream_row *sr, uint32_t row, uint64_t keep)
+{
+    struct rt__row *R = &sr->r.t->rows[row];
+    if (!sr->opened && stream_open_row(s, sr, row))
+        return sr->r.failed;
+    give_back(R, keep);
+    int end = 0;
+    uint64_t from = R->nevents;
+    if (rt__rd_location_read(&sr->r, s->rd, sr->er, s->chunk, &end) == RT_OK)
+        stream_joins(s, sr, row, from);
+    if (!sr->r.failed && end) {
+        OTF2_Reader_CloseEvtReader(s->rd, sr->er);
+        sr->er = NULL;
+        if (rt__rd_location_close(&sr->r) == RT_OK && stream_row_end(s, sr, row) == RT_OK)
+            s->left--;
+    }
+    if (sr->r.failed)
+        return sr->r.failed;
+    if (R->more)
+        R->safe = rt__rd_location_safe(&sr->r);
+    return RT_OK;
+}
+
+/* What the replay may take of row @p row now (the mutex held when threaded). */
+static void publish(struct stream_row *sr, const struct rt__row *R)
+{
+    sr->pub_safe = R->safe;
+    sr->pub_avail = R->nevents;
+    sr->pub_ncpu = R->ncpu;
+    sr->pub_more = R->more;
+}
+
+static void view(const struct stream_row *sr, const struct rt__row *R, struct rt__pull *out)
+{
+    out->ev = R->events;
+    out->cpu = R->cpu;
+    out->safe = sr->pub_safe;
+    out->avail = sr->pub_avail;
+    out->ncpu = sr->pub_ncpu;
+    out->more = sr->pub_more;
+}
+
+/* The row the reader thread reads next: one the replay waits for, else the one least ahead of
+ * the replay that is less than s->ahead ahead; UINT32_MAX: none (the mutex held). */
+static uint32_t next_row(const struct rt__stream *s)
+{
+    uint32_t best = UINT32_MAX;
+    uint64_t least = UINT64_MAX;
+    for (uint32_t i = 0; i < s->nrows; i++) {
+        const struct stream_row *sr = &s->rows[i];
+        if (!sr->pub_more)
+            continue;
+        if (sr->wanted)
+            return i;
+        uint64_t a = sr->pub_avail - sr->given;
+        if (a < s->ahead && a < least) {
+            least = a;
+            best = i;
+        }
+    }
+    return best;
+}
+
+static void *reader_main(void *arg)
+{
+    struct rt__stream *s = arg;
+    pthread_mutex_lock(&s->mu);
+    while (!s->stop) {
+        uint32_t row = next_row(s);
+        if (row == UINT32_MAX) {
+            pthread_cond_wait(&s->to_reader, &s->mu);
+            continue;
+        }
+        struct stream_row *sr = &s->rows[row];
+        uint64_t keep = sr->keep;
+        pthread_mutex_unlock(&s->mu);
+        int rc = read_piece(s, sr, row, keep);
+        pthread_mutex_lock(&s->mu);
+        publish(sr, &sr->r.t->rows[row]);
+        if (rc) {
+            s->failed = 1;
+            s->fail_err = sr->err;
+            pthread_cond_broadcast(&s->to_replay);
+            break;
+        }
+        if (sr->wanted && (sr->pub_safe > sr->given || !sr->pub_more)) {
+            sr->wanted = 0;
+            pthread_cond_broadcast(&s->to_replay);
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+void rt__stream_hold(struct reader *r, int enter)
+{
+    struct rt__stream *s = r->stream;
+    if (!s || !s->started)
+        return;
+    if (enter) { /* until the replay waits in a pull; the mutex kept while the arrays move */
+        pthread_mutex_lock(&s->mu);
+        while (!s->replay_waiting && !s->stop)
+            pthread_cond_wait(&s->to_reader, &s->mu);
+    } else {
+        s->gen++;
+        pthread_mutex_unlock(&s->mu);
+    }
+}
+
+/* Starts the reader thread, unless RETIME_READ_THREADS=1 or one CPU: then the replay reads. */
+static void start_reader(struct rt__stream *s)
+{
+    if (s->started || !s->threaded)
+        return;
+    s->ahead = AHEAD_EVENTS / (s->nrows ? s->nrows : 1);
+    if (s->ahead < s->chunk)
+        s->ahead = s->chunk;
+    s->started = 1; /* (before the thread runs: it reads it) */
+    if (pthread_create(&s->th, NULL, reader_main, s) != 0)
+        s->started = 0;
+}
+
+static void stop_reader(struct rt__stream *s)
+{
+    if (!s->started)
+        return;
+    pthread_mutex_lock(&s->mu);
+    s->stop = 1;
+    pthread_cond_broadcast(&s->to_reader);
+    pthread_mutex_unlock(&s->mu);
+    pthread_join(s->th, NULL);
+    s->started = 0;
+}
+
+int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, struct rt__pull *out, rt_error *err)
 {
     struct rt__stream *s = t->stream;
-    struct rt__row *R = &t->rows[row];
-    if (!s || row >= s->nrows || !R->more)
+    memset(out, 0, sizeof *out);
+    if (!s || row >= s->nrows)
         return RT_OK;
     struct stream_row *sr = &s->rows[row];
-    if (!sr->opened && stream_open_row(s, sr, row)) {
-        if (err)
-            *err = sr->err;
-        return sr->r.failed;
-    }
-    give_back(R, keep);
-    uint64_t was = R->safe;
-    while (R->more && R->safe <= was) {
-        int end = 0;
-        uint64_t from = R->nevents;
-        if (rt__rd_location_read(&sr->r, s->rd, sr->er, s->chunk, &end) == RT_OK)
-            stream_joins(s, sr, row, from);
-        if (!sr->r.failed && end) {
-            OTF2_Reader_CloseEvtReader(s->rd, sr->er);
-            sr->er = NULL;
-            if (rt__rd_location_close(&sr->r) == RT_OK && stream_row_end(s, sr, row) == RT_OK)
-                s->left--;
-        }
-        if (sr->r.failed) {
+    struct rt__row *R = &t->rows[row];
+    start_reader(s);
+    if (!s->started) { /* the replay reads itself */
+        int rc = RT_OK;
+        while (rc == RT_OK && R->more && (R->safe <= sr->given || !sr->opened))
+            rc = read_piece(s, sr, row, keep);
+        if (rc) {
             if (err)
                 *err = sr->err;
-            return sr->r.failed;
+            return rc;
         }
-        if (R->more)
-            R->safe = rt__rd_location_safe(&sr->r);
+        publish(sr, R);
+        sr->given = sr->pub_safe;
+        view(sr, R, out);
+        return RT_OK;
     }
-    return RT_OK;
+    pthread_mutex_lock(&s->mu);
+    uint64_t gen = s->gen;
+    if (keep > sr->keep)
+        sr->keep = keep;
+    while (!s->failed && sr->pub_more && sr->pub_safe <= sr->given) {
+        sr->wanted = 1;
+        s->replay_waiting = 1;
+        pthread_cond_broadcast(&s->to_reader);
+        pthread_cond_wait(&s->to_replay, &s->mu);
+        s->replay_waiting = 0;
+    }
+    int rc = RT_OK;
+    if (s->failed) { /* the reader stopped: whatever the replay holds, it cannot end right */
+        if (err)
+            *err = s->fail_err;
+        rc = s->fail_err.code ? s->fail_err.code : RT_EIO;
+    } else {
+        sr->given = sr->pub_safe;
+        view(sr, R, out);
+        out->moved = s->gen != gen;
+        pthread_cond_broadcast(&s->to_reader); /* (what it took makes room ahead) */
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+void rt__trace_view(rt_trace *t, uint32_t row, struct rt__pull *out)
+{
+    struct rt__stream *s = t->stream;
+    memset(out, 0, sizeof *out);
+    if (!s || row >= s->nrows)
+        return;
+    if (s->started)
+        pthread_mutex_lock(&s->mu);
+    view(&s->rows[row], &t->rows[row], out);
+    if (s->started)
+        pthread_mutex_unlock(&s->mu);
 }
 
 int rt__trace_stream_end(rt_trace *t, rt_error *err)
@@ -263,6 +470,12 @@ int rt__trace_stream_end(rt_trace *t, rt_error *err)
     struct rt__stream *s = t->stream;
     if (!s || s->ended)
         return RT_OK;
+    stop_reader(s);
+    if (s->failed) {
+        if (err)
+            *err = s->fail_err;
+        return s->fail_err.code ? s->fail_err.code : RT_EIO;
+    }
     if (s->left)
         return rt_error_set(err, RT_EINVAL, "%s: %u rank(s) not read to their end", t->path, s->left);
     s->ended = 1;
