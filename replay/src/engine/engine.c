@@ -1126,7 +1126,7 @@ static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
         R->last_meas = start;
         R->cpu = NULL;
         R->ncpu = R->cpu_k = 0;
-        R->cpu_lost = opts->compute == RT_COMPUTE_CPU && R->row && R->row->cpu_readings;
+        R->cpu_lost = 0;
         if (E->stream && R->row) { /* what a whole read would tell is not known yet: the steps are
                                     * taken as they come (without readings their lost time is 0) */
             struct rt__pull v;
@@ -1136,7 +1136,8 @@ static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
             R->ncpu = v.ncpu;
             if (R->nev)
                 R->last_meas = meas_time(R, &R->ev[0]);
-        } else if (R->row && R->row->ncpu && (R->cpu_lost || R->row->compute_tracer)) {
+        } else if ((R->cpu_lost = opts->compute == RT_COMPUTE_CPU && R->row && R->row->cpu_readings),
+                   R->row && R->row->ncpu && (R->cpu_lost || R->row->compute_tracer)) {
             R->cpu = R->row->cpu;
             R->ncpu = R->row->ncpu;
             if (R->nev) /* steps at the start: none before the first reading, which is the base */

@@ -370,7 +370,7 @@ int rt__eng_post_collective(struct engine *E, uint32_t r, uint64_t j, const stru
 {
     const char *path = rt_trace_path(E->t);
     const struct rt_comm *cm = rt_trace_comm(E->t, p->comm);
-    uint32_t op = rt__coll_op_at(E->ranks[r].row, j);
+    uint32_t op = rt__coll_op_at(E->ranks[r].ev, E->ranks[r].avail, j);
     if (!cm)
         return E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: rank %u event %llu: collective without communicator",
                                         path, rt_trace_rank_label(E->t, r), (unsigned long long)j);

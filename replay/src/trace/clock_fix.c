@@ -430,7 +430,7 @@ static enum shape shape_of(uint32_t op)
 /* The operation of collective begin @p j of rank @p r, blocking or not (rt__coll_op_at). */
 static uint32_t op_of(const struct cf *c, uint32_t r, uint64_t j)
 {
-    return rt__coll_op_at(&c->t->rows[r], j);
+    return rt__coll_op_at(c->t->rows[r].events, c->t->rows[r].nevents, j);
 }
 
 static void top2_add(struct top2 *m, rt_time_ns v, uint32_t who)

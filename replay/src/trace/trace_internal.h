@@ -94,14 +94,15 @@ static inline int rt__coll_start(const struct rt_event *e)
     return e->kind == RT_EV_COLL_BEGIN || e->kind == RT_EV_NBCOLL_BEGIN;
 }
 
-/* The operation (enum rt_coll_op) of the collective that starts at event @p j of row @p R: a
- * COLL_BEGIN holds it, an NBCOLL_BEGIN's is on its NBCOLL_END (aux), which the reader checked. */
-static inline uint32_t rt__coll_op_at(const struct rt__row *R, uint64_t j)
+/* The operation (enum rt_coll_op) of the collective that starts at event @p j of a row's events
+ * @p ev, of which @p n are read: a COLL_BEGIN holds it, an NBCOLL_BEGIN's is on its NBCOLL_END
+ * (aux), which the reader checked. */
+static inline uint32_t rt__coll_op_at(const struct rt_event *ev, uint64_t n, uint64_t j)
 {
-    const struct rt_event *e = &R->events[j];
+    const struct rt_event *e = &ev[j];
     if (e->kind != RT_EV_NBCOLL_BEGIN)
         return e->aux;
-    return e->aux < R->nevents && R->events[e->aux].kind == RT_EV_NBCOLL_END ? R->events[e->aux].aux : RT_COLL_OTHER;
+    return e->aux < n && ev[e->aux].kind == RT_EV_NBCOLL_END ? ev[e->aux].aux : RT_COLL_OTHER;
 }
 
 struct rt__comm {

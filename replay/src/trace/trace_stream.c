@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE /* madvise */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,8 @@ struct stream_row {
     int opened;
     uint64_t *team_at;  /* per thread of the rank: its first team span not yet past (stream_joins) */
     /* published (under the stream's mutex when threaded): what the replay may take */
+    const struct rt_event *pub_ev;
+    const struct rt__cpu_step *pub_cpu;
     uint64_t pub_safe, pub_avail, pub_ncpu;
     int pub_more;
     uint64_t keep;      /* the replay needs none of the row's events before this (given back by the reader) */
@@ -295,6 +298,8 @@ static int read_piece(struct rt__stream *s, struct stream_row *sr, uint32_t row,
 /* What the replay may take of row @p row now (the mutex held when threaded). */
 static void publish(struct stream_row *sr, const struct rt__row *R)
 {
+    sr->pub_ev = R->events;
+    sr->pub_cpu = R->cpu;
     sr->pub_safe = R->safe;
     sr->pub_avail = R->nevents;
     sr->pub_ncpu = R->ncpu;
@@ -303,8 +308,9 @@ static void publish(struct stream_row *sr, const struct rt__row *R)
 
 static void view(const struct stream_row *sr, const struct rt__row *R, struct rt__pull *out)
 {
-    out->ev = R->events;
-    out->cpu = R->cpu;
+    (void)R;
+    out->ev = sr->pub_ev;
+    out->cpu = sr->pub_cpu;
     out->safe = sr->pub_safe;
     out->avail = sr->pub_avail;
     out->ncpu = sr->pub_ncpu;
@@ -372,7 +378,10 @@ void rt__stream_hold(struct reader *r, int enter)
         pthread_mutex_lock(&s->mu);
         while (!s->replay_waiting && !s->stop)
             pthread_cond_wait(&s->to_reader, &s->mu);
-    } else {
+    } else { /* the row's arrays moved: the replay takes them anew (rt__pull.moved) */
+        struct stream_row *sr = (struct stream_row *)((char *)r - offsetof(struct stream_row, r));
+        sr->pub_ev = r->cur->events;
+        sr->pub_cpu = r->cur->cpu;
         s->gen++;
         pthread_mutex_unlock(&s->mu);
     }
