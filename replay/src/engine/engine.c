@@ -1383,7 +1383,6 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
                                             "observers of its events (a network's collectives read other ranks' "
                                             "events ahead; observers would keep every event)", rt_trace_path(trace));
     E.first = INT64_MIN; /* (until the ranks are set up: see rt__eng_pull) */
-    E.stream_left = E.stream ? rt_trace_ranks(trace) : 0;
     E.o = opts;
     E.obs = obs;
     E.deps = obs && obs->on_dep;

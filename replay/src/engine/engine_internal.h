@@ -194,7 +194,6 @@ struct fx {
 struct engine {
     const rt_trace *t;
     rt_trace *stream;       /* t when streamed (rt_trace_streamed): read as the replay goes, else NULL */
-    uint32_t stream_left;   /* its rows not read to their end yet */
     rt_time_ns first;       /* the earliest rank's start [ns] (set up with the ranks) */
     const struct rt_replay_options *o;
     const struct rt_replay_observer *obs;

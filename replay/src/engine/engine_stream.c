@@ -83,10 +83,7 @@ int rt__eng_pull(struct engine *E, uint32_t r)
             E->ranks[q].ev = v.ev;
             E->ranks[q].cpu = v.cpu;
         }
-    if (!p.more && R->more) {
-        R->more = 0;
-        E->stream_left--;
-    }
+    R->more = (uint8_t)(p.more != 0);
     if (R->nev > from && E->first != INT64_MIN && rt__eng_span_check(E, R->ev[R->nev - 1].time))
         return E->failed;
     const rt_window *w = E->o->window;

@@ -7,7 +7,8 @@
  * trace's length.
  *
  * The rows are read by the same callbacks as a whole read (trace_reader.c), one reader state per
- * row, so every event comes out as it would there. Two things make that exact:
+ * row, so every event comes out as it would there. Two things make that exact (with the
+ * engine's side, engine_stream.c: a call is entered once read up to its Leave):
  *   - a record may still change an event read before it (a completion fills its request, the end
  *     of a collective its begin, the end of the row flags requests never completed), so the
  *     replay steps only events before the row's safe point (rt__rd_location_safe), which no
@@ -306,9 +307,8 @@ static void publish(struct stream_row *sr, const struct rt__row *R)
     sr->pub_more = R->more;
 }
 
-static void view(const struct stream_row *sr, const struct rt__row *R, struct rt__pull *out)
+static void view(const struct stream_row *sr, struct rt__pull *out)
 {
-    (void)R;
     out->ev = sr->pub_ev;
     out->cpu = sr->pub_cpu;
     out->safe = sr->pub_safe;
@@ -432,7 +432,7 @@ int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, struct rt__pull *ou
         }
         publish(sr, R);
         sr->given = sr->pub_safe;
-        view(sr, R, out);
+        view(sr, out);
         return RT_OK;
     }
     pthread_mutex_lock(&s->mu);
@@ -453,7 +453,7 @@ int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, struct rt__pull *ou
         rc = s->fail_err.code ? s->fail_err.code : RT_EIO;
     } else {
         sr->given = sr->pub_safe;
-        view(sr, R, out);
+        view(sr, out);
         out->moved = s->gen != gen;
         pthread_cond_broadcast(&s->to_reader); /* (what it took makes room ahead) */
     }
@@ -469,7 +469,7 @@ void rt__trace_view(rt_trace *t, uint32_t row, struct rt__pull *out)
         return;
     if (s->started)
         pthread_mutex_lock(&s->mu);
-    view(&s->rows[row], &t->rows[row], out);
+    view(&s->rows[row], out);
     if (s->started)
         pthread_mutex_unlock(&s->mu);
 }
