@@ -200,8 +200,8 @@ static void watch_progress(void *ud, uint64_t done, uint64_t total)
 }
 
 /* Why this replay needs every event in memory (cli_trace_open_budget's refusal), or NULL when it
- * can read the trace as it goes (RT_TRACE_STREAM): one replay on the crossbar, nothing that
- * keeps or revisits every event. */
+ * can read the trace as it goes (RT_TRACE_STREAM): one replay, nothing that keeps or revisits
+ * every event. */
 static const char *whole_why(const struct replay_cli *c)
 {
     const char *win = c->model.window_spec;
@@ -213,8 +213,6 @@ static const char *whole_why(const struct replay_cli *c)
         return "--fix-clocks corrects every event before the replay";
     if (c->tr.region)
         return "--region gathers every instance of the region";
-    if (model_cli_topology(&c->model, c->model.net.topology))
-        return "a network's collectives read other ranks' events ahead (streamed replays are on the crossbar)";
     if (win && strcmp(win, "mpi") && strcmp(win, "all"))
         return "--window region:... and time:... need every event read first";
     return NULL;

@@ -99,14 +99,26 @@ int rt__cx_member_done(const struct coll_exec *x, uint32_t i)
  * entered in order. */
 static uint64_t cx_find(struct engine *E, uint32_t row, uint32_t comm, uint64_t seq)
 {
-    uint64_t *pos = rt__map_ref(&E->cx_pos, row, comm, 0);
-    uint64_t *cnt = pos ? rt__map_ref(&E->cx_pos, row, (uint64_t)comm | 1ull << 40, 0) : NULL;
+    /* (the second may grow the map: the first is taken again after it) */
+    uint64_t *cnt = rt__map_ref(&E->cx_pos, row, comm, 0) ? rt__map_ref(&E->cx_pos, row, (uint64_t)comm | 1ull << 40, 0)
+                                                          : NULL;
+    uint64_t *pos = cnt ? rt__map_get(&E->cx_pos, row, comm) : NULL;
     if (!pos || !cnt) {
         rt__eng_oom(E);
         return UINT64_MAX;
     }
     const struct rank *R = &E->ranks[row];
-    for (uint64_t k = *pos; k < R->nev; k++) {
+    /* A streamed trace has given back the member's events before R->kept: it started none on comm
+     * there since its last own entry (rt__cx_passed moved the position past that one). */
+    if (*pos < R->kept)
+        *pos = R->kept;
+    for (uint64_t k = *pos;; k++) {
+        if (k >= R->nev) { /* a streamed trace: the member's events are read on as far as needed */
+            if (!R->more || rt__eng_pull(E, row, 1))
+                break;
+            k--;
+            continue;
+        }
         const struct rt_event *e = &R->ev[k];
         if (!rt__coll_start(e) || (e->flags & RT_EVF_CANCELLED) ||
             rt__row_payload_of(R->row, k)->comm != comm)
@@ -118,6 +130,20 @@ static uint64_t cx_find(struct engine *E, uint32_t row, uint32_t comm, uint64_t 
     }
     *pos = R->nev;
     return UINT64_MAX;
+}
+
+int rt__cx_passed(struct engine *E, uint32_t row, uint32_t comm, uint64_t j, uint64_t seq)
+{
+    uint64_t *cnt = rt__map_ref(&E->cx_pos, row, (uint64_t)comm | 1ull << 40, 0);
+    uint64_t *pos = cnt ? rt__map_ref(&E->cx_pos, row, comm, 0) : NULL;
+    cnt = pos ? rt__map_get(&E->cx_pos, row, (uint64_t)comm | 1ull << 40) : NULL;
+    if (!pos || !cnt)
+        return rt__eng_oom(E);
+    if (*pos <= j) {
+        *pos = j + 1;
+        *cnt = seq + 1;
+    }
+    return 0;
 }
 
 /* Fills in the counts and events of the members of collective @p c but @p me, the first to enter

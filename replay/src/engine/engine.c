@@ -461,6 +461,8 @@ static int net_event(struct engine *E, rt_time_ps t)
 /* A Q_BG entry: background traffic's messages due now leave, while the trace still runs. */
 static int bg_event(struct engine *E, struct qent q)
 {
+    /* (a streamed trace's total grows as it is read; a rank that has stepped all it holds reads on
+     * at once, so all held are stepped only once all are read) */
     if (E->done >= E->total)
         return 0; /* the trace is done: the other jobs no longer matter */
     int rc = rt__netrun_perturb_fire(E->net, q.t);
@@ -912,7 +914,7 @@ RT_HOT_INLINE int steps(struct engine *E, struct rank *R, uint32_t r, int deps, 
             return STEP_FAIL;
         if (RT_LIKELY(!R->more))
             return STEP_OK;
-        if (rt__eng_pull(E, r)) /* a streamed trace: its next events */
+        if (rt__eng_pull(E, r, 0)) /* a streamed trace: its next events */
             return STEP_FAIL;
     }
 }
@@ -1078,7 +1080,7 @@ static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
                 R->more = 1;
                 if (opts->window && rt_window_kind(opts->window) != RT_WINDOW_ALL)
                     R->win_next = 0;
-                if (rt__eng_pull(E, r))
+                if (rt__eng_pull(E, r, 0))
                     return E->failed;
             } else {
                 R->ev = rt_trace_events(E->t, r, &R->nev);
@@ -1378,10 +1380,9 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     /* A streamed trace is read as the replay goes: its rows' windows move, nothing it says of
      * the run does (the caller's trace is otherwise left as it was) */
     E.stream = rt_trace_streamed(trace) ? (rt_trace *)trace : NULL;
-    if (E.stream && (opts->part || E.deps || E.events || opts->network))
-        return rt_error_set(err, RT_EINVAL, "%s: a streamed trace replays in one process, on the crossbar, without "
-                                            "observers of its events (a network's collectives read other ranks' "
-                                            "events ahead; observers would keep every event)", rt_trace_path(trace));
+    if (E.stream && (opts->part || E.deps || E.events))
+        return rt_error_set(err, RT_EINVAL, "%s: a streamed trace replays in one process without observers of its "
+                                            "events (they would keep every event)", rt_trace_path(trace));
     E.first = INT64_MIN; /* (until the ranks are set up: see rt__eng_pull) */
     E.o = opts;
     E.obs = obs;

@@ -402,6 +402,8 @@ int rt__eng_post_collective(struct engine *E, uint32_t r, uint64_t j, const stru
     if (!seqp)
         return rt__eng_oom(E);
     uint64_t seq = (*seqp)++;
+    if (E->stream && E->net && rt__cx_passed(E, r, p->comm, j, seq)) /* (look-aheads start past it) */
+        return E->failed;
     uint32_t id;
     if (rt__eng_coll_record(E, p->comm, seq, op, e->ref, r, j, &id))
         return E->failed;

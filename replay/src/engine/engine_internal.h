@@ -315,6 +315,10 @@ int rt__eng_diagnose(struct engine *E);
 /* coll_exec.c: a collective's schedule run message by message on the network */
 struct coll_exec;
 int rt__cx_enter(struct engine *E, uint32_t id, uint32_t me); /* member me has entered */
+/* A streamed trace: row @p row has entered its instance @p seq on @p comm at its event @p j; the
+ * look-ahead into its events for later instances starts past it (its earlier ones may be given
+ * back). 0, or an error (set in E). */
+int rt__cx_passed(struct engine *E, uint32_t row, uint32_t comm, uint64_t j, uint64_t seq);
 int rt__cx_sent(struct engine *E, uint32_t msg, rt_time_ps t); /* an eager message's sender is done */
 int rt__cx_arrived(struct engine *E, uint32_t msg, rt_time_ps t); /* a message is delivered */
 int rt__cx_member_done(const struct coll_exec *x, uint32_t me);
@@ -663,8 +667,10 @@ static inline uint64_t coll_key(const struct coll *c)
 }
 
 /* engine_stream.c: a streamed trace's rank @p r (owned) reached the end of its events read so
- * far: gives back what it has passed and reads on (its ev, nev and more move). RT_OK or the error. */
-int rt__eng_pull(struct engine *E, uint32_t r);
+ * far: gives back what it has passed and reads on (its ev, nev and more move). @p ahead: another
+ * rank's step looks ahead in r's events (a collective on a network, coll_exec.c), holding
+ * pointers into rows meanwhile. RT_OK or the error. */
+int rt__eng_pull(struct engine *E, uint32_t r, int ahead);
 /* engine_stream.c: whether rank @p R holds the MPI call that its event @p j enters up to its
  * Leave (a call is entered once read whole: enter_call posts all it starts). */
 int rt__eng_call_held(const struct rank *R, uint64_t j);

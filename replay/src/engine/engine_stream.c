@@ -60,17 +60,18 @@ static uint64_t keep_from(const struct rank *R)
     return keep > lo ? keep : lo;
 }
 
-int rt__eng_pull(struct engine *E, uint32_t r)
+int rt__eng_pull(struct engine *E, uint32_t r, int ahead)
 {
     struct rank *R = &E->ranks[r];
     uint64_t from = R->nev, keep = keep_from(R); /* the window's marks are looked for in what comes now */
     struct rt__pull p;
-    int rc = rt__trace_pull(E->stream, r, keep, &p, E->err);
+    int rc = rt__trace_pull(E->stream, r, keep, ahead, &p, E->err);
     if (rc)
         return E->failed = rc;
     R->kept = keep;
     R->ev = p.ev;
     R->nev = p.safe;
+    E->total += R->nev - from; /* (the events known so far: the other jobs' traffic runs while some wait) */
     R->avail = p.avail;
     R->cpu = p.cpu;
     R->ncpu = p.ncpu;

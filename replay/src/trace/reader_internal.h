@@ -294,8 +294,9 @@ void rt__rd_free(struct reader *r);
  * *@p rdp (set NULL) and opens every row's events, reading none. RT_OK or the error stored in r. */
 int rt__stream_start(struct reader *r, OTF2_Reader **rdp);
 /* trace_stream.c: a streamed row's arrays are about to move (@p enter 1), or have moved (0): the
- * replay is kept from looking at them in between (a no-op without a reader thread). */
-void rt__stream_hold(struct reader *r, int enter);
+ * replay is kept from looking at them in between (a no-op without a reader thread). -1 (enter):
+ * they cannot move now, the replay holds pointers into them while it waits (a look-ahead). */
+int rt__stream_hold(struct reader *r, int enter);
 /* trace_stream.c: closes a streamed trace's readers (rt_trace_close). */
 void rt__stream_free(rt_trace *t);
 /* trace_stream.c: before a streamed trace is read to its end, whether it may hold CPU times (their

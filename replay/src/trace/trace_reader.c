@@ -199,8 +199,8 @@ static int grow_row(struct reader *r, struct rt__row *row, uint64_t oldcap, uint
     if (ncap > (uint64_t)SIZE_MAX / sizeof(struct rt_event))
         return RT_ENOMEM;
     if (r->vm) { /* (the first reservation moves nothing the replay could hold) */
-        if (oldcap)
-            rt__stream_hold(r, 1);
+        if (oldcap && rt__stream_hold(r, 1))
+            return RT_EINVAL;
         int rc = grow_vm(row, oldcap, ncap);
         if (oldcap)
             rt__stream_hold(r, 0);
@@ -266,7 +266,15 @@ static RT_COLD struct rt_event *push_slow(struct reader *r, OTF2_TimeStamp ts, u
     struct rt__row *row = r->cur;
     if (row->nevents == r->cap) {
         uint64_t ncap = r->cap ? r->cap * 2 : 1024;
-        if (grow_row(r, row, r->cap, ncap)) {
+        int rc = grow_row(r, row, r->cap, ncap);
+        if (rc == RT_EINVAL) {
+            rt__rd_fail(r, RT_EINVAL, "location %llu (rank %u) holds more events than its definitions declare (%llu reserved "
+                                      "for them) while the replay looks ahead in it on a network: replay it whole "
+                                      "(--memory-budget)", (unsigned long long)row->location, r->row,
+                        (unsigned long long)r->cap);
+            return NULL;
+        }
+        if (rc) {
             rt__rd_fail(r, RT_ENOMEM, "location %llu: out of memory after %llu events",
                         (unsigned long long)row->location, (unsigned long long)row->nevents);
             return NULL;
@@ -628,8 +636,10 @@ static int add_step(struct reader *r, rt_time_ns at)
     if (r->vm && row->ncpu == row->capcpu) { /* a streamed row: address space, moved while held */
         uint64_t ncap = row->capcpu ? 2 * row->capcpu : row->vmcap + 1024;
         int moves = row->capcpu != 0;
-        if (moves)
-            rt__stream_hold(r, 1);
+        if (moves && rt__stream_hold(r, 1))
+            return rt__rd_fail(r, RT_EINVAL, "location %llu (rank %u): more CPU readings than a streamed read reserves, "
+                                             "while the replay looks ahead in it on a network: replay it whole "
+                                             "(--memory-budget)", (unsigned long long)row->location, r->row);
         struct rt__cpu_step *nc = vm_resize(row->cpu, row->capcpu, ncap, sizeof *nc);
         if (nc) {
             row->cpu = nc;
@@ -1674,8 +1684,8 @@ int rt__rd_location_open(struct reader *r, OTF2_Reader *rd, uint32_t row, OTF2_E
     cur->first_time = cur->last_time = 0;
     cur->more = 1;
     r->cap = 0;
-    if (r->vm && declared < 4096) /* (address space: a count too low only costs a move later) */
-        declared = 4096;
+    if (r->vm) /* (address space, twice the count declared: one too low costs a move later) */
+        declared = declared < 4096 ? 8192 : 2 * declared;
     if (r->vm && r->vm_reserve) /* (tests: the moves of a count too low) */
         declared = r->vm_reserve;
     if (declared && declared < (1ull << 40) && grow_row(r, cur, 0, declared) == RT_OK) {

@@ -77,7 +77,8 @@ struct rt__stream {
     int stop;             /* the replay is done with the rows: the reader stops */
     int failed;           /* the reader stopped on an error (fail_err) */
     rt_error fail_err;
-    int replay_waiting;   /* the replay waits in a pull (it looks at no row meanwhile) */
+    int replay_waiting;   /* the replay waits in a pull (it looks at no row meanwhile, unless dirty) */
+    int replay_dirty;     /* ... from inside a step, holding pointers into rows (a look-ahead) */
     uint64_t gen;         /* how many times a row's arrays moved */
     uint64_t ahead;       /* events read ahead of the replay per row */
 };
@@ -369,15 +370,19 @@ static void *reader_main(void *arg)
     return NULL;
 }
 
-void rt__stream_hold(struct reader *r, int enter)
+int rt__stream_hold(struct reader *r, int enter)
 {
     struct rt__stream *s = r->stream;
     if (!s || !s->started)
-        return;
+        return 0;
     if (enter) { /* until the replay waits in a pull; the mutex kept while the arrays move */
         pthread_mutex_lock(&s->mu);
         while (!s->replay_waiting && !s->stop)
             pthread_cond_wait(&s->to_reader, &s->mu);
+        if (s->replay_waiting && s->replay_dirty) { /* it looks ahead from inside a step */
+            pthread_mutex_unlock(&s->mu);
+            return -1;
+        }
     } else { /* the row's arrays moved: the replay takes them anew (rt__pull.moved) */
         struct stream_row *sr = (struct stream_row *)((char *)r - offsetof(struct stream_row, r));
         sr->pub_ev = r->cur->events;
@@ -385,6 +390,7 @@ void rt__stream_hold(struct reader *r, int enter)
         s->gen++;
         pthread_mutex_unlock(&s->mu);
     }
+    return 0;
 }
 
 /* Starts the reader thread, unless RETIME_READ_THREADS=1 or one CPU: then the replay reads. */
@@ -412,7 +418,7 @@ static void stop_reader(struct rt__stream *s)
     s->started = 0;
 }
 
-int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, struct rt__pull *out, rt_error *err)
+int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, int dirty, struct rt__pull *out, rt_error *err)
 {
     struct rt__stream *s = t->stream;
     memset(out, 0, sizeof *out);
@@ -442,6 +448,7 @@ int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, struct rt__pull *ou
     while (!s->failed && sr->pub_more && sr->pub_safe <= sr->given) {
         sr->wanted = 1;
         s->replay_waiting = 1;
+        s->replay_dirty = dirty;
         pthread_cond_broadcast(&s->to_reader);
         pthread_cond_wait(&s->to_replay, &s->mu);
         s->replay_waiting = 0;
