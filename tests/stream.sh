@@ -26,29 +26,30 @@ fi
 if [ -n "$ext" ]; then for d in "$ext"/*/; do [ -e "$d/traces.otf2" ] && list+=("${d%/}"); done; fi
 echo "traces: ${#list[@]}"
 
-# Replays trace $1 with options $2.. whole and streamed at three piece sizes: the same stdout and
-# exit status, or (a rank whose threads hold its events: APEX) the refusal in one line.
+# Replays trace $1 with options $2.. whole and streamed in each of the $ways: the same stdout and
+# exit status, or (a rank whose threads hold its events: APEX) the refusal in one line. A way is
+# CHUNK:THREADS:RESERVE: records read per piece (empty: the default), RETIME_READ_THREADS (1: no
+# reader thread), and the events first reserved per row (a declared count too low: the arrays
+# move while the replay runs; empty: twice the declared count).
 H=(--alpha 2.122us --beta 0.7595ns/B)
+ALL_WAYS="1:2: 7:1:64 :2:100"
 compare() {
   local t=$1; shift
-  local whole rc_w s rc_s chunk ok=1 refused=0
+  local whole rc_w s rc_s chunk threads reserve ok=1
   whole=$("$retime" --quiet replay "$t" "$@" 2>/dev/null); rc_w=$?
   [ "$rc_w" -eq 0 ] && replayed=$((replayed + 1))
-  # pieces of 1 and 32768 records with the reader thread, 7 without; rows first reserved for 100
-  # and 64 events (a declared count too low: the arrays move while the replay runs)
-  for way in 1:2: 7:1:64 :2:100; do
+  for way in $ways; do
     IFS=: read -r chunk threads reserve <<<"$way"
     s=$(RETIME_STREAM_CHUNK=$chunk RETIME_READ_THREADS=$threads RETIME_STREAM_RESERVE=$reserve \
       "$retime" --quiet --memory-budget 0 replay "$t" "$@" 2>"$work/err"); rc_s=$?
     if grep -q "a streamed read cannot take it as empty" "$work/err"; then
-      refused=1
       [ "$rc_s" -eq 1 ] && [ "$(grep -c . "$work/err")" -eq 1 ] || ok=0
       echo "$t" >>"$work/refused"
       break
     fi
     if [ "$rc_w" -ne "$rc_s" ] || [ "$whole" != "$s" ]; then
       ok=0
-      echo "  $t $* chunk '${chunk:-default}': rc $rc_w / $rc_s"
+      echo "  $t $* way '$way': rc $rc_w / $rc_s"
       diff <(printf '%s\n' "$whole") <(printf '%s\n' "$s") | head -4
     fi
   done
@@ -57,26 +58,37 @@ compare() {
 replayed=0
 for t in "${list[@]}"; do
   name=${t#"$work"/}
+  ways=$ALL_WAYS # every way on the plain replay; one each on the rest (the suite's time, under ASan too)
   check "same-hockney $name" compare "$t" "${H[@]}"
-  check "same-json-logp $name" compare "$t" --model logp --L 1.5us --o 0.3us --g 0.5us --G 0.76ns/B --format json
-  check "same-noise-csv $name" compare "$t" "${H[@]}" --net-noise exp:mean=200ns \
-    --os-noise periodic:period=1ms,duration=20us --seed 7 --format csv
+  ways="1:2:"
+  check "same-logp-noise $name" compare "$t" --model logp --L 1.5us --o 0.3us --g 0.5us --G 0.76ns/B \
+    --net-noise exp:mean=200ns --os-noise periodic:period=1ms,duration=20us --seed 7 --format json
+  ways=":1:64"
   check "same-window-all $name" compare "$t" "${H[@]}" --window all --compute-scale 0.5 --eager-limit 1KiB \
-    --scale-bytes 3 --coll-algos openmpi --compute wall
-  # a network: collectives run as messages look ahead in the other members' events
+    --scale-bytes 3 --coll-algos openmpi --compute wall --format csv
+  # a network: collectives run as messages look ahead in the other members' events (with the
+  # thread no row may move: reserved as streamed reads reserve; see "moves" below)
+  ways="7:2: 3:1:64"
   check "same-network $name" compare "$t" "${H[@]}" --topology torus:8x8x8 --mapping random:3 --coll-algos mpich \
     --format json
 done
 refusals=$(sort -u "$work/refused" 2>/dev/null | grep -c .)
 echo "refused (a rank empty, its threads not): $refusals of ${#list[@]} traces; replays compared: $replayed"
 check "few-refused" holds '$1 <= 1' "$refusals"
-check "most-replay" holds '$1 >= 4 * $2' "$replayed" "${#list[@]}" # (the compared replays must run, not fail alike)
+check "most-replay" holds '$1 >= 3.5 * $2' "$replayed" "${#list[@]}" # (the compared replays must run, not fail alike)
 
 # --- other jobs' traffic runs until the trace is done (the streamed replay's total grows as it reads)
+ways="1:2: 7:1:64 :2:" # (on a network with the thread no row may move: see "moves" below)
 for t in "$traces"/shift3d-isend-p64-k1-m1000 "$traces"/collbench/collbench-p16; do
   check "same-perturb ${t##*/}" compare "$t" "${H[@]}" --topology torus:4x4x8 --mapping random:5 \
     --perturb ratio=0.5,pattern=uniform,size=4KiB,interval=20us --seed 5 --format json
 done
+
+# --- moves: on a network, a rank that outgrows what a streamed read reserved for it is refused in
+# one line with the reader thread (a collective's look-ahead holds pointers); without it, it moves
+t=$traces/collbench/collbench-p16
+check "moves-refused" fails_with "on a network the reader thread cannot move them" env RETIME_STREAM_RESERVE=100 \
+  "$retime" --quiet --memory-budget 0 replay "$t" "${H[@]}" --topology torus:8x8x8 --coll-algos mpich
 
 # --- the budget decides: a trace over it is streamed (a note on stderr), one under it is not
 t=$traces/shift1d-isend-p8-k2-m1000

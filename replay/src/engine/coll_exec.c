@@ -114,7 +114,7 @@ static uint64_t cx_find(struct engine *E, uint32_t row, uint32_t comm, uint64_t 
         *pos = R->kept;
     for (uint64_t k = *pos;; k++) {
         if (k >= R->nev) { /* a streamed trace: the member's events are read on as far as needed */
-            if (!R->more || rt__eng_pull(E, row, 1))
+            if (!R->more || rt__eng_pull(E, row))
                 break;
             k--;
             continue;

@@ -914,7 +914,7 @@ RT_HOT_INLINE int steps(struct engine *E, struct rank *R, uint32_t r, int deps, 
             return STEP_FAIL;
         if (RT_LIKELY(!R->more))
             return STEP_OK;
-        if (rt__eng_pull(E, r, 0)) /* a streamed trace: its next events */
+        if (rt__eng_pull(E, r)) /* a streamed trace: its next events */
             return STEP_FAIL;
     }
 }
@@ -1080,7 +1080,7 @@ static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
                 R->more = 1;
                 if (opts->window && rt_window_kind(opts->window) != RT_WINDOW_ALL)
                     R->win_next = 0;
-                if (rt__eng_pull(E, r, 0))
+                if (rt__eng_pull(E, r))
                     return E->failed;
             } else {
                 R->ev = rt_trace_events(E->t, r, &R->nev);
@@ -1384,6 +1384,8 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
         return rt_error_set(err, RT_EINVAL, "%s: a streamed trace replays in one process without observers of its "
                                             "events (they would keep every event)", rt_trace_path(trace));
     E.first = INT64_MIN; /* (until the ranks are set up: see rt__eng_pull) */
+    if (E.stream && opts->network) /* its collectives look ahead from inside steps (coll_exec.c) */
+        rt__trace_stream_fixed(E.stream);
     E.o = opts;
     E.obs = obs;
     E.deps = obs && obs->on_dep;

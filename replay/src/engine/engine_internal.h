@@ -667,10 +667,9 @@ static inline uint64_t coll_key(const struct coll *c)
 }
 
 /* engine_stream.c: a streamed trace's rank @p r (owned) reached the end of its events read so
- * far: gives back what it has passed and reads on (its ev, nev and more move). @p ahead: another
- * rank's step looks ahead in r's events (a collective on a network, coll_exec.c), holding
- * pointers into rows meanwhile. RT_OK or the error. */
-int rt__eng_pull(struct engine *E, uint32_t r, int ahead);
+ * far, or another rank's step looks ahead in them (a collective on a network, coll_exec.c):
+ * gives back what it has passed and reads on (its ev, nev and more move). RT_OK or the error. */
+int rt__eng_pull(struct engine *E, uint32_t r);
 /* engine_stream.c: whether rank @p R holds the MPI call that its event @p j enters up to its
  * Leave (a call is entered once read whole: enter_call posts all it starts). */
 int rt__eng_call_held(const struct rank *R, uint64_t j);

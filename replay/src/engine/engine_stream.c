@@ -60,12 +60,12 @@ static uint64_t keep_from(const struct rank *R)
     return keep > lo ? keep : lo;
 }
 
-int rt__eng_pull(struct engine *E, uint32_t r, int ahead)
+int rt__eng_pull(struct engine *E, uint32_t r)
 {
     struct rank *R = &E->ranks[r];
     uint64_t from = R->nev, keep = keep_from(R); /* the window's marks are looked for in what comes now */
     struct rt__pull p;
-    int rc = rt__trace_pull(E->stream, r, keep, ahead, &p, E->err);
+    int rc = rt__trace_pull(E->stream, r, keep, &p, E->err);
     if (rc)
         return E->failed = rc;
     R->kept = keep;

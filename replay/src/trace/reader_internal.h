@@ -295,7 +295,8 @@ void rt__rd_free(struct reader *r);
 int rt__stream_start(struct reader *r, OTF2_Reader **rdp);
 /* trace_stream.c: a streamed row's arrays are about to move (@p enter 1), or have moved (0): the
  * replay is kept from looking at them in between (a no-op without a reader thread). -1 (enter):
- * they cannot move now, the replay holds pointers into them while it waits (a look-ahead). */
+ * they cannot move now, the replay holds pointers into them while it waits (a look-ahead from
+ * inside this rank's step). */
 int rt__stream_hold(struct reader *r, int enter);
 /* trace_stream.c: closes a streamed trace's readers (rt_trace_close). */
 void rt__stream_free(rt_trace *t);

@@ -151,10 +151,12 @@ struct rt__pull {
 };
 /* trace_stream.c: gives back row @p row's events before @p keep (the replay needs none of them
  * again) and waits until more of its events are safe to step than it took last, or it ends:
- * *@p out. @p dirty: the replay holds pointers into rows while it waits (it looks ahead from
- * inside a step): no row's arrays may move meanwhile. RT_OK, or the read's error (file, rank and
- * event) in @p err. */
-int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, int dirty, struct rt__pull *out, rt_error *err);
+ * *@p out. RT_OK, or the read's error (file, rank and event) in @p err. */
+int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, struct rt__pull *out, rt_error *err);
+/* trace_stream.c: the replay will look ahead from inside steps, holding pointers into rows (a
+ * network's collectives): with the reader thread no row's arrays move from now on (a row that
+ * outgrows its reservation is refused). Before the first pull. */
+void rt__trace_stream_fixed(rt_trace *t);
 /* trace_stream.c: the row's arrays and counts as the replay took them last (after a move). */
 void rt__trace_view(rt_trace *t, uint32_t row, struct rt__pull *out);
 /* trace_stream.c: once every row of a streamed trace is read to its end, the trace's counts and

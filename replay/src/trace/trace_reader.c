@@ -268,10 +268,10 @@ static RT_COLD struct rt_event *push_slow(struct reader *r, OTF2_TimeStamp ts, u
         uint64_t ncap = r->cap ? r->cap * 2 : 1024;
         int rc = grow_row(r, row, r->cap, ncap);
         if (rc == RT_EINVAL) {
-            rt__rd_fail(r, RT_EINVAL, "location %llu (rank %u) holds more events than its definitions declare (%llu reserved "
-                                      "for them) while the replay looks ahead in it on a network: replay it whole "
-                                      "(--memory-budget)", (unsigned long long)row->location, r->row,
-                        (unsigned long long)r->cap);
+            rt__rd_fail(r, RT_EINVAL, "location %llu (rank %u) holds more events than a streamed read reserved for it "
+                                      "(%llu, 8x its definitions' count): on a network the reader thread cannot move "
+                                      "them; replay it whole (--memory-budget) or with RETIME_READ_THREADS=1",
+                        (unsigned long long)row->location, r->row, (unsigned long long)r->cap);
             return NULL;
         }
         if (rc) {
@@ -637,9 +637,10 @@ static int add_step(struct reader *r, rt_time_ns at)
         uint64_t ncap = row->capcpu ? 2 * row->capcpu : row->vmcap + 1024;
         int moves = row->capcpu != 0;
         if (moves && rt__stream_hold(r, 1))
-            return rt__rd_fail(r, RT_EINVAL, "location %llu (rank %u): more CPU readings than a streamed read reserves, "
-                                             "while the replay looks ahead in it on a network: replay it whole "
-                                             "(--memory-budget)", (unsigned long long)row->location, r->row);
+            return rt__rd_fail(r, RT_EINVAL, "location %llu (rank %u): more CPU steps than a streamed read reserved "
+                                             "for it: on a network the reader thread cannot move them; replay it whole "
+                                             "(--memory-budget) or with RETIME_READ_THREADS=1",
+                               (unsigned long long)row->location, r->row);
         struct rt__cpu_step *nc = vm_resize(row->cpu, row->capcpu, ncap, sizeof *nc);
         if (nc) {
             row->cpu = nc;
@@ -1684,11 +1685,17 @@ int rt__rd_location_open(struct reader *r, OTF2_Reader *rd, uint32_t row, OTF2_E
     cur->first_time = cur->last_time = 0;
     cur->more = 1;
     r->cap = 0;
-    if (r->vm) /* (address space, twice the count declared: one too low costs a move later) */
-        declared = declared < 4096 ? 8192 : 2 * declared;
-    if (r->vm && r->vm_reserve) /* (tests: the moves of a count too low) */
-        declared = r->vm_reserve;
-    if (declared && declared < (1ull << 40) && grow_row(r, cur, 0, declared) == RT_OK) {
+    /* A streamed row reserves address space for 8x the count declared (at least 2^20 events): a
+     * count too low costs a move later, which a replay on a network cannot always take
+     * (trace_stream.c); a smaller reservation where the system refuses that much. */
+    uint64_t want = declared;
+    if (r->vm)
+        want = r->vm_reserve ? r->vm_reserve : declared > (1ull << 17) ? 8 * declared : (1ull << 20);
+    for (; want && want < (1ull << 40); want = r->vm && want > declared && want > 4096 ? want / 2 : 0)
+        if (grow_row(r, cur, 0, want) == RT_OK)
+            break;
+    if (want && want < (1ull << 40)) {
+        declared = want;
         r->cap = declared;
         if (!r->vm) /* (a streamed row holds a window: small pages, given back one by one) */
             advise_huge(cur->events, declared * sizeof *cur->events);

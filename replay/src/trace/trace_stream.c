@@ -21,10 +21,13 @@
  * state under one mutex (struct stream_row, "published"): the replay looks only at events before
  * the published safe point, which the reader no longer changes (it writes past the events read
  * and patches events at or after the safe point only), so no event is ever read while written.
- * The one exception is a row's arrays growing past their reservation (a declared count too
- * low): the reader moves them only while the replay waits in a pull, the mutex held, and the
- * replay then takes every rank's pointers again (rt__pull.moved). RETIME_READ_THREADS=1: no
- * thread, the replay reads what it needs itself.
+ * The one exception is a row's arrays growing past their reservation (8x the declared count):
+ * the reader moves them only while the replay waits in a pull, the mutex held, and the replay
+ * then takes every rank's pointers again (rt__pull.moved). On a network the replay also waits
+ * from inside a step (a collective's look-ahead into its other members, coll_exec.c), holding
+ * pointers into its own rank's events: there no row moves, and one that would is refused
+ * (rt__trace_stream_fixed). RETIME_READ_THREADS=1: no thread, the replay reads what it needs
+ * itself (a look-ahead then moves only the row it reads on, whose pointers nobody holds).
  */
 #define _GNU_SOURCE /* madvise */
 #include <pthread.h>
@@ -77,8 +80,8 @@ struct rt__stream {
     int stop;             /* the replay is done with the rows: the reader stops */
     int failed;           /* the reader stopped on an error (fail_err) */
     rt_error fail_err;
-    int replay_waiting;   /* the replay waits in a pull (it looks at no row meanwhile, unless dirty) */
-    int replay_dirty;     /* ... from inside a step, holding pointers into rows (a look-ahead) */
+    int replay_waiting;   /* the replay waits in a pull (it looks at no row meanwhile) */
+    int fixed;            /* no row may move: the replay looks ahead from inside steps (a network) */
     uint64_t gen;         /* how many times a row's arrays moved */
     uint64_t ahead;       /* events read ahead of the replay per row */
 };
@@ -379,7 +382,7 @@ int rt__stream_hold(struct reader *r, int enter)
         pthread_mutex_lock(&s->mu);
         while (!s->replay_waiting && !s->stop)
             pthread_cond_wait(&s->to_reader, &s->mu);
-        if (s->replay_waiting && s->replay_dirty) { /* it looks ahead from inside a step */
+        if (s->fixed) { /* (a look-ahead may hold pointers into any row: none moves) */
             pthread_mutex_unlock(&s->mu);
             return -1;
         }
@@ -418,7 +421,7 @@ static void stop_reader(struct rt__stream *s)
     s->started = 0;
 }
 
-int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, int dirty, struct rt__pull *out, rt_error *err)
+int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, struct rt__pull *out, rt_error *err)
 {
     struct rt__stream *s = t->stream;
     memset(out, 0, sizeof *out);
@@ -448,7 +451,6 @@ int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, int dirty, struct r
     while (!s->failed && sr->pub_more && sr->pub_safe <= sr->given) {
         sr->wanted = 1;
         s->replay_waiting = 1;
-        s->replay_dirty = dirty;
         pthread_cond_broadcast(&s->to_reader);
         pthread_cond_wait(&s->to_replay, &s->mu);
         s->replay_waiting = 0;
@@ -466,6 +468,12 @@ int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, int dirty, struct r
     }
     pthread_mutex_unlock(&s->mu);
     return rc;
+}
+
+void rt__trace_stream_fixed(rt_trace *t)
+{
+    if (t->stream)
+        t->stream->fixed = 1;
 }
 
 void rt__trace_view(rt_trace *t, uint32_t row, struct rt__pull *out)
