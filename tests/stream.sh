@@ -78,7 +78,7 @@ check "few-refused" holds '$1 <= 1' "$refusals"
 check "most-replay" holds '$1 >= 3.5 * $2' "$replayed" "${#list[@]}" # (the compared replays must run, not fail alike)
 
 # --- other jobs' traffic runs until the trace is done (the streamed replay's total grows as it reads)
-ways="1:2: 7:1:64 :2:" # (on a network with the thread no row may move: see "moves" below)
+ways="1:2: 7:1:64" # (on a network with the thread no row may move: see "moves" below)
 for t in "$traces"/shift3d-isend-p64-k1-m1000 "$traces"/collbench/collbench-p16; do
   check "same-perturb ${t##*/}" compare "$t" "${H[@]}" --topology torus:4x4x8 --mapping random:5 \
     --perturb ratio=0.5,pattern=uniform,size=4KiB,interval=20us --seed 5 --format json

@@ -82,7 +82,7 @@ set(RT_TEST_SECONDS
   # beside four hogs, 579 s (it had passed 648 s before its queue check became four replays)
   network                                        190   579
   other_producers                                 14    44
-  stream                                          45   150
+  stream                                         104   600
   outputs                                         12    32
   outputs_atomic                                   9    17
   perfetto                                        16    24
