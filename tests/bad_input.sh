@@ -394,6 +394,28 @@ expect clock-passed "long-chain/traces.otf2: the predicted run of rank 0 passes 
   "$retime" replay "$work/long-chain" --alpha 1000s --beta 1ns/B
 succeeds clock-within '"predicted_ns": 2500000002039300' "$retime" replay "$work/long-chain" --alpha 500s --beta 1ns/B --format json
 
+# Streamed (docs/streaming.md): every archive here, replayed streamed one record at a time with the
+# reader thread and without it, exits, prints and says (stderr, but the note that it streams) what
+# the whole read's replay does: its errors, deadlocks and unmatched messages, and with --cut its
+# warnings and the run's end (the ranks' rest read after the replay stopped).
+streamed_same() { # trace, options...: 0 when whole and streamed agree
+  local t=$1 w s way; shift
+  w=$("$retime" replay "$t" "$@" 2>"$work/whole.err"; echo "rc=$?")
+  for way in 1:2 1:1; do
+    s=$(RETIME_STREAM_CHUNK=${way%:*} RETIME_READ_THREADS=${way#*:} "$retime" --memory-budget 0 replay "$t" "$@" \
+      2>"$work/stream.err"; echo "rc=$?")
+    grep -v '^retime: note: ' "$work/stream.err" >"$work/stream.err2"
+    [ "$w" = "$s" ] && cmp -s "$work/whole.err" "$work/stream.err2" ||
+      { echo "  $t $* way $way"; diff "$work/whole.err" "$work/stream.err2" | head -3; return 1; }
+  done
+}
+for t in "$work"/*/; do
+  [ -e "$t/traces.otf2" ] || [ -d "$t/traces" ] || continue
+  t=${t%/}
+  check "streamed-${t##*/}" streamed_same "$t" "${H[@]}"
+  check "streamed-cut-${t##*/}" streamed_same "$t" "${H[@]}" --cut
+done
+
 # The archives with a FIFO or a directory as member go: whatever later walks the build tree for
 # traces (scripts/outputs-digest.sh) would wait forever in an older retime's open of them.
 rm -rf "$work/fifo-evt" "$work/fifo-local-def" "$work/fifo-global-def" "$work/dir-evt"

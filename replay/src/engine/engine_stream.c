@@ -43,9 +43,10 @@ int rt__eng_call_held(const struct rank *R, uint64_t j)
     return 0;
 }
 
-/* The first event rank @p R may still look at (see the top of the file). */
-static uint64_t keep_from(const struct rank *R)
+/* The first event rank @p r may still look at (see the top of the file). */
+static uint64_t keep_from(const struct engine *E, uint32_t r)
 {
+    const struct rank *R = &E->ranks[r];
     uint64_t lo = R->kept, keep = R->cursor ? R->cursor - 1 : 0;
     if (R->depth > 0 && R->cursor < R->nev)
         keep = enter_of(R, R->cursor, lo) < keep ? enter_of(R, R->cursor, lo) : keep;
@@ -57,13 +58,21 @@ static uint64_t keep_from(const struct rank *R)
         uint64_t e = enter_of(R, k, lo);
         keep = e < keep ? e : keep;
     }
+    /* its messages in flight: a run that stops names their calls (engine_diag.c) */
+    for (uint32_t i = 0; i < E->nmsgs; i++) {
+        const struct msg *m = &E->msgs[i];
+        if (!m->refs || m->src != r || m->send_ev >= keep || (m->flags & M_COLL))
+            continue;
+        uint64_t e = enter_of(R, m->send_ev, lo);
+        keep = e < keep ? e : keep;
+    }
     return keep > lo ? keep : lo;
 }
 
 int rt__eng_pull(struct engine *E, uint32_t r)
 {
     struct rank *R = &E->ranks[r];
-    uint64_t from = R->nev, keep = keep_from(R); /* the window's marks are looked for in what comes now */
+    uint64_t from = R->nev, keep = keep_from(E, r); /* the window's marks are looked for in what comes now */
     struct rt__pull p;
     int rc = rt__trace_pull(E->stream, r, keep, &p, E->err);
     if (rc)
@@ -116,6 +125,12 @@ int rt__eng_pull(struct engine *E, uint32_t r)
 
 int rt__eng_stream_end(struct engine *E, rt_time_ns *first, rt_time_ns *last)
 {
+    /* A run that stopped early (--cut) leaves ranks with events not stepped: they are read to
+     * their ends all the same (their last times, the window, the counts), as a whole read has them */
+    for (uint32_t r = 0; r < E->nranks; r++)
+        while (E->ranks[r].more)
+            if (rt__eng_pull(E, r))
+                return E->failed;
     int rc = rt__trace_stream_end(E->stream, E->err);
     if (rc)
         return E->failed = rc;
