@@ -4,8 +4,9 @@
  * no later record changes (its row's safe point); when it reaches them, it gives back what it
  * has passed and has the next ones read (rt__trace_pull). What it gives back is everything
  * before the earliest event it may still look at: its last event (its time ends the window), the
- * MPI call it is in, and every operation it has started and not finished (their calls' Enters
- * name their call sites and scale factors). Whatever the order of pulls, the events stepped are
+ * MPI call it is in, every operation it has started and not finished (their calls' Enters name
+ * their call sites and scale factors), and its sends that no receive has taken yet (a run that
+ * stops names them). Whatever the order of pulls, the events stepped are
  * those of a whole read, so the replay is the same, bit for bit.
  *
  * The measured window (--window mpi) is found as the events are read: rt_window_stream_scan
@@ -58,10 +59,10 @@ static uint64_t keep_from(const struct engine *E, uint32_t r)
         uint64_t e = enter_of(R, k, lo);
         keep = e < keep ? e : keep;
     }
-    /* its messages in flight: a run that stops names their calls (engine_diag.c) */
+    /* its sends no receive has taken yet: a run that stops names their calls (engine_diag.c) */
     for (uint32_t i = 0; i < E->nmsgs; i++) {
         const struct msg *m = &E->msgs[i];
-        if (!m->refs || m->src != r || m->send_ev >= keep || (m->flags & M_COLL))
+        if (!m->refs || m->src != r || m->send_ev >= keep || (m->flags & (M_COLL | M_RECV)) || !(m->flags & M_SEND))
             continue;
         uint64_t e = enter_of(R, m->send_ev, lo);
         keep = e < keep ? e : keep;
