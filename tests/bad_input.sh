@@ -398,12 +398,12 @@ succeeds clock-within '"predicted_ns": 2500000002039300' "$retime" replay "$work
 # reader thread and without it, exits, prints and says (stderr, but the note that it streams) what
 # the whole read's replay does: its errors, deadlocks and unmatched messages, and with --cut its
 # warnings and the run's end (the ranks' rest read after the replay stopped).
-streamed_same() { # trace, options...: 0 when whole and streamed agree
-  local t=$1 w s way; shift
-  w=$("$retime" replay "$t" "$@" 2>"$work/whole.err"; echo "rc=$?")
+streamed_same() { # trace, options...: 0 when whole and streamed agree (OTF2's own leaks on a
+  local t=$1 w s way; shift # broken anchor left out under LeakSanitizer, as above: its reports name the pid)
+  w=$("${otf2_leaks[@]}" "$retime" replay "$t" "$@" 2>"$work/whole.err"; echo "rc=$?")
   for way in 1:2 1:1; do
-    s=$(RETIME_STREAM_CHUNK=${way%:*} RETIME_READ_THREADS=${way#*:} "$retime" --memory-budget 0 replay "$t" "$@" \
-      2>"$work/stream.err"; echo "rc=$?")
+    s=$("${otf2_leaks[@]}" RETIME_STREAM_CHUNK=${way%:*} RETIME_READ_THREADS=${way#*:} "$retime" --memory-budget 0 \
+      replay "$t" "$@" 2>"$work/stream.err"; echo "rc=$?")
     grep -v '^retime: note: ' "$work/stream.err" >"$work/stream.err2"
     [ "$w" = "$s" ] && cmp -s "$work/whole.err" "$work/stream.err2" ||
       { echo "  $t $* way $way"; diff "$work/whole.err" "$work/stream.err2" | head -3; return 1; }
