@@ -105,9 +105,7 @@ RT_HOT_INLINE rt_time_ps cpu(struct engine *E, uint32_t r, rt_time_ps t, rt_time
     return rt__os_advance(&E->os, r, &E->cursors[(size_t)r * E->nsrc], t, work, &E->res->os_noise_ps);
 }
 
-/* The MPI call's Enter that holds event @p j of rank @p r, or UINT64_MAX (for messages and
- * collectives only: scans back). */
-static uint64_t call_enter(const struct engine *E, uint32_t r, uint64_t j)
+uint64_t rt__eng_call_enter(const struct engine *E, uint32_t r, uint64_t j)
 {
     const struct rt_event *ev = E->ranks[r].ev;
     uint64_t lo = E->ranks[r].kept; /* (a streamed trace gave back the events before) */
@@ -125,7 +123,7 @@ static uint64_t call_enter(const struct engine *E, uint32_t r, uint64_t j)
 
 uint32_t rt__eng_call_region(const struct engine *E, uint32_t r, uint64_t j)
 {
-    uint64_t k = call_enter(E, r, j);
+    uint64_t k = rt__eng_call_enter(E, r, j);
     return k == UINT64_MAX ? RT_NONE : E->ranks[r].ev[k].ref;
 }
 
@@ -133,7 +131,7 @@ double rt__eng_factor(const struct engine *E, uint32_t r, uint64_t j, uint32_t c
 {
     uint32_t site = RT_NONE;
     if (rt_scale_by_site(E->o->scale)) {
-        uint64_t k = call_enter(E, r, j);
+        uint64_t k = rt__eng_call_enter(E, r, j);
         site = k == UINT64_MAX ? RT_NONE : E->ranks[r].ev[k].aux;
     }
     return rt_scale_factor(E->o->scale, comm, site);

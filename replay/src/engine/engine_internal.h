@@ -670,6 +670,9 @@ static inline uint64_t coll_key(const struct coll *c)
  * far, or another rank's step looks ahead in them (a collective on a network, coll_exec.c):
  * gives back what it has passed and reads on (its ev, nev and more move). RT_OK or the error. */
 int rt__eng_pull(struct engine *E, uint32_t r);
+/* engine.c: the MPI call's Enter that holds event @p j of rank @p r, or UINT64_MAX (for messages
+ * and collectives only: scans back, no further than the events a streamed trace still holds). */
+uint64_t rt__eng_call_enter(const struct engine *E, uint32_t r, uint64_t j);
 /* engine_stream.c: whether rank @p R holds the MPI call that its event @p j enters up to its
  * Leave (a call is entered once read whole: enter_call posts all it starts). */
 int rt__eng_call_held(const struct rank *R, uint64_t j);

@@ -16,20 +16,11 @@
 #include "engine_internal.h"
 #include "retime/window.h"
 
-/* The call's Enter of event @p j, scanning back no further than @p lo; @p j when none is found. */
-static uint64_t enter_of(const struct rank *R, uint64_t j, uint64_t lo)
+/* The call's Enter of event @p j of rank @p r (what it still holds), or @p j outside a call. */
+static uint64_t enter_of(const struct engine *E, uint32_t r, uint64_t j)
 {
-    int depth = 0;
-    for (uint64_t k = j + 1; k-- > lo;) {
-        const struct rt_event *e = &R->ev[k];
-        if (!(e->flags & RT_EVF_MPI))
-            continue;
-        if (e->kind == RT_EV_LEAVE && k != j)
-            depth++;
-        else if (e->kind == RT_EV_ENTER && depth-- == 0)
-            return k;
-    }
-    return j;
+    uint64_t k = rt__eng_call_enter(E, r, j);
+    return k == UINT64_MAX ? j : k;
 }
 
 int rt__eng_call_held(const struct rank *R, uint64_t j)
@@ -48,15 +39,15 @@ int rt__eng_call_held(const struct rank *R, uint64_t j)
 static uint64_t keep_from(const struct engine *E, uint32_t r)
 {
     const struct rank *R = &E->ranks[r];
-    uint64_t lo = R->kept, keep = R->cursor ? R->cursor - 1 : 0;
-    if (R->depth > 0 && R->cursor < R->nev)
-        keep = enter_of(R, R->cursor, lo) < keep ? enter_of(R, R->cursor, lo) : keep;
+    uint64_t lo = R->kept, keep = R->cursor ? R->cursor - 1 : 0, e;
+    if (R->depth > 0 && R->cursor < R->nev && (e = enter_of(E, r, R->cursor)) < keep)
+        keep = e;
     const struct ptab *p = &R->pending;
     for (size_t i = 0; p->count && i < p->cap; i++) {
         uint64_t k = p->slot[i].key;
         if (k == PT_EMPTY || k >= keep)
             continue;
-        uint64_t e = enter_of(R, k, lo);
+        e = enter_of(E, r, k);
         keep = e < keep ? e : keep;
     }
     /* its sends no receive has taken yet: a run that stops names their calls (engine_diag.c) */
@@ -64,7 +55,7 @@ static uint64_t keep_from(const struct engine *E, uint32_t r)
         const struct msg *m = &E->msgs[i];
         if (!m->refs || m->src != r || m->send_ev >= keep || (m->flags & (M_COLL | M_RECV)) || !(m->flags & M_SEND))
             continue;
-        uint64_t e = enter_of(R, m->send_ev, lo);
+        e = enter_of(E, r, m->send_ev);
         keep = e < keep ? e : keep;
     }
     return keep > lo ? keep : lo;

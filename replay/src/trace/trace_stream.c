@@ -53,10 +53,7 @@ struct stream_row {
     int opened;
     uint64_t *team_at;  /* per thread of the rank: its first team span not yet past (stream_joins) */
     /* published (under the stream's mutex when threaded): what the replay may take */
-    const struct rt_event *pub_ev;
-    const struct rt__cpu_step *pub_cpu;
-    uint64_t pub_safe, pub_avail, pub_ncpu;
-    int pub_more;
+    struct rt__pull pub;
     uint64_t keep;      /* the replay needs none of the row's events before this (given back by the reader) */
     uint64_t given;     /* the safe point the replay took last */
     int wanted;         /* the replay waits for more of this row */
@@ -143,7 +140,7 @@ int rt__stream_start(struct reader *r, OTF2_Reader **rdp)
         rows[i].r.vm = 1;
         rows[i].r.stream = s;
         rows[i].r.vm_reserve = reserve;
-        rows[i].pub_more = 1;
+        rows[i].pub.more = 1;
         t->rows[i].more = 1;
         t->rows[i].nevents = 0;
     }
@@ -303,22 +300,8 @@ static int read_piece(struct rt__stream *s, struct stream_row *sr, uint32_t row,
 /* What the replay may take of row @p row now (the mutex held when threaded). */
 static void publish(struct stream_row *sr, const struct rt__row *R)
 {
-    sr->pub_ev = R->events;
-    sr->pub_cpu = R->cpu;
-    sr->pub_safe = R->safe;
-    sr->pub_avail = R->nevents;
-    sr->pub_ncpu = R->ncpu;
-    sr->pub_more = R->more;
-}
-
-static void view(const struct stream_row *sr, struct rt__pull *out)
-{
-    out->ev = sr->pub_ev;
-    out->cpu = sr->pub_cpu;
-    out->safe = sr->pub_safe;
-    out->avail = sr->pub_avail;
-    out->ncpu = sr->pub_ncpu;
-    out->more = sr->pub_more;
+    sr->pub = (struct rt__pull){.ev = R->events, .cpu = R->cpu, .safe = R->safe, .avail = R->nevents, .ncpu = R->ncpu,
+                                .more = R->more};
 }
 
 /* The row the reader thread reads next: one the replay waits for, else the one least ahead of
@@ -329,11 +312,11 @@ static uint32_t next_row(const struct rt__stream *s)
     uint64_t least = UINT64_MAX;
     for (uint32_t i = 0; i < s->nrows; i++) {
         const struct stream_row *sr = &s->rows[i];
-        if (!sr->pub_more)
+        if (!sr->pub.more)
             continue;
         if (sr->wanted)
             return i;
-        uint64_t a = sr->pub_avail - sr->given;
+        uint64_t a = sr->pub.avail - sr->given;
         if (a < s->ahead && a < least) {
             least = a;
             best = i;
@@ -364,7 +347,7 @@ static void *reader_main(void *arg)
             pthread_cond_broadcast(&s->to_replay);
             break;
         }
-        if (sr->wanted && (sr->pub_safe > sr->given || !sr->pub_more)) {
+        if (sr->wanted && (sr->pub.safe > sr->given || !sr->pub.more)) {
             sr->wanted = 0;
             pthread_cond_broadcast(&s->to_replay);
         }
@@ -379,17 +362,15 @@ int rt__stream_hold(struct reader *r, int enter)
     if (!s || !s->started)
         return 0;
     if (enter) { /* until the replay waits in a pull; the mutex kept while the arrays move */
+        if (s->fixed) /* (a look-ahead may hold pointers into any row: none moves; set before the thread) */
+            return -1;
         pthread_mutex_lock(&s->mu);
         while (!s->replay_waiting && !s->stop)
             pthread_cond_wait(&s->to_reader, &s->mu);
-        if (s->fixed) { /* (a look-ahead may hold pointers into any row: none moves) */
-            pthread_mutex_unlock(&s->mu);
-            return -1;
-        }
     } else { /* the row's arrays moved: the replay takes them anew (rt__pull.moved) */
         struct stream_row *sr = (struct stream_row *)((char *)r - offsetof(struct stream_row, r));
-        sr->pub_ev = r->cur->events;
-        sr->pub_cpu = r->cur->cpu;
+        sr->pub.ev = r->cur->events;
+        sr->pub.cpu = r->cur->cpu;
         s->gen++;
         pthread_mutex_unlock(&s->mu);
     }
@@ -440,15 +421,15 @@ int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, struct rt__pull *ou
             return rc;
         }
         publish(sr, R);
-        sr->given = sr->pub_safe;
-        view(sr, out);
+        sr->given = sr->pub.safe;
+        *out = sr->pub;
         return RT_OK;
     }
     pthread_mutex_lock(&s->mu);
     uint64_t gen = s->gen;
     if (keep > sr->keep)
         sr->keep = keep;
-    while (!s->failed && sr->pub_more && sr->pub_safe <= sr->given) {
+    while (!s->failed && sr->pub.more && sr->pub.safe <= sr->given) {
         sr->wanted = 1;
         s->replay_waiting = 1;
         pthread_cond_broadcast(&s->to_reader);
@@ -461,8 +442,8 @@ int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, struct rt__pull *ou
             *err = s->fail_err;
         rc = s->fail_err.code ? s->fail_err.code : RT_EIO;
     } else {
-        sr->given = sr->pub_safe;
-        view(sr, out);
+        sr->given = sr->pub.safe;
+        *out = sr->pub;
         out->moved = s->gen != gen;
         pthread_cond_broadcast(&s->to_reader); /* (what it took makes room ahead) */
     }
@@ -484,7 +465,7 @@ void rt__trace_view(rt_trace *t, uint32_t row, struct rt__pull *out)
         return;
     if (s->started)
         pthread_mutex_lock(&s->mu);
-    view(&s->rows[row], out);
+    *out = s->rows[row].pub;
     if (s->started)
         pthread_mutex_unlock(&s->mu);
 }
