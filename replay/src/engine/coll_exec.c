@@ -97,16 +97,27 @@ int rt__cx_member_done(const struct coll_exec *x, uint32_t i)
  * @p comm, or UINT64_MAX when the row has no such event. Each (row, comm) keeps a cursor, so
  * the rows' events are scanned once over the whole replay: a communicator's instances are first
  * entered in order. */
+static int cx_cursor(struct engine *E, uint32_t row, uint32_t comm, uint64_t **pos, uint64_t **cnt)
+{
+    struct rank *R = &E->ranks[row];
+    if (R->cx_comm1 == 0)
+        R->cx_comm1 = comm + 1;
+    if (R->cx_comm1 == comm + 1) {
+        *pos = &R->cx_pos;
+        *cnt = &R->cx_cnt;
+        return 0;
+    }
+    /* (the second may grow the map: the first is taken again after it) */
+    *cnt = rt__map_ref(&E->cx_pos, row, comm, 0) ? rt__map_ref(&E->cx_pos, row, (uint64_t)comm | 1ull << 40, 0) : NULL;
+    *pos = *cnt ? rt__map_get(&E->cx_pos, row, comm) : NULL;
+    return *pos && *cnt ? 0 : rt__eng_oom(E);
+}
+
 static uint64_t cx_find(struct engine *E, uint32_t row, uint32_t comm, uint64_t seq)
 {
-    /* (the second may grow the map: the first is taken again after it) */
-    uint64_t *cnt = rt__map_ref(&E->cx_pos, row, comm, 0) ? rt__map_ref(&E->cx_pos, row, (uint64_t)comm | 1ull << 40, 0)
-                                                          : NULL;
-    uint64_t *pos = cnt ? rt__map_get(&E->cx_pos, row, comm) : NULL;
-    if (!pos || !cnt) {
-        rt__eng_oom(E);
+    uint64_t *pos, *cnt;
+    if (cx_cursor(E, row, comm, &pos, &cnt))
         return UINT64_MAX;
-    }
     const struct rank *R = &E->ranks[row];
     /* A streamed trace has given back the member's events before R->kept: it started none on comm
      * there since its last own entry (rt__cx_passed moved the position past that one). */
@@ -134,11 +145,9 @@ static uint64_t cx_find(struct engine *E, uint32_t row, uint32_t comm, uint64_t 
 
 int rt__cx_passed(struct engine *E, uint32_t row, uint32_t comm, uint64_t j, uint64_t seq)
 {
-    uint64_t *cnt = rt__map_ref(&E->cx_pos, row, (uint64_t)comm | 1ull << 40, 0);
-    uint64_t *pos = cnt ? rt__map_ref(&E->cx_pos, row, comm, 0) : NULL;
-    cnt = pos ? rt__map_get(&E->cx_pos, row, (uint64_t)comm | 1ull << 40) : NULL;
-    if (!pos || !cnt)
-        return rt__eng_oom(E);
+    uint64_t *pos, *cnt;
+    if (cx_cursor(E, row, comm, &pos, &cnt))
+        return E->failed;
     if (*pos <= j) {
         *pos = j + 1;
         *cnt = seq + 1;

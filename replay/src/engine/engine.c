@@ -1203,6 +1203,7 @@ static int setup_network(struct engine *E)
     if (rc)
         return E->failed = rc;
     rt__netrun_set_in_order(E->net, E->in_order);
+    rt__netrun_set_routes(E->net, E->o->record_contention); /* (net_arrived's only use of them) */
     if (rt__netrun_perturb_start(E->net, E->o->seed, E->o->run))
         return rt__eng_oom(E);
     rt_time_ps bg = rt__netrun_perturb_next(E->net);

@@ -163,6 +163,11 @@ struct rank {
     /* distributed replay */
     uint8_t held;     /* its ports were read by a collective that has not finished */
     uint32_t coll;    /* the collective it has entered and not left (UINT32_MAX: none) */
+    /* on a network: coll_exec.c's read-ahead cursor for the first communicator it was asked
+     * about (cx_comm1 = comm + 1; 0: none yet), kept here since most traces have one; the
+     * others' are in engine.cx_pos */
+    uint32_t cx_comm1;
+    uint64_t cx_pos, cx_cnt;
     uint32_t *rdvw;   /* its rendezvous sends whose receive has not been posted */
     uint32_t nrdvw, caprdvw;
 };
@@ -221,7 +226,8 @@ struct engine {
     uint32_t ncolls, capcolls, freecoll;
     struct rt__map comm_rank; /* (comm, row) -> comm rank; (comm, UINT64_MAX): comm's entries are in */
     uint32_t comm_checked;    /* the last communicator found in comm_rank, + 1 (0: none) */
-    struct rt__map cx_pos;    /* on a network: (row, comm) -> where coll_exec.c reads ahead next;
+    struct rt__map cx_pos;    /* on a network, for a row's communicators after its first (rank.cx_comm1):
+                               * (row, comm) -> where coll_exec.c reads ahead next;
                                * (row, comm | 2^40) -> the collectives on comm it passed */
     uint64_t coll_bytes, coll_bytes_peak; /* per-member arrays of the collectives in flight */
     struct rt_replay_result *res;
@@ -497,8 +503,10 @@ RT_HOT_INLINE struct qent pop(struct engine *E)
      * rises from there (Floyd): it belongs near the bottom, so this takes about one comparison
      * per level instead of two. */
     for (size_t c; (c = 2 * i + 1) < n; i = c) {
-        if (c + 1 < n && qless(&E->heap[c + 1], &E->heap[c]))
-            c++;
+        if (RT_LIKELY(c + 1 < n)) { /* which child is less is a coin toss: no branch on it */
+            const struct qent *a = &E->heap[c + 1], *b = &E->heap[c];
+            c += (size_t)((a->t < b->t) | ((a->t == b->t) & (a->tk < b->tk)));
+        }
         E->heap[i] = E->heap[c];
     }
     while (i > 0) {

@@ -169,11 +169,6 @@ struct nf_rfz {
 };
 
 /* A link's totals, apart: ends add to them; rt__flownet_link fills in flows and max_flows. */
-struct nf_lstat {
-    struct rt__link_stats st;
-    uint64_t done; /* flows completed over it */
-};
-
 static inline struct nf_ref *nf_refs(struct nf_link *L)
 {
     return L->lcap > NF_INREF ? L->ref.heap : L->ref.in;
@@ -202,7 +197,7 @@ struct rt__flownet {
     uint32_t nlinks, links_cap; /* links_cap: room in links, lfill, lstat, dlinks, cl, touched and sl */
     struct nf_link *links;
     struct nf_lfill *lfill;
-    struct nf_lstat *lstat;
+    struct rt__link_stats *lstat;
     struct nf_flow *flows;
     uint32_t nflows, flows_cap; /* slots ever used */
     uint32_t *free_ids, nfree, free_cap; /* free_cap >= nflows always: freeing never allocates */
@@ -248,6 +243,12 @@ static inline int ch_less(const struct nf_che *a, const struct nf_che *b)
     return a->finish < b->finish || (a->finish == b->finish && a->id < b->id);
 }
 
+/* The same without branches, for picking the lesser child: which one it is is a coin toss. */
+static inline int ch_lessb(const struct nf_che *a, const struct nf_che *b)
+{
+    return (a->finish < b->finish) | ((a->finish == b->finish) & (a->id < b->id));
+}
+
 static void ch_up(struct rt__flownet *fn, uint32_t i)
 {
     struct nf_che *h = fn->heap, e = h[i];
@@ -272,8 +273,8 @@ static void ch_down(struct rt__flownet *fn, uint32_t i)
         uint32_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && ch_less(&h[c + 1], &h[c]))
-            c++;
+        if (c + 1 < n)
+            c += (uint32_t)ch_lessb(&h[c + 1], &h[c]);
         if (!ch_less(&h[c], &e))
             break;
         h[i] = h[c];
@@ -305,12 +306,23 @@ static void ch_update(struct rt__flownet *fn, uint32_t id, rt_time_ps finish)
 
 static uint32_t ch_pop(struct rt__flownet *fn)
 {
-    uint32_t id = fn->heap[0].id;
-    fn->hpos[id] = NF_NONE;
-    if (--fn->nheap > 0) {
-        fn->heap[0] = fn->heap[fn->nheap];
-        ch_down(fn, 0);
+    struct nf_che *h = fn->heap;
+    uint32_t *hpos = fn->hpos, id = h[0].id, n = --fn->nheap, i = 0;
+    hpos[id] = NF_NONE;
+    if (n == 0)
+        return id;
+    /* The hole at the root goes down along the lesser children to a leaf, and the last entry
+     * rises from there (Floyd): it belongs near the bottom. */
+    struct nf_che last = h[n];
+    for (uint32_t c; (c = 2 * i + 1) < n; i = c) {
+        if (c + 1 < n)
+            c += (uint32_t)ch_lessb(&h[c + 1], &h[c]);
+        h[i] = h[c];
+        hpos[h[i].id] = i;
     }
+    h[i] = last;
+    hpos[last.id] = i;
+    ch_up(fn, i);
     return id;
 }
 
@@ -1743,7 +1755,7 @@ static void nf_retire(struct rt__flownet *fn, uint32_t id, rt_time_ps t)
     for (uint32_t i = 0; i < f->n; i++) {
         uint32_t l = f->links[i];
         struct nf_link *L = &fn->links[l];
-        struct nf_lstat *ls = &fn->lstat[l];
+        struct rt__link_stats *ls = &fn->lstat[l];
         uint32_t k = f->lpos[i], last = --L->n;
         if (k != last) { /* swap-remove: the last entry moves into k */
             struct nf_ref *ref = nf_refs(L);
@@ -1751,13 +1763,13 @@ static void nf_retire(struct rt__flownet *fn, uint32_t id, rt_time_ps t)
             fn->flows[ref[k].flow].lpos[ref[k].pos] = k;
         }
         if (L->n == 0)
-            ls->st.busy_ps += t - L->busy_since;
-        ls->st.bytes += f->bytes;
-        ls->st.delay_ps += f->delay[i];
+            ls->busy_ps += t - L->busy_since;
+        ls->bytes += f->bytes;
+        ls->delay_ps += f->delay[i];
         ls->done++;
         if (f->user & RT__FLOW_APART) {
-            ls->st.apart_flows++;
-            ls->st.apart_bytes += f->bytes;
+            ls->apart_flows++;
+            ls->apart_bytes += f->bytes;
         }
         if (!L->dirty) {
             L->dirty = 1;
@@ -1848,10 +1860,10 @@ const struct rt__link_stats *rt__flownet_link(const struct rt__flownet *fn, uint
 {
     if (!fn || link >= fn->nlinks)
         return NULL;
-    struct nf_lstat *ls = &fn->lstat[link];
-    ls->st.flows = ls->done + fn->links[link].n;
-    ls->st.max_flows = fn->links[link].max_flows;
-    return &ls->st;
+    struct rt__link_stats *ls = &fn->lstat[link];
+    ls->flows = ls->done + fn->links[link].n;
+    ls->max_flows = fn->links[link].max_flows;
+    return ls;
 }
 
 void rt__flownet_set_full(struct rt__flownet *fn, int on)

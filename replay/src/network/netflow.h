@@ -39,6 +39,7 @@ struct rt__link_stats {
     double delay_ps;    /**< sum of the completed flows' delays attributed to it */
     uint32_t max_flows; /**< most flows on it at once */
     uint64_t flows;     /**< flows started over it */
+    uint64_t done;      /**< flows completed over it (their bytes and delays are in bytes, delay_ps) */
     uint64_t apart_flows; /**< completed flows with RT__FLOW_APART in their user value */
     double apart_bytes;   /**< their bytes (also in bytes) */
 };

@@ -367,6 +367,10 @@ struct rt__netrun {
     uint32_t cappkt;
     double *qwait;          /* per route position: the message's wait in that link's queue [ps] */
     int in_order;           /* rt__netrun_set_in_order */
+    int routes;             /* rt__netrun_set_routes: advance's callback gets each message's route */
+    /* no background traffic and flows: a link's use is the flow model's own totals of it
+     * (rt__flownet_link, the same sums in the same order), not summed again per message */
+    int use_of_flows;
     /* advance's callback, passed through netflow's */
     rt__net_arrived *arrived;
     void *ud;
@@ -428,6 +432,7 @@ int rt__netrun_create(const rt_network *net, double model_ns_per_byte, struct rt
     rt__flownet_set_full(n->fn, net->p.contention == RT_CONTENTION_EXACT_FULL);
     rt__flownet_set_fast(n->fn, net->p.contention == RT_CONTENTION_FAST);
     n->solo = net->p.contention == RT_CONTENTION_NONE;
+    n->use_of_flows = !n->solo && !net->p.perturb;
     if (n->lmap.direct && nl > 0) {
         /* Room for every link of the topology at once, as its table has: the links met are then
          * never copied as more are met (a quarter of a replay whose background traffic meets a
@@ -459,6 +464,8 @@ fail:
 }
 
 void rt__netrun_set_in_order(struct rt__netrun *n, int in_order) { n->in_order = in_order; }
+
+void rt__netrun_set_routes(struct rt__netrun *n, int on) { n->routes = on; }
 
 void rt__netrun_destroy(struct rt__netrun *n)
 {
@@ -653,11 +660,15 @@ static void flow_done(void *ud, const struct rt__flow_done *f)
         n->bg_done += f->n > 0;
         return;
     }
-    for (uint32_t i = 0; i < f->n; i++) {
+    for (uint32_t i = 0; !n->use_of_flows && i < f->n; i++) {
         struct rt_link_use *u = &n->use[f->links[i]];
         u->flows++;
         u->bytes += f->bytes;
         u->delay_ps += f->delay_ps[i];
+    }
+    if (!n->routes) {
+        n->arrived(n->ud, f->user, f->finish + n->lat[f->id], 0, NULL, NULL);
+        return;
     }
     for (uint32_t i = 0; i < f->n; i++)
         n->troute[i] = n->topo_link[f->links[i]];
@@ -677,6 +688,15 @@ static int use_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The trace's messages over flow-model link @p l (see use_of_flows). */
+static struct rt_link_use link_use(const struct rt__netrun *n, uint32_t l)
+{
+    if (!n->use_of_flows)
+        return n->use[l];
+    const struct rt__link_stats *s = rt__flownet_link(n->fn, l);
+    return (struct rt_link_use){.flows = s->done, .bytes = s->bytes, .delay_ps = s->delay_ps};
+}
+
 int rt__netrun_links(const struct rt__netrun *n, struct rt_link_use **out, uint32_t *count, rt_time_ps *delay)
 {
     uint32_t k = 0;
@@ -684,16 +704,17 @@ int rt__netrun_links(const struct rt__netrun *n, struct rt_link_use **out, uint3
     *out = NULL;
     *count = 0;
     for (uint32_t l = 0; l < n->nmet; l++)
-        k += n->use[l].flows != 0;
+        k += link_use(n, l).flows != 0;
     struct rt_link_use *v = calloc(k ? k : 1, sizeof *v);
     if (!v)
         return RT_ENOMEM;
     k = 0;
     for (uint32_t l = 0; l < n->nmet; l++) { /* the links the trace's messages used */
         const struct rt__link_stats *s = rt__flownet_link(n->fn, l);
-        if (!n->use[l].flows)
+        struct rt_link_use u = link_use(n, l);
+        if (!u.flows)
             continue;
-        v[k] = n->use[l];
+        v[k] = u;
         v[k].link = n->topo_link[l];
         v[k].bg_flows = s->apart_flows; /* in the same order as flow_done would have added them */
         v[k].bg_bytes = s->apart_bytes;

@@ -16,6 +16,8 @@ void rt__netrun_destroy(struct rt__netrun *n);
  * flow (its injection link it keeps: the engine starts a sender's flows a port gap apart, so they
  * meet only other jobs' traffic there). */
 void rt__netrun_set_in_order(struct rt__netrun *n, int in_order);
+/* Whether rt__netrun_advance's callback is given each message's route and delays (off: 0 links). */
+void rt__netrun_set_routes(struct rt__netrun *n, int on);
 /* A message of @p m bytes from rank @p src to rank @p dst starts at @p t; the model gives it the
  * wire time @p wire (noise included), of which @p byte_ps is its per-byte part. Returns 0 with
  * *@p arrive set when its arrival is known now (shared memory, no bytes), 1 when it became a flow
@@ -25,7 +27,8 @@ int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m
 /* When the next flow's last byte leaves (INT64_MAX: none; INT64_MIN: out of memory). */
 rt_time_ps rt__netrun_next(struct rt__netrun *n);
 /* Advances to @p t (<= rt__netrun_next), calling @p arrived for every message whose last byte
- * left at t, with its arrival time, its route and the time it lost on each of its links.
+ * left at t, with its arrival time and (rt__netrun_set_routes) its route and the time it lost on
+ * each of its links.
  * RT_OK or RT_ENOMEM. */
 typedef void rt__net_arrived(void *ud, uint64_t user, rt_time_ps at, uint32_t n, const uint32_t *links,
                              const double *delay_ps);
