@@ -17,6 +17,9 @@ struct route_count {
     const rt_network *net;
     const rt_topology *topo;
     struct rt__map len; /* (source node, destination node) -> its route's links */
+    /* in front of it, the last pairs met, direct-mapped: a rank sends to a few partners over
+     * and over, and this is cheaper than the map's lookup */
+    struct { uint32_t a, b, len; } memo[256];
     uint32_t *links;
     double sum;
     uint32_t longest, from, to;
@@ -29,6 +32,11 @@ static int count_pair(struct route_count *c, uint32_t r, uint32_t dst)
     uint32_t a = rt_network_node(c->net, r), b = rt_network_node(c->net, dst);
     if (a == b)
         return 0;
+    uint32_t slot = (a * 31u + b) & 255u;
+    if (c->memo[slot].a == a && c->memo[slot].b == b) {
+        c->sum += (double)c->memo[slot].len;
+        return 0;
+    }
     uint64_t *k = rt__map_get(&c->len, a, b);
     if (!k) {
         uint32_t l = rt_topology_route(c->topo, a, b, 0, c->links);
@@ -41,6 +49,9 @@ static int count_pair(struct route_count *c, uint32_t r, uint32_t dst)
             return -1;
         k = rt__map_get(&c->len, a, b);
     }
+    c->memo[slot].a = a;
+    c->memo[slot].b = b;
+    c->memo[slot].len = (uint32_t)*k;
     c->sum += (double)*k;
     return 0;
 }
@@ -49,6 +60,7 @@ double rt_replay_route_links(const rt_trace *t, const rt_network *net, double li
                              uint32_t *from, uint32_t *to)
 {
     struct route_count c = {.t = t, .net = net, .topo = rt_network_topology(net), .from = RT_NONE, .to = RT_NONE};
+    /* (memo's empty slots hold the pair 0, 0, never looked up: a == b is no route) */
     struct rt__map place; /* (communicator, row) -> the row's place in it */
     rt__map_init(&c.len);
     rt__map_init(&place);
