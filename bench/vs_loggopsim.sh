@@ -5,6 +5,7 @@
 # GOAL schedule of the same messages; messages/s, peak RSS and the predicted end time of each.
 # usage: BUILD=build bench/vs_loggopsim.sh --lgs-src PATH [--iters N | --events N] [--repeat R]
 #            [--L NS] [--o NS] [--g NS] [--G NS_PER_B] [--goal coll,p2p,bare] [--net LIST|none] [--breakdown]
+#            [--coll-events N] [--no-coll-heavy]
 # --lgs-src PATH (or LGS_SRC): a LogGOPSim source tree (LogGOPSim.cpp, txt2bin.re, *.ggo and the
 # headers LogGOPSim.cpp and txt2bin include, in PATH or PATH/src/LogGOPSim: today's layout, whose *_cmdline.c/.h
 # and txt2bin.cpp are generated, or the older flat one); the simulator and txt2bin are built from it
@@ -26,6 +27,15 @@
 # others and the contention model's cost per routed message and per link crossed (issue #18 item 4).
 # --breakdown: then both tools' predicted ends after 1, 2, 3 and 4 iterations (coll schedule), to
 # show per iteration kind where their models differ.
+# Then (unless --no-coll-heavy; issue #49 item 1) the collective-heavy trace: retime-make-trace
+# --pattern coll --ranks 64 (an 8 B MPI_Allreduce and a 64 KiB MPI_Bcast from a root that moves
+# round the ranks, per iteration; --coll-events N records, default 1e6: 1563 iterations), replayed
+# by retime on the networks of --net and crossbar-flow, where every collective runs as its
+# algorithm's messages (recursive doubling, binomial tree: `retime info --collectives`), and by
+# LogGOPSim from a GOAL schedule of the same messages (each allreduce as above, each bcast as the
+# binomial tree down from its root: the receive from the parent, then the sends to the children,
+# largest subtree first, each after the one before); both time the same sends one by one, the
+# target is retime at >= 2x LogGOPSim's messages/s on every network.
 set -eu
 
 me=vs_loggopsim.sh
@@ -36,7 +46,7 @@ case $build in /*) ;; *) build="$root/$build" ;; esac
 lgs_src=${LGS_SRC:-}
 iters=2000 events='' repeat=3
 L=2000 o=100 g=0 G=0.76
-variants=bare,p2p,coll breakdown=0
+variants=bare,p2p,coll breakdown=0 coll_heavy=1 coll_events=1e6
 nets=torus:4x4x4,fattree:64
 ranks=64 hops=2
 while [ $# -gt 0 ]; do
@@ -58,7 +68,10 @@ while [ $# -gt 0 ]; do
     --net) [ $# -ge 2 ] && [ -n "$2" ] || { echo "$me: error: --net needs a list of topologies or none" >&2; exit 1; }
         nets=$2; [ "$nets" != none ] || nets=; shift 2 ;;
     --breakdown) breakdown=1; shift ;;
-    -h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --coll-events) [ $# -ge 2 ] || { echo "$me: error: --coll-events needs a count such as 1e6" >&2; exit 1; }
+        coll_events=$2; shift 2 ;;
+    --no-coll-heavy) coll_heavy=0; shift ;;
+    -h|--help) sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "$me: error: unexpected argument '$1'" >&2; exit 1 ;;
     esac
 done
@@ -278,6 +291,22 @@ kind == "MPI_IRECV" {
 }
 kind == "MPI_ISEND_COMPLETE" { q = field("Request:"); wait[r] = wait[r] " R" req[r, q]; delete req[r, q]; next }
 kind == "MPI_COLLECTIVE_BEGIN" { next }
+kind == "MPI_COLLECTIVE_END" && $5 == "BCAST," {
+    # the binomial tree down from the root (retime's rt__cs_binomial_down): rel = place from the
+    # root; rel != 0 receives from rel less its lowest set bit, then sends to rel + mask for each
+    # mask below that bit (the root: below the least power of two >= P), largest first
+    if (!coll) next
+    m = field("Received:"); R = field("Root:"); rel = (r - R + P) % P
+    for (top = 1; top < P; top *= 2) ;
+    low = top
+    if (rel) {
+        for (low = 1; int(rel / low) % 2 == 0; low *= 2) ;
+        dep[r] = "R" op(r, "recv " m "b from " ((rel - low + R) % P) " tag " (ctag + 100))
+    }
+    for (mask = low / 2; mask >= 1; mask /= 2)
+        if (rel + mask < P) { dep[r] = "R" op(r, "send " m "b to " ((rel + mask + R) % P) " tag " (ctag + 100)); ncoll++ }
+    next
+}
 kind == "MPI_COLLECTIVE_END" {
     if ($5 != "ALLREDUCE,") { print "unsupported collective " $5 > "/dev/stderr"; bad = 1; exit 2 }
     if (!coll) next
@@ -462,6 +491,73 @@ END {
                routed[k], routed[k] ? cross[k] / routed[k] : 0, routed[k] ? d / routed[k] : 0, cross[k] ? d / cross[k] : 0
     }
 }' "$work/runs"
+
+# ---- the collective-heavy trace (issue #49 item 1): the same collectives' messages in both tools
+if [ "$coll_heavy" = 1 ]; then
+    cevents=$(to_events "$coll_events") || { echo "$me: error: bad --coll-events value" >&2; exit 1; }
+    ctrace=$(coll_trace_for "$cevents" "$ranks")
+    write_goal collheavy coll "$ctrace"
+    cnets="crossbar-flow${nets:+,$nets}"
+    cat "$ctrace"/traces.otf2 "$ctrace"/traces.def "$ctrace"/traces/* "$work/collheavy.bin" > /dev/null
+    : > "$work/cruns"
+    r=1
+    while [ "$r" -le "$repeat" ]; do
+        for n in $(echo "$cnets" | tr ',' ' '); do
+            a=$(now)
+            # shellcheck disable=SC2086
+            /usr/bin/time -f '%e %M' -o "$work/time" "$retime" replay "$ctrace" $retime_model --topology "$n" \
+                --format json --quiet > "$work/out.json" 2> "$work/net.err" ||
+                { echo "$me: error: retime replay --topology $n failed:" >&2; cat "$work/net.err" >&2; exit 1; }
+            b=$(now)
+            echo "$n $r $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b - a }') $(tail -1 "$work/time") $(json_field "$work/out.json" predicted_ns) $(net_counts "$work/out.json")" >> "$work/cruns"
+        done
+        a=$(now)
+        # shellcheck disable=SC2086
+        /usr/bin/time -f '%e %M' -o "$work/time" "$lb/LogGOPSim" -f "$work/collheavy.bin" -b $lgs_model > "$work/lgs.out"
+        b=$(now)
+        echo "lgs $r $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b - a }') $(tail -1 "$work/time") $(lgs_end "$work/lgs.out")" >> "$work/cruns"
+        r=$((r + 1))
+    done
+    echo
+    echo "# load average after the collective-heavy runs: $(load)"
+    awk -v goal="$(grep '^collheavy ' "$work/goals")" -v trace="$ctrace" -v R="$repeat" '
+    function med(list,    n, a, i, j, t) {
+        n = split(list, a, " ")
+        for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    function mn(list,    n, a, i, m) { n = split(list, a, " "); m = a[1]; for (i = 2; i <= n; i++) if (a[i] + 0 < m + 0) m = a[i]; return m }
+    {
+        k = $1; if (!(k in wall)) order[++nk] = k
+        wall[k] = wall[k] (wall[k] == "" ? "" : " ") $3
+        if ($5 + 0 > rss[k]) rss[k] = $5 + 0
+        pred[k] = $6; routed[k] = $7
+    }
+    END {
+        split(goal, g, " "); sends = g[2] + g[3]
+        printf "collective-heavy trace %s: every collective as its algorithm'"'"'s messages in both tools\n", trace
+        printf "(LogGOPSim: %d sends in its GOAL schedule, txt2bin %.2f s not counted); min and median wall of %d rounds\n", sends, g[9], R
+        printf "%-10s %-22s %8s %7s %7s %7s %8s %10s %8s\n", "tool", "network", "sends", "min_s", "med_s", "Msend/s", "RSS_MiB", "end_ms", "diff"
+        lm = med(wall["lgs"])
+        for (i = 1; i <= nk; i++) {
+            k = order[i]; if (k == "lgs") continue
+            m = med(wall[k])
+            printf "%-10s %-22s %8d %7.3f %7.3f %7.3f %8.1f %10.3f %+7.2f%%\n", "retime", k, routed[k], mn(wall[k]), m,
+                   routed[k] / m / 1e6, rss[k] / 1024, pred[k] / 1e6, (pred[k] - pred["lgs"]) / pred["lgs"] * 100
+            if (routed[k] != sends) diff = diff " " k "(" routed[k] ")"
+        }
+        printf "%-10s %-22s %8d %7.3f %7.3f %7.3f %8.1f %10.3f %8s\n", "LogGOPSim", "GOAL (LogGOP)", sends, mn(wall["lgs"]), lm,
+               sends / lm / 1e6, rss["lgs"] / 1024, pred["lgs"] / 1e6, "-"
+        if (diff != "") printf "NOT the same messages: LogGOPSim %d, retime%s\n", sends, diff
+        printf "retime / LogGOPSim, sends/s at the medians (target >= 2x):"
+        for (i = 1; i <= nk; i++) {
+            k = order[i]; if (k == "lgs") continue
+            x = lm / med(wall[k]); printf " %s %.2fx (%s)%s", k, x, (x >= 2 ? "met" : "NOT met"), (i < nk - 1 ? "," : "")
+            if (x < 2) miss = 1
+        }
+        printf "\ntarget (collective-heavy trace, every network >= 2x LogGOPSim'"'"'s messages/s): %s\n", miss ? "NOT met" : "met"
+    }' "$work/cruns"
+fi
 
 # ---- per iteration: both tools' predicted ends after 1..4 iterations, one run each
 [ "$breakdown" = 1 ] || exit 0
