@@ -61,7 +61,9 @@ double rt_replay_route_links(const rt_trace *t, const rt_network *net, double li
 {
     struct route_count c = {.t = t, .net = net, .topo = rt_network_topology(net), .from = RT_NONE, .to = RT_NONE};
     /* (memo's empty slots hold the pair 0, 0, never looked up: a == b is no route) */
-    struct rt__map place; /* (communicator, row) -> the row's place in it */
+    /* (communicator, row) -> the row's place in it, and above bit 32 one more than its
+     * partners' links summed (0: not yet): each of its collectives on it adds the same */
+    struct rt__map place;
     rt__map_init(&c.len);
     rt__map_init(&place);
     uint32_t ranks = rt_trace_ranks(t);
@@ -94,11 +96,20 @@ double rt_replay_route_links(const rt_trace *t, const rt_network *net, double li
                     if (rt__map_put(&place, comm, r, me) || !(k = rt__map_get(&place, comm, r)))
                         rc = -1;
                 }
-                for (uint32_t d = 1; !rc && k && *k < size && d < size && c.sum <= limit; d <<= 1) {
-                    uint32_t peer = members[(*k + d) % size];
+                uint32_t me = k ? (uint32_t)*k : size;
+                double links = k ? (double)((*k >> 32) - 1) : 0;
+                if (k && *k >> 32 && c.sum + links <= limit) { /* (whole numbers: the same sum to the bit) */
+                    c.sum += links;
+                    continue;
+                }
+                double before = c.sum;
+                for (uint32_t d = 1; !rc && me < size && d < size && c.sum <= limit; d <<= 1) {
+                    uint32_t peer = members[(me + d) % size];
                     if (peer != RT_NONE && peer < ranks)
                         rc = count_pair(&c, r, peer);
                 }
+                if (!rc && k && c.sum <= limit && c.sum - before < (double)UINT32_MAX)
+                    *k = (uint64_t)me | (uint64_t)(c.sum - before + 1) << 32;
             }
             if (rc) {
                 c.sum = HUGE_VAL;
