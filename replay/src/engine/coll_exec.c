@@ -399,8 +399,10 @@ static int cx_round(struct engine *E, uint32_t cid, uint32_t i)
         uint32_t k = x->ops[p] >> 1;
         if (!(x->ops[p] & 1))
             continue;
-        x->msg[k].receiver_in = 1;
-        if (cx_launch(E, cid, k) || cx_receive(E, cid, k))
+        struct cx_msg *q = &x->msg[k];
+        q->receiver_in = 1;
+        /* (an eager message left with its sender: only a rendezvous one waits for its receiver) */
+        if ((!q->eager && cx_launch(E, cid, k)) || cx_receive(E, cid, k))
             return E->failed;
     }
     return 0;
