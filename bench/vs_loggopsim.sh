@@ -71,7 +71,7 @@ while [ $# -gt 0 ]; do
     --coll-events) [ $# -ge 2 ] || { echo "$me: error: --coll-events needs a count such as 1e6" >&2; exit 1; }
         coll_events=$2; shift 2 ;;
     --no-coll-heavy) coll_heavy=0; shift ;;
-    -h|--help) sed -n '3,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR >= 3 && !/^#/ { exit } NR >= 3 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) echo "$me: error: unexpected argument '$1'" >&2; exit 1 ;;
     esac
 done
