@@ -249,12 +249,27 @@ static inline int ch_lessb(const struct nf_che *a, const struct nf_che *b)
     return (a->finish < b->finish) | ((a->finish == b->finish) & (a->id < b->id));
 }
 
+/* The heap has CH_D children per node (c = CH_D i + 1 ...): 4 entries of 16 bytes are a cache
+ * line, and half the levels of a binary heap. The least of the children from @p c (c < n). */
+#define CH_D 4
+static inline uint32_t ch_least(const struct nf_che *h, uint32_t c, uint32_t n)
+{
+    if (c + 3 < n) { /* a tournament: two pairs, then their winners */
+        uint32_t x = c + (uint32_t)ch_lessb(&h[c + 1], &h[c]), y = c + 2 + (uint32_t)ch_lessb(&h[c + 3], &h[c + 2]);
+        return ch_lessb(&h[y], &h[x]) ? y : x;
+    }
+    uint32_t best = c;
+    for (uint32_t k = c + 1; k < n; k++)
+        best = ch_lessb(&h[k], &h[best]) ? k : best;
+    return best;
+}
+
 static void ch_up(struct rt__flownet *fn, uint32_t i)
 {
     struct nf_che *h = fn->heap, e = h[i];
     uint32_t *hpos = fn->hpos;
     while (i > 0) {
-        uint32_t p = (i - 1) / 2;
+        uint32_t p = (i - 1) / CH_D;
         if (!ch_less(&e, &h[p]))
             break;
         h[i] = h[p];
@@ -270,11 +285,10 @@ static void ch_down(struct rt__flownet *fn, uint32_t i)
     struct nf_che *h = fn->heap, e = h[i];
     uint32_t *hpos = fn->hpos, n = fn->nheap;
     for (;;) {
-        uint32_t c = 2 * i + 1;
+        uint32_t c = CH_D * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n)
-            c += (uint32_t)ch_lessb(&h[c + 1], &h[c]);
+        c = ch_least(h, c, n);
         if (!ch_less(&h[c], &e))
             break;
         h[i] = h[c];
@@ -314,9 +328,8 @@ static uint32_t ch_pop(struct rt__flownet *fn)
     /* The hole at the root goes down along the lesser children to a leaf, and the last entry
      * rises from there (Floyd): it belongs near the bottom. */
     struct nf_che last = h[n];
-    for (uint32_t c; (c = 2 * i + 1) < n; i = c) {
-        if (c + 1 < n)
-            c += (uint32_t)ch_lessb(&h[c + 1], &h[c]);
+    for (uint32_t c; (c = CH_D * i + 1) < n; i = c) {
+        c = ch_least(h, c, n);
         h[i] = h[c];
         hpos[h[i].id] = i;
     }
