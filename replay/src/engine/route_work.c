@@ -18,7 +18,8 @@ struct route_count {
     const rt_topology *topo;
     struct rt__map len; /* (source node, destination node) -> its route's links */
     /* in front of it, the last pairs met, direct-mapped: a rank sends to a few partners over
-     * and over, and this is cheaper than the map's lookup */
+     * and over, and this is cheaper than the map's lookup (an empty slot holds the pair 0, 0,
+     * never looked up: a == b is no route) */
     struct { uint32_t a, b, len; } memo[256];
     uint32_t *links;
     double sum;
@@ -60,7 +61,6 @@ double rt_replay_route_links(const rt_trace *t, const rt_network *net, double li
                              uint32_t *from, uint32_t *to)
 {
     struct route_count c = {.t = t, .net = net, .topo = rt_network_topology(net), .from = RT_NONE, .to = RT_NONE};
-    /* (memo's empty slots hold the pair 0, 0, never looked up: a == b is no route) */
     /* (communicator, row) -> the row's place in it, and above bit 32 one more than its
      * partners' links summed (0: not yet): each of its collectives on it adds the same */
     struct rt__map place;

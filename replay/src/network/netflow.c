@@ -65,7 +65,7 @@
  * its route, its positions in the links' lists and its per-link delays (reused with the slot).
  * Each link keeps an array of (flow, route position) with swap-remove, inside the link's own
  * cache line while it holds at most 2 (most do), its totals and filling state apart: a start
- * touches that line only. Completions sit in an indexed binary min-heap of (T_f, id) pairs (the
+ * touches that line only. Completions sit in an indexed 4-ary min-heap of (T_f, id) pairs (the
  * flows' positions in it kept apart), so that sifting reads no flow; progressive filling uses a
  * 4-ary heap of (level, kind, id) entries, a link's re-inserted lazily when its share has grown;
  * components of at most 64 flows plus links scan for the least entry instead, in the same order.
@@ -168,7 +168,6 @@ struct nf_rfz {
     double r;
 };
 
-/* A link's totals, apart: ends add to them; rt__flownet_link fills in flows and max_flows. */
 static inline struct nf_ref *nf_refs(struct nf_link *L)
 {
     return L->lcap > NF_INREF ? L->ref.heap : L->ref.in;
@@ -197,7 +196,8 @@ struct rt__flownet {
     uint32_t nlinks, links_cap; /* links_cap: room in links, lfill, lstat, dlinks, cl, touched and sl */
     struct nf_link *links;
     struct nf_lfill *lfill;
-    struct rt__link_stats *lstat;
+    struct rt__link_stats *lstat; /* a link's totals, apart: ends add to them (rt__flownet_link fills
+                                     in flows and max_flows) */
     struct nf_flow *flows;
     uint32_t nflows, flows_cap; /* slots ever used */
     uint32_t *free_ids, nfree, free_cap; /* free_cap >= nflows always: freeing never allocates */
@@ -249,8 +249,8 @@ static inline int ch_lessb(const struct nf_che *a, const struct nf_che *b)
     return (a->finish < b->finish) | ((a->finish == b->finish) & (a->id < b->id));
 }
 
-/* The heap has CH_D children per node (c = CH_D i + 1 ...): 4 entries of 16 bytes are a cache
- * line, and half the levels of a binary heap. The least of the children from @p c (c < n). */
+/* The heap has CH_D children per node (c = CH_D i + 1 ...): half the levels of a binary heap,
+ * the four children 64 contiguous bytes. The least of the children from @p c (c < n). */
 #define CH_D 4
 static inline uint32_t ch_least(const struct nf_che *h, uint32_t c, uint32_t n)
 {
@@ -285,10 +285,10 @@ static void ch_down(struct rt__flownet *fn, uint32_t i)
     struct nf_che *h = fn->heap, e = h[i];
     uint32_t *hpos = fn->hpos, n = fn->nheap;
     for (;;) {
-        uint32_t c = CH_D * i + 1;
-        if (c >= n)
+        uint64_t c64 = (uint64_t)CH_D * i + 1; /* (64 bits: no wrap however many flows) */
+        if (c64 >= n)
             break;
-        c = ch_least(h, c, n);
+        uint32_t c = ch_least(h, (uint32_t)c64, n);
         if (!ch_less(&h[c], &e))
             break;
         h[i] = h[c];
@@ -328,8 +328,8 @@ static uint32_t ch_pop(struct rt__flownet *fn)
     /* The hole at the root goes down along the lesser children to a leaf, and the last entry
      * rises from there (Floyd): it belongs near the bottom. */
     struct nf_che last = h[n];
-    for (uint32_t c; (c = CH_D * i + 1) < n; i = c) {
-        c = ch_least(h, c, n);
+    for (uint64_t c; (c = (uint64_t)CH_D * i + 1) < n; i = (uint32_t)c) {
+        c = ch_least(h, (uint32_t)c, n);
         h[i] = h[c];
         hpos[h[i].id] = i;
     }
