@@ -188,12 +188,7 @@ static inline int walker_apply(struct walker *w, const struct rt_event *ev, uint
 /* The size group's id of a message of @p b bytes: 0 for 0 B, else b for [2^(b-1), 2^b) B. */
 static inline uint32_t size_bucket(rt_bytes b)
 {
-    uint32_t k = 0;
-    while (b) {
-        k++;
-        b >>= 1;
-    }
-    return k;
+    return b ? 64u - (uint32_t)__builtin_clzll((unsigned long long)b) : 0; /* (b's bit length) */
 }
 
 /* The size rows a walk sums before it adds them: one per bucket (0..64), the last for RT_NONE. */
