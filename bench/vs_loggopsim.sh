@@ -371,6 +371,34 @@ for v in $(echo "$variants" | tr ',' ' '); do write_goal "$v" "$v" "$trace"; don
 awk '{ printf "# GOAL %-4s: %d sends (%d point-to-point, %d allreduce), %d calcs, %d ops, %d dependencies; %d MB text, %d MB binary; txt2bin %.2f s (not counted)\n",
        $1, $2 + $3, $2, $3, $4, $5, $6, $7, $8, $9 }' "$work/goals"
 
+# net_replay TRACE NET: `retime replay TRACE --topology NET`, timed into $work/time (seconds, peak
+# KiB) with its JSON in $work/out.json; sets wall to its wall time [s]. lgs_run BIN: LogGOPSim on
+# the binary schedule BIN the same way, its output in $work/lgs.out.
+wall_since() { wall=$(awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.4f", b - a }'); }
+net_replay() {
+    nr_a=$(now)
+    # shellcheck disable=SC2086
+    /usr/bin/time -f '%e %M' -o "$work/time" "$retime" replay "$1" $retime_model --topology "$2" \
+        --format json --quiet > "$work/out.json" 2> "$work/net.err" ||
+        { echo "$me: error: retime replay --topology $2 failed:" >&2; cat "$work/net.err" >&2; exit 1; }
+    wall_since "$nr_a"
+}
+lgs_run() {
+    lr_a=$(now)
+    # shellcheck disable=SC2086
+    /usr/bin/time -f '%e %M' -o "$work/time" "$lb/LogGOPSim" -f "$1" -b $lgs_model > "$work/lgs.out"
+    wall_since "$lr_a"
+}
+# The median and the least of a list of numbers, for the tables' awk programs.
+awk_stats='
+function med(list,    n, a, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function mn(list,    n, a, i, m) { n = split(list, a, " "); m = a[1]; for (i = 2; i <= n; i++) if (a[i] + 0 < m + 0) m = a[i]; return m }
+'
+
 # ---- the runs: round r runs retime, then each LogGOPSim variant; files read once first (page cache)
 cat "$trace"/traces.otf2 "$trace"/traces.def "$trace"/traces/* "$work"/*.bin > /dev/null
 : > "$work/runs"
@@ -379,33 +407,25 @@ r=1
 while [ "$r" -le "$repeat" ]; do
     a=$(now)
     /usr/bin/time -f '%e %M' -o "$work/time" "$retime" replay "$trace" $retime_model --format json --quiet > "$work/out.json"
-    b=$(now)
+    wall_since "$a"
     pred=$(json_field "$work/out.json" predicted_ns)
     msgs=$(json_field "$work/out.json" messages)
     recs=$(json_field "$work/out.json" events)
     colls=$(sed 's/"per_rank".*//' "$work/out.json" | tr ',' '\n' | awk '/"collectives": [0-9]/ { sub(/.*: /, ""); print; exit }')
-    echo "retime $r $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b - a }') $(tail -1 "$work/time") $pred $msgs $recs $colls" >> "$work/runs"
+    echo "retime $r $wall $(tail -1 "$work/time") $pred $msgs $recs $colls" >> "$work/runs"
     # retime's input step alone: the archive read into the replay's events (retime info reads all)
     a=$(now)
     /usr/bin/time -f '%e %M' -o "$work/time" "$retime" info "$trace" --format json > /dev/null
-    b=$(now)
-    echo "read $r $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b - a }') $(tail -1 "$work/time")" >> "$work/runs"
+    wall_since "$a"
+    echo "read $r $wall $(tail -1 "$work/time")" >> "$work/runs"
     for n in $(echo "$nets" | tr ',' ' '); do
-        a=$(now)
-        # shellcheck disable=SC2086
-        /usr/bin/time -f '%e %M' -o "$work/time" "$retime" replay "$trace" $retime_model --topology "$n" \
-            --format json --quiet > "$work/out.json" 2> "$work/net.err" ||
-            { echo "$me: error: retime replay --topology $n failed:" >&2; cat "$work/net.err" >&2; exit 1; }
-        b=$(now)
-        echo "net:$n $r $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b - a }') $(tail -1 "$work/time") $(json_field "$work/out.json" predicted_ns)" >> "$work/runs"
+        net_replay "$trace" "$n"
+        echo "net:$n $r $wall $(tail -1 "$work/time") $(json_field "$work/out.json" predicted_ns)" >> "$work/runs"
         [ "$r" -gt 1 ] || echo "net:$n $(net_counts "$work/out.json")" >> "$work/nets"
     done
     for v in $(echo "$variants" | tr ',' ' '); do
-        a=$(now)
-        # shellcheck disable=SC2086
-        /usr/bin/time -f '%e %M' -o "$work/time" "$lb/LogGOPSim" -f "$work/$v.bin" -b $lgs_model > "$work/lgs.out"
-        b=$(now)
-        echo "lgs-$v $r $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b - a }') $(tail -1 "$work/time") $(lgs_end "$work/lgs.out")" >> "$work/runs"
+        lgs_run "$work/$v.bin"
+        echo "lgs-$v $r $wall $(tail -1 "$work/time") $(lgs_end "$work/lgs.out")" >> "$work/runs"
     done
     r=$((r + 1))
 done
@@ -413,13 +433,7 @@ done
 # ---- the table
 echo "# load average after the runs: $(load)"
 echo
-awk -v goals="$work/goals" -v netsf="$work/nets" -v R="$repeat" '
-function med(list,    n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function mn(list,    n, a, i, m) { n = split(list, a, " "); m = a[1]; for (i = 2; i <= n; i++) if (a[i] + 0 < m + 0) m = a[i]; return m }
+awk -v goals="$work/goals" -v netsf="$work/nets" -v R="$repeat" "$awk_stats"'
 function verdict(ok) { return ok ? "met" : "NOT met" }
 BEGIN {
     # the like-for-like variant first: bare (the same sends, nothing else), then p2p, then coll
@@ -503,30 +517,16 @@ if [ "$coll_heavy" = 1 ]; then
     r=1
     while [ "$r" -le "$repeat" ]; do
         for n in $(echo "$cnets" | tr ',' ' '); do
-            a=$(now)
-            # shellcheck disable=SC2086
-            /usr/bin/time -f '%e %M' -o "$work/time" "$retime" replay "$ctrace" $retime_model --topology "$n" \
-                --format json --quiet > "$work/out.json" 2> "$work/net.err" ||
-                { echo "$me: error: retime replay --topology $n failed:" >&2; cat "$work/net.err" >&2; exit 1; }
-            b=$(now)
-            echo "$n $r $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b - a }') $(tail -1 "$work/time") $(json_field "$work/out.json" predicted_ns) $(net_counts "$work/out.json")" >> "$work/cruns"
+            net_replay "$ctrace" "$n"
+            echo "$n $r $wall $(tail -1 "$work/time") $(json_field "$work/out.json" predicted_ns) $(net_counts "$work/out.json")" >> "$work/cruns"
         done
-        a=$(now)
-        # shellcheck disable=SC2086
-        /usr/bin/time -f '%e %M' -o "$work/time" "$lb/LogGOPSim" -f "$work/collheavy.bin" -b $lgs_model > "$work/lgs.out"
-        b=$(now)
-        echo "lgs $r $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b - a }') $(tail -1 "$work/time") $(lgs_end "$work/lgs.out")" >> "$work/cruns"
+        lgs_run "$work/collheavy.bin"
+        echo "lgs $r $wall $(tail -1 "$work/time") $(lgs_end "$work/lgs.out")" >> "$work/cruns"
         r=$((r + 1))
     done
     echo
     echo "# load average after the collective-heavy runs: $(load)"
-    awk -v goal="$(grep '^collheavy ' "$work/goals")" -v trace="$ctrace" -v R="$repeat" '
-    function med(list,    n, a, i, j, t) {
-        n = split(list, a, " ")
-        for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
-    function mn(list,    n, a, i, m) { n = split(list, a, " "); m = a[1]; for (i = 2; i <= n; i++) if (a[i] + 0 < m + 0) m = a[i]; return m }
+    awk -v goal="$(grep '^collheavy ' "$work/goals")" -v trace="$ctrace" -v R="$repeat" "$awk_stats"'
     {
         k = $1; if (!(k in wall)) order[++nk] = k
         wall[k] = wall[k] (wall[k] == "" ? "" : " ") $3
