@@ -423,10 +423,17 @@ struct scale_cfg {
     const char *mc_noise;
 };
 
+/* The phases of analyze_once, timed one by one (bench/scale.sh prints where the time went). */
+enum { AN_CREATE, AN_REPLAY, AN_CHECK, AN_MEASURED, AN_WALK, AN_PHASES };
+static const char *const an_phase_name[AN_PHASES] = {"graph create", "replay with the graph", "graph check",
+                                                     "measured graph", "walk (paths, waits, comparison)"};
+
 /* What `retime analyze TRACE --against measured` computes after the read: the model's timing
  * with its dependency graph (checked, as the tool does), the measured timing on the same edges,
- * both critical paths, the wait states and the comparison. Printing is left out. */
-static int analyze_once(const rt_trace *t, const struct rt_replay_options *o, rt_time_ps *end, rt_error *err)
+ * both critical paths, the wait states and the comparison. Printing is left out. @p phase: the
+ * seconds of each phase. */
+static int analyze_once(const rt_trace *t, const struct rt_replay_options *o, rt_time_ps *end, double phase[AN_PHASES],
+                        rt_error *err)
 {
     rt_depgraph *ga = NULL, *gb = NULL;
     struct rt_depgraph_diff *d = NULL;
@@ -435,17 +442,23 @@ static int analyze_once(const rt_trace *t, const struct rt_replay_options *o, rt
     const struct rt_critical_path *cpa, *cpb;
     const struct rt_wait_states *ws;
     struct rt_measured_info mi;
+    double t0 = now_s(), t1;
     int rc = rt_depgraph_create(t, &ga, err);
+    t1 = now_s(), phase[AN_CREATE] = t1 - t0, t0 = t1;
     if (rc == RT_OK) {
         rt_depgraph_observer(ga, &obs);
         rc = rt_replay_run(t, o, &obs, &res, err);
     }
+    t1 = now_s(), phase[AN_REPLAY] = t1 - t0, t0 = t1;
     if (rc == RT_OK)
         rc = rt_depgraph_check(ga, err);
+    t1 = now_s(), phase[AN_CHECK] = t1 - t0, t0 = t1;
     if (rc == RT_OK)
         rc = rt_depgraph_measured(t, ga, &gb, &mi, err);
+    t1 = now_s(), phase[AN_MEASURED] = t1 - t0, t0 = t1;
     if (rc == RT_OK) /* as cmd_analyze.c: every result in one walk, then the getters */
         rc = rt_depgraph_analyze(ga, gb, &d, err);
+    phase[AN_WALK] = now_s() - t0;
     if (rc == RT_OK)
         rc = rt_depgraph_critical_path(ga, &cpa, err);
     if (rc == RT_OK)
@@ -538,7 +551,7 @@ static int bench_scale(const char *path, const char *anchor, const struct rt_rep
     /* The rest work on one trace held open. */
     if (rt_trace_open(path, &t, &err))
         goto fail;
-    double logp_s, held_s, analyze_s = 1e300, analyze_first_s = 0;
+    double logp_s, held_s, analyze_s = 1e300, analyze_first_s = 0, phase[AN_PHASES], best_phase[AN_PHASES] = {0};
     rt_time_ps logp_ps, held_ps, analyze_ps = 0;
     if (time_single(t, hockney, c->repeat, &held_s, &held_ps, &err) ||
         time_single(t, &logp, c->repeat, &logp_s, &logp_ps, &err))
@@ -546,11 +559,13 @@ static int bench_scale(const char *path, const char *anchor, const struct rt_rep
     hock_s = min_d(hock_s, held_s); /* the same replay; best of both rounds */
     for (long k = 0; k < c->repeat; k++) {
         double t0 = now_s();
-        if (analyze_once(t, hockney, &analyze_ps, &err))
+        if (analyze_once(t, hockney, &analyze_ps, phase, &err))
             goto fail;
         double dt = now_s() - t0;
         if (k == 0) /* the graphs' pages new to the process, as in one `retime analyze` */
             analyze_first_s = dt;
+        if (dt < analyze_s)
+            memcpy(best_phase, phase, sizeof phase);
         analyze_s = min_d(analyze_s, dt);
     }
     double mc_s = 0;
@@ -594,6 +609,8 @@ static int bench_scale(const char *path, const char *anchor, const struct rt_rep
            analyze_eps / hock_eps, analyze_eps >= 0.5 * hock_eps ? "met" : "NOT met");
     printf("  %-44s %10.3f %14.4g %8.2f   %.2fx the replay\n", "  its first run (the graphs' pages new)",
            analyze_first_s, n / analyze_first_s, n / analyze_first_s / decode_eps, n / analyze_first_s / hock_eps);
+    for (int i = 0; i < AN_PHASES; i++) /* where the best run's time went: seconds, ns per event */
+        printf("    %-42s %10.3f %11.1f ns/event\n", an_phase_name[i], best_phase[i], best_phase[i] * 1e9 / n);
     if (c->mc_runs > 0) {
         char label[64];
         snprintf(label, sizeof label, "Monte Carlo %ld runs, %ld threads (mc_run)", c->mc_runs, mr.jobs);
