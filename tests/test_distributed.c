@@ -12,6 +12,11 @@
  * dependency record of its ranks, the critical paths, wait states, comparison and measured
  * info must equal the serial analysis's (the arrays on process 0, none elsewhere). A record
  * missing on two processes is reported by the lower one, RT_EREMOTE elsewhere.
+ *
+ * Non-blocking collectives (issue #50, item 2): random programs in which a rank is in several
+ * collectives at once, on three overlapping communicators, some left open into the next phase,
+ * beside blocking ones and ring exchanges, eager and rendezvous, with ranks late at random; the
+ * same comparisons (check_nbcoll).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -618,6 +623,172 @@ static void check_trace(const char *path, int first)
     rt_trace_close(t);
 }
 
+/* ------------------------------------------------------------------ non-blocking collectives */
+
+static uint64_t nb_rng;
+static uint32_t nb_rand(uint32_t n) /* xorshift64*: the same programs on every run */
+{
+    nb_rng ^= nb_rng >> 12;
+    nb_rng ^= nb_rng << 25;
+    nb_rng ^= nb_rng >> 27;
+    return (uint32_t)((nb_rng * 0x2545F4914F6CDD1Dull) >> 33) % n;
+}
+
+/* One random program of @p P ranks and @p phases phases at @p path. Every phase, each rank (after
+ * a random gap, now and then a long one) first posts the phase's non-blocking collectives of the
+ * communicators it is in (world, the even ranks, the first half: which ones, their operation and
+ * size drawn per phase and communicator), then a ring exchange (Irecv, Isend, then Waitall or a
+ * blocking receive; eager or rendezvous), maybe a blocking collective on one communicator, and
+ * last waits for its open requests in a random order, leaving some open into the next phase:
+ * so a rank is in several collectives at once, whose last entries come in another order than
+ * its entries. Every wait comes after all of the phase's posts, so the program cannot deadlock. */
+static void nb_program(const char *path, uint32_t P, uint32_t phases, int blocking_only)
+{
+    tb_builder *b = tb_create(path, P);
+    uint32_t evens[64], half[64], ne = 0, nh = 0;
+    for (uint32_t r = 0; r < P; r += 2)
+        evens[ne++] = r;
+    for (uint32_t r = 0; r < (P + 1) / 2; r++)
+        half[nh++] = r;
+    uint32_t comm[3] = {0, tb_comm(b, "evens", ne, evens), tb_comm(b, "half", nh, half)}, size[3] = {P, ne, nh};
+    uint64_t now[64] = {0}, req[64][16], nreq[64] = {0}; /* open requests per rank: id << 8 | slot of nb[] */
+    struct nbc {
+        int op;
+        uint32_t comm, size, root;
+        uint64_t bytes;
+    } nb[3 * 8]; /* up to 8 phases */
+    uint32_t nnb = 0;
+    for (uint32_t ph = 0; ph < phases; ph++) {
+        uint32_t posted[3] = {0, 0, 0};
+        for (int c = 0; c < 3 && ph < 8; c++) { /* the phase's collectives, the same for every member */
+            if (nb_rand(4) == 0)
+                continue;
+            static const int ops[3] = {OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_COLLECTIVE_OP_BARRIER, OTF2_COLLECTIVE_OP_BCAST};
+            int op = ops[nb_rand(3)];
+            nb[nnb] = (struct nbc){op, comm[c], size[c], op == OTF2_COLLECTIVE_OP_BCAST ? nb_rand(size[c]) : OTF2_UNDEFINED_UINT32,
+                                   op == OTF2_COLLECTIVE_OP_BARRIER ? 0 : nb_rand(2) ? 800 : 90000};
+            posted[c] = ++nnb;
+        }
+        int blocking = (int)nb_rand(4) - 1; /* -1: none, else the communicator */
+        uint64_t ring = nb_rand(2) ? 1000 : 100000;
+        int rblock = (int)nb_rand(2);
+        for (uint32_t r = 0; r < P; r++) {
+            now[r] += 200 + nb_rand(3000) + (nb_rand(6) == 0 ? 40000 : 0);
+            int member[3] = {1, r % 2 == 0, r < (P + 1) / 2};
+            for (int c = 0; c < 3; c++) {
+                if (!posted[c] || !member[c])
+                    continue;
+                uint32_t k = posted[c] - 1;
+                uint64_t id = ((uint64_t)ph << 8 | (uint64_t)c) + 1;
+                static const char *names[] = {"MPI_Iallreduce", "MPI_Ibarrier", "MPI_Ibcast"};
+                int which = nb[k].op == OTF2_COLLECTIVE_OP_ALLREDUCE ? 0 : nb[k].op == OTF2_COLLECTIVE_OP_BARRIER ? 1 : 2;
+                if (blocking_only) { /* the same collectives, each a blocking call where it is posted */
+                    static const char *bn[] = {"MPI_Allreduce", "MPI_Barrier", "MPI_Bcast"};
+                    uint32_t cr = nb[k].comm == 0 ? r : nb[k].comm == comm[1] ? r / 2 : r;
+                    uint64_t sent = nb[k].bytes * nb[k].size, recv = nb[k].bytes * nb[k].size;
+                    if (nb[k].op == OTF2_COLLECTIVE_OP_BCAST) {
+                        sent = cr == nb[k].root ? nb[k].bytes * nb[k].size : 0;
+                        recv = cr == nb[k].root ? 0 : nb[k].bytes;
+                    }
+                    tb_collective_on(b, r, now[r], now[r] + 500, bn[which], nb[k].op, nb[k].comm, nb[k].root, sent, recv);
+                    now[r] += 600;
+                    continue;
+                }
+                tb_nbcoll_call(b, r, now[r], now[r] + 50, names[which], id);
+                now[r] += 100;
+                req[r][nreq[r]++] = id << 8 | k;
+            }
+            uint32_t L = (r + P - 1) % P, R = (r + 1) % P;
+            uint64_t q = 1000000 + ph * 4;
+            tb_enter(b, r, now[r] += 10, "MPI_Irecv");
+            tb_irecv_request(b, r, now[r], q);
+            tb_leave(b, r, now[r] += 10, "MPI_Irecv");
+            tb_enter(b, r, now[r] += 10, "MPI_Isend");
+            tb_isend(b, r, now[r], R, 3, ring, q + 1);
+            tb_leave(b, r, now[r] += 10, "MPI_Isend");
+            now[r] += nb_rand(2000);
+            if (rblock) { /* the receive's wait alone first, then the send's */
+                tb_enter(b, r, now[r] += 10, "MPI_Wait");
+                tb_irecv(b, r, now[r] += 3000, L, 3, ring, q);
+                tb_leave(b, r, now[r] += 10, "MPI_Wait");
+                tb_enter(b, r, now[r] += 10, "MPI_Wait");
+                tb_isend_complete(b, r, now[r] += 10, q + 1);
+                tb_leave(b, r, now[r] += 10, "MPI_Wait");
+            } else {
+                tb_enter(b, r, now[r] += 10, "MPI_Waitall");
+                tb_irecv(b, r, now[r] += 3000, L, 3, ring, q);
+                tb_isend_complete(b, r, now[r] += 10, q + 1);
+                tb_leave(b, r, now[r] += 10, "MPI_Waitall");
+            }
+            if (blocking >= 0 && member[blocking]) {
+                now[r] += nb_rand(1500);
+                tb_collective_on(b, r, now[r], now[r] + 2000, "MPI_Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE, comm[blocking],
+                                 OTF2_UNDEFINED_UINT32, 64 * (uint64_t)size[blocking], 64 * (uint64_t)size[blocking]);
+                now[r] += 2100;
+            }
+            for (uint64_t i = nreq[r]; i > 1; i--) { /* a random order of the waits */
+                uint32_t k = nb_rand((uint32_t)i);
+                uint64_t x = req[r][i - 1];
+                req[r][i - 1] = req[r][k];
+                req[r][k] = x;
+            }
+            uint64_t keep = 0;
+            for (uint64_t i = 0; i < nreq[r]; i++) {
+                uint64_t id = req[r][i] >> 8;
+                const struct nbc *c = &nb[req[r][i] & 0xff];
+                if (ph + 1 < phases && (id >> 8) == ph && nb_rand(3) == 0) { /* open into the next phase */
+                    req[r][keep++] = req[r][i];
+                    continue;
+                }
+                uint32_t cr = c->comm == 0 ? r : c->comm == comm[1] ? r / 2 : r; /* r's rank in the communicator */
+                uint64_t sent = c->bytes * c->size, recv = c->bytes * c->size;
+                if (c->op == OTF2_COLLECTIVE_OP_BCAST) {
+                    sent = cr == c->root ? c->bytes * c->size : 0;
+                    recv = cr == c->root ? 0 : c->bytes;
+                }
+                now[r] += nb_rand(2500);
+                tb_nbcoll_wait(b, r, now[r], now[r] + 500, c->op, c->comm, c->root, sent, recv, id);
+                now[r] += 600;
+            }
+            nreq[r] = keep;
+        }
+    }
+    CHECK_EQ_INT(tb_close(b), 0);
+}
+
+/* Random programs (nb_program), each compared as the stored traces are (check_trace): 3 to 39
+ * ranks (some fewer than the parts' 7, some more than 32), 3 to 8 phases; half of them with the
+ * collectives non-blocking, half with the same collectives blocking. A rooted collective's early
+ * leavers (woken below their collective's time) found the distributed replay's order wrong in 5
+ * of 400 such programs before it took entries in the serial engine's order (engine_remote.c). */
+static void check_nbcoll(void)
+{
+    char dir[] = "/tmp/retime-dist-nb-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    static const uint32_t ranks[] = {5, 9, 12, 33, 3, 7, 17, 39, 6, 13};
+    for (uint32_t k = 0; k < 20; k++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/nb%u", dir, k);
+        nb_rng = 0x9E3779B97F4A7C15ull * (k + 1);
+        nb_program(path, ranks[k % 10], 3 + k % 6, (int)(k & 1));
+        check_trace(path, 0);
+    }
+    /* the five of 400 blocking programs (seed, ranks, phases) that the old order got wrong */
+    static const struct {
+        uint32_t k, P, phases;
+    } found[] = {{12, 3, 4}, {178, 7, 4}, {300, 3, 4}, {316, 7, 3}, {381, 6, 2}};
+    for (size_t i = 0; i < sizeof found / sizeof *found; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/found%zu", dir, i);
+        nb_rng = 0x1234567ull * (found[i].k + 1);
+        nb_program(path, found[i].P, found[i].phases, 1);
+        check_trace(path, 0);
+    }
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+}
+
 /* A part without ranks (more parts than ranks) and broken traces split over processes. */
 static void check_edges(void)
 {
@@ -729,6 +900,7 @@ int main(void)
     variants[3].compute_scale = 0.5;
     rt_test_on_traces(RT_TRACES_DIR, RT_EXT_TRACES_DIR, check_trace);
     check_edges();
+    check_nbcoll();
     check_missing_records(RT_TRACES_DIR "/shift1d-isend-p8-k2-m1000");
     printf("%llu event times compared\n", (unsigned long long)compared_events);
     printf("%llu dependency records compared\n", (unsigned long long)compared_records);

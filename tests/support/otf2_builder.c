@@ -228,6 +228,22 @@ void tb_collective_on(tb_builder *b, uint32_t r, uint64_t t0, uint64_t t1, const
     tb_leave(b, r, t1, name);
 }
 
+void tb_nbcoll_call(tb_builder *b, uint32_t r, uint64_t t0, uint64_t t1, const char *name, uint64_t req)
+{
+    tb_enter(b, r, t0, name);
+    OTF2_EvtWriter_NonBlockingCollectiveRequest(b->w[r], NULL, t0, req);
+    tb_leave(b, r, t1, name);
+}
+
+void tb_nbcoll_wait(tb_builder *b, uint32_t r, uint64_t t0, uint64_t t1, int op, uint32_t comm, uint32_t root,
+                    uint64_t sent, uint64_t received, uint64_t req)
+{
+    tb_enter(b, r, t0, "MPI_Wait");
+    OTF2_EvtWriter_NonBlockingCollectiveComplete(b->w[r], NULL, t1, (OTF2_CollectiveOp)op, comm, root, sent, received,
+                                                 req);
+    tb_leave(b, r, t1, "MPI_Wait");
+}
+
 void tb_call_send(tb_builder *b, uint32_t r, uint64_t t0, uint64_t t1, const char *name, uint32_t to, uint32_t tag,
                   uint64_t bytes)
 {

@@ -35,6 +35,14 @@ uint32_t tb_comm(tb_builder *b, const char *name, uint32_t n, const uint32_t *wo
 void tb_collective_on(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, const char *region, int otf2_op,
                       uint32_t comm, uint32_t root, uint64_t sent, uint64_t received);
 
+/** A non-blocking collective, as Score-P and retime-trace write one: the MPI_I<coll> call at
+ * @p t0..@p t1 holds a NonBlockingCollectiveRequest(@p req); tb_nbcoll_wait's MPI_Wait completes it. */
+void tb_nbcoll_call(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, const char *region, uint64_t req);
+/** The MPI_Wait at @p t0..@p t1 that completes request @p req: a NonBlockingCollectiveComplete of
+ *  operation @p otf2_op on communicator @p comm (0: MPI_COMM_WORLD) at @p t1. */
+void tb_nbcoll_wait(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, int otf2_op, uint32_t comm, uint32_t root,
+                    uint64_t sent, uint64_t received, uint64_t req);
+
 /* Whole blocking calls: Enter/record/Leave in one go. */
 void tb_call_send(tb_builder *b, uint32_t rank, uint64_t t0, uint64_t t1, const char *region, uint32_t to,
                   uint32_t tag, uint64_t bytes);

@@ -367,7 +367,6 @@ static int cx_round(struct engine *E, uint32_t cid, uint32_t i)
         }
         if (++c->dones == c->size) /* (dones counts results in a distributed replay, which has no network) */
             c->complete = 1;
-        E->ranks[row].coll = UINT32_MAX;
         return wake(E, row, M->clock);
     }
     uint32_t round = x->sched.v[x->ops[M->pos] >> 1].round, end = M->pos;

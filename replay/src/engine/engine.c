@@ -1070,7 +1070,6 @@ static int setup_ranks(struct engine *E, rt_time_ns *firstp, rt_time_ns *lastp)
     rt_time_ns first = INT64_MAX, last = INT64_MIN;
     for (uint32_t r = 0; r < E->nranks; r++) {
         struct rank *R = &E->ranks[r];
-        R->coll = UINT32_MAX;
         R->win_next = R->win_begin = R->win_end = UINT64_MAX;
         if (owned(E, r)) {
             R->row = &E->t->rows[r];
@@ -1334,6 +1333,7 @@ static void teardown(struct engine *E)
             free(E->ranks[r].pending.slot);
             free(E->ranks[r].waits);
             free(E->ranks[r].rdvw);
+            free(E->ranks[r].incoll);
         }
     rt__eng_remote_free(E);
     free(E->ranks);
@@ -1395,6 +1395,7 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     E.nranks = rt_trace_ranks(trace);
     E.freemsg = E.freecoll = UINT32_MAX;
     E.net_at = INT64_MAX;
+    E.cur_pt = INT64_MIN;
     E.hint_rank = E.hint_region = RT_NONE;
     if (!(rc = setup_tables(&E)) && !(rc = opts->part ? rt__eng_remote_setup(&E) : 0) &&
         !(rc = setup_ranks(&E, &first, &last)) && !(rc = setup_noise(&E)) &&

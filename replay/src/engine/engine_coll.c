@@ -204,7 +204,6 @@ int rt__eng_coll_finish(struct engine *E, uint32_t id)
         R->tx_free = c->mem[i].tx_free;
         R->rx_free = c->mem[i].rx_free;
         R->held = 0;
-        R->coll = UINT32_MAX;
     }
     for (uint32_t i = 0; i < c->size; i++)
         if (owned(E, member_row(E, c, i)) && wake(E, member_row(E, c, i), c->mem[i].done))
@@ -223,6 +222,7 @@ int rt__eng_coll_ports(struct engine *E, uint32_t id)
             continue;
         struct rank *R = &E->ranks[row];
         R->held = 1;
+        rt__eng_incoll_del(R, id);
         if (coordinates(E, c)) {
             c->mem[i].tx_free = R->tx_free;
             c->mem[i].rx_free = R->rx_free;
@@ -250,6 +250,7 @@ static int coll_ready(struct engine *E, uint32_t id)
     for (uint32_t i = 0; i < c->size; i++)
         tc = c->mem[i].begin > tc ? c->mem[i].begin : tc;
     c->tc = tc;
+    c->pt = tc > E->cur_pt ? tc : E->cur_pt; /* (its order: the distributed replay's, engine_remote.c) */
     c->tc_known = 1;
     if (c->own < c->size) { /* each other process with members queues it too */
         uint32_t me = E->part->me, last = me;
@@ -310,9 +311,11 @@ int rt__eng_coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t 
     c->first_rank = first_rank;
     c->first_ev = first_ev;
     c->seq = seq;
-    c->max_begin = NEVER;
-    for (uint32_t i = 0; i < size; i++)
+    c->max_begin = c->lb_far = NEVER;
+    for (uint32_t i = 0; i < size; i++) { /* (begin NEVER: not entered yet, for the coordinator's bounds) */
         c->mem[i].scale = 1;
+        c->mem[i].begin = NEVER;
+    }
     for (uint32_t i = 0; i < size; i++)
         c->own += owned(E, member_row(E, c, i));
     c->refs = c->own;
@@ -374,13 +377,6 @@ int rt__eng_post_collective(struct engine *E, uint32_t r, uint64_t j, const stru
     if (!cm)
         return E->failed = rt_error_set(E->err, RT_ECORRUPT, "%s: rank %u event %llu: collective without communicator",
                                         path, rt_trace_rank_label(E->t, r), (unsigned long long)j);
-    /* The distributed rounds keep one collective per rank in flight (rank.coll, rank.held): a
-     * non-blocking one overlaps the rank's other operations. */
-    if (e->kind == RT_EV_NBCOLL_BEGIN && E->part)
-        return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED,
-                                        "%s: rank %u event %llu (%s): non-blocking collectives are not replayed under "
-                                        "mpirun yet: run it as one process",
-                                        path, rt_trace_rank_label(E->t, r), (unsigned long long)j, rt__eng_call_name(E, r, j));
     uint32_t me = comm_rank_of(E, p->comm, cm, r);
     if (E->failed)
         return E->failed;
@@ -409,7 +405,8 @@ int rt__eng_post_collective(struct engine *E, uint32_t r, uint64_t j, const stru
         return E->failed;
     if (pt_put(&E->ranks[r].pending, j, COLL_BIT | (uint64_t)me << 32 | id))
         return rt__eng_oom(E);
-    E->ranks[r].coll = id;
+    if (E->part && rt__eng_incoll_add(&E->ranks[r], id)) /* (the rounds' bounds on its ports) */
+        return rt__eng_oom(E);
     double c_scale = E->o->scale ? rt__eng_factor(E, r, j, p->comm) : 1;
     return rt__eng_coll_enter(E, id, me, r, j, op, e->ref, t, (rt_time_ns)e->time, p->bytes,
                               rt__eng_coll_received(&E->ranks[r], j), c_scale,

@@ -109,8 +109,9 @@ int rt__dist_rounds(struct rt__dist *D, const struct rt__dist_ops *ops, void *ud
         int rc = swap(D, ops, ud, &failed);
         if (rc)
             return failed ? failed : rt_error_set(D->err, rc, "%s: distributed replay: exchange failed", D->path);
-        int64_t v[3], ty;
-        ops->earliest(ud, &v[0], &ty);
+        int64_t v[4], ty;
+        int ask;
+        ops->earliest(ud, &v[0], &ty, &ask);
         /* what the swap itself made (a collective's results) is queued elsewhere only next round */
         if (D->due < v[0] || (D->due == v[0] && ty))
             v[0] = D->due, ty = 0;
@@ -119,7 +120,8 @@ int rt__dist_rounds(struct rt__dist *D, const struct rt__dist_ops *ops, void *ud
         /* time and type in one value, so that one reduction gives both (times below 2^60 ps, 13
          * days; beyond, a second reduction finds the type) */
         v[2] = mine >= 0 && mine < (INT64_C(1) << 60) && ty < 8 ? mine * 8 + ty : INT64_MAX;
-        if ((rc = P->reduce(P->ud, v, 3, 0)))
+        v[3] = ask ? 0 : 1;
+        if ((rc = P->reduce(P->ud, v, 4, 0)))
             return reduce_failed(D, rc);
         if (v[1] == 0)
             return failed ? failed : rt_error_set(D->err, RT_EREMOTE, "%s: stopped: another process failed", D->path);
@@ -131,8 +133,13 @@ int rt__dist_rounds(struct rt__dist *D, const struct rt__dist_ops *ops, void *ud
             if ((rc = P->reduce(P->ud, &tau, 1, 0)))
                 return reduce_failed(D, rc);
         }
-        failed = ops->round(ud, v[0], tau);
+        failed = ops->round(ud, v[0], tau, v[3] == 0);
     }
+}
+
+int64_t rt__dist_due(const struct rt__dist *D)
+{
+    return D->due;
 }
 
 int rt__dist_reduce(struct rt__dist *D, int64_t *v, size_t n, int sum)

@@ -26,11 +26,12 @@ struct rt__dist_ops {
      * sent. */
     int (*apply)(void *ud, uint32_t from, const void *rec);
     /* The earliest (time, type) of what is queued here: *t = *type = INT64_MAX when nothing is.
-     * Types are below 8 and ordered as the engine takes them at equal times. */
-    void (*earliest)(void *ud, int64_t *t, int64_t *type);
+     * Types are below 8 and ordered as the engine takes them at equal times. *@p ask: this
+     * process wants a closer look in the next round (1) or not (0). */
+    void (*earliest)(void *ud, int64_t *t, int64_t *type, int *ask);
     /* Takes what the round whose earliest entry over all processes is (@p T, @p tau) lets it
-     * take, and sends (rt__dist_send) what that made. */
-    int (*round)(void *ud, int64_t T, int64_t tau);
+     * take, and sends (rt__dist_send) what that made; @p asked: some process asked (earliest). */
+    int (*round)(void *ud, int64_t T, int64_t tau, int asked);
 };
 
 /** Sets up the rounds of this process of @p P (which must outlive them) for records of
@@ -43,6 +44,9 @@ void rt__dist_destroy(struct rt__dist *D);
  *  time it can make anything happen there (INT64_MAX: never): until it is swapped, the agreement
  *  on time counts it as an entry of the first type at that time. 0, or -1 when out of memory. */
 int rt__dist_send(struct rt__dist *D, uint32_t proc, const void *rec, int64_t due);
+
+/** The earliest due time of the records queued since the last swap (INT64_MAX: none). */
+int64_t rt__dist_due(const struct rt__dist *D);
 
 /** The rounds, until no process has anything queued: swap the records (each applied with
  *  ops->apply), agree on the earliest (time, type) over all processes, let the engine take a

@@ -110,6 +110,9 @@ struct coll {
     uint32_t own, ports_in, dones; /* members replayed here; ports and results received */
     uint32_t coord;                /* the coordinator's process */
     uint8_t tc_known;
+    rt_time_ps pt;                 /* the order its reading of the ports is taken in (>= tc; engine_remote.c) */
+    rt_time_ps lb_far;             /* a lower bound on tc from the coordinator's view of the members
+                                    * still to enter (FX_CBOUND; NEVER: none) */
 };
 
 /* A rank's operations in flight, keyed by event index: open addressing with linear probing and
@@ -162,7 +165,9 @@ struct rank {
     uint64_t kept;    /* a streamed trace: the events before are given back */
     /* distributed replay */
     uint8_t held;     /* its ports were read by a collective that has not finished */
-    uint32_t coll;    /* the collective it has entered and not left (UINT32_MAX: none) */
+    uint32_t *incoll; /* the collectives it has entered whose reading of its ports is still to
+                       * come (one, or several with non-blocking ones): engine_remote.c's bounds */
+    uint32_t nincoll, capincoll;
     /* on a network: coll_exec.c's read-ahead cursor for the first communicator it was asked
      * about (cx_comm1 = comm + 1; 0: none yet), kept here since most traces have one; the
      * others' are in engine.cx_pos */
@@ -186,13 +191,19 @@ struct rank {
  *   FX_CPORTS   member i's ports t1 (send) t2 (receive) at that time (comm, n)
  *   FX_CDONE    member i's result: t1 done, t2 t3 ports, src origin member, ev1 its COLL_BEGIN, tag the
  *               member whose measured entry binds it, ev2 that one's COLL_BEGIN (comm, n)
- *   FX_BOUND    rank src's bounds at the end of a round: t1 earliest grant, t2 earliest post
- *   FX_SENDS    before the first round: rank src sends to rank dst */
-enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CDONE, FX_BOUND, FX_SENDS, FX_KINDS };
+ *   FX_BOUND    rank src's bounds at the end of a round: t1 earliest grant, t2 earliest post (in
+ *               order), t3, t4 the same in time
+ *   FX_SENDS    before the first round: rank src sends to rank dst
+ *   FX_CBOUND   the collective's last entry is at t1 or later (comm, n): from its coordinator, while
+ *               members are still to enter (traces with non-blocking collectives) */
+enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CDONE, FX_BOUND, FX_SENDS, FX_CBOUND,
+       FX_KINDS };
 struct fx {
     uint32_t kind, comm, tag, src, dst, i, flags, reg; /* reg: the MPI call's region + 1 (errors) */
     uint64_t n, ev1, ev2, bytes, id;
     rt_time_ps t1, t2, t3;
+    rt_time_ps t4;
+    rt_time_ps pt; /* the sender's order when it made the record (engine.cur_pt) */
 };
 #define RS 4 /* values per rank in engine.remote_state */
 
@@ -246,6 +257,7 @@ struct engine {
     int failed;
     /* distributed replay (o->part) */
     const struct rt_replay_part *part;
+    rt_time_ps cur_pt;              /* the order of what is being taken or applied (see rt__eng_push_past) */
     uint32_t lo, hi;                /* the ranks replayed here */
     struct remote *rm;              /* engine_remote.c's tables for the rounds */
     uint32_t hint_rank, hint_region; /* the MPI call of another process's event hint_ev, from its record */
@@ -290,6 +302,8 @@ void rt__eng_remote_free(struct engine *E);
 int rt__eng_fx_send(struct engine *E, uint32_t rank, const struct fx *f);
 int rt__eng_rdv_waiting_add(struct engine *E, uint32_t r, uint32_t id);
 void rt__eng_rdv_waiting_del(struct engine *E, uint32_t r, uint32_t id);
+int rt__eng_incoll_add(struct rank *R, uint32_t id); /* rank.incoll: -1 out of memory */
+void rt__eng_incoll_del(struct rank *R, uint32_t id);
 void rt__eng_vrecv_release(struct engine *E, uint32_t id);
 int rt__eng_post_remote_recv(struct engine *E, uint32_t r, uint64_t j, uint64_t post_ev, const struct rt_event *e,
                              const struct rt_event_payload *p, rt_time_ps t);
@@ -452,8 +466,11 @@ static inline const struct qent *qat(const struct engine *E, size_t i)
 }
 
 /* Keys stay below 2^61: ranks and communicators below 2^21, event indices below 2^40. */
+int rt__eng_push_past(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id, uint64_t key);
 static inline int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id, uint64_t key)
 {
+    if (RT_UNLIKELY(E->part != NULL) && t < E->cur_pt) /* (engine_remote.c) */
+        return rt__eng_push_past(E, t, type, id, key);
     struct qent q = {t, (uint64_t)type << 61 | (key & ((1ull << 61) - 1)), id};
     if (E->has_front) {
         if (qless(&q, &E->front)) { /* the new entry goes in front, the old front into the heap */

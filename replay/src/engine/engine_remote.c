@@ -12,11 +12,14 @@
  * takes its queue in order but puts off any entry that something not yet known here could still
  * precede on the same port, in (time, type, key) order (port_ok):
  *   a send port's grant:   a ready of a rendezvous whose receive is not posted yet (rdv_bound),
- *                          the rank's own later posts (post_bound), a collective it is in
+ *                          the rank's own later posts (post_bound), the collectives it is in
  *                          (coll_bound);
  *   a receive port's arrival: any arrival not yet sent (arrival_bound: a least wire time after
  *                          the earliest grant of a rank that sends to it);
- *   a collective's port reading: both, for every member replayed here.
+ *   a collective's port reading: both, for every member replayed here, and the reading of
+ *                          another collective the member is in (non-blocking ones overlap) whose
+ *                          last entry could still come first; its coordinator bounds that entry
+ *                          from the bounds of the members still to enter (FX_CBOUND).
  * Once an entry of a port is put off, the port's later entries are too, until the next round.
  * The earliest entry over all processes can always be taken, so every round makes progress,
  * and each port's grants come in the same order as in a replay by one process
@@ -42,7 +45,7 @@ struct remote {
     uint8_t *mark;             /* per rank: ports with an entry put off this round */
     uint32_t *marked;          /* the ranks marked */
     uint32_t nmarked;
-    struct qent *later;        /* entries put off this round */
+    struct pent *later;        /* entries put off this round, with their order */
     uint32_t nlater, caplater;
     /* per-rank bounds, so that loosely coupled ranks need not wait for the global earliest time:
      * pub[2r] is the earliest time rank r's send port could still grant a message it has not
@@ -56,9 +59,24 @@ struct remote {
     uint32_t *senders, *senders_at; /* per rank here: the ranks that ever send to it (CSR); NULL
                                      * until the first round */
     /* until the first round: the pairs (receiver here - lo) << 32 | sender received (FX_SENDS),
-     * and (rank here - lo) << 32 | process for the other processes this one sent pairs to */
+     * and (rank here - lo) << 32 | process for the other processes this one sent pairs to or
+     * whose collectives the rank is in */
     uint64_t *heard, *told;
     uint32_t nheard, capheard, ntold, captold;
+    uint8_t overlap; /* some rank has non-blocking collectives: a rank may be in several at once */
+    uint64_t *coll_ahead; /* per rank here: its last collective's begin event + 1 (0: none) */
+    struct pent {         /* an entry with its order (see "the order of the entries") */
+        rt_time_ps pt;
+        struct qent q;
+    } *past;              /* the entries made in the past: a heap in (pt, t, type, key) order */
+    uint32_t npast, cappast;
+    rt_time_ps *rdy_min_t, *arr_min_t; /* as rdy_min and arr_min, in time rather than order */
+    int64_t *pubt;        /* as pub, in time (the bounds' two spaces, see rdv_bound) */
+    uint8_t past_at_T;    /* something made in the past (or a record) may come first at T */
+    uint8_t front;        /* the least entry of all at T is agreed on: (T, front_t, front_k) */
+    uint8_t want_front;   /* an entry of order T was put off: agree on the front next round */
+    rt_time_ps front_t;
+    uint64_t front_k;
 };
 
 /* ------------------------------------------------------------------ records */
@@ -67,8 +85,12 @@ struct remote {
  * make something happen at its receiver is due at its t1 (see rt__dist_send). */
 static int fx_send_to(struct engine *E, uint32_t p, const struct fx *f)
 {
-    int64_t due = f->kind == FX_CPORTS || f->kind == FX_BOUND || f->kind == FX_SENDS ? INT64_MAX : f->t1;
-    return rt__dist_send(E->rm->D, p, f, due);
+    struct fx g = *f;
+    g.pt = E->cur_pt; /* what it makes there has at least this order (apply) */
+    int64_t due = g.kind == FX_CPORTS || g.kind == FX_BOUND || g.kind == FX_SENDS || g.kind == FX_CBOUND ? INT64_MAX
+                  : g.t1 > g.pt                                                                         ? g.t1
+                                                                                                         : g.pt;
+    return rt__dist_send(E->rm->D, p, &g, due);
 }
 
 /* Queues @p f for the process that replays rank @p rank. */
@@ -94,6 +116,23 @@ void rt__eng_rdv_waiting_del(struct engine *E, uint32_t r, uint32_t id)
     for (uint32_t i = 0; i < R->nrdvw; i++)
         if (R->rdvw[i] == id) {
             R->rdvw[i] = R->rdvw[--R->nrdvw];
+            return;
+        }
+}
+
+int rt__eng_incoll_add(struct rank *R, uint32_t id)
+{
+    if (rt__grow((void **)&R->incoll, &R->capincoll, sizeof *R->incoll, R->nincoll + 1))
+        return -1;
+    R->incoll[R->nincoll++] = id;
+    return 0;
+}
+
+void rt__eng_incoll_del(struct rank *R, uint32_t id)
+{
+    for (uint32_t i = 0; i < R->nincoll; i++)
+        if (R->incoll[i] == id) {
+            R->incoll[i] = R->incoll[--R->nincoll];
             return;
         }
 }
@@ -207,6 +246,8 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
             return bad_fx(E, from, f);
         E->rm->pub[2 * (size_t)f->src] = f->t1;
         E->rm->pub[2 * (size_t)f->src + 1] = f->t2;
+        E->rm->pubt[2 * (size_t)f->src] = f->t3;
+        E->rm->pubt[2 * (size_t)f->src + 1] = f->t4;
         return 0;
     }
     if (f->kind == FX_RPOST || f->kind == FX_ARRIVE) {
@@ -259,13 +300,19 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
                                   f->ev2, scale, (int)(f->flags & (RT__CALL_VECTOR | RT__CALL_IN_PLACE)));
     }
     uint64_t *cid = rt__map_get(&E->coll_of, f->comm, f->n);
+    if (!cid && f->kind == FX_CBOUND)
+        return 0; /* no member here has met it yet: sent again next round */
     if (!cid)
         return bad_fx(E, from, f);
     id = (uint32_t)*cid;
     struct coll *c = &E->colls[id];
     switch (f->kind) {
+    case FX_CBOUND:
+        c->lb_far = f->t1 > c->lb_far ? f->t1 : c->lb_far;
+        return 0;
     case FX_CTC:
         c->tc = f->t1;
+        c->pt = f->t1 > E->cur_pt ? f->t1 : E->cur_pt; /* the coordinator's order of it */
         c->tc_known = 1;
         return push(E, c->tc, Q_COLL, id, coll_key(c));
     case FX_CPORTS:
@@ -288,7 +335,6 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
         R->tx_free = f->t2;
         R->rx_free = f->t3;
         R->held = 0;
-        R->coll = UINT32_MAX;
         if (++c->dones == c->own) {
             c->complete = 1;
             rt__map_del(&E->coll_of, c->comm, c->seq);
@@ -296,6 +342,75 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
         return wake(E, row, f->t1);
     }
     }
+}
+
+/* ------------------------------------------------------------------ the order of the entries */
+
+/*
+ * One process takes its entries in the order (t, type, key), as the serial engine's queue gives
+ * them, but for one thing: a collective runs at its last member's entry, and a member whose part
+ * ended before that (a rooted collective's early leaver, a non-blocking member) is woken there at
+ * its own earlier end. The serial engine then takes that wake, and all that follows from it while
+ * its times stay below, before anything else still queued: in the order of the entry being taken.
+ * So each entry has an order pt = max(its time, the order of the entry or record that made it),
+ * and the serial engine takes its entries in (pt, t, type, key) order. Entries whose pt is above
+ * their time (made "in the past") wait in a second heap here (rm->past); the main queue holds the
+ * others, whose pt is their time.
+ */
+static int pless(const struct pent *a, const struct pent *b)
+{
+    return a->pt < b->pt || (a->pt == b->pt && qless(&a->q, &b->q));
+}
+
+static int past_insert(struct engine *E, struct pent x)
+{
+    struct remote *rm = E->rm;
+    if (rt__grow((void **)&rm->past, &rm->cappast, sizeof *rm->past, rm->npast + 1))
+        return rt__eng_oom(E);
+    uint32_t i = rm->npast++;
+    while (i > 0 && pless(&x, &rm->past[(i - 1) / 2])) {
+        rm->past[i] = rm->past[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    rm->past[i] = x;
+    return 0;
+}
+
+int rt__eng_push_past(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id, uint64_t key)
+{
+    struct pent x = {E->cur_pt, {t, (uint64_t)type << 61 | (key & ((1ull << 61) - 1)), id}};
+    return past_insert(E, x);
+}
+
+static struct pent past_pop(struct remote *rm)
+{
+    struct pent top = rm->past[0], last = rm->past[--rm->npast];
+    uint32_t i = 0, n = rm->npast;
+    for (uint32_t c; (c = 2 * i + 1) < n; i = c) {
+        if (c + 1 < n && pless(&rm->past[c + 1], &rm->past[c]))
+            c++;
+        if (!pless(&rm->past[c], &last))
+            break;
+        rm->past[i] = rm->past[c];
+    }
+    if (n)
+        rm->past[i] = last;
+    return top;
+}
+
+/* The least entry of both queues in (pt, t, type, key) order into *@p x (without taking it): 0
+ * when both are empty, 1 from the main queue, 2 from the past heap. */
+static int least(const struct engine *E, struct pent *x)
+{
+    const struct remote *rm = E->rm;
+    int q = qcount(E) != 0;
+    if (q)
+        *x = (struct pent){qtop(E)->t, *qtop(E)};
+    if (rm->npast && (!q || pless(&rm->past[0], x))) {
+        *x = rm->past[0];
+        return 2;
+    }
+    return q;
 }
 
 /* ------------------------------------------------------------------ bounds */
@@ -310,62 +425,76 @@ static void mark(struct engine *E, uint32_t r, uint8_t bits)
     rm->mark[r] |= bits;
 }
 
-/* The earliest time a rendezvous ready of rank @p r not yet queued could have: its send is
- * posted, and its receive can only be posted at T or later, and not before its receiver could. */
-static rt_time_ps rdv_bound(const struct engine *E, const struct rank *R)
+/* The bounds below come in two spaces. In order (ts = 0) they bound the order (pt) of what a
+ * rank could still do, which is never below T, the round's earliest order; in time (ts = 1) its
+ * time, which a rank woken in the past has below T. Ports are judged in order; the time bounds
+ * serve the arrivals' bound, since an arrival comes a least wire time after its grant in time but
+ * may share its grant's order. */
+#define FLOOR(E, ts) ((ts) ? INT64_MIN : (E)->rm->T)
+#define PUB(rm, ts) ((ts) ? (rm)->pubt : (rm)->pub)
+static rt_time_ps max_t(rt_time_ps a, rt_time_ps b) { return a > b ? a : b; }
+static rt_time_ps min_t(rt_time_ps a, rt_time_ps b) { return a < b ? a : b; }
+
+/* A rendezvous ready of rank @p R not yet queued: its send is posted, and its receive can only be
+ * posted at T or later, and not before its receiver could. */
+static rt_time_ps rdv_bound(const struct engine *E, const struct rank *R, int ts)
 {
     const struct remote *rm = E->rm;
     rt_time_ps lb = INT64_MAX;
     for (uint32_t i = 0; i < R->nrdvw; i++) {
         const struct msg *m = &E->msgs[R->rdvw[i]];
-        rt_time_ps b = m->send_post > rm->T ? m->send_post : rm->T;
-        b = rm->pub[2 * (size_t)m->dst + 1] > b ? rm->pub[2 * (size_t)m->dst + 1] : b;
-        lb = b < lb ? b : lb;
+        rt_time_ps b = max_t(max_t(m->send_post, FLOOR(E, ts)), PUB(rm, ts)[2 * (size_t)m->dst + 1]);
+        lb = min_t(b, lb);
     }
     return lb;
 }
 
-/* The earliest time an arrival not yet queued could reach rank @p r's receive port: one least
- * wire time after the earliest grant of any rank that ever sends to it. */
-static rt_time_ps arrival_bound(const struct engine *E, uint32_t r)
+/* An arrival not yet queued at rank @p r's receive port: one least wire time after the earliest
+ * grant (in time) of a rank that ever sends to it, and in order no earlier than that grant's. */
+static rt_time_ps arrival_bound(const struct engine *E, uint32_t r, int ts)
 {
     const struct remote *rm = E->rm;
     rt_time_ps lb = INT64_MAX;
-    for (uint32_t k = rm->senders_at[r - E->lo]; k < rm->senders_at[r - E->lo + 1]; k++)
-        lb = rm->pub[2 * (size_t)rm->senders[k]] < lb ? rm->pub[2 * (size_t)rm->senders[k]] : lb;
-    lb = lb > INT64_MAX - E->wire_min ? INT64_MAX : lb + E->wire_min;
-    return lb > rm->T + E->wire_min ? lb : rm->T + E->wire_min;
+    for (uint32_t k = rm->senders_at[r - E->lo]; k < rm->senders_at[r - E->lo + 1]; k++) {
+        size_t s = rm->senders[k];
+        rt_time_ps g = rm->pubt[2 * s];
+        rt_time_ps b = g == INT64_MIN ? INT64_MIN : g > INT64_MAX - E->wire_min ? INT64_MAX : g + E->wire_min;
+        lb = min_t(lb, ts ? b : max_t(b, rm->pub[2 * s]));
+    }
+    return max_t(lb, FLOOR(E, ts));
 }
 
-/* A lower bound on when collective @p c runs: its last entry. */
+/* A lower bound on the order in which collective @p c runs: its last entry. */
 static rt_time_ps coll_bound(const struct engine *E, const struct coll *c)
 {
-    return c->tc_known ? c->tc : (c->max_begin > E->rm->T ? c->max_begin : E->rm->T);
+    if (c->tc_known)
+        return c->pt;
+    rt_time_ps lb = c->max_begin > E->rm->T ? c->max_begin : E->rm->T;
+    return c->lb_far > lb ? c->lb_far : lb;
 }
 
-/* A lower bound on when the blocked rank @p r can go on: the completion it waits for. */
-static rt_time_ps wake_bound(const struct engine *E, uint32_t r)
+/* When the blocked rank @p r can go on: the completion it waits for. */
+static rt_time_ps wake_bound(const struct engine *E, uint32_t r, int ts)
 {
     const struct remote *rm = E->rm;
     const struct rank *R = &E->ranks[r];
     const struct rt_event *e = &R->ev[R->cursor];
-    if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV) {
-        rt_time_ps arr = arrival_bound(E, r);
-        return rm->arr_min[r] < arr ? rm->arr_min[r] : arr;
+    if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV)
+        return min_t(ts ? rm->arr_min_t[r] : rm->arr_min[r], arrival_bound(E, r, ts));
+    if (e->kind == RT_EV_COLL_END || e->kind == RT_EV_NBCOLL_END) { /* in order at or after its collective */
+        uint64_t p = pending_of((struct rank *)R, e->ref);
+        return !ts && p != UINT64_MAX && (p & COLL_BIT) ? coll_bound(E, &E->colls[(uint32_t)p]) : FLOOR(E, ts);
     }
-    if (e->kind == RT_EV_COLL_END && R->coll != UINT32_MAX)
-        return coll_bound(E, &E->colls[R->coll]);
     if (e->kind != RT_EV_ISEND_COMPLETE && e->kind != RT_EV_LEAVE)
-        return rm->T;
+        return FLOOR(E, ts);
     /* sends it waits for: each completes at or after its grant (eager), or its delivery, which is
      * at or after its arrival (rendezvous); it goes on when the last one completes */
-    rt_time_ps lb = rm->T, grant = rdv_bound(E, R);
-    grant = rm->rdy_min[r] < grant ? rm->rdy_min[r] : grant;
+    rt_time_ps lb = FLOOR(E, ts), grant = min_t(rdv_bound(E, R, ts), ts ? rm->rdy_min_t[r] : rm->rdy_min[r]);
     uint32_t n = e->kind == RT_EV_LEAVE ? R->nwaits : 1;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t p = e->kind == RT_EV_LEAVE ? R->waits[i] : pending_of((struct rank *)R, e->ref);
         if (p == UINT64_MAX || (p & COLL_BIT))
-            return rm->T;
+            return FLOOR(E, ts);
         const struct msg *m = &E->msgs[p];
         if (m->flags & M_SDONE)
             continue;
@@ -373,75 +502,165 @@ static rt_time_ps wake_bound(const struct engine *E, uint32_t r)
         if ((m->flags & M_RDV) && (m->flags & M_FWD))
             b = m->recv_done; /* its arrival at the far receiver */
         else if ((m->flags & M_RDV) && owned(E, m->dst))
-            b = rm->arr_min[m->dst] < grant ? rm->arr_min[m->dst] : grant;
-        lb = b > lb ? b : lb;
+            b = min_t(ts ? rm->arr_min_t[m->dst] : rm->arr_min[m->dst], grant);
+        lb = max_t(b, lb);
     }
     return lb;
 }
 
-/* The earliest time rank @p r could still post anything. */
-static rt_time_ps post_bound(const struct engine *E, uint32_t r)
+/* The earliest rank @p r could still post anything. A rank queued is taken at its entry, unless a
+ * collective it is in wakes it earlier (at T or later). */
+static rt_time_ps post_bound(const struct engine *E, uint32_t r, int ts)
 {
-    const struct remote *rm = E->rm;
     const struct rank *R = &E->ranks[r];
-    rt_time_ps lb = R->clock > rm->T ? R->clock : rm->T;
+    rt_time_ps lb = max_t(R->clock, FLOOR(E, ts));
     if (R->state == R_DONE)
         return INT64_MAX;
     if (R->state == R_QUEUED)
-        return R->queued_at > lb ? R->queued_at : lb;
-    rt_time_ps w = wake_bound(E, r);
-    return w > lb ? w : lb;
+        return ts || R->nincoll || R->held ? lb : max_t(R->queued_at, lb);
+    return max_t(wake_bound(E, r, ts), lb);
 }
 
-/* Whether nothing unknown can precede (t, type) on rank @p r's port of kind @p bits. */
-static int port_ok(const struct engine *E, uint32_t r, rt_time_ps t, uint8_t type, uint8_t bits)
+/* The earliest grant of rank @p r's send port not yet taken. */
+static rt_time_ps grant_bound(const struct engine *E, uint32_t r, int ts)
+{
+    const struct remote *rm = E->rm;
+    rt_time_ps g = min_t(rdv_bound(E, &E->ranks[r], ts), ts ? rm->rdy_min_t[r] : rm->rdy_min[r]);
+    return min_t(g, post_bound(E, r, ts));
+}
+
+/* The earliest order in which a collective that rank @p r has not entered yet could read its
+ * ports: its last entry, at or after r's (INT64_MAX: r enters none). */
+static rt_time_ps entry_bound(const struct engine *E, uint32_t r)
+{
+    return E->ranks[r].cursor < E->rm->coll_ahead[r - E->lo] ? post_bound(E, r, 0) : INT64_MAX;
+}
+
+/* Whether rank @p r waits for collective @p id to finish: it enters no other one before. */
+static int waits_on(const struct engine *E, uint32_t r, uint32_t id)
+{
+    const struct rank *R = &E->ranks[r];
+    if (R->state != R_BLOCKED || R->cursor >= R->nev)
+        return 0;
+    const struct rt_event *e = &R->ev[R->cursor];
+    uint64_t p = e->kind == RT_EV_COLL_END || e->kind == RT_EV_NBCOLL_END ? pending_of((struct rank *)R, e->ref) : UINT64_MAX;
+    return p != UINT64_MAX && (p & COLL_BIT) && (uint32_t)p == id;
+}
+
+/* Whether nothing unknown can precede entry @p q (order @p pt) on rank @p r's port of kind
+ * @p bits; for a collective's reading of the ports (Q_COLL), @p self is that collective. At a tie
+ * in order, what is not known could still come first where the serial engine takes it before: an
+ * entry made in the past (below its order), which a collective at that order makes, or a
+ * collective's reading; those wait until they are the least entry of all processes (rm->front). */
+static int port_ok(const struct engine *E, uint32_t r, const struct qent *q, rt_time_ps pt, uint8_t bits, uint32_t self)
 {
     const struct remote *rm = E->rm;
     const struct rank *R = &E->ranks[r];
-    int last_at_T = t == rm->T && rm->tau == Q_RDV; /* nothing more can be posted at T */
-    if (rm->mark[r] & bits)
+    uint8_t type = QTYPE(q);
+    int past = q->t < pt;
+    int last_at_T = pt == rm->T && rm->tau == Q_RDV; /* nothing more can be posted at T */
+    if ((rm->mark[r] & bits) || R->held) /* (held: a collective's results are still to come) */
         return 0;
-    if (type != Q_COLL) {
-        if (R->held)
-            return 0;
-        if (R->coll != UINT32_MAX) {
-            rt_time_ps lb = coll_bound(E, &E->colls[R->coll]);
-            if (!(t < lb || (t == lb && type < Q_COLL)))
+    if (rm->front && pt == rm->T && q->t == rm->front_t && q->tk == rm->front_k)
+        return 1; /* the least entry of all */
+    for (uint32_t i = 0; i < R->nincoll; i++) {
+        const struct coll *c = &E->colls[R->incoll[i]];
+        rt_time_ps lb = coll_bound(E, c);
+        if (type != Q_COLL) { /* (a tie: its reading comes after, unless it is made in the past) */
+            int after = type < Q_COLL && !past && (c->tc_known ? c->pt == c->tc : !(pt == rm->T && rm->past_at_T));
+            if (!(pt < lb || (pt == lb && after)))
                 return 0;
+        } else if (R->incoll[i] != self && !c->tc_known && lb <= pt) {
+            /* another collective whose last entry is still to come could read the ports first
+             * (one known here is queued and taken in order) */
+            return 0;
         }
     }
+    /* a collective the rank has not entered yet (unless it waits for this one first) */
+    if (type == Q_ARRIVE || (type == Q_COLL && !waits_on(E, r, self))) {
+        rt_time_ps lb = entry_bound(E, r);
+        if (pt > lb || (pt == lb && (type == Q_COLL || past)))
+            return 0;
+    }
     if (bits == MARK_RX) /* arrivals not yet sent */
-        return t < arrival_bound(E, r);
+        return pt < arrival_bound(E, r, 0);
     if (R->nrdvw) {
-        rt_time_ps lb = rdv_bound(E, R);
-        if (!(t < lb || (t == lb && (type < Q_RDV || last_at_T))))
+        rt_time_ps lb = rdv_bound(E, R, 0);
+        if (!(pt < lb || (pt == lb && !past && (type < Q_RDV || last_at_T))))
             return 0;
     }
     if (type != Q_COLL) { /* the rank's own later posts */
-        rt_time_ps lb = post_bound(E, r);
-        if (type == Q_READY ? t > lb : !(t < lb || last_at_T))
+        rt_time_ps lb = post_bound(E, r, 0);
+        if (type == Q_READY ? pt > lb || (pt == lb && past) : !(pt < lb || (pt == lb && !past && last_at_T)))
             return 0;
     }
     return 1;
 }
 
-/* The earliest queued grant of every rank's send port and arrival at its receive port. */
+/* The earliest queued grant of every rank's send port and arrival at its receive port, in order
+ * and in time. */
+static void scan_one(struct engine *E, const struct qent *q, rt_time_ps pt)
+{
+    struct remote *rm = E->rm;
+    uint8_t ty = QTYPE(q);
+    if (ty == Q_READY || ty == Q_RDV) {
+        uint32_t r = E->msgs[q->id].src;
+        rm->rdy_min[r] = min_t(pt, rm->rdy_min[r]);
+        rm->rdy_min_t[r] = min_t(q->t, rm->rdy_min_t[r]);
+    } else if (ty == Q_ARRIVE) {
+        uint32_t r = E->msgs[q->id].dst;
+        rm->arr_min[r] = min_t(pt, rm->arr_min[r]);
+        rm->arr_min_t[r] = min_t(q->t, rm->arr_min_t[r]);
+    }
+}
+
 static void scan_queue(struct engine *E)
 {
     struct remote *rm = E->rm;
     for (uint32_t r = E->lo; r < E->hi; r++)
-        rm->rdy_min[r] = rm->arr_min[r] = INT64_MAX;
-    for (size_t i = 0; i < qcount(E); i++) {
-        const struct qent *q = qat(E, i);
-        uint8_t ty = QTYPE(q);
-        if (ty == Q_READY || ty == Q_RDV) {
-            uint32_t r = E->msgs[q->id].src;
-            rm->rdy_min[r] = q->t < rm->rdy_min[r] ? q->t : rm->rdy_min[r];
-        } else if (ty == Q_ARRIVE) {
-            uint32_t r = E->msgs[q->id].dst;
-            rm->arr_min[r] = q->t < rm->arr_min[r] ? q->t : rm->arr_min[r];
+        rm->rdy_min[r] = rm->arr_min[r] = rm->rdy_min_t[r] = rm->arr_min_t[r] = INT64_MAX;
+    for (size_t i = 0; i < qcount(E); i++)
+        scan_one(E, qat(E, i), qat(E, i)->t);
+    for (uint32_t i = 0; i < rm->npast; i++)
+        scan_one(E, &rm->past[i].q, rm->past[i].pt);
+}
+
+/* With non-blocking collectives a rank may be in several collectives at once, and one's reading
+ * of its ports waits while another's last entry could still come first (port_ok). At the end of
+ * every round the coordinator bounds that entry by the members still to enter: each enters at or
+ * after the earliest time it could still post (its process's published bound, or this one's own
+ * ranks' post_bound), and the bound goes to the other processes with members (lb_far; a process
+ * that has not met the collective yet drops it and gets it again the next round). */
+static int coll_bounds(struct engine *E)
+{
+    struct remote *rm = E->rm;
+    uint32_t me = E->part->me;
+    for (uint32_t id = 0; id < E->ncolls; id++) {
+        struct coll *c = &E->colls[id];
+        if (!c->mem || c->tc_known || c->complete || !coordinates(E, c))
+            continue;
+        rt_time_ps lb = c->max_begin;
+        for (uint32_t i = 0; i < c->size; i++) {
+            if (c->mem[i].begin != NEVER)
+                continue; /* entered: at most max_begin */
+            uint32_t row = member_row(E, c, i);
+            if (row >= E->nranks)
+                continue;
+            rt_time_ps b = owned(E, row) ? post_bound(E, row, 0) : rm->pub[2 * (size_t)row + 1];
+            lb = b > lb ? b : lb;
+        }
+        c->lb_far = lb > c->lb_far ? lb : c->lb_far;
+        struct fx f = {.kind = FX_CBOUND, .comm = c->comm, .n = c->seq, .t1 = c->lb_far};
+        for (uint32_t i = 0, last = me; i < c->size; i++) {
+            uint32_t row = member_row(E, c, i), p = owner_of(E, row);
+            if (row >= E->nranks || p == me || p == last)
+                continue;
+            last = p;
+            if (fx_send_to(E, p, &f))
+                return rt__eng_oom(E);
         }
     }
+    return 0;
 }
 
 /* At the end of a round: this process's ranks' bounds (see struct engine.pub), kept here and sent
@@ -452,34 +671,35 @@ static int publish(struct engine *E)
     struct remote *rm = E->rm;
     scan_queue(E);
     for (uint32_t r = E->lo; r < E->hi; r++) {
-        rt_time_ps post = post_bound(E, r), grant = rdv_bound(E, &E->ranks[r]);
-        grant = rm->rdy_min[r] < grant ? rm->rdy_min[r] : grant;
-        grant = post < grant ? post : grant;
+        rt_time_ps grant = grant_bound(E, r, 0), post = post_bound(E, r, 0);
+        rt_time_ps grant_t = grant_bound(E, r, 1), post_t = post_bound(E, r, 1);
         rm->pub[2 * (size_t)r] = grant;
         rm->pub[2 * (size_t)r + 1] = post;
-        struct fx f = {.kind = FX_BOUND, .src = r, .t1 = grant, .t2 = post};
+        rm->pubt[2 * (size_t)r] = grant_t;
+        rm->pubt[2 * (size_t)r + 1] = post_t;
+        struct fx f = {.kind = FX_BOUND, .src = r, .t1 = grant, .t2 = post, .t3 = grant_t, .t4 = post_t};
         for (uint32_t k = rm->nbp_at[r - E->lo]; k < rm->nbp_at[r - E->lo + 1]; k++)
             if (fx_send_to(E, rm->nbp[k], &f))
                 return rt__eng_oom(E);
     }
-    return 0;
+    return rm->overlap ? coll_bounds(E) : 0;
 }
 
-/* Whether entry @p q may be taken now; if not, its ports are marked. */
-static int entry_ok(struct engine *E, const struct qent *q)
+/* Whether entry @p q (order @p pt) may be taken now; if not, its ports are marked. */
+static int entry_ok(struct engine *E, const struct qent *q, rt_time_ps pt)
 {
     switch (QTYPE(q)) {
     case Q_READY:
     case Q_RDV: {
         uint32_t r = E->msgs[q->id].src;
-        if (port_ok(E, r, q->t, QTYPE(q), MARK_TX))
+        if (port_ok(E, r, q, pt, MARK_TX, UINT32_MAX))
             return 1;
         mark(E, r, MARK_TX);
         return 0;
     }
     case Q_ARRIVE: {
         uint32_t r = E->msgs[q->id].dst;
-        if (port_ok(E, r, q->t, QTYPE(q), MARK_RX))
+        if (port_ok(E, r, q, pt, MARK_RX, UINT32_MAX))
             return 1;
         mark(E, r, MARK_RX);
         return 0;
@@ -489,7 +709,8 @@ static int entry_ok(struct engine *E, const struct qent *q)
         int ok = 1;
         for (uint32_t i = 0; i < c->size && ok; i++) {
             uint32_t row = member_row(E, c, i);
-            ok = !owned(E, row) || (port_ok(E, row, q->t, Q_COLL, MARK_TX) && port_ok(E, row, q->t, Q_COLL, MARK_RX));
+            ok = !owned(E, row) ||
+                 (port_ok(E, row, q, pt, MARK_TX, q->id) && port_ok(E, row, q, pt, MARK_RX, q->id));
         }
         if (!ok)
             for (uint32_t i = 0; i < c->size; i++)
@@ -504,19 +725,53 @@ static int entry_ok(struct engine *E, const struct qent *q)
 
 /* ------------------------------------------------------------------ who sends to whom */
 
+/* Records that rank @p r here needs its bounds sent to process @p p. */
+static int tell(struct engine *E, uint32_t r, uint32_t p)
+{
+    struct remote *rm = E->rm;
+    if (rt__grow((void **)&rm->told, &rm->captold, sizeof *rm->told, rm->ntold + 1))
+        return rt__eng_oom(E);
+    rm->told[rm->ntold++] = (uint64_t)(r - E->lo) << 32 | p;
+    return 0;
+}
+
 /* Which ranks ever send to each rank here: before the first round, every process sends the pairs
  * (receiver, sender) of its ranks' sends to the receivers' processes (FX_SENDS, in the first
- * swap), so that a round's records grow with a rank's neighbours, not with the ranks. */
+ * swap), so that a round's records grow with a rank's neighbours, not with the ranks. When any
+ * rank has non-blocking collectives (agreed on by one reduction), the coordinators of a rank's
+ * collectives get its bounds too (coll_bounds). */
 static int send_pairs(struct engine *E)
 {
     struct remote *rm = E->rm;
-    struct rt__map seen;
+    struct rt__map seen, coord; /* (receiver, sender) told; (communicator, rank) whose coordinator is known */
     int rc = RT_OK;
+    int64_t none = 1; /* min over the processes: 0 when any has a non-blocking collective */
+    uint64_t *cpairs = NULL; /* (rank here - lo) << 32 | a coordinator's process */
+    uint32_t ncp = 0, capcp = 0;
     rt__map_init(&seen);
+    rt__map_init(&coord);
+    if (!(rm->coll_ahead = calloc((size_t)(E->hi - E->lo) + 1, sizeof *rm->coll_ahead)))
+        rc = rt__eng_oom(E);
     for (uint32_t r = E->lo; r < E->hi && !rc; r++) {
         const struct rank *R = &E->ranks[r];
         for (uint64_t j = 0; j < R->nev && !rc; j++) {
             const struct rt_event *e = &R->ev[j];
+            if (e->kind == RT_EV_COLL_BEGIN || e->kind == RT_EV_NBCOLL_BEGIN) {
+                rm->coll_ahead[r - E->lo] = j + 1;
+                uint32_t comm = (uint32_t)rt__row_payload_of(R->row, j)->comm;
+                const struct rt_comm *cm = rt_trace_comm(E->t, comm);
+                none = e->kind == RT_EV_NBCOLL_BEGIN ? 0 : none;
+                if (!cm || rt__map_get(&coord, comm, r)) /* (no communicator: the replay reports it) */
+                    continue;
+                uint32_t p = owner_of(E, cm->members ? cm->members[0] : r); /* (as coll_record's c->coord) */
+                if (rt__map_put(&coord, comm, r, 1))
+                    rc = rt__eng_oom(E);
+                else if (p != E->part->me && rt__grow((void **)&cpairs, &capcp, sizeof *cpairs, ncp + 1))
+                    rc = rt__eng_oom(E);
+                else if (p != E->part->me)
+                    cpairs[ncp++] = (uint64_t)(r - E->lo) << 32 | p;
+                continue;
+            }
             if ((e->kind != RT_EV_SEND && e->kind != RT_EV_ISEND) || e->ref >= E->nranks)
                 continue;
             if (rt__map_get(&seen, e->ref, r))
@@ -525,15 +780,19 @@ static int send_pairs(struct engine *E)
             struct fx f = {.kind = FX_SENDS, .src = r, .dst = e->ref};
             if (rt__map_put(&seen, e->ref, r, 1) || fx_send_to(E, p, &f))
                 rc = rt__eng_oom(E);
-            else if (p != E->part->me) { /* that process needs r's bounds: its ranks' arrivals wait for r's grants */
-                if (rt__grow((void **)&rm->told, &rm->captold, sizeof *rm->told, rm->ntold + 1))
-                    rc = rt__eng_oom(E);
-                else
-                    rm->told[rm->ntold++] = (uint64_t)(r - E->lo) << 32 | p;
-            }
+            else if (p != E->part->me) /* that process needs r's bounds: its ranks' arrivals wait for r's grants */
+                rc = tell(E, r, p);
         }
     }
     rt__map_free(&seen);
+    rt__map_free(&coord);
+    int xrc = rt__dist_reduce(rm->D, &none, 1, 0); /* (every process takes part, failed or not) */
+    if (xrc && !rc)
+        rc = E->failed = xrc;
+    rm->overlap = none == 0;
+    for (uint32_t i = 0; i < ncp && rm->overlap && !rc; i++)
+        rc = tell(E, (uint32_t)(cpairs[i] >> 32) + E->lo, (uint32_t)cpairs[i]);
+    free(cpairs);
     return rc;
 }
 
@@ -608,59 +867,123 @@ static int senders_build(struct engine *E)
 
 /* ------------------------------------------------------------------ rounds (rt__dist_ops) */
 
-/* Applies a record that process @p from sent. */
+/* Applies a record that process @p from sent: what it makes has at least the record's order. */
 static int apply(void *ud, uint32_t from, const void *rec)
 {
     struct engine *E = ud;
     struct fx x;
     memcpy(&x, rec, sizeof x); /* the transport's buffer need not be aligned */
+    E->cur_pt = x.pt;
     fx_apply(E, from, &x);
+    E->cur_pt = INT64_MIN;
     return E->failed;
 }
 
-/* The earliest entry queued here, and the collectives here that wait for their members' ports. */
-static void earliest(void *ud, int64_t *t, int64_t *type)
+/* The earliest entry here in order, and the collectives here that wait for their members' ports;
+ * its type + 1, or 0 for one made in the past (it comes before every entry of its order). It asks
+ * for the least entry of all (agree_front) when it put off one of order T last round. */
+static void earliest(void *ud, int64_t *t, int64_t *type, int *ask)
 {
     const struct engine *E = ud;
+    *ask = E->rm->want_front;
     rt_time_ps v = INT64_MAX;
     int64_t ty = INT64_MAX;
-    if (qcount(E))
-        v = qtop(E)->t, ty = QTYPE(qtop(E));
+    struct pent x;
+    if (least(E, &x))
+        v = x.pt, ty = x.q.t < x.pt ? 0 : QTYPE(&x.q) + 1;
     for (uint32_t i = 0; i < E->ncolls; i++) {
         const struct coll *c = &E->colls[i];
-        if (c->mem && c->tc_known && !c->complete && coordinates(E, c) && (c->tc < v || (c->tc == v && Q_COLL < ty)))
-            v = c->tc, ty = Q_COLL;
+        int64_t cty = c->pt > c->tc ? 0 : Q_COLL + 1;
+        if (c->mem && c->tc_known && !c->complete && coordinates(E, c) && (c->pt < v || (c->pt == v && cty < ty)))
+            v = c->pt, ty = cty;
     }
     *t = v;
     *type = ty;
 }
 
+/* The least entry here of order @p T as (time, type << 61 | key), the collectives that wait for
+ * their members' ports at this coordinator included; *@p t INT64_MAX: none. */
+static void least_at(const struct engine *E, rt_time_ps T, int64_t *t, uint64_t *tk)
+{
+    struct pent x;
+    *t = INT64_MAX;
+    *tk = UINT64_MAX;
+    if (least(E, &x) && x.pt == T)
+        *t = x.q.t, *tk = x.q.tk;
+    for (uint32_t i = 0; i < E->ncolls; i++) {
+        const struct coll *c = &E->colls[i];
+        uint64_t k = (uint64_t)Q_COLL << 61 | coll_key(c);
+        if (c->mem && c->tc_known && !c->complete && coordinates(E, c) && c->pt == T &&
+            (c->tc < *t || (c->tc == *t && k < *tk)))
+            *t = c->tc, *tk = k;
+    }
+}
+
+/* The least entry of all processes at order T (rm->front), for the ties port_ok cannot settle:
+ * two reductions, which every process takes part in, in the rounds after one that put off an
+ * entry of its T. None while a record made in the last swap could still make one at T. */
+static int agree_front(struct engine *E)
+{
+    struct remote *rm = E->rm;
+    int64_t t, v[1];
+    uint64_t tk;
+    least_at(E, rm->T, &t, &tk);
+    v[0] = rt__dist_due(rm->D) <= rm->T ? INT64_MIN : t;
+    int rc = rt__eng_reduce(E, v, 1, 0);
+    if (rc || v[0] == INT64_MIN || v[0] == INT64_MAX)
+        return rc;
+    rm->front_t = v[0];
+    v[0] = t == rm->front_t ? (int64_t)tk : INT64_MAX; /* (keys stay below 2^63) */
+    if ((rc = rt__eng_reduce(E, v, 1, 0)))
+        return rc;
+    rm->front_k = (uint64_t)v[0];
+    rm->front = 1;
+    return RT_OK;
+}
+
 /* Takes the queue in order, each entry now or (if entry_ok says no) next round; then publishes. */
-static int round_take(void *ud, int64_t T, int64_t tau)
+static int round_take(void *ud, int64_t T, int64_t tau, int asked)
 {
     struct engine *E = ud;
     struct remote *rm = E->rm;
+    rm->T = T;
+    rm->past_at_T = tau == 0; /* an entry made in the past, or a record, comes first at T */
+    rm->tau = tau > 0 && tau <= Q_BG + 1 ? (uint8_t)(tau - 1) : Q_RESUME;
+    rm->front = 0;
+    rm->want_front = 0;
+    if (asked) { /* every process takes part */
+        int rc = agree_front(E);
+        if (rc)
+            return E->failed = E->failed ? E->failed : rc;
+    }
     if (!rm->senders_at && senders_build(E)) /* the first round: its swap brought the pairs */
         return E->failed;
-    rm->T = T;
-    rm->tau = (uint8_t)tau;
     E->res->rounds++;
     scan_queue(E);
-    while (qcount(E) && !E->failed) {
-        struct qent q = pop(E);
-        if (entry_ok(E, &q)) {
-            rt__eng_take(E, q);
+    struct pent x;
+    for (int from; !E->failed && (from = least(E, &x));) {
+        if (from == 2)
+            past_pop(rm);
+        else
+            pop(E);
+        E->cur_pt = x.pt;
+        if (entry_ok(E, &x.q, x.pt)) {
+            rt__eng_take(E, x.q);
             continue;
         }
         if (rt__grow((void **)&rm->later, &rm->caplater, sizeof *rm->later, rm->nlater + 1)) {
             rt__eng_oom(E);
             break;
         }
-        rm->later[rm->nlater++] = q;
+        rm->later[rm->nlater++] = x;
+        rm->want_front |= x.pt == T; /* (a tie at T may hold it: the least entry of all settles it) */
     }
-    for (uint32_t i = 0; i < rm->nlater && !E->failed; i++)
-        if (push(E, rm->later[i].t, QTYPE(&rm->later[i]), rm->later[i].id, rm->later[i].tk))
+    E->cur_pt = INT64_MIN; /* (the entries put off go back with their own order) */
+    for (uint32_t i = 0; i < rm->nlater && !E->failed; i++) {
+        const struct pent *y = &rm->later[i];
+        if (y->q.t < y->pt ? past_insert(E, *y) : push(E, y->q.t, QTYPE(&y->q), y->q.id, y->q.tk))
             break;
+    }
     rm->nlater = 0;
     for (uint32_t i = 0; i < rm->nmarked; i++)
         rm->mark[rm->marked[i]] = 0;
@@ -706,15 +1029,19 @@ int rt__eng_remote_setup(struct engine *E)
     rm->pub = malloc((2 * (size_t)E->nranks + 1) * sizeof *rm->pub);
     rm->rdy_min = calloc(n, sizeof *rm->rdy_min);
     rm->arr_min = calloc(n, sizeof *rm->arr_min);
-    for (size_t i = 0; rm->pub && i < 2 * (size_t)E->nranks; i++)
-        rm->pub[i] = INT64_MIN; /* nothing known yet: anything may happen at any time */
+    rm->rdy_min_t = calloc(n, sizeof *rm->rdy_min_t);
+    rm->arr_min_t = calloc(n, sizeof *rm->arr_min_t);
+    rm->pubt = malloc((2 * (size_t)E->nranks + 1) * sizeof *rm->pubt);
+    for (size_t i = 0; rm->pub && rm->pubt && i < 2 * (size_t)E->nranks; i++)
+        rm->pub[i] = rm->pubt[i] = INT64_MIN; /* nothing known yet: anything may happen at any time */
     return 0;
 }
 
 int rt__eng_remote_ready(const struct engine *E)
 {
     const struct remote *rm = E->rm;
-    return E->remote_state && rm && rm->D && rm->mark && rm->marked && rm->pub && rm->rdy_min && rm->arr_min;
+    return E->remote_state && rm && rm->D && rm->mark && rm->marked && rm->pub && rm->rdy_min && rm->arr_min &&
+           rm->pubt && rm->rdy_min_t && rm->arr_min_t;
 }
 
 void rt__eng_remote_free(struct engine *E)
@@ -733,10 +1060,15 @@ void rt__eng_remote_free(struct engine *E)
     free(rm->nbp_at);
     free(rm->rdy_min);
     free(rm->arr_min);
+    free(rm->rdy_min_t);
+    free(rm->arr_min_t);
+    free(rm->pubt);
+    free(rm->past);
     free(rm->senders);
     free(rm->senders_at);
     free(rm->heard);
     free(rm->told);
+    free(rm->coll_ahead);
     free(rm);
 }
 
