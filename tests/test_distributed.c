@@ -756,11 +756,32 @@ static void nb_program(const char *path, uint32_t P, uint32_t phases, int blocki
     CHECK_EQ_INT(tb_close(b), 0);
 }
 
+/* Search program @p k of @p kind (bit 0: blocking collectives only; bit 1: 9 to 39 ranks and 3 to
+ * 8 phases, else 3 to 8 ranks and 2 to 4 phases), written in @p dir and compared as the stored
+ * traces are; 1 when it differs. */
+static int search_program(const char *dir, long k, int kind)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/search%ld-%d", dir, k, kind);
+    nb_rng = 0x1234567ull * (uint64_t)(k + 1) + (kind & 2 ? 77 : 0);
+    uint32_t P = kind & 2 ? 9 + (uint32_t)k % 31 : 3 + (uint32_t)k % 6;
+    uint32_t phases = kind & 2 ? 3 + (uint32_t)(k / 31) % 6 : 2 + (uint32_t)(k / 6) % 3;
+    int before = rt_test_failures;
+    nb_program(path, P, phases, kind & 1);
+    check_trace(path, 0);
+    if (rt_test_failures == before)
+        return 0;
+    printf("search program %ld (kind %d, %u ranks, %u phases) differs\n", k, kind, P, phases);
+    return 1;
+}
+
 /* Random programs (nb_program), each compared as the stored traces are (check_trace): 3 to 39
  * ranks (some fewer than the parts' 7, some more than 32), 3 to 8 phases; half of them with the
- * collectives non-blocking, half with the same collectives blocking. A rooted collective's early
- * leavers (woken below their collective's time) found the distributed replay's order wrong in 5
- * of 400 such programs before it took entries in the serial engine's order (engine_remote.c). */
+ * collectives non-blocking, half with the same collectives blocking. Then programs of a search of
+ * 1,600 (RETIME_TEST_PROGRAMS=400 runs it): five that the distributed replay got wrong before it
+ * took entries in the serial engine's order (a rooted collective's early leavers, woken below its
+ * time), and three that it gets wrong without the bound of a collective not yet entered on the
+ * arrivals (engine_remote.c, entry_bound). */
 static void check_nbcoll(void)
 {
     char dir[] = "/tmp/retime-dist-nb-XXXXXX";
@@ -773,17 +794,19 @@ static void check_nbcoll(void)
         nb_program(path, ranks[k % 10], 3 + k % 6, (int)(k & 1));
         check_trace(path, 0);
     }
-    /* the five of 400 blocking programs (seed, ranks, phases) that the old order got wrong */
     static const struct {
-        uint32_t k, P, phases;
-    } found[] = {{12, 3, 4}, {178, 7, 4}, {300, 3, 4}, {316, 7, 3}, {381, 6, 2}};
-    for (size_t i = 0; i < sizeof found / sizeof *found; i++) {
-        char path[256];
-        snprintf(path, sizeof path, "%s/found%zu", dir, i);
-        nb_rng = 0x1234567ull * (found[i].k + 1);
-        nb_program(path, found[i].P, found[i].phases, 1);
-        check_trace(path, 0);
-    }
+        long k;
+        int kind;
+    } found[] = {{12, 1}, {178, 1}, {300, 1}, {316, 1}, {381, 1}, {9, 0}, {46, 1}, {6, 3}};
+    for (size_t i = 0; i < sizeof found / sizeof *found; i++)
+        search_program(dir, found[i].k, found[i].kind);
+    const char *more = getenv("RETIME_TEST_PROGRAMS"); /* N: the search's first N of each kind */
+    long differ = 0, n = more ? atol(more) : 0;
+    for (long k = 0; k < n; k++)
+        for (int kind = 0; kind < 4; kind++)
+            differ += search_program(dir, k, kind);
+    if (n)
+        printf("%ld of %ld search programs differ\n", differ, 4 * n);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK_EQ_INT(system(cmd), 0);
