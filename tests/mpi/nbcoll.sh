@@ -8,7 +8,8 @@
 # it) with the operation, root and byte counts of its blocking twin, derived here by hand from the
 # counts and types nbcoll_test.c lists; the program's results stay right; and retime replays them:
 # info counts them as non-blocking collectives with no "not replayed" line, its census sees each
-# operation with its block, and the replay runs on the model's crossbar, crossbar-flow and a torus.
+# operation with its block, the replay runs on the model's crossbar, crossbar-flow and a torus,
+# and replay and analyze under mpirun print what one process prints.
 # usage: nbcoll.sh MPIRUN_SH NP TRACE_LIB OTF2_PRINT RETIME PROGRAM
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=coll_lib.sh
@@ -83,4 +84,17 @@ diff "$tmp/census" <(echo "$census") || { echo "FAIL: info's census (< expected,
 # program's closing MPI_Allreduce
 inst=$((want / P + (P > 1 ? 1 : 0) + 2 * (P - 1) + 1))
 coll_replay "$retime" "$np" "$inst"
-echo "PASS: $want non-blocking collectives on $P ranks recorded with their hand-derived counts, counted and replayed"
+# under mpirun (docs/distributed.md; issue #50, item 2): the distributed replay and analysis of the
+# traced program print what one process prints, byte for byte, on 2 processes and on as many as ranks
+for dnp in 2 "$P"; do
+  for cmd in "replay --format json" "analyze --against measured --format json"; do
+    # shellcheck disable=SC2086
+    "$retime" $cmd "$tmp/trace" --alpha 2.122us --beta 0.76ns/B >"$tmp/one" 2>"$tmp/one.err" ||
+      { echo "FAIL: $cmd (one process):"; cat "$tmp/one.err"; exit 1; }
+    # shellcheck disable=SC2086
+    "$1" -np "$dnp" "$retime" $cmd "$tmp/trace" --alpha 2.122us --beta 0.76ns/B >"$tmp/dist" 2>"$tmp/dist.err" ||
+      { echo "FAIL: $cmd under mpirun -np $dnp:"; head -5 "$tmp/dist.err"; exit 1; }
+    cmp -s "$tmp/one" "$tmp/dist" || { echo "FAIL: $cmd under mpirun -np $dnp differs:"; diff "$tmp/one" "$tmp/dist" | head; exit 1; }
+  done
+done
+echo "PASS: $want non-blocking collectives on $P ranks recorded with their hand-derived counts, counted and replayed (also under mpirun -np 2 and $P, byte-identical)"

@@ -311,11 +311,9 @@ int rt__eng_coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t 
     c->first_rank = first_rank;
     c->first_ev = first_ev;
     c->seq = seq;
-    c->max_begin = c->lb_far = NEVER;
-    for (uint32_t i = 0; i < size; i++) { /* (begin NEVER: not entered yet, for the coordinator's bounds) */
+    c->max_begin = NEVER;
+    for (uint32_t i = 0; i < size; i++)
         c->mem[i].scale = 1;
-        c->mem[i].begin = NEVER;
-    }
     for (uint32_t i = 0; i < size; i++)
         c->own += owned(E, member_row(E, c, i));
     c->refs = c->own;

@@ -111,8 +111,6 @@ struct coll {
     uint32_t coord;                /* the coordinator's process */
     uint8_t tc_known;
     rt_time_ps pt;                 /* the order its reading of the ports is taken in (>= tc; engine_remote.c) */
-    rt_time_ps lb_far;             /* a lower bound on tc from the coordinator's view of the members
-                                    * still to enter (FX_CBOUND; NEVER: none) */
 };
 
 /* A rank's operations in flight, keyed by event index: open addressing with linear probing and
@@ -193,11 +191,8 @@ struct rank {
  *               member whose measured entry binds it, ev2 that one's COLL_BEGIN (comm, n)
  *   FX_BOUND    rank src's bounds at the end of a round: t1 earliest grant, t2 earliest post (in
  *               order), t3, t4 the same in time
- *   FX_SENDS    before the first round: rank src sends to rank dst
- *   FX_CBOUND   the collective's last entry is at t1 or later (comm, n): from its coordinator, while
- *               members are still to enter (traces with non-blocking collectives) */
-enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CDONE, FX_BOUND, FX_SENDS, FX_CBOUND,
-       FX_KINDS };
+ *   FX_SENDS    before the first round: rank src sends to rank dst */
+enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CDONE, FX_BOUND, FX_SENDS, FX_KINDS };
 struct fx {
     uint32_t kind, comm, tag, src, dst, i, flags, reg; /* reg: the MPI call's region + 1 (errors) */
     uint64_t n, ev1, ev2, bytes, id;

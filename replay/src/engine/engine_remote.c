@@ -9,21 +9,21 @@
  * Each process replays its own ranks with the serial engine (engine.c) and sends what crosses to
  * another process (struct fx) at the end of a round. With the records come the bounds of the
  * ranks this process's ranks exchange messages with (struct remote.pub). In a round the engine
- * takes its queue in order but puts off any entry that something not yet known here could still
- * precede on the same port, in (time, type, key) order (port_ok):
+ * takes its queue in the serial engine's order (pt, t, type, key: "the order of the entries"
+ * below) but puts off any entry that something not yet known here could still precede on the
+ * same port (port_ok):
  *   a send port's grant:   a ready of a rendezvous whose receive is not posted yet (rdv_bound),
  *                          the rank's own later posts (post_bound), the collectives it is in
- *                          (coll_bound);
+ *                          (coll_bound: several at once with non-blocking ones);
  *   a receive port's arrival: any arrival not yet sent (arrival_bound: a least wire time after
- *                          the earliest grant of a rank that sends to it);
+ *                          the earliest grant of a rank that sends to it), a collective the rank
+ *                          has not entered yet (entry_bound);
  *   a collective's port reading: both, for every member replayed here, and the reading of
- *                          another collective the member is in (non-blocking ones overlap) whose
- *                          last entry could still come first; its coordinator bounds that entry
- *                          from the bounds of the members still to enter (FX_CBOUND).
+ *                          another collective the member is in whose last entry is unknown.
  * Once an entry of a port is put off, the port's later entries are too, until the next round.
- * The earliest entry over all processes can always be taken, so every round makes progress,
- * and each port's grants come in the same order as in a replay by one process
- * (docs/distributed.md).
+ * The earliest entry over all processes can always be taken (at a tie in order the processes
+ * agree on it: agree_front), so every round makes progress, and each port's grants come in the
+ * same order as in a replay by one process (docs/distributed.md).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -59,11 +59,9 @@ struct remote {
     uint32_t *senders, *senders_at; /* per rank here: the ranks that ever send to it (CSR); NULL
                                      * until the first round */
     /* until the first round: the pairs (receiver here - lo) << 32 | sender received (FX_SENDS),
-     * and (rank here - lo) << 32 | process for the other processes this one sent pairs to or
-     * whose collectives the rank is in */
+     * and (rank here - lo) << 32 | process for the other processes this one sent pairs to */
     uint64_t *heard, *told;
     uint32_t nheard, capheard, ntold, captold;
-    uint8_t overlap; /* some rank has non-blocking collectives: a rank may be in several at once */
     uint64_t *coll_ahead; /* per rank here: its last collective's begin event + 1 (0: none) */
     struct pent {         /* an entry with its order (see "the order of the entries") */
         rt_time_ps pt;
@@ -87,9 +85,9 @@ static int fx_send_to(struct engine *E, uint32_t p, const struct fx *f)
 {
     struct fx g = *f;
     g.pt = E->cur_pt; /* what it makes there has at least this order (apply) */
-    int64_t due = g.kind == FX_CPORTS || g.kind == FX_BOUND || g.kind == FX_SENDS || g.kind == FX_CBOUND ? INT64_MAX
-                  : g.t1 > g.pt                                                                         ? g.t1
-                                                                                                         : g.pt;
+    int64_t due = g.kind == FX_CPORTS || g.kind == FX_BOUND || g.kind == FX_SENDS ? INT64_MAX
+                  : g.t1 > g.pt                                                  ? g.t1
+                                                                                  : g.pt;
     return rt__dist_send(E->rm->D, p, &g, due);
 }
 
@@ -300,16 +298,11 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
                                   f->ev2, scale, (int)(f->flags & (RT__CALL_VECTOR | RT__CALL_IN_PLACE)));
     }
     uint64_t *cid = rt__map_get(&E->coll_of, f->comm, f->n);
-    if (!cid && f->kind == FX_CBOUND)
-        return 0; /* no member here has met it yet: sent again next round */
     if (!cid)
         return bad_fx(E, from, f);
     id = (uint32_t)*cid;
     struct coll *c = &E->colls[id];
     switch (f->kind) {
-    case FX_CBOUND:
-        c->lb_far = f->t1 > c->lb_far ? f->t1 : c->lb_far;
-        return 0;
     case FX_CTC:
         c->tc = f->t1;
         c->pt = f->t1 > E->cur_pt ? f->t1 : E->cur_pt; /* the coordinator's order of it */
@@ -469,8 +462,7 @@ static rt_time_ps coll_bound(const struct engine *E, const struct coll *c)
 {
     if (c->tc_known)
         return c->pt;
-    rt_time_ps lb = c->max_begin > E->rm->T ? c->max_begin : E->rm->T;
-    return c->lb_far > lb ? c->lb_far : lb;
+    return c->max_begin > E->rm->T ? c->max_begin : E->rm->T;
 }
 
 /* When the blocked rank @p r can go on: the completion it waits for. */
@@ -625,44 +617,6 @@ static void scan_queue(struct engine *E)
         scan_one(E, &rm->past[i].q, rm->past[i].pt);
 }
 
-/* With non-blocking collectives a rank may be in several collectives at once, and one's reading
- * of its ports waits while another's last entry could still come first (port_ok). At the end of
- * every round the coordinator bounds that entry by the members still to enter: each enters at or
- * after the earliest time it could still post (its process's published bound, or this one's own
- * ranks' post_bound), and the bound goes to the other processes with members (lb_far; a process
- * that has not met the collective yet drops it and gets it again the next round). */
-static int coll_bounds(struct engine *E)
-{
-    struct remote *rm = E->rm;
-    uint32_t me = E->part->me;
-    for (uint32_t id = 0; id < E->ncolls; id++) {
-        struct coll *c = &E->colls[id];
-        if (!c->mem || c->tc_known || c->complete || !coordinates(E, c))
-            continue;
-        rt_time_ps lb = c->max_begin;
-        for (uint32_t i = 0; i < c->size; i++) {
-            if (c->mem[i].begin != NEVER)
-                continue; /* entered: at most max_begin */
-            uint32_t row = member_row(E, c, i);
-            if (row >= E->nranks)
-                continue;
-            rt_time_ps b = owned(E, row) ? post_bound(E, row, 0) : rm->pub[2 * (size_t)row + 1];
-            lb = b > lb ? b : lb;
-        }
-        c->lb_far = lb > c->lb_far ? lb : c->lb_far;
-        struct fx f = {.kind = FX_CBOUND, .comm = c->comm, .n = c->seq, .t1 = c->lb_far};
-        for (uint32_t i = 0, last = me; i < c->size; i++) {
-            uint32_t row = member_row(E, c, i), p = owner_of(E, row);
-            if (row >= E->nranks || p == me || p == last)
-                continue;
-            last = p;
-            if (fx_send_to(E, p, &f))
-                return rt__eng_oom(E);
-        }
-    }
-    return 0;
-}
-
 /* At the end of a round: this process's ranks' bounds (see struct engine.pub), kept here and sent
  * to the processes that need them. Effects still on their way cannot undercut them: each came
  * from an entry that respected the bounds of the round before. */
@@ -682,7 +636,7 @@ static int publish(struct engine *E)
             if (fx_send_to(E, rm->nbp[k], &f))
                 return rt__eng_oom(E);
     }
-    return rm->overlap ? coll_bounds(E) : 0;
+    return 0;
 }
 
 /* Whether entry @p q (order @p pt) may be taken now; if not, its ports are marked. */
@@ -725,53 +679,23 @@ static int entry_ok(struct engine *E, const struct qent *q, rt_time_ps pt)
 
 /* ------------------------------------------------------------------ who sends to whom */
 
-/* Records that rank @p r here needs its bounds sent to process @p p. */
-static int tell(struct engine *E, uint32_t r, uint32_t p)
-{
-    struct remote *rm = E->rm;
-    if (rt__grow((void **)&rm->told, &rm->captold, sizeof *rm->told, rm->ntold + 1))
-        return rt__eng_oom(E);
-    rm->told[rm->ntold++] = (uint64_t)(r - E->lo) << 32 | p;
-    return 0;
-}
-
 /* Which ranks ever send to each rank here: before the first round, every process sends the pairs
  * (receiver, sender) of its ranks' sends to the receivers' processes (FX_SENDS, in the first
- * swap), so that a round's records grow with a rank's neighbours, not with the ranks. When any
- * rank has non-blocking collectives (agreed on by one reduction), the coordinators of a rank's
- * collectives get its bounds too (coll_bounds). */
+ * swap), so that a round's records grow with a rank's neighbours, not with the ranks. */
 static int send_pairs(struct engine *E)
 {
     struct remote *rm = E->rm;
-    struct rt__map seen, coord; /* (receiver, sender) told; (communicator, rank) whose coordinator is known */
+    struct rt__map seen;
     int rc = RT_OK;
-    int64_t none = 1; /* min over the processes: 0 when any has a non-blocking collective */
-    uint64_t *cpairs = NULL; /* (rank here - lo) << 32 | a coordinator's process */
-    uint32_t ncp = 0, capcp = 0;
     rt__map_init(&seen);
-    rt__map_init(&coord);
     if (!(rm->coll_ahead = calloc((size_t)(E->hi - E->lo) + 1, sizeof *rm->coll_ahead)))
         rc = rt__eng_oom(E);
     for (uint32_t r = E->lo; r < E->hi && !rc; r++) {
         const struct rank *R = &E->ranks[r];
         for (uint64_t j = 0; j < R->nev && !rc; j++) {
             const struct rt_event *e = &R->ev[j];
-            if (e->kind == RT_EV_COLL_BEGIN || e->kind == RT_EV_NBCOLL_BEGIN) {
+            if (e->kind == RT_EV_COLL_BEGIN || e->kind == RT_EV_NBCOLL_BEGIN)
                 rm->coll_ahead[r - E->lo] = j + 1;
-                uint32_t comm = (uint32_t)rt__row_payload_of(R->row, j)->comm;
-                const struct rt_comm *cm = rt_trace_comm(E->t, comm);
-                none = e->kind == RT_EV_NBCOLL_BEGIN ? 0 : none;
-                if (!cm || rt__map_get(&coord, comm, r)) /* (no communicator: the replay reports it) */
-                    continue;
-                uint32_t p = owner_of(E, cm->members ? cm->members[0] : r); /* (as coll_record's c->coord) */
-                if (rt__map_put(&coord, comm, r, 1))
-                    rc = rt__eng_oom(E);
-                else if (p != E->part->me && rt__grow((void **)&cpairs, &capcp, sizeof *cpairs, ncp + 1))
-                    rc = rt__eng_oom(E);
-                else if (p != E->part->me)
-                    cpairs[ncp++] = (uint64_t)(r - E->lo) << 32 | p;
-                continue;
-            }
             if ((e->kind != RT_EV_SEND && e->kind != RT_EV_ISEND) || e->ref >= E->nranks)
                 continue;
             if (rt__map_get(&seen, e->ref, r))
@@ -780,19 +704,15 @@ static int send_pairs(struct engine *E)
             struct fx f = {.kind = FX_SENDS, .src = r, .dst = e->ref};
             if (rt__map_put(&seen, e->ref, r, 1) || fx_send_to(E, p, &f))
                 rc = rt__eng_oom(E);
-            else if (p != E->part->me) /* that process needs r's bounds: its ranks' arrivals wait for r's grants */
-                rc = tell(E, r, p);
+            else if (p != E->part->me) { /* that process needs r's bounds: its ranks' arrivals wait for r's grants */
+                if (rt__grow((void **)&rm->told, &rm->captold, sizeof *rm->told, rm->ntold + 1))
+                    rc = rt__eng_oom(E);
+                else
+                    rm->told[rm->ntold++] = (uint64_t)(r - E->lo) << 32 | p;
+            }
         }
     }
     rt__map_free(&seen);
-    rt__map_free(&coord);
-    int xrc = rt__dist_reduce(rm->D, &none, 1, 0); /* (every process takes part, failed or not) */
-    if (xrc && !rc)
-        rc = E->failed = xrc;
-    rm->overlap = none == 0;
-    for (uint32_t i = 0; i < ncp && rm->overlap && !rc; i++)
-        rc = tell(E, (uint32_t)(cpairs[i] >> 32) + E->lo, (uint32_t)cpairs[i]);
-    free(cpairs);
     return rc;
 }
 
