@@ -464,7 +464,7 @@ static inline const struct qent *qat(const struct engine *E, size_t i)
 int rt__eng_push_past(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id, uint64_t key);
 static inline int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id, uint64_t key)
 {
-    if (RT_UNLIKELY(E->part != NULL) && t < E->cur_pt) /* (engine_remote.c) */
+    if (RT_UNLIKELY(t < E->cur_pt)) /* (distributed only: one process keeps cur_pt at INT64_MIN) */
         return rt__eng_push_past(E, t, type, id, key);
     struct qent q = {t, (uint64_t)type << 61 | (key & ((1ull << 61) - 1)), id};
     if (E->has_front) {
