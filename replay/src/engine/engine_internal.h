@@ -196,8 +196,7 @@ enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CD
 struct fx {
     uint32_t kind, comm, tag, src, dst, i, flags, reg; /* reg: the MPI call's region + 1 (errors) */
     uint64_t n, ev1, ev2, bytes, id;
-    rt_time_ps t1, t2, t3;
-    rt_time_ps t4;
+    rt_time_ps t1, t2, t3, t4;
     rt_time_ps pt; /* the sender's order when it made the record (engine.cur_pt) */
 };
 #define RS 4 /* values per rank in engine.remote_state */
@@ -460,8 +459,9 @@ static inline const struct qent *qat(const struct engine *E, size_t i)
     return i < E->nheap ? &E->heap[i] : &E->front;
 }
 
-/* Keys stay below 2^61: ranks and communicators below 2^21, event indices below 2^40. */
+/* engine_remote.c: an entry made below the order being taken (the distributed replay's second heap). */
 int rt__eng_push_past(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id, uint64_t key);
+/* Keys stay below 2^61: ranks and communicators below 2^21, event indices below 2^40. */
 static inline int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id, uint64_t key)
 {
     if (RT_UNLIKELY(t < E->cur_pt)) /* (distributed only: one process keeps cur_pt at INT64_MIN) */
