@@ -77,6 +77,9 @@ struct remote {
     uint64_t front_k;
 };
 
+static rt_time_ps max_t(rt_time_ps a, rt_time_ps b) { return a > b ? a : b; }
+static rt_time_ps min_t(rt_time_ps a, rt_time_ps b) { return a < b ? a : b; }
+
 /* ------------------------------------------------------------------ records */
 
 /* Queues @p f for process @p p until the end of the round; -1 out of memory. A record that can
@@ -85,9 +88,7 @@ static int fx_send_to(struct engine *E, uint32_t p, const struct fx *f)
 {
     struct fx g = *f;
     g.pt = E->cur_pt; /* what it makes there has at least this order (apply) */
-    int64_t due = g.kind == FX_CPORTS || g.kind == FX_BOUND || g.kind == FX_SENDS ? INT64_MAX
-                  : g.t1 > g.pt                                                  ? g.t1
-                                                                                  : g.pt;
+    int64_t due = g.kind == FX_CPORTS || g.kind == FX_BOUND || g.kind == FX_SENDS ? INT64_MAX : max_t(g.t1, g.pt);
     return rt__dist_send(E->rm->D, p, &g, due);
 }
 
@@ -425,8 +426,6 @@ static void mark(struct engine *E, uint32_t r, uint8_t bits)
  * may share its grant's order. */
 #define FLOOR(E, ts) ((ts) ? INT64_MIN : (E)->rm->T)
 #define PUB(rm, ts) ((ts) ? (rm)->pubt : (rm)->pub)
-static rt_time_ps max_t(rt_time_ps a, rt_time_ps b) { return a > b ? a : b; }
-static rt_time_ps min_t(rt_time_ps a, rt_time_ps b) { return a < b ? a : b; }
 
 /* A rendezvous ready of rank @p R not yet queued: its send is posted, and its receive can only be
  * posted at T or later, and not before its receiver could. */
@@ -460,9 +459,7 @@ static rt_time_ps arrival_bound(const struct engine *E, uint32_t r, int ts)
 /* A lower bound on the order in which collective @p c runs: its last entry. */
 static rt_time_ps coll_bound(const struct engine *E, const struct coll *c)
 {
-    if (c->tc_known)
-        return c->pt;
-    return c->max_begin > E->rm->T ? c->max_begin : E->rm->T;
+    return c->tc_known ? c->pt : max_t(c->max_begin, E->rm->T);
 }
 
 /* When the blocked rank @p r can go on: the completion it waits for. */
@@ -799,6 +796,12 @@ static int apply(void *ud, uint32_t from, const void *rec)
     return E->failed;
 }
 
+/* Whether collective @p c runs here and waits for its members' ports (it counts as an entry). */
+static int awaits_ports(const struct engine *E, const struct coll *c)
+{
+    return c->mem && c->tc_known && !c->complete && coordinates(E, c);
+}
+
 /* The earliest entry here in order, and the collectives here that wait for their members' ports;
  * its type + 1, or 0 for one made in the past (it comes before every entry of its order). It asks
  * for the least entry of all (agree_front) when it put off one of order T last round. */
@@ -814,7 +817,7 @@ static void earliest(void *ud, int64_t *t, int64_t *type, int *ask)
     for (uint32_t i = 0; i < E->ncolls; i++) {
         const struct coll *c = &E->colls[i];
         int64_t cty = c->pt > c->tc ? 0 : Q_COLL + 1;
-        if (c->mem && c->tc_known && !c->complete && coordinates(E, c) && (c->pt < v || (c->pt == v && cty < ty)))
+        if (awaits_ports(E, c) && (c->pt < v || (c->pt == v && cty < ty)))
             v = c->pt, ty = cty;
     }
     *t = v;
@@ -833,8 +836,7 @@ static void least_at(const struct engine *E, rt_time_ps T, int64_t *t, uint64_t 
     for (uint32_t i = 0; i < E->ncolls; i++) {
         const struct coll *c = &E->colls[i];
         uint64_t k = (uint64_t)Q_COLL << 61 | coll_key(c);
-        if (c->mem && c->tc_known && !c->complete && coordinates(E, c) && c->pt == T &&
-            (c->tc < *t || (c->tc == *t && k < *tk)))
+        if (awaits_ports(E, c) && c->pt == T && (c->tc < *t || (c->tc == *t && k < *tk)))
             *t = c->tc, *tk = k;
     }
 }
