@@ -157,8 +157,51 @@ check name-recorded has "$(cat "$work/named.json")" '"path": "solver/ci",'
 check name-checked-elsewhere exits 0 "$retime" check "$traces/$K2" --name solver/ci --baseline "$work/named.json"
 check name-other-trace-differs exits 1 "$retime" check "$traces/shift1d-ssend-p8-k1-m1000" --name solver/ci \
   --baseline "$work/named.json"
-check name-needs-one-trace usage_fails "--name names one TRACE (2 given)" \
-  "$retime" check "$W/$K2" "$W/shift1d-ssend-p8-k1-m1000" --name x --baseline "$work/named.json"
+check name-needs-a-trace usage_fails "--name needs a TRACE" "$retime" check --name x --baseline "$work/named.json"
+# --name with several TRACEs: runs of one program, judged by the run whose predicted total is
+# their median (the lower of the two middle ones of an even number). The runs: $K2's predicted
+# run written at compute scales 1, 1.5 and 3 (the same events, so the same untimed fingerprint),
+# replayed under 2.122us/0.7595ns/B: 675.3us, 823.5us and 1.27ms (checked below).
+for s in 1 1.5 3; do
+  "$retime" replay "$traces/$K2" --alpha 2.122us --beta 0.7595ns/B --compute-scale $s --output-trace "$work/run$s" >/dev/null
+done
+R="$work/run"
+rm -f "$work/runs.json"
+out=$("$retime" check "${R}3" "${R}1" "${R}1.5" --name prog --baseline "$work/runs.json" --update --alpha 2.122us \
+  --beta 0.7595ns/B); rc=$?
+check runs-recorded [ "$rc" -eq 0 ]
+check runs-recorded-median has "$(sq "$out")" "ADD prog predicted 823.5"
+check runs-recorded-spread has "$out" "median of 3 runs (675.3"
+check runs-recorded-spread-hi has "$out" "to 1.269869ms, 72.2 % apart)"
+check runs-median-recorded holds '$1 == $2' \
+  "$(python3 -c 'import sys, json; print(json.load(open(sys.argv[1]))["traces"][0]["predicted_ns"])' "$work/runs.json")" \
+  "$("$retime" replay "${R}1.5" --alpha 2.122us --beta 0.7595ns/B --format csv | awk -F, '$1 == "window" {print $5}')"
+out=$("$retime" check "${R}1.5" "${R}3" "${R}1" --name prog --baseline "$work/runs.json"); rc=$?
+check runs-any-order-pass [ "$rc" -eq 0 ]
+check runs-any-order-same has "$(sq "$out")" "PASS prog predicted 823.5"
+check runs-any-order-exact has "$out" "+0.00%); median of 3 runs"
+check runs-spread-over-tolerance has "$out" "apart, more than the 5% tolerance)"
+# one slow or fast run among three moves nothing; two do
+check runs-one-outlier-passes exits 0 "$retime" check "${R}1.5" "${R}1" "${R}1.5" --name prog --baseline "$work/runs.json"
+check runs-two-outliers-fail exits 1 "$retime" check "${R}1" "${R}1" "${R}1.5" --name prog --baseline "$work/runs.json"
+check runs-alone-fails exits 1 "$retime" check "${R}3" --name prog --baseline "$work/runs.json"
+# an even number: the lower middle run (1 and 1.5 -> 1: fails; 1.5 and 3 -> 1.5: passes)
+check runs-even-lower-fails exits 1 "$retime" check "${R}1.5" "${R}1" --name prog --baseline "$work/runs.json"
+check runs-even-lower-passes exits 0 "$retime" check "${R}3" "${R}1.5" --name prog --baseline "$work/runs.json"
+out=$("$retime" check "${R}1" "${R}1" "${R}3" --name prog --baseline "$work/runs.json")
+check runs-fail-names-median-run has "$out" "now: the median of 3 runs (675.3"
+check runs-fail-names-median-path has "$out" "that of ${R}1"
+# runs that did other communication are not runs of one program; a missing run is not a removal
+out=$("$retime" check "${R}1" "$traces/shift1d-ssend-p8-k1-m1000" --name prog --baseline "$work/runs.json" --update 2>&1); rc=$?
+check runs-other-program has "$out" "$traces/shift1d-ssend-p8-k1-m1000: not a run of the same program as ${R}1 (fingerprint"
+check runs-other-program-exit [ "$rc" -eq 1 ]
+check runs-other-program-check has "$("$retime" check "${R}1" "$traces/shift1d-ssend-p8-k1-m1000" --name prog \
+  --baseline "$work/runs.json")" "ERROR prog"
+cp "$work/runs.json" "$work/runs.before"
+check runs-missing-not-removed exits 1 "$retime" check "${R}1" "$work/none" "${R}3" --name prog --baseline "$work/runs.json" --update
+check runs-missing-kept-file same "$(cmp "$work/runs.json" "$work/runs.before" && echo same)" same
+check runs-missing-check has "$("$retime" check "${R}1" "$work/none" --name prog --baseline "$work/runs.json")" \
+  "trace missing: no such file or directory: $work/none"
 check name-not-a-directory fails_with "--name: $W is a directory of traces, not one trace" \
   "$retime" check "$W" --name x --baseline "$work/named.json"
 check name-bad usage_fails "--name needs a NAME" "$retime" check "$W/$K2" --name /abs --baseline "$work/named.json"

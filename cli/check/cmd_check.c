@@ -33,7 +33,7 @@ struct check_cli {
     const char **ops; /* TRACE operands */
     size_t nops;
     const char *baseline, *junit;
-    const char *name; /* --name: the one TRACE's key in the baseline, instead of its path */
+    const char *name; /* --name: the key in the baseline of the TRACEs, runs of one program */
     const char *tol_text, *share_text;
     double tol_pct;  /* --tolerance, percent of the baseline's time */
     double share_pp; /* --share-tolerance, percentage points */
@@ -150,8 +150,8 @@ static int parse_check(struct args *a, struct check_cli *c)
     }
     if (!c->baseline)
         return USAGE("check needs --baseline FILE");
-    if (c->name && c->nops != 1)
-        return USAGE("--name names one TRACE (%zu given): its entry in the baseline, wherever it was traced", c->nops);
+    if (c->name && c->nops == 0)
+        return USAGE("--name needs a TRACE (or several: runs of one program, judged by their median)");
     if (c->update) {
         const char *bad = c->junit ? "--junit" : c->tol_given ? "--tolerance" : c->share_given ? "--share-tolerance"
                         : c->allow_changes ? "--allow-trace-changes" : NULL;
@@ -303,7 +303,11 @@ struct target {
     int exists;                     /* 0: nothing at that path */
     int skip;                       /* a baseline entry that no TRACE operand covers */
     const struct check_trace *base; /* its baseline entry, or NULL */
-    struct check_trace now;         /* measured, when measured is set */
+    const char **runs;              /* --name with several TRACEs: every run's path (open is the first) */
+    size_t nruns;                   /* 0: one trace, at open */
+    size_t median;                  /* the run whose measures are now's (runs[median]) */
+    rt_time_ps run_lo, run_hi;      /* the runs' least and greatest predicted total */
+    struct check_trace now;         /* measured, when measured is set (of the median run) */
     int measured;
     rt_error err;                   /* why it could not be measured */
     enum verdict verdict;
@@ -351,6 +355,7 @@ static void tl_free(struct tlist *l)
         free(t->kinds);
         free(t->reason);
         free(t->detail);
+        free(t->runs);
         check_trace_free(&t->now);
     }
     free(l->v);
@@ -477,15 +482,26 @@ static int collect(const struct check_cli *c, const struct check_baseline *b, co
             goto out;
         }
         int exists = stat(op, &st) == 0;
-        if (c->name) { /* one trace, known by the name given: a program traced anew on every run */
+        if (c->name) { /* runs of one program, known by the name given: traced anew on every run */
             free(abs);
             if (exists && S_ISDIR(st.st_mode) && !is_trace_dir(op)) {
                 rc = rt_error_set(err, RT_EINVAL, "--name: %s is a directory of traces, not one trace", op);
                 goto out;
             }
-            if (!tl_add(l, strdup(c->name), strdup(op), exists)) {
+            struct target *t = i ? &l->v[l->n - 1] : tl_add(l, strdup(c->name), strdup(op), exists);
+            if (!t || (c->nops > 1 && !t->runs && !(t->runs = calloc(c->nops, sizeof *t->runs)))) {
                 rc = rt_error_set(err, RT_ENOMEM, "out of memory");
                 goto out;
+            }
+            if (t->runs)
+                t->runs[t->nruns++] = op;
+            if (!exists && t->exists) { /* a run that is missing is the one the report names */
+                free(t->open);
+                t->exists = 0;
+                if (!(t->open = strdup(op))) {
+                    rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+                    goto out;
+                }
             }
             continue;
         }
@@ -745,6 +761,80 @@ static void print_rows(FILE *f, const struct rows *rs, size_t hidden)
         fprintf(f, "      (%zu call site%s on the critical path within tolerance)\n", hidden, hidden == 1 ? "" : "s");
 }
 
+/* What every trace of a check is measured with (check_measure's arguments but the trace's). */
+struct measure_with {
+    const struct rt_replay_options *opts;
+    const char *window, *scale, *source_root;
+    const char *const *regions;
+    size_t nregions;
+};
+
+static int cmp_run(const void *a, const void *b)
+{
+    const struct check_trace *x = *(const struct check_trace *const *)a, *y = *(const struct check_trace *const *)b;
+    return x->predicted_ps < y->predicted_ps ? -1 : x->predicted_ps > y->predicted_ps ? 1 : x < y ? -1 : x > y;
+}
+
+/* Measures @p t into t->now. Several runs of one program (--name with several TRACEs) are each
+ * replayed, and the run whose predicted total is their median (the lower one of an even number)
+ * stands for them all, whole (its regions and critical path too, so its shares add up): one run
+ * that the machine slowed, before or now, then moves no verdict. The runs must have done the same
+ * communication (fingerprint, ranks, events) unless @p allow_changes. On failure t->err. */
+static int measure_target(struct target *t, const struct measure_with *mw, int allow_changes)
+{
+    size_t n = t->nruns ? t->nruns : 1;
+    struct check_trace *m = calloc(n, sizeof *m), **by = calloc(n, sizeof *by);
+    int rc = RT_OK;
+    if (!m || !by) {
+        rc = rt_error_set(&t->err, RT_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *open = t->nruns ? t->runs[i] : t->open;
+        if ((rc = check_measure(open, t->key, mw->opts, mw->window, mw->scale, mw->source_root, mw->regions,
+                                mw->nregions, &m[i], &t->err)))
+            goto out;
+        if (i && !allow_changes &&
+            (m[i].fingerprint != m[0].fingerprint || m[i].ranks != m[0].ranks || m[i].events != m[0].events)) {
+            rc = rt_error_set(&t->err, RT_EINVAL,
+                              "%s: not a run of the same program as %s (fingerprint %s%016" PRIx64 " -> %016" PRIx64
+                              ", ranks %u -> %u, events %" PRIu64 " -> %" PRIu64 "): --name judges runs of one"
+                              " program by their median",
+                              open, t->runs[0], check_fp_prefix(1), m[0].fingerprint, m[i].fingerprint, m[0].ranks,
+                              m[i].ranks, m[0].events, m[i].events);
+            goto out;
+        }
+        by[i] = &m[i];
+    }
+    qsort(by, n, sizeof *by, cmp_run);
+    t->median = (size_t)(by[(n - 1) / 2] - m);
+    t->run_lo = by[0]->predicted_ps;
+    t->run_hi = by[n - 1]->predicted_ps;
+    t->now = m[t->median];
+    memset(&m[t->median], 0, sizeof m[t->median]); /* moved */
+out:
+    for (size_t i = 0; m && i < n; i++)
+        check_trace_free(&m[i]);
+    free(m);
+    free(by);
+    return rc;
+}
+
+/* "median of 3 runs (54.58ms to 56.49ms, 3.4 % apart)" for a target of several runs, else "";
+ * with ", more than the 5% tolerance" when they spread wider than @p tol_pct (< 0: none). */
+static const char *runs_text(char *buf, size_t n, const struct target *t, double tol_pct, const char *tol_text)
+{
+    char lo[40], hi[40];
+    if (t->nruns < 2)
+        return "";
+    double med = (double)t->now.predicted_ps, apart = med > 0 ? 100.0 * (double)(t->run_hi - t->run_lo) / med : 0.0;
+    int wide = tol_pct >= 0 && apart > tol_pct;
+    snprintf(buf, n, "median of %zu runs (%s to %s, %.1f %% apart%s%s%s)", t->nruns,
+             fmt_ns(lo, sizeof lo, (double)t->run_lo / 1e3, 0), fmt_ns(hi, sizeof hi, (double)t->run_hi / 1e3, 0), apart,
+             wide ? ", more than the " : "", wide ? tol_text : "", wide ? " tolerance" : "");
+    return buf;
+}
+
 /* Sets t->verdict, reason, kinds and detail. */
 static void judge(struct target *t, const struct check_cli *c, const char *const *regions, size_t nregions)
 {
@@ -762,7 +852,9 @@ static void judge(struct target *t, const struct check_cli *c, const char *const
     } else if (!t->exists) {
         t->verdict = V_FAIL;
         why_add(&w, "trace missing", "trace missing: no such file or directory: %s", t->open);
-        if (t->base)
+        if (t->nruns > 1)
+            fprintf(f, "      a run of %zu given with --name; the others are not judged without it\n", t->nruns);
+        else if (t->base)
             fprintf(f, "      the baseline has it (predicted %s); remove it with --update if it is gone for good\n",
                     fmt_ns(a, sizeof a, (double)t->base->predicted_ps / 1e3, 0));
         else
@@ -844,14 +936,18 @@ static void judge(struct target *t, const struct check_cli *c, const char *const
             snprintf(w.text, sizeof w.text, "out of memory comparing with the baseline");
             w.more = 0;
         } else if (t->verdict == V_FAIL) {
+            if (t->nruns > 1)
+                fprintf(f, "      now: the %s, that of %s\n", runs_text(what, sizeof what, t, c->tol_pct, c->tol_text),
+                        t->runs[t->median]);
             print_rows(f, &rs, hidden);
         } else {
             double rel = B->predicted_ps ? 100.0 * (double)(N->predicted_ps - B->predicted_ps) / (double)B->predicted_ps
                                          : 0;
-            snprintf(w.text, sizeof w.text, "predicted %s (baseline %s, %+.2f%%)%s",
+            snprintf(w.text, sizeof w.text, "predicted %s (baseline %s, %+.2f%%)%s%s%s",
                      fmt_ns(a, sizeof a, (double)N->predicted_ps / 1e3, 0),
                      fmt_ns(b, sizeof b, (double)B->predicted_ps / 1e3, 0), rel,
-                     changed ? "; trace changed, allowed by --allow-trace-changes" : "");
+                     changed ? "; trace changed, allowed by --allow-trace-changes" : "", t->nruns > 1 ? "; " : "",
+                     runs_text(what, sizeof what, t, c->tol_pct, c->tol_text));
         }
         free(rs.v);
     }
@@ -1141,7 +1237,7 @@ static int run_update(const struct check_cli *c, struct check_baseline *old, int
             continue;
         }
         if (!t->exists) {
-            if (t->base) {
+            if (t->base && t->nruns < 2) { /* a run of several missing is a mistake, not a removal */
                 cnt[3]++;
                 printf("REMOVE %-*s  trace missing: %s\n", w, t->key, t->open);
             } else {
@@ -1156,18 +1252,20 @@ static int run_update(const struct check_cli *c, struct check_baseline *old, int
             continue;
         }
         fmt_ns(a, sizeof a, (double)t->now.predicted_ps / 1e3, 0);
+        char runs[200];
+        runs_text(runs, sizeof runs, t, -1, "");
         if (!t->base) {
             cnt[0]++;
-            printf("ADD    %-*s  predicted %s\n", w, t->key, a);
+            printf("ADD    %-*s  predicted %s%s%s\n", w, t->key, a, runs[0] ? ", " : "", runs);
         } else if (same_set && same_trace(t->base, &t->now, nregions)) {
             cnt[2]++;
-            printf("SAME   %-*s  predicted %s\n", w, t->key, a);
+            printf("SAME   %-*s  predicted %s%s%s\n", w, t->key, a, runs[0] ? ", " : "", runs);
         } else {
             cnt[1]++;
             double bp = (double)t->base->predicted_ps;
-            printf("UPDATE %-*s  predicted %s (was %s, %+.2f%%)%s\n", w, t->key, a, fmt_ns(b, sizeof b, bp / 1e3, 0),
+            printf("UPDATE %-*s  predicted %s (was %s, %+.2f%%)%s%s%s\n", w, t->key, a, fmt_ns(b, sizeof b, bp / 1e3, 0),
                    bp ? 100.0 * ((double)t->now.predicted_ps - bp) / bp : 0.0,
-                   !same_fingerprint(t->base, &t->now) ? "; trace changed" : "");
+                   !same_fingerprint(t->base, &t->now) ? "; trace changed" : "", runs[0] ? "; " : "", runs);
         }
         nb.traces[nb.ntraces++] = t->now;
         memset(&t->now, 0, sizeof t->now);
@@ -1332,12 +1430,10 @@ int cmd_check(struct args *a)
         if (t->skip || !t->exists)
             continue;
         double t0 = now_s();
-        if (check_measure(t->open, t->key, &opts, set.window[0] ? set.window : "all",
-                          set.scale_bytes[0] ? set.scale_bytes : NULL, c.source_root, regions,
-                          nregions, &t->now, &t->err) == RT_OK)
+        struct measure_with mw = {&opts, set.window[0] ? set.window : "all", set.scale_bytes[0] ? set.scale_bytes : NULL,
+                                  c.source_root, regions, nregions};
+        if (measure_target(t, &mw, c.update ? 0 : c.allow_changes) == RT_OK)
             t->measured = 1;
-        else
-            check_trace_free(&t->now);
         t->seconds = now_s() - t0;
         progress_add(p, 1);
     }
