@@ -825,8 +825,9 @@ out:
 static const char *runs_text(char *buf, size_t n, const struct target *t, double tol_pct, const char *tol_text)
 {
     char lo[40], hi[40];
+    buf[0] = '\0';
     if (t->nruns < 2)
-        return "";
+        return buf;
     double med = (double)t->now.predicted_ps, apart = med > 0 ? 100.0 * (double)(t->run_hi - t->run_lo) / med : 0.0;
     int wide = tol_pct >= 0 && apart > tol_pct;
     snprintf(buf, n, "median of %zu runs (%s to %s, %.1f %% apart%s%s%s)", t->nruns,
