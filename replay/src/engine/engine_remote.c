@@ -75,6 +75,8 @@ struct remote {
     uint8_t want_front;   /* an entry of order T was put off: agree on the front next round */
     rt_time_ps front_t;
     uint64_t front_k;
+    rt_time_ps low;       /* the least time at which any rank of any process can act below T this
+                           * round and later (INT64_MAX: none can): see low_here */
 };
 
 static rt_time_ps max_t(rt_time_ps a, rt_time_ps b) { return a > b ? a : b; }
@@ -442,7 +444,9 @@ static rt_time_ps rdv_bound(const struct engine *E, const struct rank *R, int ts
 }
 
 /* An arrival not yet queued at rank @p r's receive port: one least wire time after the earliest
- * grant (in time) of a rank that ever sends to it, and in order no earlier than that grant's. */
+ * grant (in time) of a rank that ever sends to it, and in order no earlier than that grant's.
+ * Every grant from now on is at min(T, rm->low) or later in time, so no arrival is in order
+ * before a least wire time after that (while nothing acts below T: T + wire_min). */
 static rt_time_ps arrival_bound(const struct engine *E, uint32_t r, int ts)
 {
     const struct remote *rm = E->rm;
@@ -453,7 +457,10 @@ static rt_time_ps arrival_bound(const struct engine *E, uint32_t r, int ts)
         rt_time_ps b = g == INT64_MIN ? INT64_MIN : g > INT64_MAX - E->wire_min ? INT64_MAX : g + E->wire_min;
         lb = min_t(lb, ts ? b : max_t(b, rm->pub[2 * s]));
     }
-    return max_t(lb, FLOOR(E, ts));
+    if (ts)
+        return lb;
+    rt_time_ps g = min_t(rm->T, rm->low);
+    return max_t(lb, max_t(rm->T, g > INT64_MAX - E->wire_min ? INT64_MAX : g + E->wire_min));
 }
 
 /* A lower bound on the order in which collective @p c runs: its last entry. */
@@ -796,6 +803,25 @@ static int apply(void *ud, uint32_t from, const void *rec)
     return E->failed;
 }
 
+/* The least time at which a rank here could still act below the round's order: an entry made in
+ * the past (its time), or a rank in a collective, which may wake it at its own earlier end (its
+ * clock: a rank's clock never goes back). Nothing else acts below its order: every other entry
+ * is made at or after the order of what makes it. So from the round on, no rank of any process
+ * grants a message before the least of these over the processes, or before T (rm->low). */
+static rt_time_ps low_here(const struct engine *E)
+{
+    const struct remote *rm = E->rm;
+    rt_time_ps low = INT64_MAX;
+    for (uint32_t i = 0; i < rm->npast; i++)
+        low = min_t(low, rm->past[i].q.t);
+    for (uint32_t r = E->lo; r < E->hi; r++) {
+        const struct rank *R = &E->ranks[r];
+        if ((R->nincoll || R->held) && R->state != R_DONE)
+            low = min_t(low, R->clock);
+    }
+    return low;
+}
+
 /* Whether collective @p c runs here and waits for its members' ports (it counts as an entry). */
 static int awaits_ports(const struct engine *E, const struct coll *c)
 {
@@ -804,11 +830,13 @@ static int awaits_ports(const struct engine *E, const struct coll *c)
 
 /* The earliest entry here in order, and the collectives here that wait for their members' ports;
  * its type + 1, or 0 for one made in the past (it comes before every entry of its order). It asks
- * for the least entry of all (agree_front) when it put off one of order T last round. */
-static void earliest(void *ud, int64_t *t, int64_t *type, int *ask)
+ * for the least entry of all (agree_front) when it put off one of order T last round; *@p low is
+ * low_here. */
+static void earliest(void *ud, int64_t *t, int64_t *type, int *ask, int64_t *low)
 {
     const struct engine *E = ud;
     *ask = E->rm->want_front;
+    *low = low_here(E);
     rt_time_ps v = INT64_MAX;
     int64_t ty = INT64_MAX;
     struct pent x;
@@ -864,11 +892,12 @@ static int agree_front(struct engine *E)
 }
 
 /* Takes the queue in order, each entry now or (if entry_ok says no) next round; then publishes. */
-static int round_take(void *ud, int64_t T, int64_t tau, int asked)
+static int round_take(void *ud, int64_t T, int64_t tau, int asked, int64_t low)
 {
     struct engine *E = ud;
     struct remote *rm = E->rm;
     rm->T = T;
+    rm->low = low;
     rm->past_at_T = tau == 0; /* an entry made in the past, or a record, comes first at T */
     rm->tau = tau > 0 && tau <= Q_BG + 1 ? (uint8_t)(tau - 1) : Q_RESUME;
     rm->front = 0;
