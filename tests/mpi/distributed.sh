@@ -52,6 +52,16 @@ same "csv" 3 replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" --format csv
 same "monte carlo" 2 replay "$traces/shift1d-ssend-p8-k2-m1000" "${L[@]}" --runs 4 --format json
 same "monte carlo, runs over processes" 3 replay "$traces/shift1d-isend-p8-k2-m1000" "${L[@]}" --runs 7 \
   --region shift_iteration --split runs --format json
+# a network with --split runs (issue #50 item 1's Monte Carlo part): each process replays whole
+# runs, each with its own copy of the network; the runs' order and noise streams are the serial
+# run's (a random mapping; the fast contention model; background traffic, on a larger torus)
+T3=$traces/shift3d-isend-p64-k1-m1000
+same "monte carlo, runs over processes, torus random mapping" 3 replay "$T3" "${L[@]}" --runs 5 --split runs \
+  --topology torus:4x4x4 --mapping random:1 --format json
+same "monte carlo, runs over processes, fat tree fast" 2 replay "$T3" "${L[@]}" --runs 5 --split runs \
+  --topology fattree:64 --contention fast --format json
+same "monte carlo, runs over processes, perturbed" 3 replay "$T3" "${L[@]}" --runs 4 --split runs \
+  --topology torus:4x4x8 --perturb ratio=0.2,pattern=uniform,size=4KiB,interval=20us --format json
 same "3 processes, uneven split" 3 replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" --format json
 # --scale-bytes (issue #48): a member's factor travels with its collective entry to the coordinator
 # (a fraction scales the blocks; communicators of a split; call-site rules on p2p sends)

@@ -1188,7 +1188,8 @@ static int refuse_everywhere(struct engine *E, const char *what)
 static int setup_network(struct engine *E)
 {
     if (E->part)
-        return refuse_everywhere(E, "a network topology is not replayed under mpirun yet: run it as one process");
+        return refuse_everywhere(E, "a network topology is not replayed under mpirun yet: run it as one process, or a "
+                                    "Monte Carlo with --runs N --split runs (each process replays whole runs)");
     const struct rt_model *mod = &E->o->model;
     /* The latency part of the wire time, so that a flow of m bytes alone, its bytes taking one
      * per-byte time each, arrives at W(m): W(0) (Hockney's α), but LogGP's wire time leaves the
