@@ -443,6 +443,13 @@ static rt_time_ps rdv_bound(const struct engine *E, const struct rank *R, int ts
     return lb;
 }
 
+/* The earliest arrival of a message granted at @p t: a least wire time later (INT64_MIN, not
+ * known, and INT64_MAX, never, stay as they are). */
+static rt_time_ps wire_after(const struct engine *E, rt_time_ps t)
+{
+    return t == INT64_MIN ? INT64_MIN : t > INT64_MAX - E->wire_min ? INT64_MAX : t + E->wire_min;
+}
+
 /* An arrival not yet queued at rank @p r's receive port: one least wire time after the earliest
  * grant (in time) of a rank that ever sends to it, and in order no earlier than that grant's.
  * Every grant from now on is at min(T, rm->low) or later in time, so no arrival is in order
@@ -453,14 +460,10 @@ static rt_time_ps arrival_bound(const struct engine *E, uint32_t r, int ts)
     rt_time_ps lb = INT64_MAX;
     for (uint32_t k = rm->senders_at[r - E->lo]; k < rm->senders_at[r - E->lo + 1]; k++) {
         size_t s = rm->senders[k];
-        rt_time_ps g = rm->pubt[2 * s];
-        rt_time_ps b = g == INT64_MIN ? INT64_MIN : g > INT64_MAX - E->wire_min ? INT64_MAX : g + E->wire_min;
+        rt_time_ps b = wire_after(E, rm->pubt[2 * s]);
         lb = min_t(lb, ts ? b : max_t(b, rm->pub[2 * s]));
     }
-    if (ts)
-        return lb;
-    rt_time_ps g = min_t(rm->T, rm->low);
-    return max_t(lb, max_t(rm->T, g > INT64_MAX - E->wire_min ? INT64_MAX : g + E->wire_min));
+    return ts ? lb : max_t(lb, max_t(rm->T, wire_after(E, min_t(rm->T, rm->low))));
 }
 
 /* A lower bound on the order in which collective @p c runs: its last entry. */
