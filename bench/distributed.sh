@@ -8,6 +8,10 @@
 # --repeat: runs per case, the best wall time counts (default 3, 2 from 5e6 events up).
 # --analyze: times `retime analyze --against model --net-noise exp:mean=1us --seed 1 --format json`
 #            (two replays with the dependency graph, critical paths, wait states, comparison).
+# --net 'ARGS': replays on a network instead of the crossbar, ARGS added to every run, e.g.
+#            --net '--topology torus:4x4x2 --mapping random:1' (issue #50 item 4; every process
+#            runs a copy of the network). With --analyze: --against measured (congestion is not
+#            attributed under mpirun).
 # Builds nothing: configure and build first (cmake -S . -B build && cmake --build build).
 set -eu
 
@@ -19,6 +23,7 @@ sizes=1e5,1e6
 procs=1,2,4
 repeat=
 command=replay
+net=
 while [ $# -gt 0 ]; do
     case $1 in
     --sizes)
@@ -36,8 +41,12 @@ while [ $# -gt 0 ]; do
     --analyze)
         command=analyze
         shift ;;
+    --net)
+        [ $# -ge 2 ] || { echo "distributed.sh: error: --net needs retime's network options, e.g. '--topology torus:4x4x2'" >&2; exit 1; }
+        net=$2
+        shift 2 ;;
     -h | --help)
-        sed -n '3,11p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'
         exit 0 ;;
     *)
         echo "distributed.sh: error: unknown option '$1'" >&2
@@ -71,7 +80,13 @@ trap 'rm -rf "$work"' EXIT INT TERM
 
 # The same model as bench_replay and the README's example.
 set -- --alpha 2.122us --beta 0.7595ns/B --quiet
-[ "$command" = replay ] || set -- "$@" --against model --net-noise exp:mean=1us --seed 1 --format json
+if [ "$command" = analyze ] && [ -n "$net" ]; then
+    set -- "$@" --against measured --format json
+elif [ "$command" = analyze ]; then
+    set -- "$@" --against model --net-noise exp:mean=1us --seed 1 --format json
+fi
+# shellcheck disable=SC2086 # (the network's options, split on purpose)
+[ -z "$net" ] || set -- "$@" $net
 
 # events SERIAL_OUTPUT TRACE: the events replayed (analyze does not print them: a replay counts them)
 events_of() {

@@ -17,15 +17,26 @@
  * collectives at once, on three overlapping communicators, some left open into the next phase,
  * beside blocking ones and ring exchanges, eager and rendezvous, with ranks late at random; the
  * same comparisons (check_nbcoll).
+ *
+ * Networks (issue #50, item 1; `test_distributed --networks`, its own ctest): the stored and
+ * Score-P traces, two networks each in turn (RETIME_TEST_NET_ALL: all six), and random
+ * point-to-point programs of 3 to 39 ranks (RETIME_TEST_NET_PROGRAMS, default 6) on six networks
+ * (torus, fat tree with a random mapping and the fast model and hop latencies, an adaptive torus
+ * with two ranks per node, packets and noise, crossbar-flow with shared injection, a dragonfly
+ * with background traffic, no contention), each process running its copy of the network: every
+ * event's time, the result's fields, every link's use and the network's counts equal one
+ * process's.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "retime/depgraph.h"
+#include "retime/network.h"
 #include "retime/noise.h"
 #include "retime/replay.h"
 #include "retime/trace.h"
@@ -812,6 +823,233 @@ static void check_nbcoll(void)
     CHECK_EQ_INT(system(cmd), 0);
 }
 
+/* ------------------------------------------------------------------ networks */
+
+/* One random point-to-point program of @p P ranks and @p phases phases at @p path. Each phase,
+ * every rank (after a random gap) exchanges with two ranks at random distances: Irecv, Irecv,
+ * Isend, Isend, Waitall; or MPI_Sendrecv with one; or Irecv, a blocking MPI_Send, Wait. Sizes
+ * from 0 bytes to rendezvous ones, so flows of many sizes share links at once. */
+static void p2p_program(const char *path, uint32_t P, uint32_t phases)
+{
+    tb_builder *b = tb_create(path, P);
+    uint64_t now[64] = {0};
+    static const uint64_t sizes[] = {0, 64, 1000, 8192, 30000, 100000};
+    for (uint32_t ph = 0; ph < phases; ph++) {
+        uint32_t s1 = 1 + nb_rand(P - 1), s2 = 1 + nb_rand(P - 1), style = nb_rand(3);
+        uint64_t m1 = sizes[nb_rand(6)], m2 = sizes[nb_rand(6)];
+        uint32_t tag = ph * 2;
+        for (uint32_t r = 0; r < P; r++) {
+            uint32_t d1 = (r + s1) % P, f1 = (r + P - s1) % P, d2 = (r + s2) % P, f2 = (r + P - s2) % P;
+            uint64_t q = 2000000 + (uint64_t)ph * 8;
+            now[r] += 100 + nb_rand(4000) + (nb_rand(5) == 0 ? 30000 : 0);
+            if (style == 0) {
+                tb_enter(b, r, now[r] += 10, "MPI_Irecv");
+                tb_irecv_request(b, r, now[r], q);
+                tb_leave(b, r, now[r] += 10, "MPI_Irecv");
+                tb_enter(b, r, now[r] += 10, "MPI_Irecv");
+                tb_irecv_request(b, r, now[r], q + 1);
+                tb_leave(b, r, now[r] += 10, "MPI_Irecv");
+                tb_enter(b, r, now[r] += 10, "MPI_Isend");
+                tb_isend(b, r, now[r], d1, tag, m1, q + 2);
+                tb_leave(b, r, now[r] += 10, "MPI_Isend");
+                tb_enter(b, r, now[r] += 10, "MPI_Isend");
+                tb_isend(b, r, now[r], d2, tag + 1, m2, q + 3);
+                tb_leave(b, r, now[r] += 10, "MPI_Isend");
+                now[r] += nb_rand(3000);
+                tb_enter(b, r, now[r] += 10, "MPI_Waitall");
+                tb_irecv(b, r, now[r] += 2000, f1, tag, m1, q);
+                tb_irecv(b, r, now[r] += 10, f2, tag + 1, m2, q + 1);
+                tb_isend_complete(b, r, now[r] += 10, q + 2);
+                tb_isend_complete(b, r, now[r] += 10, q + 3);
+                tb_leave(b, r, now[r] += 10, "MPI_Waitall");
+            } else if (style == 1) {
+                tb_enter(b, r, now[r] += 10, "MPI_Sendrecv");
+                tb_send(b, r, now[r] += 10, d1, tag, m1);
+                tb_recv(b, r, now[r] += 3000, f1, tag, m1);
+                tb_leave(b, r, now[r] += 10, "MPI_Sendrecv");
+            } else {
+                tb_enter(b, r, now[r] += 10, "MPI_Irecv");
+                tb_irecv_request(b, r, now[r], q);
+                tb_leave(b, r, now[r] += 10, "MPI_Irecv");
+                tb_call_send(b, r, now[r] + 10, now[r] + 2000, "MPI_Send", d2, tag + 1, m2);
+                now[r] += 2010;
+                tb_enter(b, r, now[r] += 10, "MPI_Wait");
+                tb_irecv(b, r, now[r] += 2000, f2, tag + 1, m2, q);
+                tb_leave(b, r, now[r] += 10, "MPI_Wait");
+            }
+        }
+    }
+    CHECK_EQ_INT(tb_close(b), 0);
+}
+
+/* Whether the networks' results of @p a and @p b are the same: every link's use, the counts. */
+static int same_network(const struct rt_replay_result *a, const struct rt_replay_result *b)
+{
+    int same = a->nlinks == b->nlinks && a->contention_ps == b->contention_ps && a->routed == b->routed &&
+               a->local == b->local && a->net_recomputed == b->net_recomputed;
+    for (uint32_t i = 0; same && i < a->nlinks; i++) {
+        const struct rt_link_use *x = &a->links[i], *y = &b->links[i];
+        same = x->link == y->link && x->max_flows == y->max_flows && x->flows == y->flows && x->bytes == y->bytes &&
+               x->busy_ps == y->busy_ps && x->delay_ps == y->delay_ps && x->bg_flows == y->bg_flows &&
+               x->bg_bytes == y->bg_bytes;
+    }
+    return same;
+}
+
+/* The networks the distributed replay is compared on: each a topology with what goes with it. */
+static const struct {
+    const char *name, *topology, *mapping, *perturb;
+    uint32_t per_node;
+    double hop_ns, packet_bytes;
+    int contention, logp, noisy, shared;
+} nets[] = {
+    {"torus, exact", "torus:4x4x4", NULL, NULL, 1, 0, 0, RT_CONTENTION_EXACT, 0, 0, 0},
+    {"fat tree, random mapping, fast, hop latency", "fattree:64", "random:3", NULL, 1, 50, 0, RT_CONTENTION_FAST, 1, 0, 0},
+    {"adaptive torus, 2 per node, noise, packets", "torus:4x4x4,adaptive", "random:1", NULL, 2, 0, 2048,
+     RT_CONTENTION_EXACT, 1, 1, 0},
+    {"crossbar-flow, shared injection", "crossbar-flow", NULL, NULL, 1, 0, 0, RT_CONTENTION_EXACT, 0, 0, 1},
+    {"dragonfly, 2 per node, background traffic", "dragonfly:4,4,4,2", NULL,
+     "ratio=0.1,pattern=uniform,size=1KiB,interval=200us", 2, 20, 0, RT_CONTENTION_EXACT, 1, 0, 0},
+    {"torus, no contention", "torus:4x4x4", "random:2", NULL, 1, 0, 0, RT_CONTENTION_NONE, 0, 0, 0},
+};
+
+/* Replays @p path on the networks of nets[] whose bits are set in @p which, by one process and in
+ * 2, 3, 4 and 7 parts. */
+static void check_network_trace(const char *path, unsigned which, const struct rt_replay_options *hockney,
+                                const struct rt_replay_options *logp)
+{
+    rt_trace *t = NULL;
+    rt_error err = {0};
+    if (rt_trace_open(path, &t, &err) != RT_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        rt_test_failures++;
+        return;
+    }
+    uint32_t ranks = rt_trace_ranks(t);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    unsigned nnets = 0;
+    for (size_t v = 0; v < sizeof nets / sizeof *nets; v++) {
+        if (!(which >> v & 1))
+            continue;
+        nnets++;
+        struct rt_network_params np;
+        rt_network_params_default(&np);
+        np.topology = nets[v].topology;
+        np.mapping = nets[v].mapping;
+        np.perturb = nets[v].perturb;
+        np.ranks_per_node = nets[v].per_node;
+        np.hop_latency_ns = nets[v].hop_ns;
+        np.packet_bytes = nets[v].packet_bytes;
+        np.contention = nets[v].contention;
+        rt_network *net = NULL;
+        if (rt_network_create(&np, ranks, &net, &err) != RT_OK) {
+            fprintf(stderr, "%s (%s): %s\n", path, nets[v].name, err.msg);
+            rt_test_failures++;
+            continue;
+        }
+        struct rt_replay_options o = nets[v].logp ? *logp : *hockney;
+        o.network = net;
+        o.injection = nets[v].shared ? RT_INJECT_SHARED : RT_INJECT_IN_ORDER;
+        if (!nets[v].noisy)
+            o.net_noise = NULL, o.os_noise = NULL, o.net_burst = NULL;
+        o.seed = 7;
+        struct times serial = times_new(t);
+        struct rt_replay_observer obs = {.ud = &serial, .on_event = on_event};
+        struct rt_replay_result *ref = NULL;
+        int rc = rt_replay_run(t, &o, &obs, &ref, &err);
+        CHECK_EQ_INT(rc, RT_OK);
+        if (rc) {
+            fprintf(stderr, "%s (%s): %s\n", path, nets[v].name, err.msg);
+            times_free(&serial);
+            rt_network_destroy(net);
+            continue;
+        }
+        static const uint32_t parts[] = {2, 3, 4, MAXP};
+        for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+            uint32_t n = parts[k];
+            struct times dist = times_new(t);
+            struct rt_replay_observer dobs = {.ud = &dist, .on_event = on_event};
+            struct rt_replay_result *res[MAXP] = {0};
+            int rcs[MAXP];
+            rt_error errs[MAXP];
+            snprintf(stage, sizeof stage, "%s on %s in %u parts", path, nets[v].name, n);
+            alarm(600);
+            CHECK_EQ_INT(pt_run(t, &o, &dobs, n, res, rcs, errs), 0);
+            alarm(0);
+            for (uint32_t p = 0; p < n; p++) {
+                if (rcs[p]) {
+                    fprintf(stderr, "%s (%s, %u parts): part %u: %s\n", path, nets[v].name, n, p, errs[p].msg);
+                    rt_test_failures++;
+                } else if (!same_result(ref, res[p]) || !same_network(ref, res[p])) {
+                    fprintf(stderr, "%s (%s, %u parts): part %u: result differs: predicted %lld vs %lld ps, "
+                            "links %u vs %u, contention %lld vs %lld ps\n", path, nets[v].name, n, p,
+                            (long long)res[p]->predicted_ps, (long long)ref->predicted_ps, res[p]->nlinks, ref->nlinks,
+                            (long long)res[p]->contention_ps, (long long)ref->contention_ps);
+                    rt_test_failures++;
+                }
+                rt_replay_result_destroy(res[p]);
+            }
+            uint64_t differ = 0, first_r = 0, first_i = 0;
+            for (uint32_t r = 0; r < ranks; r++) {
+                uint64_t ne;
+                rt_trace_events(t, r, &ne);
+                for (uint64_t i = 0; i < ne; i++)
+                    if (dist.t[r][i] != serial.t[r][i] && differ++ == 0)
+                        first_r = r, first_i = i;
+                compared_events += ne;
+            }
+            if (differ) {
+                fprintf(stderr, "%s (%s, %u parts): %llu events differ, first rank %llu event %llu: %lld vs %lld ps\n",
+                        path, nets[v].name, n, (unsigned long long)differ, (unsigned long long)first_r,
+                        (unsigned long long)first_i, (long long)dist.t[first_r][first_i],
+                        (long long)serial.t[first_r][first_i]);
+                rt_test_failures++;
+            }
+            times_free(&dist);
+        }
+        rt_replay_result_destroy(ref);
+        times_free(&serial);
+        rt_network_destroy(net);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        printf("  %s: %.1f s\n", nets[v].name, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+        fflush(stdout);
+        t0 = t1;
+    }
+    printf("%s: %u ranks, identical in 2, 3, 4 and %u parts on %u networks\n", path, ranks, MAXP, nnets);
+    rt_trace_close(t);
+}
+
+/* Random point-to-point programs of 3 to 39 ranks on every network (issue #50, item 1). */
+static void check_networks(const struct rt_replay_options *hockney, const struct rt_replay_options *logp)
+{
+    char dir[] = "/tmp/retime-dist-net-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    static const uint32_t ranks[] = {6, 33, 3, 13, 39, 8};
+    long n = getenv("RETIME_TEST_NET_PROGRAMS") ? atol(getenv("RETIME_TEST_NET_PROGRAMS")) : 6;
+    for (long k = 0; k < n; k++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/p2p%ld", dir, k);
+        nb_rng = 0xD1B54A32D192ED03ull * (uint64_t)(k + 1);
+        p2p_program(path, k < 6 ? ranks[k] : 3 + (uint32_t)(k * 7 % 37), 2 + (uint32_t)(k % 5));
+        check_network_trace(path, ~0u, &variants[0], &variants[3]);
+    }
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+}
+
+/* The stored traces on two networks each, in turn (RETIME_TEST_NET_ALL: on all of them; the
+ * 64-rank ones take 10-20 s per network on two cores): every network meets collectives. */
+static void check_network_stored(const char *path, int first)
+{
+    (void)first;
+    static unsigned turn;
+    unsigned n = sizeof nets / sizeof *nets, which = 1u << (turn % n) | 1u << ((turn + 3) % n);
+    turn++;
+    check_network_trace(path, getenv("RETIME_TEST_NET_ALL") ? ~0u : which, &variants[0], &variants[3]);
+}
+
 /* A part without ranks (more parts than ranks) and broken traces split over processes. */
 static void check_edges(void)
 {
@@ -895,8 +1133,10 @@ static void check_edges(void)
     CHECK_EQ_INT(system(cmd), 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* --networks: the networks alone (ctest test_distributed_networks, beside this one) */
+    int networks = argc > 1 && strcmp(argv[1], "--networks") == 0;
     signal(SIGALRM, on_alarm);
     rt_error err = {0};
     struct rt_model_params hp = {.alpha_ns = 2122, .beta_ns_per_byte = 0.76};
@@ -921,10 +1161,15 @@ int main(void)
     }
     variants[3].eager_limit = 1024;
     variants[3].compute_scale = 0.5;
-    rt_test_on_traces(RT_TRACES_DIR, RT_EXT_TRACES_DIR, check_trace);
-    check_edges();
-    check_nbcoll();
-    check_missing_records(RT_TRACES_DIR "/shift1d-isend-p8-k2-m1000");
+    if (networks) {
+        rt_test_on_traces(RT_TRACES_DIR, RT_EXT_TRACES_DIR, check_network_stored);
+        check_networks(&variants[0], &variants[3]);
+    } else {
+        rt_test_on_traces(RT_TRACES_DIR, RT_EXT_TRACES_DIR, check_trace);
+        check_edges();
+        check_nbcoll();
+        check_missing_records(RT_TRACES_DIR "/shift1d-isend-p8-k2-m1000");
+    }
     printf("%llu event times compared\n", (unsigned long long)compared_events);
     printf("%llu dependency records compared\n", (unsigned long long)compared_records);
     rt_dist_free(net);

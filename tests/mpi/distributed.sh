@@ -62,6 +62,19 @@ same "monte carlo, runs over processes, fat tree fast" 2 replay "$T3" "${L[@]}" 
   --topology fattree:64 --contention fast --format json
 same "monte carlo, runs over processes, perturbed" 3 replay "$T3" "${L[@]}" --runs 4 --split runs \
   --topology torus:4x4x8 --perturb ratio=0.2,pattern=uniform,size=4KiB,interval=20us --format json
+# networks with the ranks split (issue #50 item 1): every process runs a copy of the network, its
+# collectives as messages; byte-identical to one process (topologies, a random mapping, the fast
+# contention model, background traffic, shared memory with hop latencies, network noise)
+same "torus" 2 replay "$T3" "${H[@]}" --topology torus:4x4x4 --format json
+same "torus, text" 3 replay "$T3" "${H[@]}" --topology torus:4x4x4
+same "fat tree, random mapping, fast" 4 replay "$T3" "${L[@]}" --topology fattree:64 --mapping random:1 \
+  --contention fast --format json
+same "torus, background traffic" 2 replay "$T3" "${H[@]}" --topology torus:4x4x8 \
+  --perturb ratio=0.2,pattern=uniform,size=4KiB,interval=20us --format json
+same "dragonfly, 2 per node, hop latency, rendezvous" 3 replay "$traces/shift1d-ssend-p8-k2-m100000" "${L[@]}" \
+  --topology dragonfly:2,2,2,1 --ranks-per-node 2 --hop-latency 50ns --format json
+same "analyze measured on a torus" 2 analyze "$T3" "${H[@]}" --topology torus:4x4x4 --against measured \
+  --top 1000000 --format json
 same "3 processes, uneven split" 3 replay "$traces/shift1d-isend-p8-k2-m1000" "${H[@]}" --format json
 # --scale-bytes (issue #48): a member's factor travels with its collective entry to the coordinator
 # (a fraction scales the blocks; communicators of a split; call-site rules on p2p sends)
@@ -119,8 +132,8 @@ one_error() {
 
 # refusals every process makes alike are said once, by process 0 (issue #50, item 5; each process
 # printed its own before, the lines interleaved)
-one_error "topology refused once" "a network topology is not replayed under mpirun yet" \
-  replay "$traces/shift1d-ssend-p8-k2-m1000" "${H[@]}" --topology torus:2x2x2
+one_error "network congestion attribution refused once" "congestion on a network is not attributed under mpirun yet" \
+  analyze "$traces/shift1d-ssend-p8-k2-m1000" "${H[@]}" --topology torus:2x2x2 --against model
 one_error "cut refused once" "a run that stopped early is not replayed under mpirun yet" \
   replay "$traces/shift1d-ssend-p8-k2-m1000" "${H[@]}" --cut
 one_error "scale rule refused once" "function 'nope' is not in" \

@@ -58,6 +58,8 @@ struct cx_member {
 
 struct cx_msg {
     rt_time_ps ready;     /* the sender's data may leave then (rendezvous: before the handshake) */
+    rt_time_ps rclock;    /* its receiver's clock in the round it receives it (once receiver_in) ... */
+    uint32_t rorigin, rbind; /* ... and where that clock goes back to (a rendezvous waits for it) */
     rt_time_ps delivered; /* NEVER: not yet */
     uint32_t id;          /* its engine message, UINT32_MAX: not started */
     uint32_t origin;      /* the member whose entry its timing goes back to */
@@ -176,12 +178,146 @@ static int cx_lookahead(struct engine *E, struct coll *c, uint32_t me, uint32_t 
         c->ev[i] = k;
         c->mem[i].sent = rt__row_payload_of(R->row, k)->bytes;
         c->mem[i].recv = rt__eng_coll_received(R, k);
+        c->mem[i].in_place = (R->ev[k].flags & RT_EVF_IN_PLACE) != 0;
+        c->mem[i].mentry = (rt_time_ns)R->ev[k].time;
         if (E->o->scale)
             c->mem[i].scale = rt__eng_factor(E, row, k, c->comm);
         if (R->ev[k].flags & RT_EVF_VECTOR)
             c->vector = 1;
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------ distributed: every member's counts */
+
+/* A member's call of a collective instance, as its process read it (FX_CCOUNT). */
+struct cx_count {
+    uint64_t ev; /* its COLL_BEGIN */
+    rt_bytes sent, recv;
+    double scale;
+    rt_time_ns mentry;
+    uint32_t row, op, root, how;
+};
+
+/* Under mpirun every process with a member of an instance needs every member's counts before the
+ * first member sends (the schedule depends on them), and the events of the members on other
+ * processes are not here: before the first round, each process sends every collective call of
+ * its ranks to the processes of the other members of its communicator (and keeps its own), and a
+ * schedule's counts come from these (cx_far_fill), never from reading ahead. */
+struct cx_far {
+    struct rt__map at; /* (comm | member << 32, instance) -> index in v */
+    struct cx_count *v;
+    uint32_t n, cap;
+};
+
+static int far_put(struct engine *E, const struct fx *f)
+{
+    struct cx_far *F = E->cxfar;
+    if (rt__grow((void **)&F->v, &F->cap, sizeof *F->v, F->n + 1) ||
+        rt__map_put(&F->at, (uint64_t)f->comm | (uint64_t)f->i << 32, f->n, F->n))
+        return rt__eng_oom(E);
+    struct cx_count *k = &F->v[F->n++];
+    *k = (struct cx_count){f->ev1, f->bytes, f->ev2, 1, f->t2, f->src, f->tag, f->dst, f->flags};
+    memcpy(&k->scale, &f->id, sizeof k->scale);
+    return 0;
+}
+
+static const struct cx_count *far_get(const struct engine *E, uint32_t comm, uint32_t i, uint64_t seq)
+{
+    const uint64_t *v = rt__map_get(&E->cxfar->at, (uint64_t)comm | (uint64_t)i << 32, seq);
+    return v ? &E->cxfar->v[*v] : NULL;
+}
+
+/* cx_lookahead under mpirun: every member but @p me (UINT32_MAX: none) from the counts shared. */
+static void cx_far_fill(struct engine *E, struct coll *c, uint32_t me, uint32_t *missing)
+{
+    *missing = 0;
+    for (uint32_t i = 0; i < c->size; i++) {
+        if (i == me)
+            continue;
+        const struct cx_count *k = far_get(E, c->comm, i, c->seq);
+        if (!k) {
+            ++*missing;
+            continue;
+        }
+        c->ev[i] = k->ev;
+        c->mem[i].sent = k->sent;
+        c->mem[i].recv = k->recv;
+        c->mem[i].in_place = (k->how & RT__CALL_IN_PLACE) != 0;
+        c->mem[i].mentry = k->mentry;
+        if (E->o->scale)
+            c->mem[i].scale = k->scale;
+        if (k->how & RT__CALL_VECTOR)
+            c->vector = 1;
+    }
+}
+
+int rt__cx_share_counts(struct engine *E)
+{
+    uint32_t nprocs = E->part->nprocs;
+    struct rt__map seq;
+    rt__map_init(&seq);
+    uint8_t *to = calloc(nprocs ? nprocs : 1, 1);
+    E->cxfar = calloc(1, sizeof *E->cxfar);
+    int rc = to && E->cxfar ? RT_OK : rt__eng_oom(E);
+    if (E->cxfar)
+        rt__map_init(&E->cxfar->at);
+    for (uint32_t r = E->lo; r < E->hi && !rc; r++) {
+        const struct rank *R = &E->ranks[r];
+        for (uint64_t j = 0; j < R->nev && !rc; j++) {
+            const struct rt_event *e = &R->ev[j];
+            if (!rt__coll_start(e) || (e->flags & RT_EVF_CANCELLED))
+                continue;
+            const struct rt_event_payload *p = rt__row_payload_of(R->row, j);
+            const struct rt_comm *cm = rt_trace_comm(E->t, p->comm);
+            uint64_t *n = rt__map_ref(&seq, r, p->comm, 0);
+            if (!n) {
+                rc = rt__eng_oom(E);
+                break;
+            }
+            uint64_t inst = (*n)++;
+            uint32_t i = cm ? rt__eng_comm_rank(E, p->comm, r) : RT_NONE;
+            if (E->failed) {
+                rc = E->failed;
+                break;
+            }
+            if (i == RT_NONE) /* (the replay names it where it posts it) */
+                continue;
+            double scale = E->o->scale ? rt__eng_factor(E, r, j, p->comm) : 1;
+            struct fx f = {.kind = FX_CCOUNT, .comm = p->comm, .n = inst, .i = i, .src = r, .ev1 = j,
+                           .tag = rt__coll_op_at(R->ev, R->avail, j), .dst = e->ref,
+                           .flags = ((e->flags & RT_EVF_VECTOR) ? RT__CALL_VECTOR : 0) |
+                                    ((e->flags & RT_EVF_IN_PLACE) ? RT__CALL_IN_PLACE : 0),
+                           .bytes = p->bytes, .ev2 = rt__eng_coll_received(R, j), .t2 = (rt_time_ps)e->time};
+            memcpy(&f.id, &scale, sizeof scale);
+            if ((rc = far_put(E, &f)))
+                break;
+            memset(to, 0, nprocs);
+            to[E->part->me] = 1;
+            for (uint32_t k = 0; cm && cm->members && k < cm->size; k++) {
+                uint32_t row = cm->members[k], q = row < E->nranks ? owner_of(E, row) : E->part->me;
+                if (!to[q]) {
+                    to[q] = 1;
+                    if (rt__eng_fx_send(E, row, &f)) {
+                        rc = rt__eng_oom(E);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    rt__map_free(&seq);
+    free(to);
+    return rc;
+}
+
+void rt__cx_far_free(struct engine *E)
+{
+    if (!E->cxfar)
+        return;
+    rt__map_free(&E->cxfar->at);
+    free(E->cxfar->v);
+    free(E->cxfar);
 }
 
 /* ------------------------------------------------------------------ set-up */
@@ -191,7 +327,9 @@ static int cx_create(struct engine *E, uint32_t id, uint32_t me)
 {
     struct coll *c = &E->colls[id];
     uint32_t P = c->size, missing;
-    if (cx_lookahead(E, c, me, &missing))
+    if (E->cxfar)
+        cx_far_fill(E, c, me, &missing);
+    else if (cx_lookahead(E, c, me, &missing))
         return E->failed;
     /* A member that never enters leaves the collective unfinished for everyone, and the replay's
      * diagnosis says who waits for whom. Its counts are unknown: unless they do not matter (a
@@ -202,6 +340,9 @@ static int cx_create(struct engine *E, uint32_t id, uint32_t me)
     }
     if (rt__eng_coll_blocks(E, id))
         return E->failed;
+    /* the measured binders: every member's measured entry is known now (whoever enters first) */
+    rt__coll_measured_binders((int)c->op, c->size, c->root_rank, c->mem);
+    c->mbind_all = 1;
     struct coll_exec *x = calloc(1, sizeof *x);
     if (!x)
         return rt__eng_oom(E);
@@ -281,6 +422,8 @@ static int cx_launch(struct engine *E, uint32_t cid, uint32_t k)
     uint32_t id = msg_new(E);
     if (id == UINT32_MAX)
         return E->failed;
+    if (E->part) /* (its members here may all leave before its flow starts, when its receiver is elsewhere) */
+        c->refs++;
     struct msg *m = &E->msgs[id];
     memset(m, 0, sizeof *m);
     uint32_t a = member_row(E, c, s->a), b = member_row(E, c, s->b);
@@ -297,12 +440,11 @@ static int cx_launch(struct engine *E, uint32_t cid, uint32_t k)
     if (!q->eager) {
         /* the handshake waits for the receiver's round; its entry is then where the time goes
          * back to when it came later (rt__coll_run's message) */
-        const struct cx_member *B = &x->mem[s->b];
-        if (B->clock > at) {
-            q->origin = B->origin;
-            q->pred = B->bind;
+        if (q->rclock > at) {
+            q->origin = q->rorigin;
+            q->pred = q->rbind;
         }
-        at = (B->clock > at ? B->clock : at) + rt__eng_times(E, s->m)->handshake;
+        at = (q->rclock > at ? q->rclock : at) + rt__eng_times(E, s->m)->handshake;
     }
     if (E->o->record_contention && cx_number(E, x, k))
         return E->failed;
@@ -358,14 +500,15 @@ static int cx_round(struct engine *E, uint32_t cid, uint32_t i)
         M->state = CX_DONE;
         c->mem[i].done = M->clock;
         c->mem[i].origin = M->origin;
-        /* the measured binder: every member's at once when all have entered, else this one's */
-        if (!c->mbind_all && c->arrived == c->size) {
-            rt__coll_measured_binders((int)c->op, c->size, c->root_rank, c->mem);
-            c->mbind_all = 1;
-        } else if (!c->mbind_all) {
-            c->mem[i].mbind = rt__coll_measured_binder((int)c->op, c->size, c->root_rank, c->mem, i);
+        if (E->part) { /* (its collectives in flight: rt__cx_bound) */
+            struct rank *R = &E->ranks[row];
+            for (uint32_t j = 0; j < R->ncx; j++)
+                if (R->cxs[j] == ((uint64_t)i << 32 | cid)) {
+                    R->cxs[j] = R->cxs[--R->ncx];
+                    break;
+                }
         }
-        if (++c->dones == c->size) /* (dones counts results in a distributed replay, which has no network) */
+        if (++c->dones == (E->part ? c->own : c->size)) /* (the members replayed here) */
             c->complete = 1;
         return wake(E, row, M->clock);
     }
@@ -400,8 +543,20 @@ static int cx_round(struct engine *E, uint32_t cid, uint32_t i)
             continue;
         struct cx_msg *q = &x->msg[k];
         q->receiver_in = 1;
-        /* (an eager message left with its sender: only a rendezvous one waits for its receiver) */
-        if ((!q->eager && cx_launch(E, cid, k)) || cx_receive(E, cid, k))
+        q->rclock = M->clock;
+        q->rorigin = M->origin;
+        q->rbind = M->bind;
+        /* (an eager message left with its sender: only a rendezvous one waits for its receiver,
+         * whose round is sent to the sender's process when that is another) */
+        if (!q->eager && !owned(E, member_row(E, c, x->sched.v[k].a))) {
+            struct fx f = {.kind = FX_CXRECV, .comm = c->comm, .n = c->seq, .tag = k, .t1 = M->clock,
+                           .i = M->origin, .id = M->bind};
+            if (rt__eng_fx_send(E, member_row(E, c, x->sched.v[k].a), &f))
+                return rt__eng_oom(E);
+        } else if (!q->eager && cx_launch(E, cid, k)) {
+            return E->failed;
+        }
+        if (cx_receive(E, cid, k))
             return E->failed;
     }
     return 0;
@@ -419,6 +574,12 @@ int rt__cx_enter(struct engine *E, uint32_t cid, uint32_t me)
     }
     struct cx_member *M = &c->cx->mem[me];
     M->state = CX_IN;
+    if (E->part) {
+        struct rank *R = &E->ranks[member_row(E, c, me)];
+        if (rt__grow((void **)&R->cxs, &R->capcx, sizeof *R->cxs, R->ncx + 1))
+            return rt__eng_oom(E);
+        R->cxs[R->ncx++] = (uint64_t)me << 32 | cid;
+    }
     M->clock = c->mem[me].begin;
     M->origin = me;
     M->bind = CX_NONE;
@@ -443,9 +604,147 @@ int rt__cx_arrived(struct engine *E, uint32_t id, rt_time_ps t)
     msg_release(E, id);
     x->msg[k].delivered = t;
     x->msg[k].send_done |= rdv;
-    if (rdv && cx_complete(E, cid, x->sched.v[k].a, t, x->msg[k].origin, k)) /* the sender waited for it */
+    uint32_t a = x->sched.v[k].a, arow = member_row(E, &E->colls[cid], a);
+    if (rdv && !owned(E, arow)) { /* the sender waited for it on another process */
+        const struct coll *c = &E->colls[cid];
+        struct fx f = {.kind = FX_CXDONE, .comm = c->comm, .n = c->seq, .tag = k, .t1 = t};
+        if (rt__eng_fx_send(E, arow, &f))
+            return rt__eng_oom(E);
+    } else if (rdv && cx_complete(E, cid, a, t, x->msg[k].origin, k)) { /* the sender waited for it */
         return E->failed;
-    return cx_receive(E, cid, k);
+    }
+    if (cx_receive(E, cid, k))
+        return E->failed;
+    if (E->part && owned(E, arow)) /* the hold cx_launch took */
+        rt__eng_coll_unref(E, cid);
+    return 0;
+}
+
+uint32_t rt__cx_origin(const struct coll_exec *x, uint32_t k)
+{
+    return x->msg[k].origin;
+}
+
+rt_time_ps rt__cx_bound(const struct engine *E, uint32_t row, rt_time_ps arrive)
+{
+    const struct rank *R = &E->ranks[row];
+    rt_time_ps b = INT64_MAX;
+    for (uint32_t j = 0; j < R->ncx; j++) {
+        const struct coll_exec *x = E->colls[(uint32_t)R->cxs[j]].cx;
+        const struct cx_member *M = &x->mem[R->cxs[j] >> 32];
+        /* its round ends when the last of its messages completes: no earlier than any one of
+         * those not complete (a receive at its arrival, a send at its start or later); a
+         * rendezvous send not started waits for its receiver's round, which is not bounded */
+        rt_time_ps end = INT64_MIN;
+        for (uint32_t p = M->rstart; p < M->pos; p++) {
+            const struct cx_msg *q = &x->msg[x->ops[p] >> 1];
+            if (x->ops[p] & 1) {
+                if (!q->recv_done)
+                    end = end > arrive ? end : arrive;
+            } else if (q->id == UINT32_MAX) {
+                return INT64_MIN;
+            } else if (!q->send_done) {
+                end = end > q->ready ? end : q->ready;
+            }
+        }
+        b = end < b ? end : b;
+    }
+    return b;
+}
+
+/* ------------------------------------------------------------------ distributed: records */
+
+/* Instance @p seq on @p comm, with its schedule, into *@p cid: made on first sight when one of its
+ * messages or receivers' rounds reaches a member here before any member here entered it; @p i a
+ * member replayed here. RT_ECORRUPT (0 with *@p cid UINT32_MAX) when nothing here knows it. */
+static int cx_instance(struct engine *E, uint32_t comm, uint64_t seq, uint32_t i, uint32_t *cid)
+{
+    uint64_t *v = rt__map_get(&E->coll_of, comm, seq);
+    *cid = UINT32_MAX;
+    if (v) {
+        *cid = (uint32_t)*v;
+    } else {
+        const struct cx_count *k = far_get(E, comm, i, seq);
+        if (!k)
+            return 0;
+        if (rt__eng_coll_record(E, comm, seq, k->op, k->root, k->row, k->ev, cid))
+            return E->failed;
+    }
+    struct coll *c = &E->colls[*cid];
+    if (!c->cx && !c->cx_none && cx_create(E, *cid, UINT32_MAX))
+        return E->failed;
+    if (!c->cx) /* (no schedule: no member sends) */
+        *cid = UINT32_MAX;
+    return 0;
+}
+
+static int bad_record(struct engine *E, uint32_t from, const struct fx *f)
+{
+    return E->failed = rt_error_set(E->err, RT_ECORRUPT,
+                                    "%s: distributed replay: process %u sent a bad record of a collective (kind %u)",
+                                    rt_trace_path(E->t), from, f->kind);
+}
+
+int rt__cx_apply(struct engine *E, uint32_t from, const struct fx *f)
+{
+    if (!E->cxfar || f->comm >= rt_trace_comms(E->t))
+        return bad_record(E, from, f);
+    if (f->kind == FX_CCOUNT)
+        return f->src < E->nranks && !owned(E, f->src) ? far_put(E, f) : bad_record(E, from, f);
+    uint64_t *v = rt__map_get(&E->coll_of, f->comm, f->n);
+    uint32_t cid = v ? (uint32_t)*v : UINT32_MAX;
+    if (f->kind == FX_CXRECV && cid == UINT32_MAX) { /* before its sender here entered it */
+        const struct rt_comm *cm = rt_trace_comm(E->t, f->comm);
+        for (uint32_t i = 0; cm && cm->members && i < cm->size && cid == UINT32_MAX; i++)
+            if (cm->members[i] < E->nranks && owned(E, cm->members[i]) && cx_instance(E, f->comm, f->n, i, &cid))
+                return E->failed;
+    } else if (cid != UINT32_MAX && !E->colls[cid].cx && cx_instance(E, f->comm, f->n, 0, &cid)) {
+        return E->failed;
+    }
+    struct coll_exec *x = cid == UINT32_MAX ? NULL : E->colls[cid].cx;
+    if (!x || f->tag >= x->sched.n || !owned(E, member_row(E, &E->colls[cid], x->sched.v[f->tag].a)))
+        return bad_record(E, from, f);
+    uint32_t k = f->tag;
+    struct cx_msg *q = &x->msg[k];
+    if (f->kind == FX_CXDONE) {
+        q->send_done = 1;
+        return cx_complete(E, cid, x->sched.v[k].a, f->t1, q->origin, k);
+    }
+    q->receiver_in = 1;
+    q->rclock = f->t1;
+    q->rorigin = f->i;
+    q->rbind = (uint32_t)f->id;
+    return cx_launch(E, cid, k);
+}
+
+int rt__cx_far_arrives(struct engine *E, const struct fx *f, rt_time_ps t)
+{
+    uint32_t cid, b = rt__eng_comm_rank(E, f->comm, f->dst);
+    if (E->failed || b == RT_NONE || cx_instance(E, f->comm, f->ev1, b, &cid))
+        return E->failed ? E->failed : bad_record(E, E->part->me, f);
+    struct coll *c = cid == UINT32_MAX ? NULL : &E->colls[cid];
+    struct coll_exec *x = c ? c->cx : NULL;
+    uint32_t k = (uint32_t)f->n;
+    if (!x || f->n >= x->sched.n || x->sched.v[k].b != b || member_row(E, c, x->sched.v[k].a) != f->src)
+        return bad_record(E, E->part->me, f);
+    x->msg[k].origin = (uint32_t)f->ev2;
+    uint32_t id = msg_new(E);
+    if (id == UINT32_MAX)
+        return E->failed;
+    c = &E->colls[cid];
+    struct msg *m = &E->msgs[id];
+    memset(m, 0, sizeof *m);
+    m->src = f->src;
+    m->dst = f->dst;
+    m->bytes = f->bytes;
+    m->comm = cid;
+    m->n = k;
+    m->send_ev = c->ev[x->sched.v[k].a];
+    m->refs = 1;
+    m->flags = M_COLL | M_SEND | M_RECV | M_SCHED | (f->flags & (M_RDV | M_BURST));
+    m->origin_rank = member_row(E, c, x->msg[k].origin);
+    m->origin_ev = c->ev[x->msg[k].origin];
+    return push(E, t, Q_ARRIVE, id, MSG_QKEY(m));
 }
 
 void rt__cx_describe_wait(const struct engine *E, uint32_t cid, uint32_t i, char *buf, size_t n)

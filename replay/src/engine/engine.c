@@ -401,86 +401,11 @@ RT_HOT_INLINE rt_time_ps msg_gap(struct engine *E, const struct msg *m)
     return (rt_time_ps)llround((double)gap * (double)burst_wire(E, m->bytes) / (double)wire);
 }
 
-/* ------------------------------------------------------------------ the network (network.c) */
-
-/* The network's flows have changed at @p t, the time being: its rates are worked out again then.
- * The network's one next event is kept beside the queue (E->net_at), not in it: every flow that
- * starts or ends moves it, and a queued entry per move (all but the last stale) made the queue
- * several times larger on a network, and every push and pop slower. */
-static int net_kick(struct engine *E, rt_time_ps t)
-{
-    E->net_at = t;
-    return 0;
-}
-
-static void net_arrived(void *ud, uint64_t user, rt_time_ps at, uint32_t n, const uint32_t *links,
-                        const double *delay_ps)
-{
-    struct engine *E = ud;
-    const struct msg *m = &E->msgs[(uint32_t)user];
-    struct rt_replay_result *res = E->res;
-    for (uint32_t i = 0; E->o->record_contention && i < n; i++) {
-        if (!(delay_ps[i] >= 0.5)) /* under a ps: rounding, not contention */
-            continue;
-        if (rt__grow_one64((void **)&res->contention, &E->capcont, sizeof *res->contention, res->ncontention)) {
-            rt__eng_oom(E);
-            return;
-        }
-        uint64_t cm = m->flags & M_COLL ? rt__cx_serial(E->colls[m->comm].cx, m->n) : UINT64_MAX;
-        res->contention[res->ncontention++] =
-            (struct rt_msg_contention){m->origin_ev, m->origin_rank, links[i], delay_ps[i], cm};
-    }
-    push(E, at, Q_ARRIVE, (uint32_t)user, MSG_QKEY(m));
-}
-
-/* The network's event at @p t (E->net_at): when its next flow ends, the messages whose last byte
- * left then are queued to arrive after their latency, and its next event is set. */
-static int net_event(struct engine *E, rt_time_ps t)
-{
-    E->net_at = INT64_MAX;
-    rt_time_ps nx = rt__netrun_next(E->net);
-    if (nx == INT64_MIN)
-        return rt__eng_oom(E);
-    if (nx == INT64_MAX)
-        return 0;
-    if (nx > t) {
-        E->net_at = nx;
-        return 0;
-    }
-    if (rt__netrun_advance(E->net, t, net_arrived, E))
-        return rt__eng_oom(E);
-    nx = rt__netrun_next(E->net);
-    if (nx == INT64_MIN)
-        return rt__eng_oom(E);
-    E->net_at = nx;
-    return E->failed;
-}
-
-/* A Q_BG entry: background traffic's messages due now leave, while the trace still runs. */
-static int bg_event(struct engine *E, struct qent q)
-{
-    /* (a streamed trace's total grows as it is read; a rank that has stepped all it holds reads on
-     * at once, so all held are stepped only once all are read) */
-    if (E->done >= E->total)
-        return 0; /* the trace is done: the other jobs no longer matter */
-    int rc = rt__netrun_perturb_fire(E->net, q.t);
-    if (rc == RT_ERANGE) {
-        char at[32];
-        return E->failed = rt_error_set(E->err, RT_ERANGE,
-                                        "%s: --perturb: %llu background messages on the wire at once at predicted "
-                                        "time %s: the other jobs offer more than the links carry and their traffic "
-                                        "piles up without bound (lower the ratio or size, or raise the interval)",
-                                        rt_trace_path(E->t), (unsigned long long)rt__netrun_bg_on_wire(E->net),
-                                        rt_format_time(at, sizeof at, (double)q.t / 1e3));
-    }
-    if (rc || net_kick(E, q.t))
-        return rt__eng_oom(E);
-    rt_time_ps nx = rt__netrun_perturb_next(E->net);
-    return nx == INT64_MAX ? 0 : push(E, nx, Q_BG, 0, 0);
-}
+/* ------------------------------------------------------------------ the network (engine_net.c) */
 
 /* A message's flow starts now: its bytes over its route, then its latency (the model's wire time
- * less its bytes' part, stretched as its @p gap is in a burst). */
+ * less its bytes' part, stretched as its @p gap is in a burst). It is held until the flows of
+ * this time start together (engine_net.c). */
 static int net_inject(struct engine *E, uint32_t id, rt_time_ps now, rt_time_ps wire, rt_time_ps gap)
 {
     const struct msg *m = &E->msgs[id];
@@ -488,16 +413,7 @@ static int net_inject(struct engine *E, uint32_t id, rt_time_ps now, rt_time_ps 
     rt_time_ps bytes_ps = m->bytes ? c->wire - E->wire0 : 0;
     if (m->flags & M_BURST)
         bytes_ps = (rt_time_ps)llround((double)bytes_ps * (double)gap / (double)(c->gap ? c->gap : 1));
-    uint32_t src = m->src;
-    uint64_t key = MSG_QKEY(m);
-    rt_time_ps arrive;
-    int rc = rt__netrun_send(E->net, src, m->dst, m->bytes, now, wire, bytes_ps > 0 ? bytes_ps : 0, id, &arrive);
-    if (rc < 0)
-        return rt__eng_oom(E);
-    if (rc == 1)
-        return net_kick(E, now);
-    arrive = arrive > now ? arrive : now + 1; /* shared memory may be faster than the model's wire_min */
-    return push(E, arrive, Q_ARRIVE, id, key);
+    return rt__eng_net_start(E, id, now, wire, bytes_ps > 0 ? bytes_ps : 0);
 }
 
 /* on_ready with a network. The message's injection follows the discipline (struct
@@ -917,6 +833,14 @@ RT_HOT_INLINE int steps(struct engine *E, struct rank *R, uint32_t r, int deps, 
     }
 }
 
+/* Rank @p R has stepped its last event (background traffic stops once all have: engine_net.c). */
+static void rank_finished(struct engine *E, struct rank *R)
+{
+    R->state = R_DONE;
+    E->ranks_done++;
+    E->last_finish = R->clock > E->last_finish ? R->clock : E->last_finish;
+}
+
 static int run_rank(struct engine *E, uint32_t r)
 {
     struct rank *R = &E->ranks[r];
@@ -926,8 +850,10 @@ static int run_rank(struct engine *E, uint32_t r)
     int s = E->deps || E->events ? steps(E, R, r, E->deps, E->events) : steps(E, R, r, 0, 0);
     if (s == STEP_FAIL || E->failed)
         rc = E->failed ? E->failed : rt__eng_oom(E);
+    else if (s == STEP_BLOCK)
+        R->state = R_BLOCKED;
     else
-        R->state = s == STEP_BLOCK ? R_BLOCKED : R_DONE;
+        rank_finished(E, R);
     count_done(E, R->cursor - from);
     return rc;
 }
@@ -951,28 +877,19 @@ RT_HOT_INLINE void take(struct engine *E, struct qent q)
     case Q_COLL:
         rt__eng_coll_ports(E, q.id);
         break;
-    case Q_NET: /* (kept beside the queue: run_network) */
-        break;
-    case Q_BG:
-        bg_event(E, q);
-        break;
     }
 }
 
-/* The serial loop with a network: the queue's entries and the network's event in the order a
- * Q_NET entry at E->net_at would take among them. */
+/* The serial loop with a network: the queue's entries and the network's operations, those of a
+ * time t around the entries of t as net_next orders them. */
 static void run_network(struct engine *E)
 {
-    const struct qent net = {0, (uint64_t)Q_NET << 61, 0};
     while (!E->failed) {
-        int queued = qcount(E) != 0;
-        if (E->net_at != INT64_MAX) {
-            struct qent at = net;
-            at.t = E->net_at;
-            if (!queued || qless(&at, qtop(E))) {
-                net_event(E, at.t);
-                continue;
-            }
+        int queued = qcount(E) != 0, cls;
+        rt_time_ps t = net_next(E, &cls);
+        if (t != INT64_MAX && (!queued || t < qtop(E)->t || (t == qtop(E)->t && cls != NET_START))) {
+            rt__eng_net_step(E);
+            continue;
         }
         if (!queued)
             break;
@@ -1184,32 +1101,13 @@ static int refuse_everywhere(struct engine *E, const char *what)
     return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED, "%s: %s", rt_trace_path(E->t), what);
 }
 
-/* The network's traffic for this replay, and its background traffic's first messages. */
+/* The network's traffic for this replay (engine_net.c). */
 static int setup_network(struct engine *E)
 {
-    if (E->part)
-        return refuse_everywhere(E, "a network topology is not replayed under mpirun yet: run it as one process, or a "
-                                    "Monte Carlo with --runs N --split runs (each process replays whole runs)");
-    const struct rt_model *mod = &E->o->model;
-    /* The latency part of the wire time, so that a flow of m bytes alone, its bytes taking one
-     * per-byte time each, arrives at W(m): W(0) (Hockney's α), but LogGP's wire time leaves the
-     * first byte's G out (W(m) = L + (m-1)G, so W(1) = W(0)): then L - G. */
-    rt_time_ps w0 = mod->ops->wire(&mod->params, 0), w1 = mod->ops->wire(&mod->params, 1);
-    E->wire0 = w1 == w0 ? w0 - (mod->ops->wire(&mod->params, 2) - w1) : w0;
-    E->wire0 = E->wire0 > 0 ? E->wire0 : 0;
-    /* the model's own per-byte time, over a large message (the NICs' default bandwidth) */
-    double per_byte_ns = (double)(mod->ops->wire(&mod->params, 1 << 20) - E->wire0) / (double)(1 << 20) / 1e3;
-    int rc = rt__netrun_create(E->o->network, per_byte_ns, &E->net, E->err);
-    if (rc)
-        return E->failed = rc;
-    rt__netrun_set_in_order(E->net, E->in_order);
-    rt__netrun_set_routes(E->net, E->o->record_contention); /* (net_arrived's only use of them) */
-    if (rt__netrun_perturb_start(E->net, E->o->seed, E->o->run))
-        return rt__eng_oom(E);
-    rt_time_ps bg = rt__netrun_perturb_next(E->net);
-    if (bg != INT64_MAX && push(E, bg, Q_BG, 0, 0))
-        return E->failed;
-    return 0;
+    if (E->part && E->o->record_contention)
+        return refuse_everywhere(E, "congestion on a network is not attributed under mpirun yet: run analyze as one "
+                                    "process");
+    return rt__eng_net_setup(E);
 }
 
 /* Takes the queue until it is empty (one process) or the rounds end (several), then says why
@@ -1335,13 +1233,15 @@ static void teardown(struct engine *E)
             free(E->ranks[r].waits);
             free(E->ranks[r].rdvw);
             free(E->ranks[r].incoll);
+            free(E->ranks[r].cxs);
         }
     rt__eng_remote_free(E);
     free(E->ranks);
     rt__os_cursors_free(E->cursors, (size_t)E->nranks * E->nsrc);
     free(E->cursors);
     rt__burst_state_free(&E->burst);
-    rt__netrun_destroy(E->net);
+    rt__eng_net_free(E);
+    rt__cx_far_free(E);
     free(E->heap);
     free(E->msgs);
     free(E->chans);
@@ -1395,7 +1295,8 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     E.err = err;
     E.nranks = rt_trace_ranks(trace);
     E.freemsg = E.freecoll = UINT32_MAX;
-    E.net_at = INT64_MAX;
+    E.net_at = E.bg_at = INT64_MAX;
+    E.last_finish = INT64_MIN;
     E.cur_pt = INT64_MIN;
     E.hint_rank = E.hint_region = RT_NONE;
     if (!(rc = setup_tables(&E)) && !(rc = opts->part ? rt__eng_remote_setup(&E) : 0) &&

@@ -79,6 +79,12 @@ static uint32_t comm_rank_of(struct engine *E, uint32_t c, const struct rt_comm 
     return v ? (uint32_t)*v : RT_NONE;
 }
 
+uint32_t rt__eng_comm_rank(struct engine *E, uint32_t c, uint32_t row)
+{
+    const struct rt_comm *cm = rt_trace_comm(E->t, c);
+    return cm ? comm_rank_of(E, c, cm, row) : RT_NONE;
+}
+
 /* Bytes received by the collective that begins at event @p j: its COLL_END, the rank's next
  * collective record (the reader never nests them), refers back to it; a non-blocking one's
  * NBCOLL_END is where its begin says (aux). */
@@ -111,6 +117,12 @@ void rt__eng_coll_release(struct engine *E, uint32_t id)
     c->cx = NULL;
     c->refs = E->freecoll;
     E->freecoll = id;
+}
+
+void rt__eng_coll_unref(struct engine *E, uint32_t id)
+{
+    if (--E->colls[id].refs == 0)
+        rt__eng_coll_release(E, id);
 }
 
 /* --scale-bytes on the blocks, derived from the counts as traced (a count rounded on its own
@@ -403,7 +415,7 @@ int rt__eng_post_collective(struct engine *E, uint32_t r, uint64_t j, const stru
         return E->failed;
     if (pt_put(&E->ranks[r].pending, j, COLL_BIT | (uint64_t)me << 32 | id))
         return rt__eng_oom(E);
-    if (E->part && rt__eng_incoll_add(&E->ranks[r], id)) /* (the rounds' bounds on its ports) */
+    if (E->part && !E->net && rt__eng_incoll_add(&E->ranks[r], id)) /* (the rounds' bounds on its ports) */
         return rt__eng_oom(E);
     double c_scale = E->o->scale ? rt__eng_factor(E, r, j, p->comm) : 1;
     return rt__eng_coll_enter(E, id, me, r, j, op, e->ref, t, (rt_time_ns)e->time, p->bytes,

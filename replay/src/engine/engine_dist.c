@@ -109,7 +109,7 @@ int rt__dist_rounds(struct rt__dist *D, const struct rt__dist_ops *ops, void *ud
         int rc = swap(D, ops, ud, &failed);
         if (rc)
             return failed ? failed : rt_error_set(D->err, rc, "%s: distributed replay: exchange failed", D->path);
-        int64_t v[5], ty;
+        int64_t v[4 + RT__DIST_EXT], ty;
         int ask;
         ops->earliest(ud, &v[0], &ty, &ask, &v[4]);
         /* what the swap itself made (a collective's results) is queued elsewhere only next round */
@@ -121,7 +121,7 @@ int rt__dist_rounds(struct rt__dist *D, const struct rt__dist_ops *ops, void *ud
          * days; beyond, a second reduction finds the type) */
         v[2] = mine >= 0 && mine < (INT64_C(1) << 60) && ty < 8 ? mine * 8 + ty : INT64_MAX;
         v[3] = ask ? 0 : 1;
-        if ((rc = P->reduce(P->ud, v, 5, 0)))
+        if ((rc = P->reduce(P->ud, v, 4 + RT__DIST_EXT, 0)))
             return reduce_failed(D, rc);
         if (v[1] == 0)
             return failed ? failed : rt_error_set(D->err, RT_EREMOTE, "%s: stopped: another process failed", D->path);
@@ -133,7 +133,7 @@ int rt__dist_rounds(struct rt__dist *D, const struct rt__dist_ops *ops, void *ud
             if ((rc = P->reduce(P->ud, &tau, 1, 0)))
                 return reduce_failed(D, rc);
         }
-        failed = ops->round(ud, v[0], tau, v[3] == 0, v[4]);
+        failed = ops->round(ud, v[0], tau, v[3] == 0, &v[4]);
     }
 }
 

@@ -16,6 +16,7 @@
 #include "retime/error.h"
 
 struct rt_replay_part;
+#define RT__DIST_EXT 3 /* the engine's own values in a round's reduction (rt__dist_ops.earliest) */
 struct rt__dist; /* the buffers and the processes: engine_dist.c's own */
 
 /* What the rounds ask of the engine (@p ud: the engine). apply and round return the engine's
@@ -27,13 +28,13 @@ struct rt__dist_ops {
     int (*apply)(void *ud, uint32_t from, const void *rec);
     /* The earliest (time, type) of what is queued here: *t = *type = INT64_MAX when nothing is.
      * Types are below 8 and ordered as the engine takes them at equal times. *@p ask: this
-     * process wants a closer look in the next round (1) or not (0). *@p low: a value of the
-     * engine's own that the rounds only reduce to its minimum over the processes. */
-    void (*earliest)(void *ud, int64_t *t, int64_t *type, int *ask, int64_t *low);
+     * process wants a closer look in the next round (1) or not (0). @p ext: RT__DIST_EXT values
+     * of the engine's own that the rounds only reduce to their minima over the processes. */
+    void (*earliest)(void *ud, int64_t *t, int64_t *type, int *ask, int64_t *ext);
     /* Takes what the round whose earliest entry over all processes is (@p T, @p tau) lets it
      * take, and sends (rt__dist_send) what that made; @p asked: some process asked (earliest);
-     * @p low: the least *low of earliest over the processes. */
-    int (*round)(void *ud, int64_t T, int64_t tau, int asked, int64_t low);
+     * @p ext: the minima of earliest's ext over the processes. */
+    int (*round)(void *ud, int64_t T, int64_t tau, int asked, const int64_t *ext);
 };
 
 /** Sets up the rounds of this process of @p P (which must outlive them) for records of

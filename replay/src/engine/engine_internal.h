@@ -31,10 +31,7 @@
  * the receive post that makes it ready may come from a rank woken at that very time (by an
  * arrival, a collective, an eager send's return), so only then are all the readies of a time
  * known, and the order of a port's grants never depends on the order ranks were simulated. */
-enum { Q_RESUME, Q_READY, Q_ARRIVE, Q_COLL, Q_RDV,
-       Q_NET, /* the network's next flow end: kept beside the queue (engine.c, run_network), taken
-               * in this place of the order */
-       Q_BG   /* background traffic's next messages (--perturb) */ };
+enum { Q_RESUME, Q_READY, Q_ARRIVE, Q_COLL, Q_RDV }; /* (a network's operations: beside the queue, net_next) */
 enum { R_QUEUED, R_RUNNING, R_BLOCKED, R_DONE };
 enum {
     M_SEND = 1 << 0,  /* send side posted */
@@ -173,6 +170,10 @@ struct rank {
     uint64_t cx_pos, cx_cnt;
     uint32_t *rdvw;   /* its rendezvous sends whose receive has not been posted */
     uint32_t nrdvw, caprdvw;
+    /* distributed, on a network: the collectives whose part it runs now (coll_exec.c), each
+     * collective id | member << 32, whose next messages engine_remote.c bounds (rt__cx_bound) */
+    uint64_t *cxs;
+    uint32_t ncx, capcx;
 };
 
 /* What one process of a distributed replay tells another (struct rt_replay_part.exchange; swapped
@@ -191,8 +192,20 @@ struct rank {
  *               member whose measured entry binds it, ev2 that one's COLL_BEGIN (comm, n)
  *   FX_BOUND    rank src's bounds at the end of a round: t1 earliest grant, t2 earliest post (in
  *               order), t3, t4 the same in time
- *   FX_SENDS    before the first round: rank src sends to rank dst */
-enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CDONE, FX_BOUND, FX_SENDS, FX_KINDS };
+ *   FX_SENDS    before the first round: rank src sends to rank dst
+ *   FX_FLOW     on a network, to every process: a message's flow starts at t1 (engine_net.c): comm tag
+ *               src dst n bytes flags, ev1 send event, ev2 origin event, i origin rank, id the sender
+ *               process's message, t2 its latency part, t3 its bytes' time, t4 its second key; a
+ *               collective's message (flags M_COLL): comm, ev1 its instance, n its place in the
+ *               schedule, ev2 the member its timing goes back to, tag the operation, reg the root
+ *   FX_CCOUNT   on a network, before the first round, to the processes of the other members: member
+ *               i (rank src) of instance n on comm calls it at event ev1 (op tag, root dst, flags how),
+ *               bytes sent, ev2 received, id its --scale-bytes factor's bits, t2 its measured entry
+ *   FX_CXRECV   on a network: the receiver of message tag of instance n on comm (a rendezvous) is in its
+ *               round since t1, its timing going back to member i through message id (coll_exec.c)
+ *   FX_CXDONE   on a network: message tag of instance n on comm (a rendezvous) was delivered at t1 */
+enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CDONE, FX_BOUND, FX_SENDS, FX_FLOW,
+       FX_CCOUNT, FX_CXRECV, FX_CXDONE, FX_KINDS };
 struct fx {
     uint32_t kind, comm, tag, src, dst, i, flags, reg; /* reg: the MPI call's region + 1 (errors) */
     uint64_t n, ev1, ev2, bytes, id;
@@ -200,6 +213,15 @@ struct fx {
     rt_time_ps pt; /* the sender's order when it made the record (engine.cur_pt) */
 };
 #define RS 4 /* values per rank in engine.remote_state */
+
+/* A flow granted at t, started with the others of its time in (k1, k2) order (engine_net.c):
+ * the message @p ref, its latency part @p wire and its bytes' time @p bytes_ps. */
+struct nstart {
+    rt_time_ps t;
+    uint64_t k1, k2;
+    rt_time_ps wire, bytes_ps;
+    uint32_t ref;
+};
 
 struct engine {
     const rt_trace *t;
@@ -243,8 +265,15 @@ struct engine {
     uint64_t done, next_progress, total; /* events replayed, when to report next, in all */
     struct size_memo memo[MEMO_SLOTS];   /* direct-mapped by size; zeroed = empty */
     struct rt__netrun *net;              /* options.network's traffic, or NULL */
-    rt_time_ps net_at;                   /* the network's next event (INT64_MAX: none), ordered as a
-                                          * Q_NET entry would be (run_network) */
+    rt_time_ps net_at;                   /* the network's next flow end (INT64_MAX: none; engine_net.c) */
+    rt_time_ps bg_at;                    /* its background traffic's next messages (INT64_MAX: none) */
+    struct nstart *pend;                 /* flows granted, not started yet: a heap (engine_net.c) */
+    uint32_t npend, cappend;
+    uint32_t ranks_done;                 /* ranks that have stepped their last event ... */
+    rt_time_ps last_finish;              /* ... and the latest of their clocks then */
+    struct net_part *np;                 /* distributed, on a network: the flows of every process (engine_net.c) */
+    struct cx_far *cxfar;                /* distributed, on a network: every member's counts (coll_exec.c) */
+    rt_time_ps net_end;                  /* distributed: when background traffic stops (INT64_MAX: not yet known) */
     uint64_t capcont;                    /* room in res->contention */
     uint64_t capcpred, capcbind;         /* room in res->coll_pred and res->coll_binds */
     rt_time_ps wire0;                    /* the model's zero-byte wire time */
@@ -294,6 +323,9 @@ int rt__eng_remote_setup(struct engine *E);
 int rt__eng_remote_ready(const struct engine *E);
 void rt__eng_remote_free(struct engine *E);
 int rt__eng_fx_send(struct engine *E, uint32_t rank, const struct fx *f);
+int rt__eng_fx_send_all(struct engine *E, const struct fx *f); /* to every other process */
+/* A message from another process reaches its receiver here at @p t (FX_ARRIVE's fields). */
+int rt__eng_half_arrives(struct engine *E, const struct fx *f, rt_time_ps t);
 int rt__eng_rdv_waiting_add(struct engine *E, uint32_t r, uint32_t id);
 void rt__eng_rdv_waiting_del(struct engine *E, uint32_t r, uint32_t id);
 int rt__eng_incoll_add(struct rank *R, uint32_t id); /* rank.incoll: -1 out of memory */
@@ -322,8 +354,41 @@ int rt__eng_post_collective(struct engine *E, uint32_t r, uint64_t j, const stru
                             const struct rt_event_payload *p, rt_time_ps t);
 int rt__eng_coll_ports(struct engine *E, uint32_t id);
 void rt__eng_coll_release(struct engine *E, uint32_t id);
+void rt__eng_coll_unref(struct engine *E, uint32_t id); /* one hold less; released at none */
 rt_bytes rt__eng_coll_received(const struct rank *R, uint64_t j);
 int rt__eng_coll_blocks(struct engine *E, uint32_t id);
+/* engine_net.c: the engine's side of a routed network. Its set-up and teardown; a granted
+ * message's flow, held until the flows of its time start together; the next of the network's
+ * operations taken (rt__eng_net_step, in the order of net_next). */
+int rt__eng_net_setup(struct engine *E);
+void rt__eng_net_free(struct engine *E);
+int rt__eng_net_start(struct engine *E, uint32_t id, rt_time_ps now, rt_time_ps wire, rt_time_ps bytes_ps);
+int rt__eng_net_step(struct engine *E);
+/* Distributed: a flow started by another process (FX_FLOW); the network's operations that nothing
+ * not yet known can precede, those before the horizon @p H (no rank grants before it: flows
+ * that end at or before H, background traffic due then, flows granted before H). */
+int rt__eng_net_record(struct engine *E, uint32_t from, const struct fx *f);
+int rt__eng_net_catch_up(struct engine *E, rt_time_ps H);
+uint32_t rt__eng_net_inflight(const struct engine *E, uint32_t r); /* flows known that end at rank r (here) */
+/* The network's operations of one time t come in this order around the queue's entries of t
+ * (which are between NET_BG and NET_START): the flows that end, background traffic, then the
+ * flows of the messages granted at t. */
+enum { NET_DONE, NET_BG, NET_START };
+/* The time of the network's next operation (INT64_MAX: none) and its kind in *@p cls. */
+static inline rt_time_ps net_next(const struct engine *E, int *cls)
+{
+    rt_time_ps t = E->net_at;
+    *cls = NET_DONE;
+    if (E->bg_at < t) {
+        t = E->bg_at;
+        *cls = NET_BG;
+    }
+    if (E->npend && E->pend[0].t < t) {
+        t = E->pend[0].t;
+        *cls = NET_START;
+    }
+    return t;
+}
 /* engine_diag.c: the one error line of a replay whose ranks did not all finish (RT_OK if they did) */
 int rt__eng_diagnose(struct engine *E);
 /* coll_exec.c: a collective's schedule run message by message on the network */
@@ -338,6 +403,22 @@ int rt__cx_arrived(struct engine *E, uint32_t msg, rt_time_ps t); /* a message i
 int rt__cx_member_done(const struct coll_exec *x, uint32_t me);
 uint64_t rt__cx_serial(const struct coll_exec *x, uint32_t k);      /* message k's coll_pred number */
 uint64_t rt__cx_member_bind(const struct coll_exec *x, uint32_t me); /* the number its leaving goes back to */
+/* Distributed, on a network (coll_exec.c): before the first round, every collective call of the
+ * ranks here goes to the processes of the other members of its communicator (FX_CCOUNT), so that
+ * each process can make any instance's schedule; records from another process (FX_CCOUNT,
+ * FX_CXRECV, FX_CXDONE); a message of a collective from another process reaches its receiver here
+ * (FX_FLOW's fields); the member its timing goes back to, for its flow's record. */
+int rt__cx_share_counts(struct engine *E);
+int rt__cx_apply(struct engine *E, uint32_t from, const struct fx *f);
+int rt__cx_far_arrives(struct engine *E, const struct fx *f, rt_time_ps t);
+uint32_t rt__cx_origin(const struct coll_exec *x, uint32_t k);
+/* The earliest time rank @p row here could send a message of a collective whose part it runs
+ * that is not queued yet (INT64_MIN: any time), when no message can arrive at it before
+ * @p arrive: a round's next messages leave when its last message completes. */
+rt_time_ps rt__cx_bound(const struct engine *E, uint32_t row, rt_time_ps arrive);
+void rt__cx_far_free(struct engine *E);
+/* engine_coll.c: a row's rank in communicator @p c (RT_NONE: not a member; E->failed on failure) */
+uint32_t rt__eng_comm_rank(struct engine *E, uint32_t c, uint32_t row);
 /* Appends to @p buf the round and message member @p me of collective @p id waits for. */
 void rt__cx_describe_wait(const struct engine *E, uint32_t id, uint32_t me, char *buf, size_t n);
 void rt__cx_free(struct coll_exec *x);

@@ -77,6 +77,10 @@ struct remote {
     uint64_t front_k;
     rt_time_ps low;       /* the least time at which any rank of any process can act below T this
                            * round and later (INT64_MAX: none can): see low_here */
+    /* on a network: the horizon, before which no rank of any process grants a message it has not
+     * granted (max(T, the least grant bound in time published)); this process's least such
+     * bound, published at the end of the round before */
+    rt_time_ps H, hpart;
 };
 
 static rt_time_ps max_t(rt_time_ps a, rt_time_ps b) { return a > b ? a : b; }
@@ -90,7 +94,9 @@ static int fx_send_to(struct engine *E, uint32_t p, const struct fx *f)
 {
     struct fx g = *f;
     g.pt = E->cur_pt; /* what it makes there has at least this order (apply) */
-    int64_t due = g.kind == FX_CPORTS || g.kind == FX_BOUND || g.kind == FX_SENDS ? INT64_MAX : max_t(g.t1, g.pt);
+    int64_t due = g.kind == FX_CPORTS || g.kind == FX_BOUND || g.kind == FX_SENDS || g.kind == FX_CCOUNT
+                      ? INT64_MAX
+                      : max_t(g.t1, g.pt);
     return rt__dist_send(E->rm->D, p, &g, due);
 }
 
@@ -98,6 +104,14 @@ static int fx_send_to(struct engine *E, uint32_t p, const struct fx *f)
 int rt__eng_fx_send(struct engine *E, uint32_t rank, const struct fx *f)
 {
     return fx_send_to(E, owner_of(E, rank), f);
+}
+
+int rt__eng_fx_send_all(struct engine *E, const struct fx *f)
+{
+    for (uint32_t p = 0; p < E->part->nprocs; p++)
+        if (p != E->part->me && fx_send_to(E, p, f))
+            return -1;
+    return 0;
 }
 
 int rt__eng_rdv_waiting_add(struct engine *E, uint32_t r, uint32_t id)
@@ -215,6 +229,22 @@ static void hint(struct engine *E, uint32_t rank, uint64_t ev, uint32_t reg)
     E->hint_region = reg && reg <= rt_trace_regions(E->t) ? reg - 1 : RT_NONE;
 }
 
+int rt__eng_half_arrives(struct engine *E, const struct fx *f, rt_time_ps t)
+{
+    uint32_t ci = chan_index(E, f->comm, f->tag, f->src, f->dst);
+    uint32_t id = ci == UINT32_MAX ? ci : half_of(E, ci, (uint32_t)f->n, f->comm, f->tag, f->src, f->dst);
+    if (id == UINT32_MAX)
+        return rt__eng_oom(E);
+    struct msg *m = &E->msgs[id];
+    m->flags |= M_SEND | (f->flags & (M_RDV | M_BURST));
+    m->bytes = f->bytes;
+    m->send_ev = f->ev1;
+    m->origin_ev = f->ev2;
+    m->origin_rank = f->i;
+    m->pmsg = (uint32_t)f->id;
+    return push(E, t, Q_ARRIVE, id, MSG_KEY(f->src, f->ev1));
+}
+
 /* Applies what process @p from sent. */
 static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
 {
@@ -272,18 +302,12 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
         }
         if (!owned(E, f->dst) || f->n > UINT32_MAX) /* FX_ARRIVE, at the receiver's process */
             return bad_fx(E, from, f);
-        uint32_t id = half_of(E, ci, (uint32_t)f->n, f->comm, f->tag, f->src, f->dst);
-        if (id == UINT32_MAX)
-            return rt__eng_oom(E);
-        struct msg *m = &E->msgs[id];
-        m->flags |= M_SEND | (f->flags & (M_RDV | M_BURST));
-        m->bytes = f->bytes;
-        m->send_ev = f->ev1;
-        m->origin_ev = f->ev2;
-        m->origin_rank = f->i;
-        m->pmsg = (uint32_t)f->id;
-        return push(E, f->t1, Q_ARRIVE, id, MSG_KEY(f->src, f->ev1));
+        return rt__eng_half_arrives(E, f, f->t1);
     }
+    if (f->kind == FX_FLOW)
+        return rt__eng_net_record(E, from, f);
+    if (f->kind == FX_CCOUNT || f->kind == FX_CXRECV || f->kind == FX_CXDONE)
+        return rt__cx_apply(E, from, f);
     /* collectives */
     const struct rt_comm *cm = f->comm < rt_trace_comms(E->t) ? rt_trace_comm(E->t, f->comm) : NULL;
     if (!cm || f->i >= (cm->members ? cm->size : 1))
@@ -450,6 +474,13 @@ static rt_time_ps wire_after(const struct engine *E, rt_time_ps t)
     return t == INT64_MIN ? INT64_MIN : t > INT64_MAX - E->wire_min ? INT64_MAX : t + E->wire_min;
 }
 
+/* On a network: the least end of a flow that has not ended in the copies yet (one running ends
+ * after H, one not started starts at H or later). */
+static rt_time_ps h_after(const struct engine *E)
+{
+    return E->rm->H == INT64_MAX ? INT64_MAX : E->rm->H + 1;
+}
+
 /* An arrival not yet queued at rank @p r's receive port: one least wire time after the earliest
  * grant (in time) of a rank that ever sends to it, and in order no earlier than that grant's.
  * Every grant from now on is at min(T, rm->low) or later in time, so no arrival is in order
@@ -458,6 +489,20 @@ static rt_time_ps arrival_bound(const struct engine *E, uint32_t r, int ts)
 {
     const struct remote *rm = E->rm;
     rt_time_ps lb = INT64_MAX;
+    if (E->net) {
+        /* On a network every arrival comes from the copy's flows (engine_net.c): those that end
+         * by H are all known; one running or held to start ends after H, and one not granted yet
+         * starts at its sender's grant bound or later, and at H or later, and takes 1 ps at least.
+         * Its senders include the members of its communicators (collectives). */
+        rt_time_ps h1 = h_after(E);
+        if (rt__eng_net_inflight(E, r))
+            lb = h1;
+        for (uint32_t k = rm->senders_at[r - E->lo]; k < rm->senders_at[r - E->lo + 1]; k++) {
+            rt_time_ps g = rm->pubt[2 * (size_t)rm->senders[k]];
+            lb = min_t(lb, g >= rm->H ? (g == INT64_MAX ? INT64_MAX : g + 1) : h1);
+        }
+        return lb;
+    }
     for (uint32_t k = rm->senders_at[r - E->lo]; k < rm->senders_at[r - E->lo + 1]; k++) {
         size_t s = rm->senders[k];
         rt_time_ps b = wire_after(E, rm->pubt[2 * s]);
@@ -481,8 +526,9 @@ static rt_time_ps wake_bound(const struct engine *E, uint32_t r, int ts)
     if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV)
         return min_t(ts ? rm->arr_min_t[r] : rm->arr_min[r], arrival_bound(E, r, ts));
     if (e->kind == RT_EV_COLL_END || e->kind == RT_EV_NBCOLL_END) { /* in order at or after its collective */
-        uint64_t p = pending_of((struct rank *)R, e->ref);
-        return !ts && p != UINT64_MAX && (p & COLL_BIT) ? coll_bound(E, &E->colls[(uint32_t)p]) : FLOOR(E, ts);
+        uint64_t p = pending_of((struct rank *)R, e->ref); /* (on a network its own part's end: any time) */
+        return !ts && !E->net && p != UINT64_MAX && (p & COLL_BIT) ? coll_bound(E, &E->colls[(uint32_t)p])
+                                                                  : FLOOR(E, ts);
     }
     if (e->kind != RT_EV_ISEND_COMPLETE && e->kind != RT_EV_LEAVE)
         return FLOOR(E, ts);
@@ -498,10 +544,11 @@ static rt_time_ps wake_bound(const struct engine *E, uint32_t r, int ts)
         if (m->flags & M_SDONE)
             continue;
         rt_time_ps b = grant;
-        if ((m->flags & M_RDV) && (m->flags & M_FWD))
-            b = m->recv_done; /* its arrival at the far receiver */
-        else if ((m->flags & M_RDV) && owned(E, m->dst))
-            b = min_t(ts ? rm->arr_min_t[m->dst] : rm->arr_min[m->dst], grant);
+        if ((m->flags & M_RDV) && (m->flags & M_FWD)) /* its arrival at the far receiver (on a network */
+            b = E->net && m->recv_done == NEVER ? h_after(E) : m->recv_done; /* when its flow has ended here) */
+        else if ((m->flags & M_RDV) && owned(E, m->dst)) /* (on a network its flow may be on its way) */
+            b = min_t(ts ? rm->arr_min_t[m->dst] : rm->arr_min[m->dst],
+                      E->net ? min_t(grant, arrival_bound(E, m->dst, ts)) : grant);
         lb = max_t(b, lb);
     }
     return lb;
@@ -520,11 +567,22 @@ static rt_time_ps post_bound(const struct engine *E, uint32_t r, int ts)
     return max_t(wake_bound(E, r, ts), lb);
 }
 
-/* The earliest grant of rank @p r's send port not yet taken. */
+/* On a network, the earliest time rank @p r could send a message of a collective whose part it
+ * runs that is not queued yet (rt__cx_bound): after a message arrives at it. */
+static rt_time_ps cx_bound(const struct engine *E, uint32_t r, int ts)
+{
+    const struct remote *rm = E->rm;
+    return rt__cx_bound(E, r, min_t(ts ? rm->arr_min_t[r] : rm->arr_min[r], arrival_bound(E, r, ts)));
+}
+
+/* The earliest grant of rank @p r's send port not yet taken (on a network, its collectives'
+ * next messages too: cx_bound). */
 static rt_time_ps grant_bound(const struct engine *E, uint32_t r, int ts)
 {
     const struct remote *rm = E->rm;
     rt_time_ps g = min_t(rdv_bound(E, &E->ranks[r], ts), ts ? rm->rdy_min_t[r] : rm->rdy_min[r]);
+    if (E->ranks[r].ncx)
+        g = min_t(g, max_t(cx_bound(E, r, ts), FLOOR(E, ts)));
     return min_t(g, post_bound(E, r, ts));
 }
 
@@ -562,6 +620,8 @@ static int port_ok(const struct engine *E, uint32_t r, const struct qent *q, rt_
         return 0;
     if (rm->front && pt == rm->T && q->t == rm->front_t && q->tk == rm->front_k)
         return 1; /* the least entry of all */
+    if (R->ncx && bits == MARK_TX && !(pt < cx_bound(E, r, 0))) /* its collectives' next messages */
+        return 0;
     for (uint32_t i = 0; i < R->nincoll; i++) {
         const struct coll *c = &E->colls[R->incoll[i]];
         rt_time_ps lb = coll_bound(E, c);
@@ -631,9 +691,11 @@ static int publish(struct engine *E)
 {
     struct remote *rm = E->rm;
     scan_queue(E);
+    rm->hpart = INT64_MAX;
     for (uint32_t r = E->lo; r < E->hi; r++) {
         rt_time_ps grant = grant_bound(E, r, 0), post = post_bound(E, r, 0);
         rt_time_ps grant_t = grant_bound(E, r, 1), post_t = post_bound(E, r, 1);
+        rm->hpart = min_t(rm->hpart, grant_t);
         rm->pub[2 * (size_t)r] = grant;
         rm->pub[2 * (size_t)r + 1] = post;
         rm->pubt[2 * (size_t)r] = grant_t;
@@ -686,6 +748,24 @@ static int entry_ok(struct engine *E, const struct qent *q, rt_time_ps pt)
 
 /* ------------------------------------------------------------------ who sends to whom */
 
+/* Rank @p r here may send to rank @p dst: the pair goes to dst's process once (FX_SENDS). */
+static int send_pair(struct engine *E, struct rt__map *seen, uint32_t r, uint32_t dst)
+{
+    struct remote *rm = E->rm;
+    if (rt__map_get(seen, dst, r))
+        return RT_OK;
+    uint32_t p = owner_of(E, dst);
+    struct fx f = {.kind = FX_SENDS, .src = r, .dst = dst};
+    if (rt__map_put(seen, dst, r, 1) || fx_send_to(E, p, &f))
+        return rt__eng_oom(E);
+    if (p != E->part->me) { /* that process needs r's bounds: its ranks' arrivals wait for r's grants */
+        if (rt__grow((void **)&rm->told, &rm->captold, sizeof *rm->told, rm->ntold + 1))
+            return rt__eng_oom(E);
+        rm->told[rm->ntold++] = (uint64_t)(r - E->lo) << 32 | p;
+    }
+    return RT_OK;
+}
+
 /* Which ranks ever send to each rank here: before the first round, every process sends the pairs
  * (receiver, sender) of its ranks' sends to the receivers' processes (FX_SENDS, in the first
  * swap), so that a round's records grow with a rank's neighbours, not with the ranks. */
@@ -701,22 +781,18 @@ static int send_pairs(struct engine *E)
         const struct rank *R = &E->ranks[r];
         for (uint64_t j = 0; j < R->nev && !rc; j++) {
             const struct rt_event *e = &R->ev[j];
-            if (e->kind == RT_EV_COLL_BEGIN || e->kind == RT_EV_NBCOLL_BEGIN)
+            if (e->kind == RT_EV_COLL_BEGIN || e->kind == RT_EV_NBCOLL_BEGIN) {
                 rm->coll_ahead[r - E->lo] = j + 1;
+                /* on a network a collective's messages go between its members (coll_exec.c) */
+                const struct rt_comm *cm = E->net ? rt_trace_comm(E->t, rt__row_payload_of(R->row, j)->comm) : NULL;
+                for (uint32_t k = 0; cm && cm->members && k < cm->size && !rc; k++)
+                    if (cm->members[k] < E->nranks && cm->members[k] != r)
+                        rc = send_pair(E, &seen, r, cm->members[k]);
+                continue;
+            }
             if ((e->kind != RT_EV_SEND && e->kind != RT_EV_ISEND) || e->ref >= E->nranks)
                 continue;
-            if (rt__map_get(&seen, e->ref, r))
-                continue;
-            uint32_t p = owner_of(E, e->ref);
-            struct fx f = {.kind = FX_SENDS, .src = r, .dst = e->ref};
-            if (rt__map_put(&seen, e->ref, r, 1) || fx_send_to(E, p, &f))
-                rc = rt__eng_oom(E);
-            else if (p != E->part->me) { /* that process needs r's bounds: its ranks' arrivals wait for r's grants */
-                if (rt__grow((void **)&rm->told, &rm->captold, sizeof *rm->told, rm->ntold + 1))
-                    rc = rt__eng_oom(E);
-                else
-                    rm->told[rm->ntold++] = (uint64_t)(r - E->lo) << 32 | p;
-            }
+            rc = send_pair(E, &seen, r, e->ref);
         }
     }
     rt__map_free(&seen);
@@ -794,6 +870,9 @@ static int senders_build(struct engine *E)
 
 /* ------------------------------------------------------------------ rounds (rt__dist_ops) */
 
+/* The type earliest gives the network's flows granted and not started: after every entry's. */
+#define TY_STARTS (Q_RDV + 2)
+
 /* Applies a record that process @p from sent: what it makes has at least the record's order. */
 static int apply(void *ud, uint32_t from, const void *rec)
 {
@@ -835,11 +914,15 @@ static int awaits_ports(const struct engine *E, const struct coll *c)
  * its type + 1, or 0 for one made in the past (it comes before every entry of its order). It asks
  * for the least entry of all (agree_front) when it put off one of order T last round; *@p low is
  * low_here. */
-static void earliest(void *ud, int64_t *t, int64_t *type, int *ask, int64_t *low)
+static void earliest(void *ud, int64_t *t, int64_t *type, int *ask, int64_t *ext)
 {
     const struct engine *E = ud;
     *ask = E->rm->want_front;
-    *low = low_here(E);
+    ext[0] = low_here(E);
+    ext[1] = E->rm->hpart;
+    /* background traffic stops after the last rank's finish, once all have finished: minus that
+     * finish when all ranks here have (a time >= 0), INT64_MIN while one has not */
+    ext[2] = E->ranks_done < E->hi - E->lo ? INT64_MIN : -max_t(E->last_finish, 0);
     rt_time_ps v = INT64_MAX;
     int64_t ty = INT64_MAX;
     struct pent x;
@@ -850,6 +933,13 @@ static void earliest(void *ud, int64_t *t, int64_t *type, int *ask, int64_t *low
         int64_t cty = c->pt > c->tc ? 0 : Q_COLL + 1;
         if (awaits_ports(E, c) && (c->pt < v || (c->pt == v && cty < ty)))
             v = c->pt, ty = cty;
+    }
+    if (E->net) { /* the network's next operation: its ends first, its flows' starts last at a time */
+        int cls;
+        rt_time_ps nt = net_next(E, &cls);
+        int64_t nty = cls == NET_START ? TY_STARTS : 0;
+        if (nt < v || (nt == v && nty < ty))
+            v = nt, ty = nty;
     }
     *t = v;
     *type = ty;
@@ -895,14 +985,14 @@ static int agree_front(struct engine *E)
 }
 
 /* Takes the queue in order, each entry now or (if entry_ok says no) next round; then publishes. */
-static int round_take(void *ud, int64_t T, int64_t tau, int asked, int64_t low)
+static int round_take(void *ud, int64_t T, int64_t tau, int asked, const int64_t *ext)
 {
     struct engine *E = ud;
     struct remote *rm = E->rm;
     rm->T = T;
-    rm->low = low;
+    rm->low = ext[0];
     rm->past_at_T = tau == 0; /* an entry made in the past, or a record, comes first at T */
-    rm->tau = tau > 0 && tau <= Q_BG + 1 ? (uint8_t)(tau - 1) : Q_RESUME;
+    rm->tau = tau > 0 && tau <= Q_RDV + 1 ? (uint8_t)(tau - 1) : Q_RESUME;
     rm->front = 0;
     rm->want_front = 0;
     if (asked) { /* every process takes part */
@@ -912,6 +1002,15 @@ static int round_take(void *ud, int64_t T, int64_t tau, int asked, int64_t low)
     }
     if (!rm->senders_at && senders_build(E)) /* the first round: its swap brought the pairs */
         return E->failed;
+    if (E->net) { /* every process runs its copy of the network up to the horizon */
+        rm->H = max_t(T, ext[1]);
+        /* when the least of all is a start, nothing is left to grant at T: the flows of T start */
+        if (tau == TY_STARTS && T < INT64_MAX)
+            rm->H = max_t(rm->H, T + 1);
+        E->net_end = ext[2] == INT64_MIN ? INT64_MAX : -ext[2];
+        if (rt__eng_net_catch_up(E, rm->H))
+            return E->failed;
+    }
     E->res->rounds++;
     scan_queue(E);
     struct pent x;
@@ -952,6 +1051,8 @@ int rt__eng_run_rounds(struct engine *E)
 {
     static const struct rt__dist_ops ops = {apply, earliest, round_take};
     send_pairs(E); /* a failure is reported in the first round, which everyone takes part in */
+    if (E->net && !E->failed)
+        rt__cx_share_counts(E);
     return rt__dist_rounds(E->rm->D, &ops, E, E->failed);
 }
 
@@ -986,6 +1087,7 @@ int rt__eng_remote_setup(struct engine *E)
     rm->rdy_min_t = calloc(n, sizeof *rm->rdy_min_t);
     rm->arr_min_t = calloc(n, sizeof *rm->arr_min_t);
     rm->pubt = malloc((2 * (size_t)E->nranks + 1) * sizeof *rm->pubt);
+    rm->hpart = INT64_MIN; /* nothing published yet: a rank may grant at any time */
     for (size_t i = 0; rm->pub && rm->pubt && i < 2 * (size_t)E->nranks; i++)
         rm->pub[i] = rm->pubt[i] = INT64_MIN; /* nothing known yet: anything may happen at any time */
     return 0;
