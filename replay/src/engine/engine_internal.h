@@ -197,7 +197,7 @@ struct rank {
  *               src dst n bytes flags, ev1 send event, ev2 origin event, i origin rank, id the sender
  *               process's message, t2 its latency part, t3 its bytes' time, t4 its second key; a
  *               collective's message (flags M_COLL): comm, ev1 its instance, n its place in the
- *               schedule, ev2 the member its timing goes back to, tag the operation, reg the root
+ *               schedule, ev2 the member its timing goes back to
  *   FX_CCOUNT   on a network, before the first round, to the processes of the other members: member
  *               i (rank src) of instance n on comm calls it at event ev1 (op tag, root dst, flags how),
  *               bytes sent, ev2 received, id its --scale-bytes factor's bits, t2 its measured entry

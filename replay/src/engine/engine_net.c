@@ -143,12 +143,12 @@ static int flow_arrives(struct engine *E, uint32_t slot, rt_time_ps at)
     uint64_t key = MSG_KEY(f->src, coll ? f->n : f->ev1);
     if (owned(E, f->src) && !owned(E, f->dst) && (f->flags & M_RDV) && !coll) /* held for its delivery */
         E->msgs[f->id].recv_done = at; /* (a bound on it: wake_bound) */
-    if (owned(E, f->dst))
+    if (owned(E, f->dst)) {
         E->np->inflight[f->dst - E->lo]--;
-    if (owned(E, f->dst))
         rc = owned(E, f->src) ? push(E, at, Q_ARRIVE, (uint32_t)f->id, key) /* the message is here whole */
              : coll           ? rt__cx_far_arrives(E, f, at)
                               : rt__eng_half_arrives(E, f, at);
+    }
     return rc ? E->failed : flow_free(E, slot);
 }
 
@@ -191,8 +191,6 @@ int rt__eng_net_start(struct engine *E, uint32_t id, rt_time_ps now, rt_time_ps 
         f.comm = c->comm;
         f.ev1 = c->seq;
         f.ev2 = rt__cx_origin(c->cx, m->n);
-        f.tag = c->op;
-        f.reg = c->root;
     }
     if (rt__eng_fx_send_all(E, &f))
         return rt__eng_oom(E);
