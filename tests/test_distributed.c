@@ -82,6 +82,30 @@ static void times_free(struct times *x)
     free(x->t);
 }
 
+static uint64_t compared_events;
+
+/* Every event's predicted time of the replay in @p n parts (@p dist) against one process's
+ * (@p serial); a failure names the first that differs. */
+static void same_times(const char *path, const char *what, uint32_t n, const rt_trace *t, const struct times *serial,
+                       const struct times *dist)
+{
+    uint64_t differ = 0, first_r = 0, first_i = 0;
+    for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
+        uint64_t ne;
+        rt_trace_events(t, r, &ne);
+        for (uint64_t i = 0; i < ne; i++)
+            if (dist->t[r][i] != serial->t[r][i] && differ++ == 0)
+                first_r = r, first_i = i;
+        compared_events += ne;
+    }
+    if (differ) {
+        fprintf(stderr, "%s (%s, %u parts): %llu events differ, first rank %llu event %llu: %lld vs %lld ps\n", path,
+                what, n, (unsigned long long)differ, (unsigned long long)first_r, (unsigned long long)first_i,
+                (long long)dist->t[first_r][first_i], (long long)serial->t[first_r][first_i]);
+        rt_test_failures++;
+    }
+}
+
 static int same_result(const struct rt_replay_result *a, const struct rt_replay_result *b)
 {
     int same = a->ranks == b->ranks && a->predicted_ps == b->predicted_ps && a->measured_ns == b->measured_ns &&
@@ -95,7 +119,6 @@ static int same_result(const struct rt_replay_result *a, const struct rt_replay_
 
 static struct rt_replay_options variants[4];
 static const char *variant_names[4] = {"hockney", "logp", "hockney+noise", "logp+noise, eager 1KiB"};
-static uint64_t compared_events;
 
 /* ------------------------------------------------------------------ distributed analysis */
 
@@ -590,7 +613,6 @@ static void check_trace(const char *path, int first)
             int rcs[MAXP];
             rt_error errs[MAXP];
             CHECK_EQ_INT(pt_run(t, &variants[v], &dobs, n, res, rcs, errs), 0);
-            uint64_t differ = 0, first_r = 0, first_i = 0;
             for (uint32_t p = 0; p < n; p++) {
                 if (rcs[p]) {
                     fprintf(stderr, "%s (%s, %u parts): part %u: %s\n", path, variant_names[v], n, p, errs[p].msg);
@@ -609,21 +631,7 @@ static void check_trace(const char *path, int first)
                 }
                 rt_replay_result_destroy(res[p]);
             }
-            for (uint32_t r = 0; r < ranks; r++) {
-                uint64_t ne;
-                rt_trace_events(t, r, &ne);
-                for (uint64_t i = 0; i < ne; i++)
-                    if (dist.t[r][i] != serial.t[r][i] && differ++ == 0)
-                        first_r = r, first_i = i;
-                compared_events += ne;
-            }
-            if (differ) {
-                fprintf(stderr, "%s (%s, %u parts): %llu events differ, first rank %llu event %llu: %lld vs %lld ps\n",
-                        path, variant_names[v], n, (unsigned long long)differ, (unsigned long long)first_r,
-                        (unsigned long long)first_i, (long long)dist.t[first_r][first_i],
-                        (long long)serial.t[first_r][first_i]);
-                rt_test_failures++;
-            }
+            same_times(path, variant_names[v], n, t, &serial, &dist);
             times_free(&dist);
         }
         rt_replay_result_destroy(ref);
@@ -990,22 +998,7 @@ static void check_network_trace(const char *path, unsigned which, const struct r
                 }
                 rt_replay_result_destroy(res[p]);
             }
-            uint64_t differ = 0, first_r = 0, first_i = 0;
-            for (uint32_t r = 0; r < ranks; r++) {
-                uint64_t ne;
-                rt_trace_events(t, r, &ne);
-                for (uint64_t i = 0; i < ne; i++)
-                    if (dist.t[r][i] != serial.t[r][i] && differ++ == 0)
-                        first_r = r, first_i = i;
-                compared_events += ne;
-            }
-            if (differ) {
-                fprintf(stderr, "%s (%s, %u parts): %llu events differ, first rank %llu event %llu: %lld vs %lld ps\n",
-                        path, nets[v].name, n, (unsigned long long)differ, (unsigned long long)first_r,
-                        (unsigned long long)first_i, (long long)dist.t[first_r][first_i],
-                        (long long)serial.t[first_r][first_i]);
-                rt_test_failures++;
-            }
+            same_times(path, nets[v].name, n, t, &serial, &dist);
             times_free(&dist);
         }
         rt_replay_result_destroy(ref);
