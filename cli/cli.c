@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "distributed.h"
 #include "montecarlo.h"
 #include "progress.h"
 #include "retime/units.h"
@@ -961,7 +962,9 @@ int model_cli_window(struct model_cli *m, struct rt_replay_options *o, const rt_
     rt_error err = {0};
     if (model_cli_from_trace(m, o, t))
         return -1;
-    if (!m->window && rt_window_open(t, m->window_spec ? m->window_spec : "mpi", &m->window, &err))
+    /* (under mpirun each process holds some ranks: whether any has the window's calls is asked of all) */
+    if (!m->window && rt_window_open_part(t, m->window_spec ? m->window_spec : "mpi", dist_active() ? dist_any : NULL,
+                                          NULL, &m->window, &err))
         return cli_die("--window: %s", err.msg);
     o->window = m->window;
     return work_check(m, o, t);
@@ -1587,6 +1590,7 @@ int cli_replay_graph(const rt_trace *t, const struct rt_replay_options *o, rt_de
         res->links = NULL;
         res->contention = NULL;
         res->coll_pred = NULL;
+        res->coll_names = NULL;
         res->coll_binds = NULL;
         keep->predicted_end_ps = NULL;
         keep->measured_end_ns = NULL;

@@ -784,6 +784,7 @@ out_quiet:
     free(noisy.links);
     free(noisy.contention);
     free(noisy.coll_pred);
+    free(noisy.coll_names);
     free(noisy.coll_binds);
     free(calm.links);
     free(calm.contention);
@@ -792,6 +793,7 @@ out_quiet:
     free(noisy.cut_event);
     free(noisy.cut_waits_for);
     free(calm.coll_pred);
+    free(calm.coll_names);
     free(calm.coll_binds);
     rt_depgraph_diff_destroy(d);
     rt_depgraph_destroy(gb);

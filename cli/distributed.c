@@ -94,6 +94,15 @@ static int mpi_reduce(void *ud, int64_t *v, size_t n, int sum)
     return RT_OK;
 }
 
+int dist_any(void *ud, int any)
+{
+    (void)ud;
+    int64_t v = -(int64_t)(any != 0); /* the least: -1 when any process found it */
+    if (!dist_active() || mpi_reduce(NULL, &v, 1, 0) != RT_OK)
+        return any;
+    return v < 0;
+}
+
 void dist_init(int *argc, char ***argv)
 {
     if (!launched() || MPI_Init(argc, argv) != MPI_SUCCESS)
@@ -256,6 +265,11 @@ void dist_init(int *argc, char ***argv)
     (void)argv;
 }
 void dist_finalize(int rc) { (void)rc; }
+int dist_any(void *ud, int any)
+{
+    (void)ud;
+    return any;
+}
 int dist_active(void) { return 0; }
 unsigned dist_rank(void) { return 0; }
 unsigned dist_size(void) { return 1; }

@@ -28,6 +28,9 @@ struct mc_result;
  * gives every process all of them. @p rc is this process's mc_run result; returns it, or
  * RT_EREMOTE when only another process failed (the lowest failing one keeps its error). */
 int dist_mc_merge(struct mc_result *r, int rc, rt_error *err);
+/* Whether any process found what this one says in @p any (rt_window_open_part's question; every
+ * process asks alike). One process: @p any. */
+int dist_any(void *ud, int any);
 /* Under mpirun -np N > 1, for what does not run distributed: says so (once) and returns 1. */
 int dist_refuse(const char *what);
 

@@ -210,6 +210,15 @@ struct rt_dep_event {
  */
 int rt_depgraph_event(const rt_depgraph *g, uint32_t rank, uint64_t index, struct rt_dep_event *out, rt_error *err);
 
+/**
+ * Sends @p len bytes of @p rows to process 0 of @p g's distributed analysis (rt_depgraph_create_part),
+ * which gets every process's rows in process order in *@p all (malloc'd, *@p alllen bytes; the
+ * others: NULL, 0); one process gets a copy of its own. Every process calls it; @p rc: this
+ * process failed (all then fail alike). RT_OK or an RT_E* code (RT_EREMOTE: another failed).
+ */
+int rt_depgraph_gather(const rt_depgraph *g, const void *rows, size_t len, void **all, size_t *alllen, int rc,
+                       rt_error *err);
+
 /** The largest event time (the run's end) [ps]; 0 for a graph without events or on error. */
 rt_time_ps rt_depgraph_end(const rt_depgraph *g);
 

@@ -27,6 +27,15 @@ struct key {
     uint32_t rank;
 };
 
+/* What a process finds on its part of the critical path, sent to process 0 (or kept, alone): a
+ * message's remote edge that binds there (its origin), or the last message of the chain a
+ * collective leaving goes back to (by name under mpirun, else by number: instance UINT64_MAX). */
+enum { FOUND_MESSAGE, FOUND_CHAIN };
+struct found {
+    uint64_t a, b; /* FOUND_MESSAGE: origin event, rank; FOUND_CHAIN: instance, place (or number) */
+    uint64_t kind;
+};
+
 /* A link id against a link's use (bsearch over res->links, which are by link id). */
 static int use_cmp(const void *key, const void *elem)
 {
@@ -40,17 +49,6 @@ static int bind_cmp(const void *a, const void *b)
     if (x->rank != y->rank)
         return x->rank < y->rank ? -1 : 1;
     return x->ev < y->ev ? -1 : x->ev > y->ev;
-}
-
-/* Marks in @p on_chain the internal messages of the chain that timed the collective leaving of
- * rank @p r at event @p j (binds: res->coll_binds sorted by rank and event). */
-static void mark_chain(const struct rt_replay_result *res, const struct rt_coll_bind *binds, uint32_t r, uint64_t j,
-                       uint8_t *on_chain)
-{
-    struct rt_coll_bind k = {j, r, 0};
-    const struct rt_coll_bind *b = res->ncoll_binds ? bsearch(&k, binds, res->ncoll_binds, sizeof *binds, bind_cmp) : NULL;
-    for (uint64_t m = b ? b->msg : UINT64_MAX; m < res->ncoll_msgs && !on_chain[m]; m = res->coll_pred[m])
-        on_chain[m] = 1; /* a message numbers after its pred: the walk ends */
 }
 
 static int key_cmp(const void *a, const void *b)
@@ -69,6 +67,128 @@ static int row_cmp(const void *a, const void *b)
     if (x->absorbed_ps != y->absorbed_ps)
         return x->absorbed_ps > y->absorbed_ps ? -1 : 1;
     return x->link < y->link ? -1 : x->link > y->link ? 1 : strcmp(x->name, y->name);
+}
+
+/* A collective's message by name, with its number here (mark_path's index). */
+struct named {
+    struct rt_coll_msg_name name;
+    uint64_t number;
+};
+
+static int named_cmp(const void *a, const void *b)
+{
+    const struct rt_coll_msg_name *x = &((const struct named *)a)->name, *y = &((const struct named *)b)->name;
+    if (x->instance != y->instance)
+        return x->instance < y->instance ? -1 : 1;
+    return x->place < y->place ? -1 : x->place > y->place;
+}
+
+static int grow(void **v, uint64_t *cap, size_t elem, uint64_t n)
+{
+    if (n < *cap)
+        return 0;
+    uint64_t nc = *cap ? 2 * *cap : 256;
+    void *p = realloc(*v, nc * elem);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = nc;
+    return 0;
+}
+
+/* This process's finds along the critical path of @p g into *@p out (*@p n of them): the origins
+ * of the remote edges that bind on it, and the chains' last messages of the collective leavings
+ * that do. RT_OK or RT_ENOMEM. */
+static int find_on_path(const struct rt_replay_result *res, const rt_depgraph *g, const rt_trace *t,
+                        struct found **out, uint64_t *n)
+{
+    struct rt_coll_bind *binds = NULL;
+    uint64_t cap = 0;
+    int rc = RT_ENOMEM;
+    *out = NULL;
+    *n = 0;
+    if (res->ncoll_binds) {
+        if (!(binds = malloc(res->ncoll_binds * sizeof *binds)))
+            goto out;
+        memcpy(binds, res->coll_binds, res->ncoll_binds * sizeof *binds);
+        qsort(binds, res->ncoll_binds, sizeof *binds, bind_cmp);
+    }
+    for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
+        uint64_t ne;
+        rt_trace_events(t, r, &ne);
+        for (uint64_t j = 0; j < ne; j++) {
+            struct rt_dep_event d;
+            if (rt_depgraph_event(g, r, j, &d, NULL) || !d.on_path || !d.remote_binds || d.src_rank == RT_NONE)
+                continue; /* (another process's rank: not held here) */
+            struct found f = {d.src_index, d.src_rank, FOUND_MESSAGE};
+            if (d.kind == RT_DEP_COLLECTIVE && binds) {
+                struct rt_coll_bind k = {j, r, 0};
+                const struct rt_coll_bind *b = bsearch(&k, binds, res->ncoll_binds, sizeof *binds, bind_cmp);
+                if (!b || b->msg >= res->ncoll_msgs)
+                    continue; /* its own entry timed it: no message */
+                f = res->coll_names ? (struct found){res->coll_names[b->msg].instance, res->coll_names[b->msg].place, FOUND_CHAIN}
+                                    : (struct found){UINT64_MAX, b->msg, FOUND_CHAIN};
+            } else if (d.kind != RT_DEP_MESSAGE) {
+                continue;
+            }
+            if (grow((void **)out, &cap, sizeof **out, *n))
+                goto out;
+            (*out)[(*n)++] = f;
+        }
+    }
+    rc = RT_OK;
+out:
+    free(binds);
+    return rc;
+}
+
+/* Marks what is on the critical path, from every process's finds @p f (@p nf): the origins into
+ * *@p on (sorted, *@p non), the collectives' messages on chains into *@p on_chain (per number of
+ * @p res). RT_OK, RT_ENOMEM or RT_ECORRUPT (a chain's message this process does not number). */
+static int mark_path(const struct rt_replay_result *res, const struct found *f, uint64_t nf, struct key **on,
+                     uint64_t *non, uint8_t **on_chain)
+{
+    struct named *byname = NULL;
+    uint64_t cap = 0;
+    int rc = RT_ENOMEM;
+    *on = NULL;
+    *non = 0;
+    *on_chain = NULL;
+    if (res->ncoll_msgs && !(*on_chain = calloc(res->ncoll_msgs, 1)))
+        goto out;
+    if (res->coll_names && res->ncoll_msgs) { /* the numbers here by name */
+        if (!(byname = malloc(res->ncoll_msgs * sizeof *byname)))
+            goto out;
+        for (uint64_t i = 0; i < res->ncoll_msgs; i++)
+            byname[i] = (struct named){res->coll_names[i], i};
+        qsort(byname, res->ncoll_msgs, sizeof *byname, named_cmp);
+    }
+    for (uint64_t i = 0; i < nf; i++) {
+        if (f[i].kind == FOUND_MESSAGE) {
+            if (grow((void **)on, &cap, sizeof **on, *non))
+                goto out;
+            (*on)[(*non)++] = (struct key){f[i].a, (uint32_t)f[i].b};
+            continue;
+        }
+        uint64_t m = f[i].b;
+        if (f[i].a != UINT64_MAX) { /* a name: its number here */
+            struct named want = {{f[i].a, f[i].b}, 0};
+            const struct named *x = byname ? bsearch(&want, byname, res->ncoll_msgs, sizeof *byname, named_cmp) : NULL;
+            if (!x) {
+                rc = RT_ECORRUPT;
+                goto out;
+            }
+            m = x->number;
+        }
+        for (; m < res->ncoll_msgs && !(*on_chain)[m]; m = res->coll_pred[m])
+            (*on_chain)[m] = 1; /* (a chain goes back within its instance's schedule: it ends) */
+    }
+    if (*non > 1)
+        qsort(*on, *non, sizeof **on, key_cmp);
+    rc = RT_OK;
+out:
+    free(byname);
+    return rc;
 }
 
 /* "NIC injection", "torus dim 1 +", "fat tree level 2 down", "dragonfly global": what a link is. */
@@ -94,47 +214,28 @@ int rt_congestion_create(const rt_network *net, const struct rt_replay_result *r
 {
     const rt_topology *topo = rt_network_topology(net);
     struct key *on = NULL;
-    uint64_t non = 0, cap = 0;
-    struct rt_coll_bind *binds = NULL;
+    uint64_t non = 0, nmine = 0;
+    struct found *mine = NULL, *all = NULL;
+    size_t alllen = 0;
     uint8_t *on_chain = NULL; /* per internal message of a collective: on the critical path */
     struct rt_congestion *c = calloc(1, sizeof *c);
     *out = NULL;
-    if (!c)
-        goto oom;
-    if (res->ncoll_msgs) {
-        binds = malloc((res->ncoll_binds ? res->ncoll_binds : 1) * sizeof *binds);
-        on_chain = calloc(res->ncoll_msgs, 1);
-        if (!binds || !on_chain)
-            goto oom;
-        if (res->ncoll_binds)
-            memcpy(binds, res->coll_binds, res->ncoll_binds * sizeof *binds);
-        if (res->ncoll_binds > 1)
-            qsort(binds, res->ncoll_binds, sizeof *binds, bind_cmp);
-    }
-    /* the origins of the remote edges on the critical path; the chains of collectives' ones */
-    for (uint32_t r = 0; r < rt_trace_ranks(t); r++) {
-        uint64_t n;
-        rt_trace_events(t, r, &n);
-        for (uint64_t j = 0; j < n; j++) {
-            struct rt_dep_event d;
-            if (rt_depgraph_event(g, r, j, &d, NULL) || !d.on_path || !d.remote_binds || d.src_rank == RT_NONE)
-                continue;
-            if (d.kind == RT_DEP_COLLECTIVE && on_chain)
-                mark_chain(res, binds, r, j, on_chain);
-            if (d.kind != RT_DEP_MESSAGE)
-                continue;
-            if (non == cap) {
-                cap = cap ? 2 * cap : 256;
-                struct key *nk = realloc(on, cap * sizeof *nk);
-                if (!nk)
-                    goto oom;
-                on = nk;
-            }
-            on[non++] = (struct key){d.src_index, d.src_rank};
-        }
-    }
-    if (non)
-        qsort(on, non, sizeof *on, key_cmp);
+    /* what is on the critical path: each process finds it on its ranks, process 0 (which has the
+     * records under mpirun) marks it; a gather of nothing then lets every process agree */
+    int rc = c ? find_on_path(res, g, t, &mine, &nmine) : RT_ENOMEM;
+    if (rc)
+        rc = rt_error_set(err, rc, "out of memory");
+    rc = rt_depgraph_gather(g, mine, nmine * sizeof *mine, (void **)&all, &alllen, rc, err);
+    free(mine);
+    if (!rc && all && (rc = mark_path(res, all, alllen / sizeof *all, &on, &non, &on_chain)))
+        rc = rc == RT_ENOMEM ? rt_error_set(err, rc, "out of memory")
+                             : rt_error_set(err, rc, "%s: congestion: a collective's message on the critical path was "
+                                                     "not numbered by process 0", rt_trace_path(t));
+    free(all);
+    all = NULL;
+    if ((rc = rt_depgraph_gather(g, NULL, 0, (void **)&all, &alllen, rc, err)))
+        goto fail;
+    free(all);
     /* per link, then per kind of link: an index by the place of the link among the links the
      * messages used (res->links, by link id), not by link id, which may run to billions */
     uint32_t nl = res->nlinks;
@@ -186,10 +287,8 @@ int rt_congestion_create(const rt_network *net, const struct rt_replay_result *r
     }
     free(row_of);
     free(on);
-    free(binds);
     free(on_chain);
     on = NULL;
-    binds = NULL;
     on_chain = NULL;
     c->links = rows;
     c->nlinks = nrows;
@@ -220,11 +319,12 @@ int rt_congestion_create(const rt_network *net, const struct rt_replay_result *r
     *out = c;
     return RT_OK;
 oom:
+    rc = rt_error_set(err, RT_ENOMEM, "out of memory");
+fail:
     free(on);
-    free(binds);
     free(on_chain);
     rt_congestion_destroy(c);
-    return rt_error_set(err, RT_ENOMEM, "out of memory");
+    return rc;
 }
 
 void rt_congestion_destroy(struct rt_congestion *c)

@@ -380,6 +380,23 @@ int rt_depgraph_event(const rt_depgraph *g, uint32_t rank, uint64_t index, struc
     return RT_OK;
 }
 
+int rt_depgraph_gather(const rt_depgraph *g, const void *rows, size_t len, void **all, size_t *alllen, int rc,
+                       rt_error *err)
+{
+    if (g->dp.p)
+        return rt__dg_gather(&g->dp, rows, len, all, alllen, rc, err);
+    *all = NULL;
+    *alllen = 0;
+    if (rc)
+        return rc;
+    if (!(*all = malloc(len ? len : 1)))
+        return rt_error_set(err, RT_ENOMEM, "out of memory");
+    if (len)
+        memcpy(*all, rows, len);
+    *alllen = len;
+    return RT_OK;
+}
+
 rt_time_ps rt_depgraph_end(const rt_depgraph *g)
 {
     rt_time_ps end = g->end.rank != RT_NONE && g->end.t > 0 ? g->end.t : 0; /* records not there count 0 */

@@ -148,7 +148,17 @@ struct rt_msg_contention {
     uint32_t link;
     double delay_ps;
     uint64_t coll_msg;    /**< a collective's internal message: its number (struct rt_replay_result's
-                               coll_pred); UINT64_MAX for a point-to-point message */
+                               coll_pred); UINT64_MAX for a point-to-point message. Under mpirun
+                               (process 0 keeps the records) a collective's origin_ev is UINT64_MAX:
+                               its member's event is on its own process */
+};
+
+/** A collective's internal message as every process of a distributed replay names it (struct
+ *  rt_replay_result.coll_names): its instance, (communicator + 1) << 40 | the instance's number
+ *  on that communicator (from 0, below 2^40), and its place in the instance's schedule. */
+struct rt_coll_msg_name {
+    uint64_t instance;
+    uint64_t place;
 };
 
 /** Which internal message of its collective a member's leaving goes back to (struct

@@ -310,6 +310,11 @@ struct rt_replay_result {
      *  back from its leaving (coll_binds) to its origin's entry (owned) */
     uint64_t *coll_pred;
     uint64_t ncoll_msgs;
+    /** the same with options.part (a distributed replay): the messages this process numbers, by
+     *  name (ncoll_msgs entries; owned). Process 0 numbers every message of the network's copy
+     *  and keeps the contention records and coll_pred; every process numbers the messages its
+     *  members' coll_binds go back to (others' coll_pred entries: UINT64_MAX). NULL otherwise. */
+    struct rt_coll_msg_name *coll_names;
     struct rt_coll_bind *coll_binds; /**< per member leaving a collective run as messages (owned) */
     uint64_t ncoll_binds;
     /* with options.cut */

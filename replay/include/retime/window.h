@@ -35,6 +35,15 @@ int rt_window_check(const char *spec, rt_error *err);
  * trace's regions; a window no rank has an event in is an error too.
  */
 int rt_window_open(const rt_trace *trace, const char *spec, rt_window **out, rt_error *err);
+/**
+ * The same on one part of a distributed replay (each process holds some ranks): whether any rank
+ * has the window's calls, region instance or events is asked of every process through
+ * @p any_of_all(@p ud, found here), which returns whether any process found them; every process
+ * calls this alike, so the window resolves the same everywhere (a process whose ranks have no
+ * MPI_Init keeps an "mpi" window that others found, its ranks spanning their whole runs).
+ */
+int rt_window_open_part(const rt_trace *trace, const char *spec, int (*any_of_all)(void *ud, int any), void *ud,
+                        rt_window **out, rt_error *err);
 void rt_window_free(rt_window *w);
 /** What the window is after resolving: RT_WINDOW_ALL when "mpi" found no MPI_Init/Finalize. */
 enum rt_window_kind rt_window_kind(const rt_window *w);

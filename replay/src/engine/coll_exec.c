@@ -50,6 +50,7 @@ struct cx_member {
     rt_time_ps next;      /* the latest completion of the current round so far */
     uint32_t origin, next_origin;
     uint32_t bind, next_bind; /* the message its clock goes back to (CX_NONE: its own entry) */
+    uint32_t next_k;      /* the message whose completion set next (CX_NONE: none, its clock) */
     uint32_t pos, end;    /* its messages still to come: coll_exec.ops[pos..end) */
     uint32_t rstart;      /* its current round's messages: ops[rstart..pos) */
     uint32_t left;        /* messages of the current round not complete */
@@ -401,10 +402,19 @@ uint64_t rt__cx_serial(const struct coll_exec *x, uint32_t k)
     return x->msg[k].serial;
 }
 
-uint64_t rt__cx_member_bind(const struct coll_exec *x, uint32_t i)
+uint64_t rt__cx_member_bind(struct engine *E, uint32_t cid, uint32_t i)
 {
-    uint32_t b = x->mem[i].bind;
-    return b == CX_NONE ? UINT64_MAX : x->msg[b].serial;
+    const struct coll *c = &E->colls[cid];
+    uint32_t b = c->cx->mem[i].bind;
+    if (b == CX_NONE)
+        return UINT64_MAX;
+    /* under mpirun the message may have been numbered on its sender's process: named instead */
+    return E->part ? rt__eng_coll_name(E, coll_instance(c), b) : c->cx->msg[b].serial;
+}
+
+uint32_t rt__cx_pred(const struct coll_exec *x, uint32_t k)
+{
+    return x->msg[k].pred;
 }
 
 static int cx_round(struct engine *E, uint32_t cid, uint32_t i);
@@ -446,7 +456,7 @@ static int cx_launch(struct engine *E, uint32_t cid, uint32_t k)
         }
         at = (q->rclock > at ? q->rclock : at) + rt__eng_times(E, s->m)->handshake;
     }
-    if (E->o->record_contention && cx_number(E, x, k))
+    if (E->o->record_contention && !E->part && cx_number(E, x, k)) /* (under mpirun: rt__eng_coll_name) */
         return E->failed;
     m->origin_rank = member_row(E, c, q->origin);
     m->origin_ev = c->ev[q->origin];
@@ -454,15 +464,20 @@ static int cx_launch(struct engine *E, uint32_t cid, uint32_t k)
     return push(E, at, q->eager ? Q_READY : Q_RDV, id, MSG_QKEY(m));
 }
 
-/* Member @p i's message of its current round is complete at @p t, its time going back to
- * member @p origin's entry through message @p bind (CX_NONE: through no message). */
-static int cx_complete(struct engine *E, uint32_t cid, uint32_t i, rt_time_ps t, uint32_t origin, uint32_t bind)
+/* Member @p i's message @p k of its current round is complete at @p t, its time going back to
+ * member @p origin's entry through message @p bind (CX_NONE: through no message). Of completions
+ * at the same time the one of the lower message goes on (the member's own clock before any), not
+ * the one the replay happened to take first: the processes of a distributed replay take entries
+ * of one time that do not bear on each other in other orders (docs/distributed.md). */
+static int cx_complete(struct engine *E, uint32_t cid, uint32_t i, uint32_t k, rt_time_ps t, uint32_t origin,
+                       uint32_t bind)
 {
     struct cx_member *M = &E->colls[cid].cx->mem[i];
-    if (t > M->next) {
+    if (t > M->next || (t == M->next && M->next_k != CX_NONE && k < M->next_k)) {
         M->next = t;
         M->next_origin = origin;
         M->next_bind = bind;
+        M->next_k = k;
     }
     if (--M->left)
         return 0;
@@ -486,7 +501,7 @@ static int cx_receive(struct engine *E, uint32_t cid, uint32_t k)
     rt_time_ps from = B->clock > q->delivered ? B->clock : q->delivered;
     rt_time_ps done = rt__eng_cpu(E, member_row(E, c, s->b), from, rt__eng_times(E, s->m)->o_recv);
     int own = B->clock >= q->delivered; /* the receiver was later than the data */
-    return cx_complete(E, cid, s->b, done, own ? B->origin : q->origin, own ? B->bind : k);
+    return cx_complete(E, cid, s->b, k, done, own ? B->origin : q->origin, own ? B->bind : k);
 }
 
 /* Member @p i starts its next round at its clock, or its part is done. */
@@ -518,6 +533,7 @@ static int cx_round(struct engine *E, uint32_t cid, uint32_t i)
     M->next = M->clock;
     M->next_origin = M->origin;
     M->next_bind = M->bind;
+    M->next_k = CX_NONE;
     M->left = end - M->pos;
     uint32_t from = M->pos;
     M->rstart = from;
@@ -592,7 +608,7 @@ int rt__cx_sent(struct engine *E, uint32_t id, rt_time_ps t)
     uint32_t cid = m->comm, k = m->n;
     struct coll_exec *x = E->colls[cid].cx;
     x->msg[k].send_done = 1; /* eager: its sender's own time, as it was when it sent */
-    return cx_complete(E, cid, x->sched.v[k].a, t, x->msg[k].origin, x->msg[k].pred);
+    return cx_complete(E, cid, x->sched.v[k].a, k, t, x->msg[k].origin, x->msg[k].pred);
 }
 
 int rt__cx_arrived(struct engine *E, uint32_t id, rt_time_ps t)
@@ -610,7 +626,7 @@ int rt__cx_arrived(struct engine *E, uint32_t id, rt_time_ps t)
         struct fx f = {.kind = FX_CXDONE, .comm = c->comm, .n = c->seq, .tag = k, .t1 = t};
         if (rt__eng_fx_send(E, arow, &f))
             return rt__eng_oom(E);
-    } else if (rdv && cx_complete(E, cid, a, t, x->msg[k].origin, k)) { /* the sender waited for it */
+    } else if (rdv && cx_complete(E, cid, a, k, t, x->msg[k].origin, k)) { /* the sender waited for it */
         return E->failed;
     }
     if (cx_receive(E, cid, k))
@@ -708,7 +724,7 @@ int rt__cx_apply(struct engine *E, uint32_t from, const struct fx *f)
     struct cx_msg *q = &x->msg[k];
     if (f->kind == FX_CXDONE) {
         q->send_done = 1;
-        return cx_complete(E, cid, x->sched.v[k].a, f->t1, q->origin, k);
+        return cx_complete(E, cid, x->sched.v[k].a, k, f->t1, q->origin, k);
     }
     q->receiver_in = 1;
     q->rclock = f->t1;

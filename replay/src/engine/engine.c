@@ -647,8 +647,11 @@ RT_HOT_INLINE int coll_end(struct engine *E, struct rank *R, uint32_t r, uint64_
         dep->local_ready = done > R->clock ? R->clock : *t;
         dep->remote_ready = done > R->clock ? *t : done;
     }
-    if (c->cx && E->o->record_contention && coll_bind(E, r, R->cursor, rt__cx_member_bind(c->cx, mi)))
-        return STEP_FAIL;
+    if (c->cx && E->o->record_contention) {
+        uint64_t b = rt__cx_member_bind(E, (uint32_t)p, mi);
+        if (E->failed || coll_bind(E, r, R->cursor, b))
+            return STEP_FAIL;
+    }
     pt_remove(&R->pending, pv);
     if (--c->refs == 0)
         rt__eng_coll_release(E, (uint32_t)p);
@@ -936,6 +939,7 @@ void rt_replay_result_destroy(struct rt_replay_result *r)
     free(r->links);
     free(r->contention);
     free(r->coll_pred);
+    free(r->coll_names);
     free(r->coll_binds);
     free(r->cut_event);
     free(r->cut_waits_for);
@@ -1101,15 +1105,6 @@ static int refuse_everywhere(struct engine *E, const char *what)
     return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED, "%s: %s", rt_trace_path(E->t), what);
 }
 
-/* The network's traffic for this replay (engine_net.c). */
-static int setup_network(struct engine *E)
-{
-    if (E->part && E->o->record_contention)
-        return refuse_everywhere(E, "congestion on a network is not attributed under mpirun yet: run analyze as one "
-                                    "process");
-    return rt__eng_net_setup(E);
-}
-
 /* Takes the queue until it is empty (one process) or the rounds end (several), then says why
  * any rank could not finish. */
 static int run(struct engine *E)
@@ -1119,6 +1114,7 @@ static int run(struct engine *E)
     rt__map_init(&E->coll_seq);
     rt__map_init(&E->comm_rank);
     rt__map_init(&E->cx_pos);
+    rt__map_init(&E->cx_names);
     if (E->part && E->o->cut)
         return refuse_everywhere(E, "a run that stopped early is not replayed under mpirun yet: run it as one "
                                     "process");
@@ -1251,6 +1247,7 @@ static void teardown(struct engine *E)
         rt__cx_free(E->colls[i].cx);
     }
     rt__map_free(&E->cx_pos);
+    rt__map_free(&E->cx_names);
     free(E->colls);
     free(E->chan_slot);
     rt__map_free(&E->coll_of);
@@ -1301,7 +1298,7 @@ int rt_replay_run(const rt_trace *trace, const struct rt_replay_options *opts,
     E.hint_rank = E.hint_region = RT_NONE;
     if (!(rc = setup_tables(&E)) && !(rc = opts->part ? rt__eng_remote_setup(&E) : 0) &&
         !(rc = setup_ranks(&E, &first, &last)) && !(rc = setup_noise(&E)) &&
-        !(rc = opts->network ? setup_network(&E) : 0) && !(rc = run(&E)) &&
+        !(rc = opts->network ? rt__eng_net_setup(&E) : 0) && !(rc = run(&E)) &&
         !(rc = E.stream ? rt__eng_stream_end(&E, &first, &last) : 0))
         rc = collect(&E, first, last);
     teardown(&E);

@@ -276,6 +276,9 @@ struct engine {
     rt_time_ps net_end;                  /* distributed: when background traffic stops (INT64_MAX: not yet known) */
     uint64_t capcont;                    /* room in res->contention */
     uint64_t capcpred, capcbind;         /* room in res->coll_pred and res->coll_binds */
+    struct rt__map cx_names;             /* distributed, record_contention: (instance, place) -> its
+                                          * number here (res->coll_names; rt__eng_coll_name) */
+    uint64_t capcnames;                  /* room in res->coll_names */
     rt_time_ps wire0;                    /* the model's zero-byte wire time */
     int failed;
     /* distributed replay (o->part) */
@@ -370,6 +373,9 @@ int rt__eng_net_step(struct engine *E);
 int rt__eng_net_record(struct engine *E, uint32_t from, const struct fx *f);
 int rt__eng_net_catch_up(struct engine *E, rt_time_ps H);
 uint32_t rt__eng_net_inflight(const struct engine *E, uint32_t r); /* flows known that end at rank r (here) */
+/* Distributed, record_contention: the number this process gives a collective's message, named by
+ * its instance and place (res->coll_names), made on first sight; UINT64_MAX out of memory. */
+uint64_t rt__eng_coll_name(struct engine *E, uint64_t instance, uint64_t place);
 /* The network's operations of one time t come in this order around the queue's entries of t
  * (which are between NET_BG and NET_START): the flows that end, background traffic, then the
  * flows of the messages granted at t. */
@@ -402,7 +408,10 @@ int rt__cx_sent(struct engine *E, uint32_t msg, rt_time_ps t); /* an eager messa
 int rt__cx_arrived(struct engine *E, uint32_t msg, rt_time_ps t); /* a message is delivered */
 int rt__cx_member_done(const struct coll_exec *x, uint32_t me);
 uint64_t rt__cx_serial(const struct coll_exec *x, uint32_t k);      /* message k's coll_pred number */
-uint64_t rt__cx_member_bind(const struct coll_exec *x, uint32_t me); /* the number its leaving goes back to */
+/* the number member @p me's leaving of collective @p cid goes back to (under mpirun: the one this
+ * process gives it, rt__eng_coll_name); UINT64_MAX: its own entry (or out of memory: E->failed) */
+uint64_t rt__cx_member_bind(struct engine *E, uint32_t cid, uint32_t me);
+uint32_t rt__cx_pred(const struct coll_exec *x, uint32_t k); /* message k's sending went back to (UINT32_MAX: none) */
 /* Distributed, on a network (coll_exec.c): before the first round, every collective call of the
  * ranks here goes to the processes of the other members of its communicator (FX_CCOUNT), so that
  * each process can make any instance's schedule; records from another process (FX_CCOUNT,
@@ -726,6 +735,12 @@ RT_HOT_INLINE uint32_t chan_match(struct engine *E, uint32_t ci, uint8_t mine, u
 
 /* Collectives, and which process replays what. */
 /* Trace row of communicator rank @p i of collective @p c. */
+/* Collective @p c's instance as every process names it (struct rt_coll_msg_name.instance). */
+static inline uint64_t coll_instance(const struct coll *c)
+{
+    return (uint64_t)(c->comm + 1) << 40 | (c->seq & ((1ull << 40) - 1));
+}
+
 static inline uint32_t member_row(const struct engine *E, const struct coll *c, uint32_t i)
 {
     return c->members ? c->members[i] : c->first_rank;

@@ -69,11 +69,7 @@ static struct nstart start_pop(struct engine *E)
 static void msg_keys(const struct engine *E, const struct msg *m, uint64_t *k1, uint64_t *k2)
 {
     *k1 = MSG_QKEY(m);
-    *k2 = 0;
-    if (m->flags & M_COLL) {
-        const struct coll *c = &E->colls[m->comm];
-        *k2 = (uint64_t)(c->comm + 1) << 40 | (c->seq & ((1ull << 40) - 1));
-    }
+    *k2 = m->flags & M_COLL ? coll_instance(&E->colls[m->comm]) : 0;
 }
 
 /* ------------------------------------------------------------------ distributed: every process's flows */
@@ -121,9 +117,52 @@ static int flow_free(struct engine *E, uint32_t slot)
     return 0;
 }
 
+/* ------------------------------------------------------------------ distributed: congestion records */
+
+/* Under mpirun process 0's copy makes the contention records (it runs every flow, in the order
+ * one process does, so its records come in one process's order) and numbers the collectives'
+ * messages by name as their flows come (a message's sending goes back to another of its instance:
+ * the flow record carries its place, fx.tag); every process names those its members' leavings go
+ * back to (rt__cx_member_bind). The congestion attribution matches the names (retime/congestion.h). */
+static int records_here(const struct engine *E)
+{
+    return E->o->record_contention && E->part->me == 0;
+}
+
+uint64_t rt__eng_coll_name(struct engine *E, uint64_t instance, uint64_t place)
+{
+    struct rt_replay_result *res = E->res;
+    uint64_t *v = rt__map_ref(&E->cx_names, instance, place, UINT64_MAX);
+    if (!v || (*v == UINT64_MAX &&
+               (rt__grow_one64((void **)&res->coll_names, &E->capcnames, sizeof *res->coll_names, res->ncoll_msgs) ||
+                rt__grow_one64((void **)&res->coll_pred, &E->capcpred, sizeof *res->coll_pred, res->ncoll_msgs)))) {
+        rt__eng_oom(E);
+        return UINT64_MAX;
+    }
+    if (*v == UINT64_MAX) {
+        res->coll_names[res->ncoll_msgs] = (struct rt_coll_msg_name){instance, place};
+        res->coll_pred[res->ncoll_msgs] = UINT64_MAX; /* (process 0: set when its flow comes) */
+        *v = res->ncoll_msgs++;
+    }
+    return *v;
+}
+
+/* Process 0 numbers collective flow @p f's message and the one its sending went back to. */
+static int name_flow(struct engine *E, const struct fx *f)
+{
+    uint64_t inst = (uint64_t)f->t4, pred = f->tag == UINT32_MAX ? UINT64_MAX : rt__eng_coll_name(E, inst, f->tag);
+    uint64_t n = rt__eng_coll_name(E, inst, f->n);
+    if (E->failed)
+        return E->failed;
+    E->res->coll_pred[n] = pred;
+    return 0;
+}
+
 /* Holds flow record @p f (from any process) to start with the others of its time. */
 static int hold_record(struct engine *E, const struct fx *f)
 {
+    if ((f->flags & M_COLL) && records_here(E) && name_flow(E, f))
+        return E->failed;
     uint32_t slot = flow_new(E, f);
     if (slot == UINT32_MAX)
         return E->failed;
@@ -191,6 +230,7 @@ int rt__eng_net_start(struct engine *E, uint32_t id, rt_time_ps now, rt_time_ps 
         f.comm = c->comm;
         f.ev1 = c->seq;
         f.ev2 = rt__cx_origin(c->cx, m->n);
+        f.tag = rt__cx_pred(c->cx, m->n); /* (the congestion records' chains: name_flow) */
     }
     if (rt__eng_fx_send_all(E, &f))
         return rt__eng_oom(E);
@@ -209,26 +249,56 @@ int rt__eng_net_start(struct engine *E, uint32_t id, rt_time_ps now, rt_time_ps 
 
 /* ------------------------------------------------------------------ arrivals */
 
+/* The time message @p rec (its origin and collective number filled) lost on each of its @p n
+ * links, as contention records. */
+static int record_delays(struct engine *E, struct rt_msg_contention rec, uint32_t n, const uint32_t *links,
+                         const double *delay_ps)
+{
+    struct rt_replay_result *res = E->res;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!(delay_ps[i] >= 0.5)) /* under a ps: rounding, not contention */
+            continue;
+        if (rt__grow_one64((void **)&res->contention, &E->capcont, sizeof *res->contention, res->ncontention))
+            return rt__eng_oom(E);
+        rec.link = links[i];
+        rec.delay_ps = delay_ps[i];
+        res->contention[res->ncontention++] = rec;
+    }
+    return 0;
+}
+
+/* The same for the flow in slot @p slot of a distributed replay's copy (process 0): a collective's
+ * message by the number of its name (its origin's event is on its member's process). */
+static int record_flow_delays(struct engine *E, uint32_t slot, uint32_t n, const uint32_t *links,
+                              const double *delay_ps)
+{
+    const struct fx *f = &E->np->flow[slot];
+    struct rt_msg_contention rec = {f->ev2, f->i, 0, 0, UINT64_MAX};
+    if (f->flags & M_COLL) {
+        const struct rt_comm *cm = rt_trace_comm(E->t, f->comm);
+        rec.origin_ev = UINT64_MAX;
+        rec.origin_rank = cm && cm->members && f->ev2 < cm->size ? cm->members[f->ev2] : RT_NONE;
+        if ((rec.coll_msg = rt__eng_coll_name(E, (uint64_t)f->t4, f->n)) == UINT64_MAX)
+            return E->failed;
+    }
+    return record_delays(E, rec, n, links, delay_ps);
+}
+
 static void net_arrived(void *ud, uint64_t user, rt_time_ps at, uint32_t n, const uint32_t *links,
                         const double *delay_ps)
 {
     struct engine *E = ud;
-    if (E->np) { /* (congestion records are not made in a distributed replay: rt__eng_net_setup) */
+    if (E->np) {
+        if (records_here(E) && record_flow_delays(E, (uint32_t)user, n, links, delay_ps))
+            return;
         flow_arrives(E, (uint32_t)user, at);
         return;
     }
     const struct msg *m = &E->msgs[(uint32_t)user];
-    struct rt_replay_result *res = E->res;
-    for (uint32_t i = 0; E->o->record_contention && i < n; i++) {
-        if (!(delay_ps[i] >= 0.5)) /* under a ps: rounding, not contention */
-            continue;
-        if (rt__grow_one64((void **)&res->contention, &E->capcont, sizeof *res->contention, res->ncontention)) {
-            rt__eng_oom(E);
-            return;
-        }
+    if (E->o->record_contention) {
         uint64_t cm = m->flags & M_COLL ? rt__cx_serial(E->colls[m->comm].cx, m->n) : UINT64_MAX;
-        res->contention[res->ncontention++] =
-            (struct rt_msg_contention){m->origin_ev, m->origin_rank, links[i], delay_ps[i], cm};
+        if (record_delays(E, (struct rt_msg_contention){m->origin_ev, m->origin_rank, 0, 0, cm}, n, links, delay_ps))
+            return;
     }
     push(E, at, Q_ARRIVE, (uint32_t)user, MSG_QKEY(m));
 }
@@ -342,7 +412,8 @@ int rt__eng_net_setup(struct engine *E)
     if (rc)
         return E->failed = rc;
     rt__netrun_set_in_order(E->net, E->in_order);
-    rt__netrun_set_routes(E->net, E->o->record_contention); /* (net_arrived's only use of them) */
+    /* (net_arrived's only use of them; under mpirun process 0 makes the records) */
+    rt__netrun_set_routes(E->net, E->o->record_contention && (!E->part || E->part->me == 0));
     if (rt__netrun_perturb_start(E->net, E->o->seed, E->o->run))
         return rt__eng_oom(E);
     E->bg_at = rt__netrun_perturb_next(E->net);

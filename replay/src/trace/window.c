@@ -243,6 +243,12 @@ void rt_trace_region_list(const rt_trace *t, char *buf, size_t n)
 
 int rt_window_open(const rt_trace *t, const char *spec, rt_window **out, rt_error *err)
 {
+    return rt_window_open_part(t, spec, NULL, NULL, out, err);
+}
+
+int rt_window_open_part(const rt_trace *t, const char *spec, int (*any_of_all)(void *ud, int any), void *ud,
+                        rt_window **out, rt_error *err)
+{
     *out = NULL;
     struct rt_window *w = calloc(1, sizeof *w);
     uint32_t nreg = rt_trace_regions(t);
@@ -288,6 +294,8 @@ int rt_window_open(const rt_trace *t, const char *spec, rt_window **out, rt_erro
             break;
         }
         resolve_mpi(t, w, a, b, &any);
+        if (any_of_all)
+            any = any_of_all(ud, any);
         if (!any) {
             w->kind = RT_WINDOW_ALL;
             snprintf(w->text, sizeof w->text, "whole run (no MPI_Init or MPI_Finalize in the trace)");
@@ -313,6 +321,8 @@ int rt_window_open(const rt_trace *t, const char *spec, rt_window **out, rt_erro
             goto done;
         }
         resolve_region(t, w, a, &any);
+        if (any_of_all)
+            any = any_of_all(ud, any);
         if (!any) {
             rc = rt_error_set(err, RT_EINVAL, "%s: window '%s': no rank has instance %llu of region '%s' (counted from 0)",
                               rt_trace_path(t), spec, (unsigned long long)(w->to ? w->to : w->from) - 1, w->name);
@@ -332,6 +342,8 @@ int rt_window_open(const rt_trace *t, const char *spec, rt_window **out, rt_erro
             goto done;
         }
         resolve_time(t, w, &any);
+        if (any_of_all)
+            any = any_of_all(ud, any);
         if (!any) {
             rc = rt_error_set(err, RT_EINVAL, "%s: window '%s': no event in it", rt_trace_path(t), spec);
             goto done;
