@@ -110,8 +110,10 @@ set(RT_TEST_SECONDS
   # (26 s -> 55 s); 113 s measured beside four hogs, its ASan figure scaled (not measured loaded)
   test_distributed                               113   580
   # test_distributed_networks (2026-11-30, issue #50 item 1): 129 s alone on two cores (its
-  # threads spin on 2 cores); not yet measured beside hogs: estimated as test_distributed's share
-  test_distributed_networks                      260  1300
+  # threads spin on 2 cores); with the analyses on networks (twelfth session) 177 s alone with the
+  # Score-P traces (65 s of it one of them), about 110 s without (CI); not yet measured beside hogs:
+  # estimated
+  test_distributed_networks                      300  1300
   test_netflow                                     5    26
   test_otf2_writer                                 2    16
   test_eager                                       1     3
