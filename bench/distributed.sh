@@ -10,8 +10,8 @@
 #            (two replays with the dependency graph, critical paths, wait states, comparison).
 # --net 'ARGS': replays on a network instead of the crossbar, ARGS added to every run, e.g.
 #            --net '--topology torus:4x4x2 --mapping random:1' (issue #50 item 4; every process
-#            runs a copy of the network). With --analyze: --against measured (congestion is not
-#            attributed under mpirun).
+#            runs a copy of the network). With --analyze: --against model as on the crossbar, the
+#            congestion attribution included.
 # Builds nothing: configure and build first (cmake -S . -B build && cmake --build build).
 set -eu
 
@@ -80,9 +80,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 
 # The same model as bench_replay and the README's example.
 set -- --alpha 2.122us --beta 0.7595ns/B --quiet
-if [ "$command" = analyze ] && [ -n "$net" ]; then
-    set -- "$@" --against measured --format json
-elif [ "$command" = analyze ]; then
+if [ "$command" = analyze ]; then
     set -- "$@" --against model --net-noise exp:mean=1us --seed 1 --format json
 fi
 # shellcheck disable=SC2086 # (the network's options, split on purpose)

@@ -37,9 +37,12 @@ struct rt_congestion {
 /**
  * Attributes result @p res's contention records (a replay with record_contention on network
  * @p net) along the critical path of @p g, the graph of that same replay of @p t (critical path
- * computed).
+ * computed). In a distributed analysis (rt_depgraph_create_part) every process calls it with its
+ * own result and graph: each finds the critical path's messages on its ranks, process 0 (which
+ * holds the records) gets the attribution, the others an empty one.
  * @param out  receives the attribution, owned by the caller (rt_congestion_destroy)
- * @return RT_OK or RT_ENOMEM
+ * @return RT_OK, RT_ENOMEM, RT_ECORRUPT (a collective's message on the path that process 0 did not
+ *         number) or RT_EREMOTE (another process failed)
  */
 int rt_congestion_create(const rt_network *net, const struct rt_replay_result *res, const rt_depgraph *g,
                          const rt_trace *t, struct rt_congestion **out, rt_error *err);

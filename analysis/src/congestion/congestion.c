@@ -13,6 +13,10 @@
  * messages (the replay's coll_binds and coll_pred); the delays of the messages of that chain are
  * accumulated, those of its other messages (other branches of a tree, members that left earlier)
  * absorbed.
+ *
+ * Under mpirun each process holds its ranks' graph and process 0 the records (its copy of the
+ * network makes them, naming collectives' messages by instance and place): each process finds
+ * the critical path's messages on its ranks, process 0 gathers them, marks and sums.
  */
 #include "retime/congestion.h"
 
