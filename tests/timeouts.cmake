@@ -39,8 +39,9 @@ set(RT_TEST_SECONDS
   mpi_callsite_skip                                5    12
   mpi_collbench                                   15    34
   # mpi_distributed_replay: 593 s beside four hogs on 2026-11-30 (the rounds in the serial
-  # engine's order are 21-51 % more); its ASan figure not measured again
-  mpi_distributed_replay                         593   913
+  # engine's order are 21-51 % more); 1001 s with the twelfth session's checks (congestion, 9
+  # processes on two cores); its ASan figure: 650 s alone in CI, estimated 2.5x that beside hogs
+  mpi_distributed_replay                        1001  1625
   mpi_full_disk_inject                            22    53
   mpi_full_disk_tmpfs                             13    26
   mpi_linked_shift1d_ssend                         2     7
@@ -111,9 +112,9 @@ set(RT_TEST_SECONDS
   test_distributed                               113   580
   # test_distributed_networks (2026-11-30, issue #50 item 1): 129 s alone on two cores (its
   # threads spin on 2 cores); with the analyses on networks (twelfth session) 177 s alone with the
-  # Score-P traces (65 s of it one of them), about 110 s without (CI); not yet measured beside hogs:
-  # estimated
-  test_distributed_networks                      300  1300
+  # Score-P traces (65 s of it one of them), 128 s in CI without them; 316 s beside four hogs;
+  # its ASan figure (275 s alone in CI) estimated
+  test_distributed_networks                      316  1300
   test_netflow                                     5    26
   test_otf2_writer                                 2    16
   test_eager                                       1     3

@@ -734,13 +734,13 @@ RT_HOT_INLINE uint32_t chan_match(struct engine *E, uint32_t ci, uint8_t mine, u
 }
 
 /* Collectives, and which process replays what. */
-/* Trace row of communicator rank @p i of collective @p c. */
 /* Collective @p c's instance as every process names it (struct rt_coll_msg_name.instance). */
 static inline uint64_t coll_instance(const struct coll *c)
 {
     return (uint64_t)(c->comm + 1) << 40 | (c->seq & ((1ull << 40) - 1));
 }
 
+/* Trace row of communicator rank @p i of collective @p c. */
 static inline uint32_t member_row(const struct engine *E, const struct coll *c, uint32_t i)
 {
     return c->members ? c->members[i] : c->first_rank;
