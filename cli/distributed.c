@@ -218,7 +218,7 @@ int dist_trace_open(const char *path, int whole, const char *whole_why, rt_trace
     if (MPI_Allgather(&lo, 1, MPI_UINT32_T, first_rank, 1, MPI_UINT32_T, MPI_COMM_WORLD) != MPI_SUCCESS)
         return rt_error_set(err, RT_EIO, "%s: MPI_Allgather failed", path);
     first_rank[nprocs] = rt_trace_ranks(*t);
-    part = (struct rt_replay_part){(uint32_t)nprocs, (uint32_t)me, first_rank, NULL, mpi_exchange, mpi_reduce};
+    part = (struct rt_replay_part){(uint32_t)nprocs, (uint32_t)me, first_rank, NULL, mpi_exchange, mpi_reduce, 0};
     *partp = &part;
     return RT_OK;
 }

@@ -1031,9 +1031,13 @@ static void check_network_trace(const char *path, unsigned which, const struct r
             int rcs[MAXP];
             rt_error errs[MAXP];
             snprintf(stage, sizeof stage, "%s on %s in %u parts", path, nets[v].name, n);
+            /* in 3 and 7 parts a rank asks for the counts of its next collective and one more
+             * only, so that most entries wait for them (coll_counts.c) */
+            pt_counts_ahead = k % 2 ? 1 : 0;
             alarm(600);
             CHECK_EQ_INT(pt_run(t, &o, &dobs, n, res, rcs, errs), 0);
             alarm(0);
+            pt_counts_ahead = 0;
             for (uint32_t p = 0; p < n; p++) {
                 if (rcs[p]) {
                     fprintf(stderr, "%s (%s, %u parts): part %u: %s\n", path, nets[v].name, n, p, errs[p].msg);
@@ -1077,6 +1081,35 @@ static void check_network_trace(const char *path, unsigned which, const struct r
     printf("%s: %u ranks, %s on %u networks\n", path, ranks,
            replays ? "replayed in 2, 3, 4 and 7 parts (analyzed on every other one)" : "analyzed", nnets);
     rt_trace_close(t);
+}
+
+/* Collectives whose root runs far ahead of the other members (issue #50, item 4): rank 0 of 9
+ * broadcasts 200 eager messages back to back while the others compute between them, then rank 4
+ * of a sub-communicator of 5 broadcasts 60 rendezvous ones, then all reduce. Under mpirun a
+ * member's process gets messages of instances far beyond any its own ranks have asked counts
+ * for: their sender's process must have sent them (coll_counts.c). */
+static void bcast_ahead_program(const char *path)
+{
+    enum { P = 9 };
+    tb_builder *b = tb_create(path, P);
+    static const uint32_t sub[] = {8, 6, 4, 2, 0};
+    uint32_t c5 = tb_comm(b, "evens", 5, sub);
+    for (uint32_t r = 0; r < P; r++) {
+        uint64_t now = 1000;
+        for (int k = 0; k < 200; k++) {
+            now += r == 0 ? 10 : 40000;
+            tb_collective(b, r, now, now + 100, "MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST, 0, r == 0 ? 64 : 0, r == 0 ? 0 : 64);
+            now += 100;
+        }
+        for (int k = 0; r % 2 == 0 && k < 60; k++) {
+            now += r == 0 ? 10 : 25000 * (r / 2);
+            tb_collective_on(b, r, now, now + 100, "MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST, c5, 4, r == 0 ? 200000 : 0,
+                             r == 0 ? 0 : 200000);
+            now += 100;
+        }
+        tb_collective(b, r, now + 10, now + 200, "MPI_Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_UNDEFINED_UINT32, 8, 8);
+    }
+    CHECK_EQ_INT(tb_close(b), 0);
 }
 
 /* Random point-to-point programs of 3 to 39 ranks on every network (issue #50, item 1). */
@@ -1228,6 +1261,13 @@ int main(int argc, char **argv)
          * the processes: the origin of the lower message goes on (coll_exec.c cx_complete) */
         check_network_trace(RT_TRACES_DIR "/collbench/collbench-p16", 1u << 0, &variants[0], &variants[3], 0);
         check_networks(&variants[0], &variants[3]);
+        char dir[] = "/tmp/retime-dist-ahead-XXXXXX", path[300], cmd[340];
+        CHECK(mkdtemp(dir) != NULL);
+        snprintf(path, sizeof path, "%s/bcast-ahead", dir);
+        bcast_ahead_program(path);
+        check_network_trace(path, 1u << 0 | 1u << 4, &variants[0], &variants[3], 1);
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        CHECK_EQ_INT(system(cmd), 0);
     } else {
         rt_test_on_traces(RT_TRACES_DIR, RT_EXT_TRACES_DIR, check_trace);
         check_edges();

@@ -25,6 +25,8 @@ struct pt_hub {
 
 /* What one thread runs: @p part is its process (part->me its index), valid during the call. */
 typedef void (*pt_fn)(const struct rt_replay_part *part, void *arg);
+/* rt_replay_part.counts_ahead of the parts pt_run makes (0: the default) */
+static uint32_t pt_counts_ahead;
 
 struct pt_node {
     struct pt_hub *hub;
@@ -126,7 +128,7 @@ static int pt_run_fn(const rt_trace *trace, uint32_t n, pt_fn fn, void *arg)
         struct pt_node *x = &nodes[p];
         x->hub = &h;
         x->me = p;
-        x->part = (struct rt_replay_part){n, p, first, x, pt_exchange, pt_reduce};
+        x->part = (struct rt_replay_part){n, p, first, x, pt_exchange, pt_reduce, pt_counts_ahead};
         x->fn = fn;
         x->arg = arg;
         if (pthread_create(&th[p], NULL, pt_main, x))

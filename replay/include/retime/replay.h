@@ -142,6 +142,10 @@ struct rt_replay_part {
     /** Replaces @p v[0..n) by its element-wise minimum (@p sum = 0) or sum (@p sum = 1) over
      *  the processes. RT_OK or an RT_E* code. */
     int (*reduce)(void *ud, int64_t *v, size_t n, int sum);
+    /** On a network: how many instances of a communicator's collectives beyond the one a rank is
+     *  about to enter a request for their members' counts also asks for (docs/distributed.md,
+     *  "counts on demand"); more hold more counts and stop fewer ranks. 0: 64. */
+    uint32_t counts_ahead;
 };
 
 /** How measured compute (the time between a rank's events outside communicating calls) is taken. */

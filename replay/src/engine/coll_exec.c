@@ -75,6 +75,7 @@ struct coll_exec {
     uint32_t *first; /* ops of member i: first[i] .. first[i + 1] */
     struct cx_member *mem;
     struct cx_msg *msg;
+    uint8_t *told; /* distributed: the processes sent its members' counts (a bit each; rt__cx_tell) */
 };
 
 void rt__cx_free(struct coll_exec *x)
@@ -86,6 +87,7 @@ void rt__cx_free(struct coll_exec *x)
     free(x->first);
     free(x->mem);
     free(x->msg);
+    free(x->told);
     free(x);
 }
 
@@ -191,134 +193,54 @@ static int cx_lookahead(struct engine *E, struct coll *c, uint32_t me, uint32_t 
 
 /* ------------------------------------------------------------------ distributed: every member's counts */
 
-/* A member's call of a collective instance, as its process read it (FX_CCOUNT). */
-struct cx_count {
-    uint64_t ev; /* its COLL_BEGIN */
-    rt_bytes sent, recv;
-    double scale;
-    rt_time_ns mentry;
-    uint32_t row, op, root, how;
-};
-
-/* Under mpirun every process with a member of an instance needs every member's counts before the
- * first member sends (the schedule depends on them), and the events of the members on other
- * processes are not here: before the first round, each process sends every collective call of
- * its ranks to the processes of the other members of its communicator (and keeps its own), and a
- * schedule's counts come from these (cx_far_fill), never from reading ahead. */
-struct cx_far {
-    struct rt__map at; /* (comm | member << 32, instance) -> index in v */
-    struct cx_count *v;
-    uint32_t n, cap;
-};
-
-static int far_put(struct engine *E, const struct fx *f)
-{
-    struct cx_far *F = E->cxfar;
-    if (rt__grow((void **)&F->v, &F->cap, sizeof *F->v, F->n + 1) ||
-        rt__map_put(&F->at, (uint64_t)f->comm | (uint64_t)f->i << 32, f->n, F->n))
-        return rt__eng_oom(E);
-    struct cx_count *k = &F->v[F->n++];
-    *k = (struct cx_count){f->ev1, f->bytes, f->ev2, 1, f->t2, f->src, f->tag, f->dst, f->flags};
-    memcpy(&k->scale, &f->id, sizeof k->scale);
-    return 0;
-}
-
-static const struct cx_count *far_get(const struct engine *E, uint32_t comm, uint32_t i, uint64_t seq)
-{
-    const uint64_t *v = rt__map_get(&E->cxfar->at, (uint64_t)comm | (uint64_t)i << 32, seq);
-    return v ? &E->cxfar->v[*v] : NULL;
-}
-
-/* cx_lookahead under mpirun: every member but @p me (UINT32_MAX: none) from the counts shared. */
+/* cx_lookahead under mpirun: every member but @p me (UINT32_MAX: none) from its process's counts
+ * (coll_counts.c), which are here before anything needs the schedule. */
 static void cx_far_fill(struct engine *E, struct coll *c, uint32_t me, uint32_t *missing)
 {
     *missing = 0;
     for (uint32_t i = 0; i < c->size; i++) {
+        struct rt__cx_count k;
         if (i == me)
             continue;
-        const struct cx_count *k = far_get(E, c->comm, i, c->seq);
-        if (!k) {
+        if (!rt__cxc_get(E, c->comm, i, member_row(E, c, i), c->seq, &k) || (k.how & RT__CALL_NONE)) {
             ++*missing;
             continue;
         }
-        c->ev[i] = k->ev;
-        c->mem[i].sent = k->sent;
-        c->mem[i].recv = k->recv;
-        c->mem[i].in_place = (k->how & RT__CALL_IN_PLACE) != 0;
-        c->mem[i].mentry = k->mentry;
+        c->ev[i] = k.ev;
+        c->mem[i].sent = k.sent;
+        c->mem[i].recv = k.recv;
+        c->mem[i].in_place = (k.how & RT__CALL_IN_PLACE) != 0;
+        c->mem[i].mentry = k.mentry;
         if (E->o->scale)
-            c->mem[i].scale = k->scale;
-        if (k->how & RT__CALL_VECTOR)
+            c->mem[i].scale = k.scale;
+        if (k.how & RT__CALL_VECTOR)
             c->vector = 1;
     }
 }
 
-int rt__cx_share_counts(struct engine *E)
+int rt__cx_tell(struct engine *E, uint32_t cid, uint32_t proc)
 {
-    uint32_t nprocs = E->part->nprocs;
-    struct rt__map seq;
-    rt__map_init(&seq);
-    uint8_t *to = calloc(nprocs ? nprocs : 1, 1);
-    E->cxfar = calloc(1, sizeof *E->cxfar);
-    int rc = to && E->cxfar ? RT_OK : rt__eng_oom(E);
-    if (E->cxfar)
-        rt__map_init(&E->cxfar->at);
-    for (uint32_t r = E->lo; r < E->hi && !rc; r++) {
-        const struct rank *R = &E->ranks[r];
-        for (uint64_t j = 0; j < R->nev && !rc; j++) {
-            const struct rt_event *e = &R->ev[j];
-            if (!rt__coll_start(e) || (e->flags & RT_EVF_CANCELLED))
-                continue;
-            const struct rt_event_payload *p = rt__row_payload_of(R->row, j);
-            const struct rt_comm *cm = rt_trace_comm(E->t, p->comm);
-            uint64_t *n = rt__map_ref(&seq, r, p->comm, 0);
-            if (!n) {
-                rc = rt__eng_oom(E);
-                break;
-            }
-            uint64_t inst = (*n)++;
-            uint32_t i = cm ? rt__eng_comm_rank(E, p->comm, r) : RT_NONE;
-            if (E->failed) {
-                rc = E->failed;
-                break;
-            }
-            if (i == RT_NONE) /* (the replay names it where it posts it) */
-                continue;
-            double scale = E->o->scale ? rt__eng_factor(E, r, j, p->comm) : 1;
-            struct fx f = {.kind = FX_CCOUNT, .comm = p->comm, .n = inst, .i = i, .src = r, .ev1 = j,
-                           .tag = rt__coll_op_at(R->ev, R->avail, j), .dst = e->ref,
-                           .flags = ((e->flags & RT_EVF_VECTOR) ? RT__CALL_VECTOR : 0) |
-                                    ((e->flags & RT_EVF_IN_PLACE) ? RT__CALL_IN_PLACE : 0),
-                           .bytes = p->bytes, .ev2 = rt__eng_coll_received(R, j), .t2 = (rt_time_ps)e->time};
-            memcpy(&f.id, &scale, sizeof scale);
-            if ((rc = far_put(E, &f)))
-                break;
-            memset(to, 0, nprocs);
-            to[E->part->me] = 1;
-            for (uint32_t k = 0; cm && cm->members && k < cm->size; k++) {
-                uint32_t row = cm->members[k], q = row < E->nranks ? owner_of(E, row) : E->part->me;
-                if (!to[q]) {
-                    to[q] = 1;
-                    if (rt__eng_fx_send(E, row, &f)) {
-                        rc = rt__eng_oom(E);
-                        break;
-                    }
-                }
-            }
-        }
+    const struct coll *c = &E->colls[cid];
+    struct coll_exec *x = c->cx;
+    if (proc == E->part->me)
+        return RT_OK;
+    if (!x->told && !(x->told = calloc(E->part->nprocs / 8 + 1, 1)))
+        return rt__eng_oom(E);
+    if (x->told[proc / 8] & (1u << proc % 8))
+        return RT_OK;
+    x->told[proc / 8] |= (uint8_t)(1u << proc % 8);
+    for (uint32_t i = 0; i < c->size; i++) {
+        uint32_t row = member_row(E, c, i);
+        if (owner_of(E, row) == proc) /* (its own it reads from its events) */
+            continue;
+        const struct rt__coll_member *m = &c->mem[i];
+        struct rt__cx_count k = {.ev = c->ev[i], .sent = m->sent, .recv = m->recv, .scale = m->scale,
+                                 .mentry = m->mentry, .row = row, .op = c->op, .root = c->root,
+                                 .how = (c->vector ? RT__CALL_VECTOR : 0) | (m->in_place ? RT__CALL_IN_PLACE : 0)};
+        if (rt__cxc_send(E, proc, c->comm, c->seq, i, &k))
+            return E->failed;
     }
-    rt__map_free(&seq);
-    free(to);
-    return rc;
-}
-
-void rt__cx_far_free(struct engine *E)
-{
-    if (!E->cxfar)
-        return;
-    rt__map_free(&E->cxfar->at);
-    free(E->cxfar->v);
-    free(E->cxfar);
+    return RT_OK;
 }
 
 /* ------------------------------------------------------------------ set-up */
@@ -328,10 +250,12 @@ static int cx_create(struct engine *E, uint32_t id, uint32_t me)
 {
     struct coll *c = &E->colls[id];
     uint32_t P = c->size, missing;
-    if (E->cxfar)
+    if (E->cxfar) {
         cx_far_fill(E, c, me, &missing);
-    else if (cx_lookahead(E, c, me, &missing))
+        rt__cxc_consumed(E, c->comm, c->seq);
+    } else if (cx_lookahead(E, c, me, &missing)) {
         return E->failed;
+    }
     /* A member that never enters leaves the collective unfinished for everyone, and the replay's
      * diagnosis says who waits for whom. Its counts are unknown: unless they do not matter (a
      * barrier's), no schedule is made, and the others wait at their entry. */
@@ -567,7 +491,10 @@ static int cx_round(struct engine *E, uint32_t cid, uint32_t i)
         if (!q->eager && !owned(E, member_row(E, c, x->sched.v[k].a))) {
             struct fx f = {.kind = FX_CXRECV, .comm = c->comm, .n = c->seq, .tag = k, .t1 = M->clock,
                            .i = M->origin, .id = M->bind};
-            if (rt__eng_fx_send(E, member_row(E, c, x->sched.v[k].a), &f))
+            uint32_t arow = member_row(E, c, x->sched.v[k].a);
+            if (rt__cx_tell(E, cid, owner_of(E, arow)))
+                return E->failed;
+            if (rt__eng_fx_send(E, arow, &f))
                 return rt__eng_oom(E);
         } else if (!q->eager && cx_launch(E, cid, k)) {
             return E->failed;
@@ -680,10 +607,12 @@ static int cx_instance(struct engine *E, uint32_t comm, uint64_t seq, uint32_t i
     if (v) {
         *cid = (uint32_t)*v;
     } else {
-        const struct cx_count *k = far_get(E, comm, i, seq);
-        if (!k)
+        const struct rt_comm *cm = rt_trace_comm(E->t, comm);
+        struct rt__cx_count k;
+        if (!cm || !cm->members || i >= cm->size || !rt__cxc_get(E, comm, i, cm->members[i], seq, &k) ||
+            (k.how & RT__CALL_NONE))
             return 0;
-        if (rt__eng_coll_record(E, comm, seq, k->op, k->root, k->row, k->ev, cid))
+        if (rt__eng_coll_record(E, comm, seq, k.op, k.root, k.row, k.ev, cid))
             return E->failed;
     }
     struct coll *c = &E->colls[*cid];
@@ -705,8 +634,6 @@ int rt__cx_apply(struct engine *E, uint32_t from, const struct fx *f)
 {
     if (!E->cxfar || f->comm >= rt_trace_comms(E->t))
         return bad_record(E, from, f);
-    if (f->kind == FX_CCOUNT)
-        return f->src < E->nranks && !owned(E, f->src) ? far_put(E, f) : bad_record(E, from, f);
     uint64_t *v = rt__map_get(&E->coll_of, f->comm, f->n);
     uint32_t cid = v ? (uint32_t)*v : UINT32_MAX;
     if (f->kind == FX_CXRECV && cid == UINT32_MAX) { /* before its sender here entered it */

@@ -561,7 +561,8 @@ RT_HOT_INLINE rt_time_ps local_time(struct engine *E, struct rank *R, const stru
     return cpu(E, (uint32_t)(R - E->ranks), R->clock, work);
 }
 
-enum { STEP_OK, STEP_BLOCK, STEP_FAIL, STEP_MORE /* a streamed trace: the rank needs events not read yet */ };
+enum { STEP_OK, STEP_BLOCK, STEP_FAIL, STEP_MORE /* a streamed trace: the rank needs events not read yet */,
+       STEP_WAIT /* distributed, on a network: a collective's counts are still to come (coll_counts.c) */ };
 
 /* Rank @p R reaches one of its window's events (@p j, at @p t): the begin, then the end. A
  * streamed trace's window is found as its events are read (engine_stream.c): until its begin is
@@ -676,6 +677,11 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
         /* (a streamed trace: an MPI call is entered once read up to its Leave, engine_stream.c) */
         if (RT_UNLIKELY(R->more) && (e->flags & RT_EVF_MPI) && R->depth == 0 && !rt__eng_call_held(R, j))
             return STEP_MORE;
+        if (RT_UNLIKELY(E->cxfar != NULL) && (e->flags & RT_EVF_MPI) && R->depth == 0) {
+            int w = rt__cxc_wait(E, r, j);
+            if (w)
+                return w < 0 ? STEP_FAIL : STEP_WAIT;
+        }
         t = local_time(E, R, e);
         if (e->flags & RT_EVF_MPI) {
             if (R->depth++ == 0) {
@@ -701,6 +707,11 @@ RT_HOT_INLINE int step(struct engine *E, struct rank *R, uint32_t r, int deps, i
     case RT_EV_IRECV_REQUEST:
     case RT_EV_COLL_BEGIN:
     case RT_EV_NBCOLL_BEGIN: /* a non-blocking collective: its member enters here, and runs its part meanwhile */
+        if (RT_UNLIKELY(E->cxfar != NULL) && rt__coll_start(e) && !pt_get(&R->pending, j)) { /* (outside a call) */
+            int w = rt__cxc_wait(E, r, j);
+            if (w)
+                return w < 0 ? STEP_FAIL : STEP_WAIT;
+        }
         t = local_time(E, R, e);
         if (e->flags & RT_EVF_CANCELLED)
             break;
@@ -855,6 +866,12 @@ static int run_rank(struct engine *E, uint32_t r)
         rc = E->failed ? E->failed : rt__eng_oom(E);
     else if (s == STEP_BLOCK)
         R->state = R_BLOCKED;
+    else if (s == STEP_WAIT) { /* again at its clock, once the counts are here (engine_remote.c) */
+        R->state = R_QUEUED;
+        R->queued_at = R->clock;
+        R->cnt_wait = 1;
+        rc = push(E, R->clock, Q_RESUME, r, r);
+    }
     else
         rank_finished(E, R);
     count_done(E, R->cursor - from);
@@ -1237,7 +1254,7 @@ static void teardown(struct engine *E)
     free(E->cursors);
     rt__burst_state_free(&E->burst);
     rt__eng_net_free(E);
-    rt__cx_far_free(E);
+    rt__cxc_free(E);
     free(E->heap);
     free(E->msgs);
     free(E->chans);

@@ -160,6 +160,7 @@ struct rank {
     uint64_t kept;    /* a streamed trace: the events before are given back */
     /* distributed replay */
     uint8_t held;     /* its ports were read by a collective that has not finished */
+    uint8_t cnt_wait; /* on a network: queued again before a collective whose counts are asked for */
     uint32_t *incoll; /* the collectives it has entered whose reading of its ports is still to
                        * come (one, or several with non-blocking ones): engine_remote.c's bounds */
     uint32_t nincoll, capincoll;
@@ -198,14 +199,16 @@ struct rank {
  *               process's message, t2 its latency part, t3 its bytes' time, t4 its second key; a
  *               collective's message (flags M_COLL): comm, ev1 its instance, n its place in the
  *               schedule, ev2 the member its timing goes back to
- *   FX_CCOUNT   on a network, before the first round, to the processes of the other members: member
- *               i (rank src) of instance n on comm calls it at event ev1 (op tag, root dst, flags how),
- *               bytes sent, ev2 received, id its --scale-bytes factor's bits, t2 its measured entry
+ *   FX_CCOUNT   on a network, to a process that makes the instance's schedule (coll_counts.c): member
+ *               i (rank src) of instance n on comm calls it at event ev1 (op tag, root dst, flags how:
+ *               RT__CALL_NONE, it makes fewer calls), bytes sent, ev2 received, id its --scale-bytes
+ *               factor's bits, t2 its measured entry
+ *   FX_CCREQ    on a network: the counts of the sender's members of instances n .. n + i - 1 on comm
  *   FX_CXRECV   on a network: the receiver of message tag of instance n on comm (a rendezvous) is in its
  *               round since t1, its timing going back to member i through message id (coll_exec.c)
  *   FX_CXDONE   on a network: message tag of instance n on comm (a rendezvous) was delivered at t1 */
 enum { FX_RPOST = 1, FX_ARRIVE, FX_DELIVERED, FX_CPOST, FX_CTC, FX_CPORTS, FX_CDONE, FX_BOUND, FX_SENDS, FX_FLOW,
-       FX_CCOUNT, FX_CXRECV, FX_CXDONE, FX_KINDS };
+       FX_CCOUNT, FX_CXRECV, FX_CXDONE, FX_CCREQ, FX_KINDS };
 struct fx {
     uint32_t kind, comm, tag, src, dst, i, flags, reg; /* reg: the MPI call's region + 1 (errors) */
     uint64_t n, ev1, ev2, bytes, id;
@@ -272,7 +275,7 @@ struct engine {
     uint32_t ranks_done;                 /* ranks that have stepped their last event ... */
     rt_time_ps last_finish;              /* ... and the latest of their clocks then */
     struct net_part *np;                 /* distributed, on a network: the flows of every process (engine_net.c) */
-    struct cx_far *cxfar;                /* distributed, on a network: every member's counts (coll_exec.c) */
+    struct cx_far *cxfar;                /* distributed, on a network: members' counts (coll_counts.c) */
     rt_time_ps net_end;                  /* distributed: when background traffic stops (INT64_MAX: not yet known) */
     uint64_t capcont;                    /* room in res->contention */
     uint64_t capcpred, capcbind;         /* room in res->coll_pred and res->coll_binds */
@@ -310,6 +313,7 @@ int rt__eng_coll_record(struct engine *E, uint32_t comm, uint64_t seq, uint32_t 
  * variant (its counts may differ), MPI_IN_PLACE (its counts leave its own block out). */
 #define RT__CALL_VECTOR 1
 #define RT__CALL_IN_PLACE 2
+#define RT__CALL_NONE 4 /* (FX_CCOUNT only: the member makes fewer calls on the communicator) */
 int rt__eng_coll_enter(struct engine *E, uint32_t id, uint32_t me, uint32_t row, uint64_t ev, uint32_t op,
                        uint32_t root, rt_time_ps begin, rt_time_ns mentry, rt_bytes sent, rt_bytes recv, double scale,
                        int how); /* scale: the member's --scale-bytes factor (1: none) */
@@ -327,6 +331,7 @@ int rt__eng_remote_ready(const struct engine *E);
 void rt__eng_remote_free(struct engine *E);
 int rt__eng_fx_send(struct engine *E, uint32_t rank, const struct fx *f);
 int rt__eng_fx_send_all(struct engine *E, const struct fx *f); /* to every other process */
+int rt__eng_fx_send_proc(struct engine *E, uint32_t proc, const struct fx *f); /* to process @p proc */
 /* A message from another process reaches its receiver here at @p t (FX_ARRIVE's fields). */
 int rt__eng_half_arrives(struct engine *E, const struct fx *f, rt_time_ps t);
 int rt__eng_rdv_waiting_add(struct engine *E, uint32_t r, uint32_t id);
@@ -412,20 +417,41 @@ uint64_t rt__cx_serial(const struct coll_exec *x, uint32_t k);      /* message k
  * process gives it, rt__eng_coll_name); UINT64_MAX: its own entry (or out of memory: E->failed) */
 uint64_t rt__cx_member_bind(struct engine *E, uint32_t cid, uint32_t me);
 uint32_t rt__cx_pred(const struct coll_exec *x, uint32_t k); /* message k's sending went back to (UINT32_MAX: none) */
-/* Distributed, on a network (coll_exec.c): before the first round, every collective call of the
- * ranks here goes to the processes of the other members of its communicator (FX_CCOUNT), so that
- * each process can make any instance's schedule; records from another process (FX_CCOUNT,
- * FX_CXRECV, FX_CXDONE); a message of a collective from another process reaches its receiver here
- * (FX_FLOW's fields); the member its timing goes back to, for its flow's record. */
-int rt__cx_share_counts(struct engine *E);
+/* Distributed, on a network (coll_exec.c): records from another process (FX_CXRECV, FX_CXDONE);
+ * a message of a collective from another process reaches its receiver here (FX_FLOW's fields);
+ * the member its timing goes back to, for its flow's record; the counts of collective @p cid's
+ * members go to process @p proc before one of its messages does (once; coll_counts.c). */
 int rt__cx_apply(struct engine *E, uint32_t from, const struct fx *f);
+int rt__cx_tell(struct engine *E, uint32_t cid, uint32_t proc);
 int rt__cx_far_arrives(struct engine *E, const struct fx *f, rt_time_ps t);
 uint32_t rt__cx_origin(const struct coll_exec *x, uint32_t k);
 /* The earliest time rank @p row here could send a message of a collective whose part it runs
  * that is not queued yet (INT64_MIN: any time), when no message can arrive at it before
  * @p arrive: a round's next messages leave when its last message completes. */
 rt_time_ps rt__cx_bound(const struct engine *E, uint32_t row, rt_time_ps arrive);
-void rt__cx_far_free(struct engine *E);
+/* coll_counts.c, distributed on a network: every member's counts of a collective instance, on
+ * demand. A member's call as its process reads it: */
+struct rt__cx_count {
+    uint64_t ev; /* its COLL_BEGIN */
+    rt_bytes sent, recv;
+    double scale;
+    rt_time_ns mentry;
+    uint32_t row, op, root, how; /* how: RT__CALL_* */
+};
+int rt__cxc_setup(struct engine *E); /* indexes the calls of the ranks here */
+void rt__cxc_free(struct engine *E);
+/* Member @p i (trace row @p row) of instance @p seq on @p comm: 1 with *@p k when its counts are
+ * here (RT__CALL_NONE in how: it never makes that call), 0 when not (yet). */
+int rt__cxc_get(struct engine *E, uint32_t comm, uint32_t i, uint32_t row, uint64_t seq, struct rt__cx_count *k);
+int rt__cxc_send(struct engine *E, uint32_t proc, uint32_t comm, uint64_t seq, uint32_t i,
+                 const struct rt__cx_count *k); /* as FX_CCOUNT to process @p proc */
+int rt__cxc_put(struct engine *E, uint32_t from, const struct fx *f);    /* FX_CCOUNT received */
+int rt__cxc_answer(struct engine *E, uint32_t from, const struct fx *f); /* FX_CCREQ received */
+/* Whether rank @p r must wait before event @p j (an MPI call's Enter or a collective's start) for
+ * the counts of a collective it starts there, which are asked for: 1 yes, 0 no, -1 failed (E). */
+int rt__cxc_wait(struct engine *E, uint32_t r, uint64_t j);
+void rt__cxc_consumed(struct engine *E, uint32_t comm, uint64_t seq); /* its schedule is made here */
+size_t rt__cxc_memory(const struct engine *E);
 /* engine_coll.c: a row's rank in communicator @p c (RT_NONE: not a member; E->failed on failure) */
 uint32_t rt__eng_comm_rank(struct engine *E, uint32_t c, uint32_t row);
 /* Appends to @p buf the round and message member @p me of collective @p id waits for. */

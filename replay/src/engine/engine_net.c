@@ -232,6 +232,9 @@ int rt__eng_net_start(struct engine *E, uint32_t id, rt_time_ps now, rt_time_ps 
         f.ev2 = rt__cx_origin(c->cx, m->n);
         f.tag = rt__cx_pred(c->cx, m->n); /* (the congestion records' chains: name_flow) */
     }
+    /* (its receiver's process makes the schedule from the counts, which go first) */
+    if ((m->flags & M_COLL) && !owned(E, m->dst) && rt__cx_tell(E, m->comm, owner_of(E, m->dst)))
+        return E->failed;
     if (rt__eng_fx_send_all(E, &f))
         return rt__eng_oom(E);
     if ((m->flags & M_COLL) && !owned(E, m->dst)) { /* its receiver's process has the rest (rt__cx_far_arrives) */

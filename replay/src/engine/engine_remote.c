@@ -94,7 +94,8 @@ static int fx_send_to(struct engine *E, uint32_t p, const struct fx *f)
 {
     struct fx g = *f;
     g.pt = E->cur_pt; /* what it makes there has at least this order (apply) */
-    int64_t due = g.kind == FX_CPORTS || g.kind == FX_BOUND || g.kind == FX_SENDS || g.kind == FX_CCOUNT
+    int64_t due = g.kind == FX_CPORTS || g.kind == FX_BOUND || g.kind == FX_SENDS || g.kind == FX_CCOUNT ||
+                          g.kind == FX_CCREQ
                       ? INT64_MAX
                       : max_t(g.t1, g.pt);
     return rt__dist_send(E->rm->D, p, &g, due);
@@ -104,6 +105,11 @@ static int fx_send_to(struct engine *E, uint32_t p, const struct fx *f)
 int rt__eng_fx_send(struct engine *E, uint32_t rank, const struct fx *f)
 {
     return fx_send_to(E, owner_of(E, rank), f);
+}
+
+int rt__eng_fx_send_proc(struct engine *E, uint32_t proc, const struct fx *f)
+{
+    return fx_send_to(E, proc, f);
 }
 
 int rt__eng_fx_send_all(struct engine *E, const struct fx *f)
@@ -306,7 +312,11 @@ static int fx_apply(struct engine *E, uint32_t from, const struct fx *f)
     }
     if (f->kind == FX_FLOW)
         return rt__eng_net_record(E, from, f);
-    if (f->kind == FX_CCOUNT || f->kind == FX_CXRECV || f->kind == FX_CXDONE)
+    if (f->kind == FX_CCOUNT || f->kind == FX_CCREQ) /* (only on a network) */
+        return !E->cxfar ? bad_fx(E, from, f)
+               : f->kind == FX_CCOUNT ? rt__cxc_put(E, from, f)
+                                      : rt__cxc_answer(E, from, f);
+    if (f->kind == FX_CXRECV || f->kind == FX_CXDONE)
         return rt__cx_apply(E, from, f);
     /* collectives */
     const struct rt_comm *cm = f->comm < rt_trace_comms(E->t) ? rt_trace_comm(E->t, f->comm) : NULL;
@@ -727,6 +737,17 @@ static int entry_ok(struct engine *E, const struct qent *q, rt_time_ps pt)
         mark(E, r, MARK_RX);
         return 0;
     }
+    case Q_RESUME: { /* a rank queued again before a collective until its counts are here */
+        struct rank *R = &E->ranks[q->id];
+        if (!R->cnt_wait || R->state != R_QUEUED || R->queued_at != q->t)
+            return 1;
+        int w = rt__cxc_wait(E, q->id, R->cursor);
+        if (w == 0)
+            R->cnt_wait = 0;
+        else if (w > 0)
+            mark(E, q->id, MARK_TX | MARK_RX);
+        return w == 0;
+    }
     case Q_COLL: {
         const struct coll *c = &E->colls[q->id];
         int ok = 1;
@@ -1052,7 +1073,7 @@ int rt__eng_run_rounds(struct engine *E)
     static const struct rt__dist_ops ops = {apply, earliest, round_take};
     send_pairs(E); /* a failure is reported in the first round, which everyone takes part in */
     if (E->net && !E->failed)
-        rt__cx_share_counts(E);
+        rt__cxc_setup(E);
     return rt__dist_rounds(E->rm->D, &ops, E, E->failed);
 }
 
