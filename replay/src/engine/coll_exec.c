@@ -27,8 +27,9 @@
  * path (rt_replay_result.coll_pred, coll_binds).
  *
  * The schedule needs every member's block before the first member sends, so the counts of the
- * members that have not entered yet are read ahead in the trace (cx_lookahead): the engine
- * replays every rank of the trace in one process when it has a network.
+ * members that have not entered yet are read ahead in the trace (cx_lookahead); under mpirun
+ * the other members' events are elsewhere, and their counts come from their processes
+ * (coll_counts.c, cx_far_fill).
  */
 #include <stdint.h>
 #include <stdio.h>

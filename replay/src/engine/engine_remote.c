@@ -20,6 +20,8 @@
  *                          has not entered yet (entry_bound);
  *   a collective's port reading: both, for every member replayed here, and the reading of
  *                          another collective the member is in whose last entry is unknown.
+ * A rank queued again before a collective whose members' counts are not here yet (coll_counts.c)
+ * is put off with its ports until they are.
  * Once an entry of a port is put off, the port's later entries are too, until the next round.
  * The earliest entry over all processes can always be taken (at a tie in order the processes
  * agree on it: agree_front), so every round makes progress, and each port's grants come in the
