@@ -378,6 +378,10 @@ int rt__eng_net_step(struct engine *E);
 int rt__eng_net_record(struct engine *E, uint32_t from, const struct fx *f);
 int rt__eng_net_catch_up(struct engine *E, rt_time_ps H);
 uint32_t rt__eng_net_inflight(const struct engine *E, uint32_t r); /* flows known that end at rank r (here) */
+/* The least time from a flow's start or end to its message's arrival (at least 1 ps): the
+ * latency part of the wire time, or less on one node (--shm-alpha); 1 ps with network noise or
+ * bursts, which change it per message. The distributed replay's look-ahead on a network. */
+rt_time_ps rt__eng_net_lookahead(const struct engine *E);
 /* Distributed, record_contention: the number this process gives a collective's message, named by
  * its instance and place (res->coll_names), made on first sight; UINT64_MAX out of memory. */
 uint64_t rt__eng_coll_name(struct engine *E, uint64_t instance, uint64_t place);

@@ -397,6 +397,20 @@ int rt__eng_net_step(struct engine *E)
 
 /* ------------------------------------------------------------------ set-up */
 
+rt_time_ps rt__eng_net_lookahead(const struct engine *E)
+{
+    /* A message's latency (rt__netrun_send, after its flow or at its start when nothing is
+     * shared) is its wire time less its bytes' time (net_inject): E->wire0 for a message with
+     * bytes, the model's whole wire time of 0 bytes (no less) for an empty one, plus hops and
+     * queues (never negative); on one node at least --shm-alpha when set; net_starts puts every
+     * arrival 1 ps after its start at least. */
+    if (E->o->net_noise || E->o->net_burst)
+        return 1;
+    rt_time_ps l = E->wire0, shm = rt__netrun_shm_latency(E->net);
+    l = shm < l ? shm : l;
+    return l > 1 ? l : 1;
+}
+
 int rt__eng_net_setup(struct engine *E)
 {
     const struct rt_model *mod = &E->o->model;

@@ -83,6 +83,7 @@ struct remote {
      * granted (max(T, the least grant bound in time published)); this process's least such
      * bound, published at the end of the round before */
     rt_time_ps H, hpart;
+    rt_time_ps look; /* on a network: the least time from a flow's end or start to its arrival */
 };
 
 static rt_time_ps max_t(rt_time_ps a, rt_time_ps b) { return a > b ? a : b; }
@@ -504,14 +505,15 @@ static rt_time_ps arrival_bound(const struct engine *E, uint32_t r, int ts)
     if (E->net) {
         /* On a network every arrival comes from the copy's flows (engine_net.c): those that end
          * by H are all known; one running or held to start ends after H, and one not granted yet
-         * starts at its sender's grant bound or later, and at H or later, and takes 1 ps at least.
-         * Its senders include the members of its communicators (collectives). */
-        rt_time_ps h1 = h_after(E);
+         * starts at its sender's grant bound or later, and at H or later; its message arrives the
+         * look-ahead after its flow's end, or its start when it shares nothing (rm->look: a
+         * latency, at least 1 ps). Its senders include the members of its communicators. */
+        rt_time_ps h1 = rm->H > INT64_MAX - rm->look ? INT64_MAX : rm->H + rm->look;
         if (rt__eng_net_inflight(E, r))
             lb = h1;
         for (uint32_t k = rm->senders_at[r - E->lo]; k < rm->senders_at[r - E->lo + 1]; k++) {
             rt_time_ps g = rm->pubt[2 * (size_t)rm->senders[k]];
-            lb = min_t(lb, g >= rm->H ? (g == INT64_MAX ? INT64_MAX : g + 1) : h1);
+            lb = min_t(lb, g >= rm->H ? (g > INT64_MAX - rm->look ? INT64_MAX : g + rm->look) : h1);
         }
         return lb;
     }
@@ -1074,8 +1076,10 @@ int rt__eng_run_rounds(struct engine *E)
 {
     static const struct rt__dist_ops ops = {apply, earliest, round_take};
     send_pairs(E); /* a failure is reported in the first round, which everyone takes part in */
-    if (E->net && !E->failed)
+    if (E->net && !E->failed) {
         rt__cxc_setup(E);
+        E->rm->look = rt__eng_net_lookahead(E);
+    }
     return rt__dist_rounds(E->rm->D, &ops, E, E->failed);
 }
 

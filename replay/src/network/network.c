@@ -611,6 +611,12 @@ static int route_flow(struct rt__netrun *n, uint32_t len, rt_bytes m, rt_time_ps
     return 1;
 }
 
+rt_time_ps rt__netrun_shm_latency(const struct rt__netrun *n)
+{
+    /* (rt__netrun_send: t + llround(alpha + per byte), never below alpha's integer part) */
+    return n->shm_alpha_ps < 0 ? INT64_MAX : (rt_time_ps)floor(n->shm_alpha_ps);
+}
+
 int rt__netrun_send(struct rt__netrun *n, uint32_t src, uint32_t dst, rt_bytes m, rt_time_ps t, rt_time_ps wire,
                     rt_time_ps byte_ps, uint64_t user, rt_time_ps *arrive)
 {
