@@ -52,11 +52,11 @@ rt_time_ps rt__netrun_perturb_next(const struct rt__netrun *n);
 int rt__netrun_perturb_fire(struct rt__netrun *n, rt_time_ps t);
 /* Background messages on the wire now. */
 uint64_t rt__netrun_bg_on_wire(const struct rt__netrun *n);
-/* Messages routed through the network, and between ranks of one node; flows whose rates the
- * contention model computed (its work). */
 /* The least latency of a message between two ranks on one node when --shm-alpha sets it
  * (INT64_MAX: not set, such a message takes the model's latency). */
 rt_time_ps rt__netrun_shm_latency(const struct rt__netrun *n);
+/* Messages routed through the network, and between ranks of one node; flows whose rates the
+ * contention model computed (its work). */
 void rt__netrun_counts(const struct rt__netrun *n, uint64_t *routed, uint64_t *local, uint64_t *recomputed);
 
 #endif
