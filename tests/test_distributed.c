@@ -1116,6 +1116,31 @@ static void bcast_ahead_program(const char *path)
     CHECK_EQ_INT(tb_close(b), 0);
 }
 
+/* Two messages to rank 5 of 8, two ranks per node (the dragonfly of nets[]: LogP, shared memory
+ * at 300 ns, below the model's latency): rank 7's from another node, and rank 4's from its own
+ * node, sent d later in phase k (d = 50 ns x k, 0 to 3 µs), so that in some phase the shared-memory
+ * message arrives first though it is sent after the other one is known. In 3 parts ranks 4 and 5
+ * are on two processes: the receive port's order needs the network's look-ahead no longer than the
+ * shared-memory latency (engine_net.c rt__eng_net_lookahead). */
+static void shm_race_program(const char *path)
+{
+    enum { P = 8, PHASES = 61 };
+    tb_builder *b = tb_create(path, P);
+    for (uint32_t k = 0; k < PHASES; k++) {
+        uint64_t base = 1000 + (uint64_t)k * 100000, d = (uint64_t)k * 50;
+        tb_call_send(b, 7, base, base + 100, "MPI_Send", 5, 2 * k, 8);
+        tb_call_send(b, 4, base + d, base + d + 100, "MPI_Send", 5, 2 * k + 1, 8);
+        tb_call_recv(b, 5, base - 500, base + 5000, 4, 2 * k + 1, 8);
+        tb_call_recv(b, 5, base + 5100, base + 6000, 7, 2 * k, 8);
+    }
+    for (uint32_t r = 0; r < P; r++)
+        if (r != 4 && r != 5 && r != 7) {
+            tb_enter(b, r, 100, "compute");
+            tb_leave(b, r, 200, "compute");
+        }
+    CHECK_EQ_INT(tb_close(b), 0);
+}
+
 /* Random point-to-point programs of 3 to 39 ranks on every network (issue #50, item 1). */
 static void check_networks(const struct rt_replay_options *hockney, const struct rt_replay_options *logp)
 {
@@ -1270,6 +1295,9 @@ int main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/bcast-ahead", dir);
         bcast_ahead_program(path);
         check_network_trace(path, 1u << 0 | 1u << 4, &variants[0], &variants[3], 1);
+        snprintf(path, sizeof path, "%s/shm-race", dir);
+        shm_race_program(path);
+        check_network_trace(path, 1u << 4, &variants[0], &variants[3], 1);
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
         CHECK_EQ_INT(system(cmd), 0);
     } else {
