@@ -288,16 +288,3 @@ void rt__cxc_consumed(struct engine *E, uint32_t comm, uint64_t seq)
             F->freed[F->nfreed++] = slot;
     }
 }
-
-size_t rt__cxc_memory(const struct engine *E)
-{
-    const struct cx_far *F = E->cxfar;
-    if (!F)
-        return 0;
-    size_t m = rt__map_memory(&F->at) + rt__map_memory(&F->asked) + rt__map_memory(&F->own) +
-               (size_t)F->cap * sizeof *F->v + (size_t)F->capfreed * sizeof *F->freed +
-               (size_t)F->capcalls * sizeof *F->calls;
-    for (uint32_t i = 0; i < F->ncalls; i++)
-        m += F->calls[i].cap * sizeof *F->calls[i].ev;
-    return m;
-}

@@ -455,7 +455,6 @@ int rt__cxc_answer(struct engine *E, uint32_t from, const struct fx *f); /* FX_C
  * the counts of a collective it starts there, which are asked for: 1 yes, 0 no, -1 failed (E). */
 int rt__cxc_wait(struct engine *E, uint32_t r, uint64_t j);
 void rt__cxc_consumed(struct engine *E, uint32_t comm, uint64_t seq); /* its schedule is made here */
-size_t rt__cxc_memory(const struct engine *E);
 /* engine_coll.c: a row's rank in communicator @p c (RT_NONE: not a member; E->failed on failure) */
 uint32_t rt__eng_comm_rank(struct engine *E, uint32_t c, uint32_t row);
 /* Appends to @p buf the round and message member @p me of collective @p id waits for. */
