@@ -494,7 +494,7 @@ RT_HOT_INLINE int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
         rt__eng_vrecv_release(E, id);
         return 0;
     }
-    return push(E, arrive, Q_ARRIVE, id, MSG_KEY(m->src, m->send_ev));
+    return push_lane(E, arrive, Q_ARRIVE, id, MSG_KEY(m->src, m->send_ev));
 }
 
 RT_HOT_INLINE int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
@@ -917,6 +917,23 @@ static void run_network(struct engine *E)
     }
 }
 
+/* Doubles the lane's ring (push_lane), its entries from 0. */
+int rt__eng_lane_grow(struct engine *E)
+{
+    struct lane *L = &E->lane;
+    uint32_t ncap = L->cap ? 2 * L->cap : 256;
+    struct qent *n = ncap > L->cap ? malloc((size_t)ncap * sizeof *n) : NULL;
+    if (!n)
+        return rt__eng_oom(E);
+    for (uint32_t i = 0; i < L->n; i++)
+        n[i] = L->q[(L->head + i) & (L->cap - 1)];
+    free(L->q);
+    L->q = n;
+    L->cap = ncap;
+    L->head = 0;
+    return 0;
+}
+
 /* take for the distributed rounds (engine_remote.c): the serial loop keeps it inlined. */
 void rt__eng_take(struct engine *E, struct qent q)
 {
@@ -1225,7 +1242,7 @@ static int collect(struct engine *E, rt_time_ns first, rt_time_ns last)
     }
     if ((rc = collect_window(E)) != RT_OK)
         return rc;
-    uint64_t mem = (uint64_t)E->capmsgs * sizeof(struct msg) + E->capheap * sizeof(struct qent) +
+    uint64_t mem = (uint64_t)E->capmsgs * sizeof(struct msg) + (E->capheap + E->lane.cap) * sizeof(struct qent) +
                    (uint64_t)E->capchans * sizeof(struct chan) + (uint64_t)E->chan_cap * sizeof *E->chan_slot +
                    (uint64_t)E->capcolls * sizeof(struct coll) + rt__map_memory(&E->coll_of) + rt__map_memory(&E->coll_seq) +
                    rt__map_memory(&E->comm_rank) + E->coll_bytes_peak + rt__burst_state_memory(&E->burst) +
@@ -1256,6 +1273,7 @@ static void teardown(struct engine *E)
     rt__eng_net_free(E);
     rt__cxc_free(E);
     free(E->heap);
+    free(E->lane.q);
     free(E->msgs);
     free(E->chans);
     for (uint32_t i = 0; i < E->ncolls; i++) {

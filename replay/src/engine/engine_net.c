@@ -303,7 +303,31 @@ static void net_arrived(void *ud, uint64_t user, rt_time_ps at, uint32_t n, cons
         if (record_delays(E, (struct rt_msg_contention){m->origin_ev, m->origin_rank, 0, 0, cm}, n, links, delay_ps))
             return;
     }
-    push(E, at, Q_ARRIVE, (uint32_t)user, MSG_QKEY(m));
+    /* (queued by net_done once the advance is over, in the queue's order) */
+    if (rt__grow((void **)&E->arr, &E->caparr, sizeof *E->arr, E->narr + 1)) {
+        rt__eng_oom(E);
+        return;
+    }
+    E->arr[E->narr++] = (struct qent){at, (uint64_t)Q_ARRIVE << 61 | (MSG_QKEY(m) & ((1ull << 61) - 1)), (uint32_t)user};
+}
+
+static int arr_cmp(const void *a, const void *b)
+{
+    const struct qent *x = a, *y = b;
+    return qless(x, y) ? -1 : qless(y, x);
+}
+
+/* The arrivals of one advance, queued in order: flows that end together come in the flow model's
+ * order, and in the queue's they mostly join the lane (push_lane). */
+static int queue_arrivals(struct engine *E)
+{
+    uint32_t n = E->narr;
+    E->narr = 0;
+    if (n > 1)
+        qsort(E->arr, n, sizeof *E->arr, arr_cmp);
+    for (uint32_t i = 0; i < n && !E->failed; i++)
+        push_lane(E, E->arr[i].t, Q_ARRIVE, E->arr[i].id, E->arr[i].tk);
+    return E->failed;
 }
 
 /* ------------------------------------------------------------------ the operations */
@@ -324,6 +348,8 @@ static int net_done(struct engine *E, rt_time_ps t)
     }
     if (rt__netrun_advance(E->net, t, net_arrived, E))
         return rt__eng_oom(E);
+    if (queue_arrivals(E))
+        return E->failed;
     nx = rt__netrun_next(E->net);
     if (nx == INT64_MIN)
         return rt__eng_oom(E);
@@ -380,7 +406,7 @@ static int net_starts(struct engine *E)
             continue;
         }
         arrive = arrive > t ? arrive : t + 1; /* shared memory may be faster than the model's wire_min */
-        if (E->np ? flow_arrives(E, s.ref, arrive) : push(E, arrive, Q_ARRIVE, s.ref, MSG_QKEY(&E->msgs[s.ref])))
+        if (E->np ? flow_arrives(E, s.ref, arrive) : push_lane(E, arrive, Q_ARRIVE, s.ref, MSG_QKEY(&E->msgs[s.ref])))
             return E->failed;
     }
     if (kick)
@@ -441,6 +467,7 @@ void rt__eng_net_free(struct engine *E)
 {
     rt__netrun_destroy(E->net);
     free(E->pend);
+    free(E->arr);
     if (E->np) {
         free(E->np->flow);
         free(E->np->free);
