@@ -26,6 +26,7 @@
 
 #include "engine_internal.h"
 #include "grow.h"
+#include "sort.h"
 #include "retime/units.h"
 
 /* ------------------------------------------------------------------ flows granted, not started */
@@ -311,11 +312,7 @@ static void net_arrived(void *ud, uint64_t user, rt_time_ps at, uint32_t n, cons
     E->arr[E->narr++] = (struct qent){at, (uint64_t)Q_ARRIVE << 61 | (MSG_QKEY(m) & ((1ull << 61) - 1)), (uint32_t)user};
 }
 
-static int arr_cmp(const void *a, const void *b)
-{
-    const struct qent *x = a, *y = b;
-    return qless(x, y) ? -1 : qless(y, x);
-}
+RT_SORT_DEFINE(arr_sort, struct qent, qless)
 
 /* The arrivals of one advance, queued in order: flows that end together come in the flow model's
  * order, and in the queue's they mostly join the lane (push_lane). */
@@ -323,8 +320,11 @@ static int queue_arrivals(struct engine *E)
 {
     uint32_t n = E->narr;
     E->narr = 0;
-    if (n > 1)
-        qsort(E->arr, n, sizeof *E->arr, arr_cmp);
+    if (n > 1) {
+        if (rt__grow((void **)&E->arr, &E->caparr, sizeof *E->arr, n + n / 2))
+            return rt__eng_oom(E);
+        arr_sort(E->arr, E->arr + n, n);
+    }
     for (uint32_t i = 0; i < n && !E->failed; i++)
         push_lane(E, E->arr[i].t, Q_ARRIVE, E->arr[i].id, E->arr[i].tk);
     return E->failed;

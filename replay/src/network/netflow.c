@@ -84,6 +84,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "sort.h"
 
 #define NF_NONE UINT32_MAX
 #define NF_LINKKEY (UINT64_C(1) << 63) /* filling-heap kind bit of a link's share */
@@ -1153,13 +1154,12 @@ static void nf_rfreeze(struct rt__flownet *fn, uint32_t id, double r, int lk, in
         fn->sf[fn->nchg++] = id;
 }
 
-static int rz_cmp(const void *a, const void *b)
+static inline int rz_less(const struct nf_rfz *x, const struct nf_rfz *y)
 {
-    const struct nf_rfz *x = a, *y = b;
-    if (x->k1 != y->k1)
-        return x->k1 < y->k1 ? -1 : 1;
-    return x->k2 < y->k2 ? -1 : x->k2 > y->k2;
+    return x->k1 < y->k1 || (x->k1 == y->k1 && x->k2 < y->k2);
 }
+/* (stable: the subtractions of one key come in the order the flows were found) */
+RT_SORT_DEFINE(rz_sort, struct nf_rfz, rz_less)
 
 /*
  * Rebuilds link @p l's filling state (c_l in rem, n_l in cnt, the clamped share) as of key @p K
@@ -1176,7 +1176,7 @@ static int nf_rstate(struct rt__flownet *fn, uint32_t l, struct nf_ent K, int in
     L->cnt = 0;
     if (n < 2)
         return 0;
-    if (rt__grow((void **)&fn->rz, &fn->rz_cap, sizeof *fn->rz, n)) {
+    if (rt__grow((void **)&fn->rz, &fn->rz_cap, sizeof *fn->rz, n + n / 2)) { /* (room to sort them) */
         fn->rfail = RT_ENOMEM;
         return 0;
     }
@@ -1202,17 +1202,7 @@ static int nf_rstate(struct rt__flownet *fn, uint32_t l, struct nf_ent K, int in
             z->r = r;
         }
     }
-    if (nz > 24) {
-        qsort(fn->rz, nz, sizeof *fn->rz, rz_cmp);
-    } else if (nz > 1) {
-        for (uint32_t i = 1; i < nz; i++) { /* insertion: most links carry few flows */
-            struct nf_rfz z = fn->rz[i];
-            uint32_t j = i;
-            for (; j > 0 && rz_cmp(&z, &fn->rz[j - 1]) < 0; j--)
-                fn->rz[j] = fn->rz[j - 1];
-            fn->rz[j] = z;
-        }
-    }
+    rz_sort(fn->rz, fn->rz + nz, nz);
     double rem = L->cap, share = L->cap / (double)n;
     uint32_t cnt = n;
     for (uint32_t i = 0; i < nz && cnt > 0;) {
@@ -1747,13 +1737,11 @@ rt_time_ps rt__flownet_next(struct rt__flownet *fn)
     return ch_first(fn);
 }
 
-static int done_cmp(const void *a, const void *b)
+static inline int done_less(const struct nf_done *x, const struct nf_done *y)
 {
-    const struct nf_done *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
+    return x->start < y->start || (x->start == y->start && x->id < y->id);
 }
+RT_SORT_DEFINE(done_sort, struct nf_done, done_less)
 
 /* Takes completed flow @p id off its links at time @p t and adds it to their totals. */
 static void nf_retire(struct rt__flownet *fn, uint32_t id, rt_time_ps t)
@@ -1805,7 +1793,8 @@ int rt__flownet_advance(struct rt__flownet *fn, rt_time_ps t,
     fn->now = t;
     if (fn->nheap == 0 || fn->heap[0].finish > t)
         return RT_OK;
-    if (rt__grow((void **)&fn->done, &fn->done_cap, sizeof *fn->done, fn->nheap))
+    /* (and room after them to sort them) */
+    if (rt__grow((void **)&fn->done, &fn->done_cap, sizeof *fn->done, 2 * fn->nheap))
         return RT_ENOMEM; /* nothing changed but the time, which is allowed to move */
     uint32_t nd = 0;
     while (fn->nheap > 0 && fn->heap[0].finish <= t) {
@@ -1813,8 +1802,7 @@ int rt__flownet_advance(struct rt__flownet *fn, rt_time_ps t,
         fn->done[nd].start = fn->flows[id].start;
         fn->done[nd++].id = id;
     }
-    if (nd > 1)
-        qsort(fn->done, nd, sizeof *fn->done, done_cmp);
+    done_sort(fn->done, fn->done + nd, nd);
     for (uint32_t i = 0; i < nd; i++)
         nf_retire(fn, fn->done[i].id, t);
     fn->in_advance = 1;
