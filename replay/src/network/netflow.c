@@ -1826,6 +1826,13 @@ int rt__flownet_advance(struct rt__flownet *fn, rt_time_ps t,
         fn->flows[fn->done[i].id].active = 0;
         fn->free_ids[fn->nfree++] = fn->done[i].id;
     }
+    if (fn->nheap) { /* the next flow to end: its links' lines on their way while the caller works */
+        const struct nf_flow *f = &fn->flows[fn->heap[0].id];
+        for (uint32_t i = 0; i < f->n; i++) {
+            __builtin_prefetch(&fn->links[f->links[i]], 1);
+            __builtin_prefetch(&fn->lstat[f->links[i]], 1);
+        }
+    }
     return RT_OK;
 }
 
