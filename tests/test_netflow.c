@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../replay/src/network/netflow.h"
+#include "../replay/src/util/sort.h"
 #include "test_util.h"
 
 #define MAXR 8
@@ -1043,8 +1044,54 @@ static void test_bad_input(void)
     rt__flownet_destroy(NULL);
 }
 
+/* util/sort.h, which orders the flows that end together and the region's link states: against a
+ * stable insertion sort, over random arrays of every size up to 300 (the insertion cutoff 16 and
+ * the merges around it, odd halves) with keys from a small range (ties: stability, by the
+ * element's first place). */
+struct skey {
+    uint32_t key, at;
+};
+static int skey_less(const struct skey *a, const struct skey *b)
+{
+    return a->key < b->key;
+}
+RT_SORT_DEFINE(skey_sort, struct skey, skey_less)
+
+static void test_sort(void)
+{
+    struct skey a[300], ref[300], tmp[150];
+    uint64_t st = 7;
+    for (uint32_t n = 0; n <= 300; n++) {
+        for (int round = 0; round < 4; round++) {
+            uint32_t range = round == 0 ? 4 : round == 1 ? 1000 : n + 1;
+            for (uint32_t i = 0; i < n; i++) {
+                st = st * 6364136223846793005ull + 1442695040888963407ull;
+                /* round 3: already in order but for its last element */
+                uint32_t k = round == 3 ? (i + 1 < n ? i : (uint32_t)(st >> 40) % range) : (uint32_t)(st >> 33) % range;
+                a[i] = ref[i] = (struct skey){k, i};
+            }
+            for (uint32_t i = 1; i < n; i++) { /* the reference: stable insertion */
+                struct skey x = ref[i];
+                uint32_t j = i;
+                for (; j > 0 && x.key < ref[j - 1].key; j--)
+                    ref[j] = ref[j - 1];
+                ref[j] = x;
+            }
+            skey_sort(a, tmp, n);
+            uint32_t bad = 0;
+            for (uint32_t i = 0; i < n; i++)
+                bad += a[i].key != ref[i].key || a[i].at != ref[i].at;
+            if (bad) {
+                fprintf(stderr, "sort: n %u round %d: %u places differ from a stable sort\n", n, round, bad);
+                rt_test_failures++;
+            }
+        }
+    }
+}
+
 int main(void)
 {
+    test_sort();
     test_alone();
     test_two();
     test_halfway();
