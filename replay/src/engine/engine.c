@@ -494,7 +494,7 @@ RT_HOT_INLINE int on_ready(struct engine *E, uint32_t id, rt_time_ps now)
         rt__eng_vrecv_release(E, id);
         return 0;
     }
-    return push_lane(E, arrive, Q_ARRIVE, id, MSG_KEY(m->src, m->send_ev));
+    return push_lane(E, qent_make(arrive, Q_ARRIVE, id, MSG_KEY(m->src, m->send_ev)));
 }
 
 RT_HOT_INLINE int on_arrive(struct engine *E, uint32_t id, rt_time_ps now)
@@ -926,7 +926,7 @@ int rt__eng_lane_grow(struct engine *E)
     if (!n)
         return rt__eng_oom(E);
     for (uint32_t i = 0; i < L->n; i++)
-        n[i] = L->q[(L->head + i) & (L->cap - 1)];
+        n[i] = *lane_at(L, i);
     free(L->q);
     L->q = n;
     L->cap = ncap;

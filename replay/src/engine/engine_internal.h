@@ -570,6 +570,18 @@ RT_HOT_INLINE int qless(const struct qent *a, const struct qent *b)
     return a->t < b->t || (a->t == b->t && a->tk < b->tk);
 }
 
+/* The entry of type @p type, key @p key (below 2^61: see push) at time @p t for @p id. */
+static inline struct qent qent_make(rt_time_ps t, uint8_t type, uint32_t id, uint64_t key)
+{
+    return (struct qent){t, (uint64_t)type << 61 | (key & ((1ull << 61) - 1)), id};
+}
+
+/* Entry @p i of lane @p L from its first. */
+static inline struct qent *lane_at(const struct lane *L, uint32_t i)
+{
+    return &L->q[(L->head + i) & (L->cap - 1)];
+}
+
 static inline size_t qcount(const struct engine *E)
 {
     return E->nheap + E->has_front + E->lane.n;
@@ -599,7 +611,7 @@ static inline const struct qent *qat(const struct engine *E, size_t i)
 {
     const struct lane *L = &E->lane;
     if (i < L->n)
-        return &L->q[(L->head + i) & (L->cap - 1)];
+        return lane_at(L, (uint32_t)i);
     i -= L->n;
     return i < E->nheap ? &E->heap[i] : &E->front;
 }
@@ -612,7 +624,7 @@ static inline int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id
 {
     if (RT_UNLIKELY(t < E->cur_pt)) /* (distributed only: one process keeps cur_pt at INT64_MIN) */
         return rt__eng_push_past(E, t, type, id, key);
-    struct qent q = {t, (uint64_t)type << 61 | (key & ((1ull << 61) - 1)), id};
+    struct qent q = qent_make(t, type, id, key);
     if (E->has_front) {
         if (qless(&q, &E->front)) { /* the new entry goes in front, the old front into the heap */
             struct qent f = E->front;
@@ -650,15 +662,14 @@ static inline int push(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id
  * the lane's last entry goes to its end and is taken from there without a sift (a pop compares
  * the lane's first entry with the heap's least); any other goes to the heap. The order taken is
  * push's. (A second lane for the readies was tried: no gain.) */
-static inline int push_lane(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id, uint64_t key)
+static inline int push_lane(struct engine *E, struct qent q)
 {
-    struct qent q = {t, (uint64_t)type << 61 | (key & ((1ull << 61) - 1)), id};
     struct lane *L = &E->lane;
-    if (RT_UNLIKELY(t < E->cur_pt) || (L->n && !qless(&L->q[(L->head + L->n - 1) & (L->cap - 1)], &q)))
-        return push(E, t, type, id, key);
+    if (RT_UNLIKELY(q.t < E->cur_pt) || (L->n && !qless(lane_at(L, L->n - 1), &q)))
+        return push(E, q.t, QTYPE(&q), q.id, q.tk);
     if (RT_UNLIKELY(L->n == L->cap) && rt__eng_lane_grow(E))
         return E->failed;
-    L->q[(L->head + L->n++) & (L->cap - 1)] = q;
+    *lane_at(L, L->n++) = q;
     return 0;
 }
 

@@ -309,7 +309,7 @@ static void net_arrived(void *ud, uint64_t user, rt_time_ps at, uint32_t n, cons
         rt__eng_oom(E);
         return;
     }
-    E->arr[E->narr++] = (struct qent){at, (uint64_t)Q_ARRIVE << 61 | (MSG_QKEY(m) & ((1ull << 61) - 1)), (uint32_t)user};
+    E->arr[E->narr++] = qent_make(at, Q_ARRIVE, (uint32_t)user, MSG_QKEY(m));
 }
 
 RT_SORT_DEFINE(arr_sort, struct qent, qless)
@@ -326,7 +326,7 @@ static int queue_arrivals(struct engine *E)
         arr_sort(E->arr, E->arr + n, n);
     }
     for (uint32_t i = 0; i < n && !E->failed; i++)
-        push_lane(E, E->arr[i].t, Q_ARRIVE, E->arr[i].id, E->arr[i].tk);
+        push_lane(E, E->arr[i]);
     return E->failed;
 }
 
@@ -406,7 +406,7 @@ static int net_starts(struct engine *E)
             continue;
         }
         arrive = arrive > t ? arrive : t + 1; /* shared memory may be faster than the model's wire_min */
-        if (E->np ? flow_arrives(E, s.ref, arrive) : push_lane(E, arrive, Q_ARRIVE, s.ref, MSG_QKEY(&E->msgs[s.ref])))
+        if (E->np ? flow_arrives(E, s.ref, arrive) : push_lane(E, qent_make(arrive, Q_ARRIVE, s.ref, MSG_QKEY(&E->msgs[s.ref]))))
             return E->failed;
     }
     if (kick)

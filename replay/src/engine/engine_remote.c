@@ -411,7 +411,7 @@ static int past_insert(struct engine *E, struct pent x)
 
 int rt__eng_push_past(struct engine *E, rt_time_ps t, uint8_t type, uint32_t id, uint64_t key)
 {
-    struct pent x = {E->cur_pt, {t, (uint64_t)type << 61 | (key & ((1ull << 61) - 1)), id}};
+    struct pent x = {E->cur_pt, qent_make(t, type, id, key)};
     return past_insert(E, x);
 }
 

@@ -1743,14 +1743,20 @@ static inline int done_less(const struct nf_done *x, const struct nf_done *y)
 }
 RT_SORT_DEFINE(done_sort, struct nf_done, done_less)
 
-/* Takes completed flow @p id off its links at time @p t and adds it to their totals. */
-static void nf_retire(struct rt__flownet *fn, uint32_t id, rt_time_ps t)
+/* Fetches the lines flow @p f's end writes on each of its links: the link and its totals. */
+static inline void nf_prefetch_route(const struct rt__flownet *fn, const struct nf_flow *f)
 {
-    struct nf_flow *f = &fn->flows[id];
     for (uint32_t i = 0; i < f->n; i++) {
         __builtin_prefetch(&fn->links[f->links[i]], 1);
         __builtin_prefetch(&fn->lstat[f->links[i]], 1);
     }
+}
+
+/* Takes completed flow @p id off its links at time @p t and adds it to their totals. */
+static void nf_retire(struct rt__flownet *fn, uint32_t id, rt_time_ps t)
+{
+    struct nf_flow *f = &fn->flows[id];
+    nf_prefetch_route(fn, f);
     nf_flush_delay(f, t);
     f->remaining = 0;
     for (uint32_t i = 0; i < f->n; i++) {
@@ -1826,13 +1832,8 @@ int rt__flownet_advance(struct rt__flownet *fn, rt_time_ps t,
         fn->flows[fn->done[i].id].active = 0;
         fn->free_ids[fn->nfree++] = fn->done[i].id;
     }
-    if (fn->nheap) { /* the next flow to end: its links' lines on their way while the caller works */
-        const struct nf_flow *f = &fn->flows[fn->heap[0].id];
-        for (uint32_t i = 0; i < f->n; i++) {
-            __builtin_prefetch(&fn->links[f->links[i]], 1);
-            __builtin_prefetch(&fn->lstat[f->links[i]], 1);
-        }
-    }
+    if (fn->nheap) /* the next flow to end: its links' lines on their way while the caller works */
+        nf_prefetch_route(fn, &fn->flows[fn->heap[0].id]);
     return RT_OK;
 }
 
