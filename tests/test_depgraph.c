@@ -113,6 +113,23 @@ static rt_time_ps group_value(const struct rt_dep_share *s, uint64_t n, uint8_t 
 }
 #define ANY_ID (RT_NONE - 1)
 
+/* The wait states of @p g, with what holds on any graph in one process: a wait [a, b] is blamed
+ * whole (its blame walk covers [a, b] with edges that join end to end), so per kind the blame
+ * rows sum to the total, and the waiting-rank and cause rows to the total and the count. */
+static void ws_of(rt_depgraph *g)
+{
+    const struct rt_wait_states *ws = NULL;
+    rt_error err = {0};
+    CHECK_EQ_INT(rt_depgraph_wait_states(g, &ws, &err), RT_OK);
+    if (!ws)
+        return;
+    for (uint8_t k = 0; k < RT_WAIT_COUNT; k++) {
+        CHECK_EQ_INT(group_value(ws->share, ws->nshare, k, RT_GROUP_BLAME, ANY_ID, 0), ws->total_ps[k]);
+        CHECK_EQ_INT(group_value(ws->share, ws->nshare, k, RT_GROUP_CAUSE, ANY_ID, 0), ws->total_ps[k]);
+        CHECK_EQ_INT(group_value(ws->share, ws->nshare, k, RT_GROUP_RANK, ANY_ID, 1), (rt_time_ps)ws->count[k]);
+    }
+}
+
 /* The first (largest) row of a group, or NULL. */
 static const struct rt_dep_share *group_top(const struct rt_dep_share *s, uint64_t n, uint8_t wait, uint8_t group)
 {
@@ -669,6 +686,7 @@ static void identity_on(const char *path)
                 int before = rt_test_failures;
                 rt_depgraph *b = replay_graph(t, &on, NULL);
                 cp_of(b);
+                ws_of(b);
                 struct rt_depgraph_diff *d = diff_of(a, b);
                 if (seed == 1) { /* the same results in one walk */
                     rt_depgraph *a2 = replay_graph(t, &o, NULL), *b2 = replay_graph(t, &on, NULL);
@@ -691,6 +709,7 @@ static void identity_on(const char *path)
             CHECK_EQ_INT(rt_depgraph_measured(t, m, &mm, &mi_refused, &err), RT_EINVAL);
             CHECK(mm == NULL);
             const struct rt_critical_path *cpm = cp_of(m);
+            ws_of(m);
             if (cpm)
                 CHECK_EQ_INT(cpm->end_ps, (rt_time_ps)rt_trace_stats(t)->span_ns * 1000);
             struct rt_depgraph_diff *d = diff_of(a, m);

@@ -586,19 +586,40 @@ static int walk_range(struct walk *k, const rt_trace *t, uint32_t lo, uint32_t h
         w.scale = k->cp[i].g ? k->cp[i].g->scale : NULL;
     if (!w.scale)
         w.scale = k->ws.g ? k->ws.g->scale : k->cmp.a ? k->cmp.a->scale : NULL;
+    /* The records the wait states and the comparison read, once per graph and event: slot[0]
+     * the wait states' graph, slot[1..2] the comparison's (a graph in two slots is read once). */
+    const rt_depgraph *sg[3] = {k->ws.g, k->cmp.a, k->cmp.b};
+    struct walk_rec e[3];
+    int from[3]; /* the slot whose record a slot takes (itself: read here) */
+    for (int s = 0; s < 3; s++) {
+        from[s] = s;
+        for (int q = 0; q < s; q++)
+            if (sg[q] == sg[s] && from[s] == s)
+                from[s] = q;
+    }
     for (uint32_t r = lo; r < hi && !rc; r++) {
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(t, r, &n);
         rt__dg_walker_rank(&w, r);
         cmp_rank_begin(&k->cmp);
+        for (int s = 0; s < 3; s++)
+            e[s].tp = 0;
         for (uint64_t j = 0; j < n && !rc; j++) {
+            for (int s = 0; s < 3; s++)
+                if (sg[s] && from[s] == s)
+                    e[s].x = rec_at(sg[s], r, j);
+                else if (sg[s])
+                    e[s] = e[from[s]];
             for (int i = 0; i < 2; i++)
                 if (k->cp[i].g)
                     cp_visit(&k->cp[i], &w, ev, n, r, j);
             if (k->ws.g)
-                rc = ws_visit(&k->ws, &w, ev, n, r, j, err);
+                rc = ws_visit(&k->ws, &w, ev, n, r, j, &e[0], err);
             if (k->cmp.a)
-                cmp_visit(&k->cmp, &w, ev, n, r, j);
+                cmp_visit(&k->cmp, &w, ev, n, r, j, &e[1], &e[2]);
+            for (int s = 0; s < 3; s++)
+                if (sg[s])
+                    e[s].tp = rec_t(&e[s].x);
             if (walker_apply(&w, ev, n, j))
                 rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         }

@@ -74,13 +74,14 @@ static inline void cmp_rank_end(struct cmp_sums *k, uint32_t r)
     smap_add(&k->m, RT_GROUP_RANK, 0, r, RT_NONE, 0, k->rank_on, k->rank_off);
 }
 
-/* The edges into event (r, j) in both timings: δ = w_B - w_A per edge, on or off B's path. */
+/* The edges into event (r, j) in both timings (@p ea, @p eb: its records in A and B): δ = w_B -
+ * w_A per edge, on or off B's path. */
 static inline void cmp_visit(struct cmp_sums *k, const struct walker *w, const struct rt_event *ev, uint64_t n,
-                             uint32_t r, uint64_t j)
+                             uint32_t r, uint64_t j, const struct walk_rec *ea, const struct walk_rec *eb)
 {
     const rt_depgraph *A = k->a, *B = k->b;
     struct rt_depgraph_diff *d = k->d;
-    const struct rt__dep_rec av = rec_at(A, r, j), bv = rec_at(B, r, j), *a = &av, *b = &bv;
+    const struct rt__dep_rec *a = &ea->x, *b = &eb->x;
     int on = marked(B->onpath, B->base[r] + j), brem = remote_binds(b);
     int arem = src_kind(a) != RT_DEP_NONE, hasb = src_kind(b) != RT_DEP_NONE;
     uint32_t size = RT_NONE;
@@ -90,7 +91,7 @@ static inline void cmp_visit(struct cmp_sums *k, const struct walker *w, const s
     rt_time_ps on_v[2] = {0, 0}, off_v[2] = {0, 0};
     int any_remote = 0;
     /* local edge */
-    rt_time_ps wa = a->local_ready - t_prev(A, r, j), wb = b->local_ready - t_prev(B, r, j);
+    rt_time_ps wa = a->local_ready - ea->tp, wb = b->local_ready - eb->tp;
     rt_time_ps dl = wb - wa;
     d->edges++;
     if (on && !brem) {

@@ -174,7 +174,14 @@ int rt__dg_walker_init(struct walker *w, const rt_trace *t)
     w->next_inst = calloc(n, sizeof *w->next_inst);
     w->cur_inst = calloc(n, sizeof *w->cur_inst);
     w->depth = calloc(n, sizeof *w->depth);
-    return w->next_inst && w->cur_inst && w->depth ? RT_OK : RT_ENOMEM;
+    w->wait_call = calloc(n, 1);
+    if (!w->next_inst || !w->cur_inst || !w->depth || !w->wait_call)
+        return RT_ENOMEM;
+    for (uint32_t i = 0; i < w->nregions; i++) { /* (once, not a name compared per wait) */
+        const char *name = rt_trace_region(t, i)->name;
+        w->wait_call[i] = name && strncmp(name, "MPI_Wait", 8) == 0;
+    }
+    return RT_OK;
 }
 
 void rt__dg_walker_free(struct walker *w)
@@ -182,6 +189,7 @@ void rt__dg_walker_free(struct walker *w)
     free(w->next_inst);
     free(w->cur_inst);
     free(w->depth);
+    free(w->wait_call);
     free(w->stack);
 }
 

@@ -88,6 +88,7 @@ struct walker {
     uint32_t nregions;
     uint64_t *next_inst, *cur_inst; /* per region */
     uint32_t *depth;                /* per region: open instances */
+    uint8_t *wait_call;             /* per region: an MPI_Wait* call (its waits are RT_WAIT_WAITALL) */
     struct frame *stack;
     uint64_t nstack, capstack;
     int mpi_depth;

@@ -131,6 +131,13 @@ static inline rt_time_ps time_at(const rt_depgraph *g, uint32_t r, uint64_t j)
     return g->rec ? rec_t(R(g, r, j)) : ev_ps(g, r, j);
 }
 static inline rt_time_ps t_prev(const rt_depgraph *g, uint32_t r, uint64_t j) { return j ? time_at(g, r, j - 1) : 0; }
+/* Event (r, j)'s record in a graph as the walk over the events in order has it: worked out once
+ * per graph and event for every result that reads it (a measured graph's records are computed,
+ * not stored), with t_prev carried from the event before (rec_t of its record is its time). */
+struct walk_rec {
+    struct rt__dep_rec x;
+    rt_time_ps tp; /* t_prev(g, r, j) */
+};
 static inline int marked(const uint8_t *bits, uint64_t i) { return bits[i >> 3] >> (i & 7) & 1; }
 /* Keeps the end as records come, in any order of ranks. */
 static inline void note_end(struct rt__end *e, uint32_t r, uint64_t j, rt_time_ps t)

@@ -6,27 +6,55 @@
 
 #define WALK_CAP 65536 /* steps of one wait's blame walk (see rt__dg_blame_walk) */
 
+/* The blame rows a walk adds to: consecutive steps mostly blame the same rank (a run of local
+ * edges), so each run is summed here and added to its row once (integers: the sums are the
+ * same, and a row is made by its first step as before). */
+struct blame_run {
+    struct smap *m;
+    uint8_t kind;
+    uint32_t rank; /* RT_NONE: nothing summed yet */
+    rt_time_ps v;
+};
+
+static void blame_flush(struct blame_run *u)
+{
+    if (u->rank != RT_NONE)
+        smap_add(u->m, RT_GROUP_BLAME, u->kind, u->rank, RT_NONE, 0, u->v, 0);
+    u->rank = RT_NONE;
+}
+
+static inline void blame_add(struct blame_run *u, uint32_t rank, rt_time_ps v)
+{
+    if (u->rank != rank) {
+        blame_flush(u);
+        u->rank = rank;
+        u->v = 0;
+    }
+    u->v += v;
+}
+
 /* Blames the wait [a, b] of an event on the ranks of the critical path that ends at its remote
  * source: each rank gets the part of [a, b] its binding edges cover (a transfer counts for its
  * sender). The walk (tok: where it is, kind, a, b, covered so far) stops at time a, or after
  * WALK_CAP steps, when the rest goes to the rank it stopped on. */
 int rt__dg_blame_walk(const rt_depgraph *g, struct smap *m, struct rt__dg_tok *tok, rt_error *err)
 {
-    uint8_t kind = (uint8_t)tok->kind;
     uint32_t r = tok->rank;
     uint64_t j = tok->index;
     rt_time_ps a = tok->a, b = tok->b;
+    struct blame_run u = {m, (uint8_t)tok->kind, RT_NONE, 0};
+    int to = WALK_DONE;
     (void)err;
     for (; tok->steps < WALK_CAP; tok->steps++) {
         const struct rt__dep_rec xv = rec_at(g, r, j), *x = &xv;
         rt_time_ps t = rec_t(x);
         if (t <= a)
-            return WALK_DONE;
+            goto out;
         if (remote_binds(x)) {
             uint32_t sr = src_rank(x);
             uint64_t sj = src_index(x);
             rt_time_ps o = overlap(x->src_t, t, a, b);
-            smap_add(m, RT_GROUP_BLAME, kind, sr, RT_NONE, 0, o, 0);
+            blame_add(&u, sr, o);
             tok->covered += o;
             r = sr;
             j = sj;
@@ -34,19 +62,22 @@ int rt__dg_blame_walk(const rt_depgraph *g, struct smap *m, struct rt__dg_tok *t
                 tok->rank = r;
                 tok->index = j;
                 tok->steps++;
-                return WALK_HOP;
+                to = WALK_HOP;
+                goto out;
             }
         } else {
             rt_time_ps o = overlap(t_prev(g, r, j), t, a, b);
-            smap_add(m, RT_GROUP_BLAME, kind, r, RT_NONE, 0, o, 0);
+            blame_add(&u, r, o);
             tok->covered += o;
             if (j == 0)
-                return WALK_DONE;
+                goto out;
             j--;
         }
     }
-    smap_add(m, RT_GROUP_BLAME, kind, r, RT_NONE, 0, b - a - tok->covered, 0);
-    return WALK_DONE;
+    blame_add(&u, r, b - a - tok->covered);
+out:
+    blame_flush(&u);
+    return to;
 }
 
 /* Walks a blame token that came from another process (rt__dg_walks). */

@@ -8,7 +8,6 @@
 #include "depgraph_group.h"
 #include "depgraph_internal.h"
 
-#include <string.h>
 
 /* What a walk over the events adds up of one graph's wait states. */
 struct ws_sums {
@@ -43,10 +42,11 @@ static inline rt_time_ps overlap(rt_time_ps lo, rt_time_ps hi, rt_time_ps a, rt_
     return hi > lo ? hi - lo : 0;
 }
 
-/* The kind of the wait at event @p j (record @p x, context @p c) of a rank's events @p ev. */
-static inline uint8_t wait_kind(const rt_trace *t, const struct rt__dep_rec *x, const struct rt_event *ev, uint64_t n,
-                                uint64_t j, const struct ctx *c)
+/* The kind of the wait at event @p j (record @p x, walker @p w there) of a rank's events @p ev. */
+static inline uint8_t wait_kind(const struct walker *w, const struct rt__dep_rec *x, const struct rt_event *ev,
+                                uint64_t n, uint64_t j)
 {
+    const struct ctx *c = &w->c;
     const struct rt_event *e = &ev[j];
     if (src_kind(x) == RT_DEP_COLLECTIVE) {
         if (e->kind == RT_EV_COLL_END && e->ref < n && ev[e->ref].aux == RT_COLL_BARRIER)
@@ -55,22 +55,19 @@ static inline uint8_t wait_kind(const rt_trace *t, const struct rt__dep_rec *x, 
             return RT_WAIT_BARRIER;
         return RT_WAIT_COLLECTIVE;
     }
-    if (c->call_region != RT_NONE && c->call_region < rt_trace_regions(t)) {
-        const char *name = rt_trace_region(t, c->call_region)->name;
-        if (name && strncmp(name, "MPI_Wait", 8) == 0)
-            return RT_WAIT_WAITALL;
-    }
+    if (c->call_region != RT_NONE && c->call_region < w->nregions && w->wait_call[c->call_region])
+        return RT_WAIT_WAITALL;
     if (e->kind == RT_EV_RECV || e->kind == RT_EV_IRECV)
         return RT_WAIT_LATE_SENDER;
     return RT_WAIT_LATE_RECEIVER;
 }
 
-/* The wait, if any, at event (r, j) of s->g, and the walk that blames it. */
+/* The wait, if any, at event (r, j) of s->g (@p e: its record there), and the walk that blames it. */
 static inline int ws_visit(struct ws_sums *s, const struct walker *w, const struct rt_event *ev, uint64_t n,
-                           uint32_t r, uint64_t j, rt_error *err)
+                           uint32_t r, uint64_t j, const struct walk_rec *e, rt_error *err)
 {
     const rt_depgraph *g = s->g;
-    const struct rt__dep_rec xv = rec_at(g, r, j), *x = &xv;
+    const struct rt__dep_rec *x = &e->x;
     /* A remote source on the rank itself (a rendezvous side that posted last) is its own
      * transfer, not a wait for another rank. */
     if (!remote_binds(x) || src_rank(x) == r || !src_ok(g, x))
@@ -78,7 +75,7 @@ static inline int ws_visit(struct ws_sums *s, const struct walker *w, const stru
     uint32_t sr = src_rank(x);
     uint64_t sj = src_index(x);
     rt_time_ps wt = x->remote_ready - x->local_ready;
-    uint8_t kind = wait_kind(g->t, x, ev, n, j, &w->c);
+    uint8_t kind = wait_kind(w, x, ev, n, j);
     s->total[kind] += wt;
     s->count[kind]++;
     smap_add(&s->m, RT_GROUP_RANK, kind, r, RT_NONE, 0, wt, 1);
