@@ -54,7 +54,7 @@ static void check_one(int op, int algo, int rs, uint32_t P, uint32_t root, rt_by
 {
     struct rt__coll_member *mem = calloc(P, sizeof *mem);
     rt_bytes *got = calloc(P, sizeof *got);
-    struct rt__coll_sched sc;
+    struct rt__coll_sched sc = {0};
     struct rt_coll_plan plan = {.op = op, .algo = algo, .seg = seg, .fanout = fanout, .reduce_scatter = (uint8_t)rs};
     if (!mem || !got) {
         CHECK(!"out of memory");

@@ -273,7 +273,9 @@ int rt__coll_run(const struct rt_coll_plan *plan, uint32_t P, uint32_t root, str
 int rt__coll_schedule(const struct rt_coll_plan *plan, uint32_t P, uint32_t root, struct rt__coll_member *mem,
                       struct rt__coll_sched *out)
 {
-    memset(out, 0, sizeof *out);
+    out->n = 0; /* (its room is used again) */
+    out->rounds = 0;
+    out->algo = 0;
     if (P <= 1)
         return RT_OK;
     struct rt__cs s = {.emit = out, .m = mem, .P = P, .root = root % P};

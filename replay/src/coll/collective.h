@@ -100,7 +100,8 @@ struct rt__coll_sched {
 /**
  * The schedule rt__coll_run times, recorded instead: the same plan over the members' blocks
  * (mem[i].block, set by rt__coll_blocks), its messages in the same order. The engine runs it
- * message by message on a routed network (engine/coll_exec.c). Empty for P <= 1.
+ * message by message on a routed network (engine/coll_exec.c). Empty for P <= 1. *@p out is zeroed
+ * before its first use, or an earlier schedule whose room (v, cap) is used again.
  * @return RT_OK or RT_ENOMEM (*@p out empty then)
  */
 int rt__coll_schedule(const struct rt_coll_plan *plan, uint32_t P, uint32_t root, struct rt__coll_member *mem,

@@ -77,6 +77,10 @@ struct coll_exec {
     struct cx_member *mem;
     struct cx_msg *msg;
     uint8_t *told; /* distributed: the processes sent its members' counts (a bit each; rt__cx_tell) */
+    /* room: members in first (+ 1) and mem, messages in msg (twice in ops). A schedule's room
+     * goes on to the next collective made (E->cx_spare): a collective of P members is P log P
+     * messages, hundreds of kilobytes at 512 ranks, allocated and zeroed afresh each time before. */
+    size_t cap_p, cap_n;
 };
 
 void rt__cx_free(struct coll_exec *x)
@@ -90,6 +94,33 @@ void rt__cx_free(struct coll_exec *x)
     free(x->msg);
     free(x->told);
     free(x);
+}
+
+void rt__cx_release(struct engine *E, struct coll_exec *x)
+{
+    if (!x)
+        return;
+    if (E->cx_spare) { /* (one kept: collectives in flight at once on a network are few) */
+        rt__cx_free(x);
+        return;
+    }
+    free(x->told);
+    x->told = NULL;
+    E->cx_spare = x;
+}
+
+/* Room for @p n elements of @p size in *@p v (its contents not kept); -1 when out of memory. */
+static int cx_room(void **v, size_t *cap, size_t n, size_t size)
+{
+    if (n <= *cap)
+        return 0;
+    void *nv = malloc(n * size);
+    if (!nv)
+        return -1;
+    free(*v);
+    *v = nv;
+    *cap = n;
+    return 0;
 }
 
 int rt__cx_member_done(const struct coll_exec *x, uint32_t i)
@@ -269,8 +300,9 @@ static int cx_create(struct engine *E, uint32_t id, uint32_t me)
     /* the measured binders: every member's measured entry is known now (whoever enters first) */
     rt__coll_measured_binders((int)c->op, c->size, c->root_rank, c->mem);
     c->mbind_all = 1;
-    struct coll_exec *x = calloc(1, sizeof *x);
-    if (!x)
+    struct coll_exec *x = E->cx_spare;
+    E->cx_spare = NULL;
+    if (!x && !(x = calloc(1, sizeof *x)))
         return rt__eng_oom(E);
     c->cx = x;
     uint32_t op = c->op <= RT_COLL_OTHER ? c->op : RT_COLL_OTHER;
@@ -282,12 +314,14 @@ static int cx_create(struct engine *E, uint32_t id, uint32_t me)
     if (n > UINT32_MAX / 2)
         return E->failed = rt_error_set(E->err, RT_EUNSUPPORTED, "%s: a collective of %zu messages on comm %u",
                                         rt_trace_path(E->t), n, c->comm);
-    x->first = calloc((size_t)P + 1, sizeof *x->first);
-    x->ops = malloc((n ? 2 * n : 1) * sizeof *x->ops);
-    x->mem = calloc(P, sizeof *x->mem);
-    x->msg = calloc(n ? n : 1, sizeof *x->msg);
-    if (!x->first || !x->ops || !x->mem || !x->msg)
+    size_t cp = x->cap_p, cn = x->cap_n; /* (the two arrays of each room grow together) */
+    if (cx_room((void **)&x->first, &cp, (size_t)P + 1, sizeof *x->first) ||
+        cx_room((void **)&x->mem, &x->cap_p, (size_t)P + 1, sizeof *x->mem) ||
+        cx_room((void **)&x->ops, &cn, n ? n : 1, 2 * sizeof *x->ops) ||
+        cx_room((void **)&x->msg, &x->cap_n, n ? n : 1, sizeof *x->msg))
         return rt__eng_oom(E);
+    memset(x->first, 0, ((size_t)P + 1) * sizeof *x->first);
+    memset(x->mem, 0, (size_t)P * sizeof *x->mem);
     for (size_t k = 0; k < n; k++) { /* counting sort by member: each member's messages in order */
         x->first[x->sched.v[k].a + 1]++;
         x->first[x->sched.v[k].b + 1]++;
@@ -300,9 +334,7 @@ static int cx_create(struct engine *E, uint32_t id, uint32_t me)
         const struct rt__coll_msg *s = &x->sched.v[k];
         x->ops[x->mem[s->a].end++] = (uint32_t)k << 1;
         x->ops[x->mem[s->b].end++] = (uint32_t)k << 1 | 1;
-        x->msg[k].delivered = NEVER;
-        x->msg[k].id = UINT32_MAX;
-        x->msg[k].eager = s->m <= E->o->eager_limit;
+        x->msg[k] = (struct cx_msg){.delivered = NEVER, .id = UINT32_MAX, .eager = s->m <= E->o->eager_limit};
     }
     return 0;
 }

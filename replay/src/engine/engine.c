@@ -1281,6 +1281,7 @@ static void teardown(struct engine *E)
         free(E->colls[i].ev);
         rt__cx_free(E->colls[i].cx);
     }
+    rt__cx_free(E->cx_spare);
     rt__map_free(&E->cx_pos);
     rt__map_free(&E->cx_names);
     free(E->colls);

@@ -113,7 +113,7 @@ void rt__eng_coll_release(struct engine *E, uint32_t id)
     free(c->ev);
     c->mem = NULL;
     c->ev = NULL;
-    rt__cx_free(c->cx);
+    rt__cx_release(E, c->cx);
     c->cx = NULL;
     c->refs = E->freecoll;
     E->freecoll = id;

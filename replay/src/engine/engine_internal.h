@@ -285,6 +285,7 @@ struct engine {
     rt_time_ps last_finish;              /* ... and the latest of their clocks then */
     struct net_part *np;                 /* distributed, on a network: the flows of every process (engine_net.c) */
     struct cx_far *cxfar;                /* distributed, on a network: members' counts (coll_counts.c) */
+    struct coll_exec *cx_spare;          /* the last schedule ended, its room kept for the next (coll_exec.c) */
     rt_time_ps net_end;                  /* distributed: when background traffic stops (INT64_MAX: not yet known) */
     uint64_t capcont;                    /* room in res->contention */
     uint64_t capcpred, capcbind;         /* room in res->coll_pred and res->coll_binds */
@@ -469,6 +470,8 @@ uint32_t rt__eng_comm_rank(struct engine *E, uint32_t c, uint32_t row);
 /* Appends to @p buf the round and message member @p me of collective @p id waits for. */
 void rt__cx_describe_wait(const struct engine *E, uint32_t id, uint32_t me, char *buf, size_t n);
 void rt__cx_free(struct coll_exec *x);
+/* A collective's schedule is over: its room is kept for the next one made (or freed). */
+void rt__cx_release(struct engine *E, struct coll_exec *x);
 
 /* Whether this process replays rank @p r (every rank in a replay by one process). */
 static inline int owned(const struct engine *E, uint32_t r) { return r >= E->lo && r < E->hi; }
