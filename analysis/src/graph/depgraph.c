@@ -586,40 +586,42 @@ static int walk_range(struct walk *k, const rt_trace *t, uint32_t lo, uint32_t h
         w.scale = k->cp[i].g ? k->cp[i].g->scale : NULL;
     if (!w.scale)
         w.scale = k->ws.g ? k->ws.g->scale : k->cmp.a ? k->cmp.a->scale : NULL;
-    /* The records the wait states and the comparison read, once per graph and event: slot[0]
-     * the wait states' graph, slot[1..2] the comparison's (a graph in two slots is read once). */
-    const rt_depgraph *sg[3] = {k->ws.g, k->cmp.a, k->cmp.b};
+    /* The records the wait states and the comparison read, once per graph and event: the wait
+     * states' graph and the comparison's two, each distinct one (ug[0..nu)) read once; ix: the
+     * place of each of the three in ug. */
+    const rt_depgraph *sg[3] = {k->ws.g, k->cmp.a, k->cmp.b}, *ug[3];
     struct walk_rec e[3];
-    int from[3]; /* the slot whose record a slot takes (itself: read here) */
+    struct rank_recs v[3];
+    int nu = 0, ix[3] = {0, 0, 0};
     for (int s = 0; s < 3; s++) {
-        from[s] = s;
-        for (int q = 0; q < s; q++)
-            if (sg[q] == sg[s] && from[s] == s)
-                from[s] = q;
+        if (!sg[s])
+            continue;
+        for (ix[s] = 0; ix[s] < nu && ug[ix[s]] != sg[s]; ix[s]++)
+            ;
+        if (ix[s] == nu)
+            ug[nu++] = sg[s];
     }
     for (uint32_t r = lo; r < hi && !rc; r++) {
         uint64_t n;
         const struct rt_event *ev = rt_trace_events(t, r, &n);
         rt__dg_walker_rank(&w, r);
         cmp_rank_begin(&k->cmp);
-        for (int s = 0; s < 3; s++)
-            e[s].tp = 0;
+        for (int u = 0; u < nu; u++) {
+            e[u].tp = 0;
+            rank_recs_of(&v[u], ug[u], r);
+        }
         for (uint64_t j = 0; j < n && !rc; j++) {
-            for (int s = 0; s < 3; s++)
-                if (sg[s] && from[s] == s)
-                    e[s].x = rec_at(sg[s], r, j);
-                else if (sg[s])
-                    e[s] = e[from[s]];
+            for (int u = 0; u < nu; u++)
+                e[u].x = rank_rec(&v[u], j, e[u].tp);
             for (int i = 0; i < 2; i++)
                 if (k->cp[i].g)
                     cp_visit(&k->cp[i], &w, ev, n, r, j);
             if (k->ws.g)
-                rc = ws_visit(&k->ws, &w, ev, n, r, j, &e[0], err);
+                rc = ws_visit(&k->ws, &w, ev, n, r, j, &e[ix[0]], err);
             if (k->cmp.a)
-                cmp_visit(&k->cmp, &w, ev, n, r, j, &e[1], &e[2]);
-            for (int s = 0; s < 3; s++)
-                if (sg[s])
-                    e[s].tp = rec_t(&e[s].x);
+                cmp_visit(&k->cmp, &w, ev, n, r, j, &e[ix[1]], &e[ix[2]]);
+            for (int u = 0; u < nu; u++)
+                e[u].tp = rec_t(&e[u].x);
             if (walker_apply(&w, ev, n, j))
                 rc = rt_error_set(err, RT_ENOMEM, "out of memory");
         }

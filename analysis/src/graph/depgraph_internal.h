@@ -84,12 +84,12 @@ static inline rt_time_ps ev_ps(const rt_depgraph *g, uint32_t r, uint64_t j)
  * both edges get the event's own gap c = t - max(t(u), t(p)) (local_ready = t(p) + c,
  * remote_ready = t(u) + c), or with t < t(u) (the clocks disagree) both are t. Its time (rec_t)
  * is always the measured t. */
-/* The remote source of event (r, j) in the measured timing: the structure graph's, but for a
- * collective's leave the member whose measured entry binds it (a binary search in s->mbind). */
-static inline uint64_t mbind_src(const rt_depgraph *s, uint32_t r, uint64_t j)
+/* The remote source of event (r, j) in the measured timing (@p src: its source in the structure
+ * graph @p s): the structure graph's, but for a collective's leave the member whose measured
+ * entry binds it (a binary search in s->mbind). */
+static inline uint64_t mbind_of(const rt_depgraph *s, uint32_t r, uint64_t j, uint64_t src)
 {
-    uint64_t src = R(s, r, j)->src;
-    if (src_kind(R(s, r, j)) != RT_DEP_COLLECTIVE || !s->nmbind)
+    if (src >> 62 != RT_DEP_COLLECTIVE || !s->nmbind)
         return src;
     uint64_t key = (uint64_t)r << IDX_BITS | j;
     size_t lo = 0, hi = s->nmbind;
@@ -102,13 +102,15 @@ static inline uint64_t mbind_src(const rt_depgraph *s, uint32_t r, uint64_t j)
     }
     return lo < s->nmbind && s->mbind[lo].key == key ? s->mbind[lo].src : src;
 }
+static inline uint64_t mbind_src(const rt_depgraph *s, uint32_t r, uint64_t j) { return mbind_of(s, r, j, R(s, r, j)->src); }
 
-static inline struct rt__dep_rec measured_rec(const rt_depgraph *g, uint32_t r, uint64_t j)
+/* A measured record from its parts: the event's time @p t, the previous event's @p tp, the
+ * remote source's @p tu and the source @p src (measured_rec). */
+static inline struct rt__dep_rec measured_from(rt_time_ps t, rt_time_ps tp, rt_time_ps tu, uint64_t src)
 {
-    rt_time_ps t = ev_ps(g, r, j), tp = j ? ev_ps(g, r, j - 1) : 0, tu = g->tu[g->base[r] + j];
     if (tp > t) /* the trace's own order is the truth on one rank */
         tp = t;
-    struct rt__dep_rec x = {tu, t, INT64_MIN, mbind_src(g->shape, r, j)};
+    struct rt__dep_rec x = {tu, t, INT64_MIN, src};
     if (src_kind(&x) == RT_DEP_NONE)
         return x;
     if (t < tu) {
@@ -119,6 +121,11 @@ static inline struct rt__dep_rec measured_rec(const rt_depgraph *g, uint32_t r, 
     x.local_ready = tp + c;
     x.remote_ready = tu + c;
     return x;
+}
+
+static inline struct rt__dep_rec measured_rec(const rt_depgraph *g, uint32_t r, uint64_t j)
+{
+    return measured_from(ev_ps(g, r, j), j ? ev_ps(g, r, j - 1) : 0, g->tu[g->base[r] + j], mbind_src(g->shape, r, j));
 }
 /* The record of event (r, j) held here, stored or measured. */
 static inline struct rt__dep_rec rec_at(const rt_depgraph *g, uint32_t r, uint64_t j)
@@ -138,6 +145,37 @@ struct walk_rec {
     struct rt__dep_rec x;
     rt_time_ps tp; /* t_prev(g, r, j) */
 };
+
+/* One rank's records of a graph, for a walk over its events in order: the per-rank look-ups of
+ * rec_at done once per rank. */
+struct rank_recs {
+    const rt_depgraph *g;
+    uint32_t r;
+    const struct rt__dep_rec *rec;  /* a stored graph's: the rank's first record (NULL: measured) */
+    const struct rt__dep_rec *srec; /* a measured graph's: its structure graph's first record of the rank */
+    const struct rt_event *ev;      /* a measured graph's: the rank's events, their times ... */
+    rt_time_ps first;               /* ... from this one [ns] */
+    const rt_time_ps *tu;           /* ... and its remote sources' times */
+};
+
+static inline void rank_recs_of(struct rank_recs *v, const rt_depgraph *g, uint32_t r)
+{
+    *v = (struct rank_recs){.g = g, .r = r, .rec = g->rec ? R(g, r, 0) : NULL};
+    if (!g->rec) {
+        v->srec = R(g->shape, r, 0);
+        v->ev = g->evs[r];
+        v->first = g->first;
+        v->tu = g->tu + g->base[r];
+    }
+}
+
+/* rec_at(v->g, v->r, j), @p tp being t_prev(v->g, v->r, j) (a walk carries it). */
+static inline struct rt__dep_rec rank_rec(const struct rank_recs *v, uint64_t j, rt_time_ps tp)
+{
+    if (v->rec)
+        return v->rec[j];
+    return measured_from((v->ev[j].time - v->first) * 1000, tp, v->tu[j], mbind_of(v->g->shape, v->r, j, v->srec[j].src));
+}
 static inline int marked(const uint8_t *bits, uint64_t i) { return bits[i >> 3] >> (i & 7) & 1; }
 /* Keeps the end as records come, in any order of ranks. */
 static inline void note_end(struct rt__end *e, uint32_t r, uint64_t j, rt_time_ps t)
