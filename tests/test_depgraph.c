@@ -398,6 +398,19 @@ static void test_handmade(void)
         CHECK_EQ_INT(rt_depgraph_critical_path(g, &c2, &err), RT_EINVAL);
         rt_depgraph_destroy(g);
     }
+    g = NULL;
+    CHECK_EQ_INT(rt_depgraph_create(t, &g, &err), RT_OK);
+    if (g) { /* a local edge from before the previous event's time, which its remote edge set */
+        feed(g, 0, 0, 0, 0, 0, 0, RT_DEP_NONE);
+        feed(g, 0, 1, 100, 0, 0, 0, RT_DEP_NONE);
+        feed(g, 0, 2, 200, 0, 0, 0, RT_DEP_NONE);
+        feed(g, 1, 0, 50, 0, 0, 0, RT_DEP_NONE);
+        feed(g, 1, 1, 60, 1100, 0, 0, RT_DEP_MESSAGE); /* at 1100 */
+        feed(g, 1, 2, 500, 0, 0, 0, RT_DEP_NONE);
+        CHECK_EQ_INT(rt_depgraph_check(g, &err), RT_EINVAL);
+        CHECK_CONTAINS(err.msg, "rank 1 event 2: local_ready 500 ps before the previous event's time 1100 ps");
+        rt_depgraph_destroy(g);
+    }
     rt_depgraph_destroy(NULL);
     rt_depgraph_diff_destroy(NULL);
     rt_trace_close(t);

@@ -11,6 +11,7 @@
 #include "depgraph_internal.h"
 #include "depgraph_path.h"
 #include "depgraph_wait.h"
+#include "sort.h"
 #include "threads_env.h"
 
 #include <inttypes.h>
@@ -294,9 +295,11 @@ int rt__dg_check_held(const rt_depgraph *g, rt_error *err)
         if (g->seen[r] != g->n[r])
             return rt_error_set(err, RT_EINVAL, "%s: rank %u: %llu dependency records for %llu events", path, r,
                                 (unsigned long long)g->seen[r], (unsigned long long)g->n[r]);
-        for (uint64_t j = 0; j < g->n[r]; j++) {
-            const struct rt__dep_rec xv = rec_at(g, r, j), *x = &xv;
-            rt_time_ps tp = t_prev(g, r, j);
+        struct rank_recs v;
+        rank_recs_of(&v, g, r);
+        rt_time_ps tp = 0; /* t_prev(g, r, j) */
+        for (uint64_t j = 0, n = g->n[r]; j < n; j++) {
+            const struct rt__dep_rec xv = rank_rec(&v, j, tp), *x = &xv;
             int rem = src_kind(x) != RT_DEP_NONE;
             if (x->local_ready < tp)
                 return rt_error_set(err, RT_EINVAL,
@@ -315,6 +318,7 @@ int rt__dg_check_held(const rt_depgraph *g, rt_error *err)
                                     "%s: rank %u event %llu: remote source (rank %u, event %llu) at %lld ps after remote_ready %lld ps",
                                     path, r, (unsigned long long)j, src_rank(x), (unsigned long long)src_index(x),
                                     (long long)x->src_t, (long long)x->remote_ready);
+            tp = rec_t(x); /* (an event's time is its record's: time_at) */
         }
     }
     return RT_OK;
@@ -405,11 +409,8 @@ rt_time_ps rt_depgraph_end(const rt_depgraph *g)
     return rt__dg_reduce(&g->dp, &v, 1, 0, RT_OK, &err) ? 0 : -v;
 }
 
-static int cmp_mbind(const void *a, const void *b)
-{
-    uint64_t x = ((const struct rt__mbind *)a)->key, y = ((const struct rt__mbind *)b)->key;
-    return x < y ? -1 : x > y;
-}
+static int mbind_less(const struct rt__mbind *a, const struct rt__mbind *b) { return a->key < b->key; }
+RT_SORT_DEFINE(mbind_sort, struct rt__mbind, mbind_less) /* (keys are distinct events) */
 
 /* One range of ranks of the measured graph (rt_depgraph_measured). */
 struct measured_range {
@@ -476,13 +477,13 @@ int rt_depgraph_measured(const rt_trace *trace, const rt_depgraph *s, rt_depgrap
         return rt_error_set(err, RT_ENOMEM, "%s: out of memory", rt_trace_path(trace));
     if (!s->mbind_sorted) { /* the records came in the replay's order: by event from now on */
         rt_depgraph *w = (rt_depgraph *)s;
-        if (w->nmbind) /* (qsort of NULL, 0 is undefined) */
-            qsort(w->mbind, w->nmbind, sizeof *w->mbind, cmp_mbind);
         free(w->mbind_rec);
         w->mbind_rec = malloc((w->nmbind ? w->nmbind : 1) * sizeof *w->mbind_rec);
         rc = rt__dg_agree(&s->dp, w->mbind_rec ? RT_OK : rt_error_set(err, RT_ENOMEM, "out of memory"), err);
         if (rc)
             return rc;
+        /* (the sort's room: half the entries, 16 bytes each, in the records' 32 written after it) */
+        mbind_sort(w->mbind, (struct rt__mbind *)w->mbind_rec, w->nmbind);
         for (size_t i = 0; i < w->nmbind; i++)
             w->mbind_rec[i] = (struct rt__dep_rec){NO_TIME, 0, 0, w->mbind[i].src};
         w->mbind_sorted = 1;
