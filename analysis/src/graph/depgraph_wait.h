@@ -8,7 +8,6 @@
 #include "depgraph_group.h"
 #include "depgraph_internal.h"
 
-
 /* What a walk over the events adds up of one graph's wait states. */
 struct ws_sums {
     rt_depgraph *g;                /* NULL: no wait states due */
