@@ -80,16 +80,12 @@ static inline rt_time_ps ev_ps(const rt_depgraph *g, uint32_t r, uint64_t j)
 {
     return (g->evs[r][j].time - g->first) * 1000;
 }
-/* A measured graph's record of event (r, j): with p the previous event and u the remote source,
- * both edges get the event's own gap c = t - max(t(u), t(p)) (local_ready = t(p) + c,
- * remote_ready = t(u) + c), or with t < t(u) (the clocks disagree) both are t. Its time (rec_t)
- * is always the measured t. */
 /* The remote source of event (r, j) in the measured timing (@p src: its source in the structure
  * graph @p s): the structure graph's, but for a collective's leave the member whose measured
  * entry binds it (a binary search in s->mbind). */
 static inline uint64_t mbind_of(const rt_depgraph *s, uint32_t r, uint64_t j, uint64_t src)
 {
-    if (src >> 62 != RT_DEP_COLLECTIVE || !s->nmbind)
+    if (src_kind_of(src) != RT_DEP_COLLECTIVE || !s->nmbind)
         return src;
     uint64_t key = (uint64_t)r << IDX_BITS | j;
     size_t lo = 0, hi = s->nmbind;
@@ -104,8 +100,10 @@ static inline uint64_t mbind_of(const rt_depgraph *s, uint32_t r, uint64_t j, ui
 }
 static inline uint64_t mbind_src(const rt_depgraph *s, uint32_t r, uint64_t j) { return mbind_of(s, r, j, R(s, r, j)->src); }
 
-/* A measured record from its parts: the event's time @p t, the previous event's @p tp, the
- * remote source's @p tu and the source @p src (measured_rec). */
+/* A measured graph's record of an event from its parts: its time t, the previous event's tp, the
+ * remote source u's time tu and the source @p src. Both edges get the event's own gap
+ * c = t - max(tu, tp) (local_ready = tp + c, remote_ready = tu + c), or with t < tu (the clocks
+ * disagree) both are t. Its time (rec_t) is always the measured t. */
 static inline struct rt__dep_rec measured_from(rt_time_ps t, rt_time_ps tp, rt_time_ps tu, uint64_t src)
 {
     if (tp > t) /* the trace's own order is the truth on one rank */

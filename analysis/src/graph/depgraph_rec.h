@@ -32,7 +32,8 @@ struct rt__dep_rec {
 };
 _Static_assert(sizeof(struct rt__dep_rec) == 32, "a dependency record must stay 32 bytes");
 
-static inline uint32_t src_kind(const struct rt__dep_rec *x) { return (uint32_t)(x->src >> 62); }
+static inline uint32_t src_kind_of(uint64_t src) { return (uint32_t)(src >> 62); }
+static inline uint32_t src_kind(const struct rt__dep_rec *x) { return src_kind_of(x->src); }
 static inline uint32_t src_rank(const struct rt__dep_rec *x) { return (uint32_t)((x->src >> IDX_BITS) & RANK_MASK); }
 static inline uint64_t src_index(const struct rt__dep_rec *x) { return x->src & IDX_MASK; }
 static inline int remote_binds(const struct rt__dep_rec *x)
