@@ -42,7 +42,8 @@
 #include "reader_internal.h"
 #include "threads_env.h"
 
-#define STREAM_CHUNK (1u << 15) /* OTF2 records per read of a row (RETIME_STREAM_CHUNK: tests) */
+#define STREAM_CHUNK (1u << 15) /* OTF2 records per read of a row at most (RETIME_STREAM_CHUNK: tests) ... */
+#define STREAM_CHUNK_MIN (1u << 10) /* ... and at least */
 #define AHEAD_EVENTS (1u << 20) /* the reader thread's read-ahead, over all rows (about 25 MiB) */
 #define PAGE 4096u
 
@@ -66,7 +67,8 @@ struct rt__stream {
     rt_error base_err;
     struct stream_row *rows;
     uint32_t nrows, left; /* rows not read to their end yet */
-    uint64_t chunk;
+    uint64_t chunk;       /* records per piece of a row (piece_of) ... */
+    uint64_t whole_below; /* ... but one that declares fewer events than this is read in one piece */
     uint64_t declared;    /* the rows' declared events, summed */
     uint64_t *declared_of; /* ... per row */
     int ended;            /* rt__trace_stream_end has run */
@@ -107,7 +109,20 @@ int rt__stream_start(struct reader *r, OTF2_Reader **rdp)
     }
     s->rows = rows;
     s->nrows = t->nrows;
-    s->chunk = env_count("RETIME_STREAM_CHUNK", STREAM_CHUNK);
+    /* A piece is the read-ahead's share of a row, within [STREAM_CHUNK_MIN, STREAM_CHUNK]: every row
+     * holds about a piece ahead of the replay, and pieces of 2^15 events at 512 ranks cost 0.7 GiB
+     * more (a streamed replay of 10^8 events took more than the whole read's 1.6 GiB, and longer).
+     * But a row open for reading holds OTF2's buffers, about two of the archive's event chunks
+     * (1 MiB each in retime-trace's and Score-P's archives), until its end: a row whose events
+     * take no more room than one chunk is read in one piece, its reader closed at once (512
+     * ranks of 2*10^4 events: 0.17 GiB so, 0.55 GiB in pieces). Tests set the pieces. */
+    uint64_t share = AHEAD_EVENTS / (t->nrows ? t->nrows : 1), evt_chunk = 0, def_chunk = 0;
+    share = share < STREAM_CHUNK ? share : STREAM_CHUNK;
+    s->chunk = env_count("RETIME_STREAM_CHUNK", 0);
+    if (!s->chunk && OTF2_Reader_GetChunkSize(*rdp, &evt_chunk, &def_chunk) == OTF2_SUCCESS)
+        s->whole_below = evt_chunk / sizeof(struct rt_event);
+    if (!s->chunk)
+        s->chunk = share > STREAM_CHUNK_MIN ? share : STREAM_CHUNK_MIN;
     uint64_t reserve = env_count("RETIME_STREAM_RESERVE", 0); /* the events first reserved per row */
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->to_reader, NULL);
@@ -273,6 +288,13 @@ static int stream_row_end(struct rt__stream *s, struct stream_row *sr, uint32_t 
     return RT_OK;
 }
 
+/* The records read per piece of row @p row: a short row's all (and one more, to see its end). */
+static uint64_t piece_of(const struct rt__stream *s, uint32_t row)
+{
+    uint64_t d = s->declared_of[row];
+    return d >= s->chunk && d < s->whole_below ? d + 1 : s->chunk;
+}
+
 /* Reads the next piece of row @p row (the reader's side: the replay does not look at what it
  * writes), first giving back what is before @p keep: RT_OK or the error stored in sr. */
 static int read_piece(struct rt__stream *s, struct stream_row *sr, uint32_t row, uint64_t keep)
@@ -283,7 +305,7 @@ static int read_piece(struct rt__stream *s, struct stream_row *sr, uint32_t row,
     give_back(R, keep);
     int end = 0;
     uint64_t from = R->nevents;
-    if (rt__rd_location_read(&sr->r, s->rd, sr->er, s->chunk, &end) == RT_OK)
+    if (rt__rd_location_read(&sr->r, s->rd, sr->er, piece_of(s, row), &end) == RT_OK)
         stream_joins(s, sr, row, from);
     if (!sr->r.failed && end) {
         OTF2_Reader_CloseEvtReader(s->rd, sr->er);
