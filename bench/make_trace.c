@@ -212,11 +212,12 @@ static void iteration(struct gen *g, uint64_t it)
 static void usage(FILE *f)
 {
     fputs("usage: retime-make-trace DIR --events N [--ranks P] [--m1 SIZE] [--hops K] [--seed S]\n"
-          "                         [--pattern shift|coll|coll-heavy]\n"
+          "                         [--pattern shift|coll|coll-heavy] [--chunk SIZE]\n"
           "Writes DIR/traces.otf2: a synthetic 1D Shift trace with about N events (N may be 1e7), or\n"
           "with --pattern coll iterations of an 8 B MPI_Allreduce and an MPI_Bcast of --m1 bytes\n"
           "(coll-heavy: an MPI_Allreduce of --m1 bytes between them).\n"
-          "Defaults: --ranks 32 (even, >= 2) --m1 8KiB (coll: 64KiB) --hops 2 --seed 1.\n",
+          "--chunk: OTF2's event chunk, 256KiB to 16MiB (what a reader holds per location it reads).\n"
+          "Defaults: --ranks 32 (even, >= 2) --m1 8KiB (coll: 64KiB) --hops 2 --seed 1 --chunk 1MiB.\n",
           f);
 }
 
@@ -242,7 +243,7 @@ int main(int argc, char **argv)
 {
     const char *dir = NULL;
     uint64_t events = 0, ranks = 32, hops = 2, seed = 1;
-    rt_bytes m1 = 8192;
+    rt_bytes m1 = 8192, chunk = 1024 * 1024;
     int coll = 0, m1_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -276,6 +277,13 @@ int main(int argc, char **argv)
                 return die(v ? err.msg : "--m1 needs a size", NULL);
             m1_given = 1;
             i++;
+        } else if (!strcmp(a, "--chunk")) {
+            rt_error err = {0};
+            if (!v || rt_parse_bytes(v, &chunk, &err))
+                return die(v ? err.msg : "--chunk needs a size", NULL);
+            if (chunk < OTF2_CHUNK_SIZE_MIN || chunk > OTF2_CHUNK_SIZE_MAX)
+                return die("--chunk needs a size from 256KiB to 16MiB", v);
+            i++;
         } else if (a[0] == '-' || dir) {
             usage(stderr);
             return die("unexpected argument", a);
@@ -299,7 +307,7 @@ int main(int argc, char **argv)
     struct gen g = {.P = (uint32_t)ranks, .hops = (int)hops, .m1 = m1, .rng = seed * 0x9E3779B97F4A7C15ull | 1,
                     .coll = coll};
     g.now = calloc(g.P, sizeof *g.now);
-    g.b = g.now ? tb_create(dir, g.P) : NULL;
+    g.b = g.now ? tb_create_chunk(dir, g.P, chunk) : NULL;
     if (!g.b) {
         free(g.now);
         return die("cannot create the OTF2 archive", dir);

@@ -59,8 +59,9 @@ static void usage(FILE *f)
           "(docs/other-producers.md).\n"
           "--memory-budget SIZE (any command that reads a trace): what a trace read whole may take (about\n"
           "17 B per event; default half the machine's memory). retime replay streams a trace beyond it (each\n"
-          "rank's events read as the replay reaches them, docs/streaming.md); the other commands refuse it,\n"
-          "saying the size it needs. 0: replay every trace streamed.\n"
+          "rank's events read as the replay reaches them, docs/streaming.md) unless streamed it would need\n"
+          "more still (many ranks, each read with OTF2's buffers); the other commands refuse it, saying the\n"
+          "size it needs. 0: replay every trace streamed.\n"
           "Under mpirun -np N, retime replay splits the ranks over the processes (each reads its part;\n"
           "docs/distributed.md); with --runs, --split runs gives each process whole runs instead.\n",
           f);

@@ -53,6 +53,11 @@ static const OTF2_FlushCallbacks flush_cbs = {pre_flush, post_flush};
 
 tb_builder *tb_create(const char *dir, uint32_t ranks)
 {
+    return tb_create_chunk(dir, ranks, 1024 * 1024);
+}
+
+tb_builder *tb_create_chunk(const char *dir, uint32_t ranks, uint64_t evt_chunk)
+{
     tb_builder *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
@@ -60,7 +65,7 @@ tb_builder *tb_create(const char *dir, uint32_t ranks)
     b->first = UINT64_MAX;
     b->w = calloc(ranks, sizeof *b->w);
     /* 1 MiB definition chunks as the tracer's: each location's local definitions cost a zeroed chunk to read */
-    b->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 1024 * 1024,
+    b->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, evt_chunk, 1024 * 1024,
                               OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!b->w || !b->ar) {
         free(b->w);
