@@ -48,6 +48,7 @@
 #define STREAM_CHUNK_MIN (1u << 10) /* ... and at least */
 #define AHEAD_EVENTS (1u << 20) /* the reader thread's read-ahead, over all rows (about 25 MiB) */
 #define PAGE 4096u
+#define EVENT_BYTES 17 /* a whole read's memory per event: 16 B events, their payloads and blocks */
 
 struct stream_row {
     struct reader r; /* the row's read state, with the shared definition tables */
@@ -115,7 +116,7 @@ int rt__stream_start(struct reader *r, OTF2_Reader **rdp)
     /* A piece is the read-ahead's share of a row, within [STREAM_CHUNK_MIN, STREAM_CHUNK]: every row
      * holds about a piece ahead of the replay, and pieces of 2^15 events at 512 ranks cost 0.7 GiB
      * more (a streamed replay of 10^8 events took more than the whole read's 1.6 GiB, and longer).
-     * But a row open for reading holds OTF2's buffers, about two of the archive's event chunks
+     * But a row open for reading holds OTF2's buffers, one or two of the archive's event chunks
      * (1 MiB each in retime-trace's and Score-P's archives), until its end: a row whose events
      * take no more room than one chunk is read in one piece, its reader closed at once (512
      * ranks of 2*10^4 events: 0.17 GiB so, 0.55 GiB in pieces). Tests set the pieces. */
@@ -124,10 +125,10 @@ int rt__stream_start(struct reader *r, OTF2_Reader **rdp)
     s->chunk = env_count("RETIME_STREAM_CHUNK", 0);
     if (OTF2_Reader_GetChunkSize(*rdp, &evt_chunk, &def_chunk) == OTF2_SUCCESS)
         s->evt_chunk = evt_chunk;
-    if (!s->chunk)
+    if (!s->chunk) {
         s->whole_below = s->evt_chunk / sizeof(struct rt_event);
-    if (!s->chunk)
         s->chunk = share > STREAM_CHUNK_MIN ? share : STREAM_CHUNK_MIN;
+    }
     uint64_t reserve = env_count("RETIME_STREAM_RESERVE", 0); /* the events first reserved per row */
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->to_reader, NULL);
@@ -405,14 +406,20 @@ int rt__stream_hold(struct reader *r, int enter)
     return 0;
 }
 
+/* The events the reader thread reads of a row ahead of the replay: the rows' share of
+ * AHEAD_EVENTS, at least a piece. */
+static uint64_t ahead_of(const struct rt__stream *s)
+{
+    uint64_t a = AHEAD_EVENTS / (s->nrows ? s->nrows : 1);
+    return a < s->chunk ? s->chunk : a;
+}
+
 /* Starts the reader thread, unless RETIME_READ_THREADS=1 or one CPU: then the replay reads. */
 static void start_reader(struct rt__stream *s)
 {
     if (s->started || !s->threaded)
         return;
-    s->ahead = AHEAD_EVENTS / (s->nrows ? s->nrows : 1);
-    if (s->ahead < s->chunk)
-        s->ahead = s->chunk;
+    s->ahead = ahead_of(s);
     s->started = 1; /* (before the thread runs: it reads it) */
     if (pthread_create(&s->th, NULL, reader_main, s) != 0)
         s->started = 0;
@@ -432,11 +439,11 @@ static void stop_reader(struct rt__stream *s)
 
 /*
  * The replay's thread faults in the pages of row @p sr's events that the reader thread writes
- * next: one chunk past those read (@p avail of @p cap reserved; no further than its declared
+ * next: one piece past those read (@p avail of @p cap reserved; no further than its declared
  * events). A fresh page of a row costs the kernel a fault, a zeroing and a charge (a fifth of
  * the reader thread's time at 10^7 events, the reader being the streamed replay's bottleneck),
  * and the replay's thread, which waited for the reader a third of the time, pays it instead:
- * 8 % less wall time at 10^7 events for at most a chunk's pages (512 KiB) more per row. Only
+ * 8 % less wall time at 10^7 events for at most a piece's pages (512 KiB) more per row. Only
  * pages past the events read are touched: the reader writes them afterwards or meanwhile (the
  * kernel orders the two), never gives them back (give_back is behind the replay), and moves
  * them only while the replay waits in a pull, not here. Only advice: on a kernel without
@@ -569,9 +576,9 @@ static int file_over_chunk(const rt_trace *t, const struct rt__stream *s, uint32
     return (uint64_t)st.st_size > s->evt_chunk;
 }
 
-/* (17 B per event held: the whole read's, events with their payloads and blocks; a rank read in
+/* (a rank read in one piece holds its events to its end, EVENT_BYTES each; a rank read in
  * pieces: its OTF2 buffers, one chunk or two (file_over_chunk), and the events the reader thread
- * reads ahead (start_reader), the piece it reads and the pages faulted in for the next. Measured
+ * reads ahead (ahead_of), the piece it reads and the pages faulted in for the next. Measured
  * (peak RSS less the 13 MiB of a replay of nothing) and estimated: 512 ranks of 2*10^5 events,
  * 1 MiB chunks: 1.04 GiB, 1.05; 32 ranks of 3*10^6: 106 MiB, 115; 128 ranks of 8*10^4 (files
  * under a chunk): 171 MiB, 180; 4 ranks of 1.5*10^6: 6-26 MiB, 29; 64 ranks of 2*10^4 in
@@ -579,12 +586,12 @@ static int file_over_chunk(const rt_trace *t, const struct rt__stream *s, uint32
 uint64_t rt_trace_stream_bytes(const rt_trace *t)
 {
     const struct rt__stream *s = t->stream;
-    uint64_t b = 0, ahead = s ? AHEAD_EVENTS / (s->nrows ? s->nrows : 1) : 0;
-    ahead = s && ahead < s->chunk ? s->chunk : ahead;
+    uint64_t b = 0, ahead = s ? ahead_of(s) : 0;
     for (uint32_t i = 0; s && i < s->nrows; i++) {
         uint64_t d = s->declared_of[i];
-        b += piece_of(s, i) > d ? d * 17
-                                : (1 + (uint64_t)file_over_chunk(t, s, i)) * s->evt_chunk + (ahead + 2 * s->chunk) * 17;
+        b += piece_of(s, i) > d ? d * EVENT_BYTES
+                                : (1 + (uint64_t)file_over_chunk(t, s, i)) * s->evt_chunk +
+                                      (ahead + 2 * s->chunk) * EVENT_BYTES;
     }
     return b;
 }
