@@ -92,8 +92,8 @@ set(RT_TEST_SECONDS
   # stream (2026-11-29, issue #49 item 3): 104 s beside four hogs; its ASan figure estimated, 2.2x
   # its 277 s alone (the ratio of the other loaded ASan runs), not yet measured loaded
   stream                                         104   600
-  # stream_window (2026-11-30): 6.3 s alone; loaded and ASan estimated (3x, 15x), not yet measured
-  stream_window                                   20   100
+  # stream_window (2026-12-01): measured alone beside four hogs, each build (9 s and 66 s in CI)
+  stream_window                                   22   137
   outputs                                         13    32
   outputs_atomic                                   9    17
   perfetto                                        16    24
