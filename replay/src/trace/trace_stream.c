@@ -442,8 +442,8 @@ static void stop_reader(struct rt__stream *s)
  * next: one piece past those read (@p avail of @p cap reserved; no further than its declared
  * events). A fresh page of a row costs the kernel a fault, a zeroing and a charge (a fifth of
  * the reader thread's time at 10^7 events, the reader being the streamed replay's bottleneck),
- * and the replay's thread, which waited for the reader a third of the time, pays it instead:
- * 8 % less wall time at 10^7 events for at most a piece's pages (512 KiB) more per row. Only
+ * and the replay's thread, which waited for the reader nearly half of the time, pays it instead:
+ * 11 % less wall time at 10^7 events (median) for at most a piece's pages (512 KiB) more per row. Only
  * pages past the events read are touched: the reader writes them afterwards or meanwhile (the
  * kernel orders the two), never gives them back (give_back is behind the replay), and moves
  * them only while the replay waits in a pull, not here. Only advice: on a kernel without
