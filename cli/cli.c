@@ -98,14 +98,15 @@ int cli_trace_open_budget(const char *path, const char *whole_why, rt_trace **t,
     *t = NULL;
     if (rt_trace_open_flags(path, trace_flags | RT_TRACE_STREAM, &s, &e) == RT_OK) {
         uint64_t n = rt_trace_declared_events(s), budget = cli_memory_budget();
-        double need = (double)n * CLI_BYTES_PER_EVENT;
+        double need = (double)n * RT_TRACE_EVENT_BYTES;
         char a[32], b[32];
         if (need > (double)budget) {
             cli_format_bytes(a, sizeof a, need);
             cli_format_bytes(b, sizeof b, (double)budget);
             /* Streamed, every rank being read holds OTF2's buffers: with many long ranks that is
-             * more than the whole read, and then it cannot help (--memory-budget 0 streams all). */
-            double sneed = (double)rt_trace_stream_bytes(s);
+             * more than the whole read, and then it cannot help (--memory-budget 0 streams all).
+             * (Estimated only where the command can stream: it looks at every rank's file.) */
+            double sneed = whole_why ? 0 : (double)rt_trace_stream_bytes(s);
             char c[32];
             cli_format_bytes(c, sizeof c, sneed);
             if (!whole_why && budget && sneed > (double)budget && sneed > need) {

@@ -64,7 +64,7 @@ int cli_oversubscribed_text(const rt_trace *t, char *buf, size_t cap);
  * every trace is opened with (enum rt_trace_open_flag). */
 void cli_set_trace_flags(unsigned flags);
 /* rt_trace_open with the flags above: every command opens its traces through it. A trace whose
- * declared events need more than the memory budget (CLI_BYTES_PER_EVENT each) is refused in one
+ * declared events need more than the memory budget (RT_TRACE_EVENT_BYTES each) is refused in one
  * line with the size it needs. */
 int cli_trace_open(const char *path, rt_trace **t, rt_error *err);
 /* The same, for a command that can replay it streamed (RT_TRACE_STREAM) when @p whole_why is NULL:
@@ -75,9 +75,6 @@ int cli_trace_open_budget(const char *path, const char *whole_why, rt_trace **t,
  * read whole may take; by default half the machine's memory. */
 void cli_set_memory_budget(uint64_t bytes);
 uint64_t cli_memory_budget(void);
-/* A replay holds about this many bytes per event of a trace read whole (16 B events, their
- * payloads and blocks; bench/scale.sh measures 17 B of RSS per event at 10^7 and 10^8). */
-#define CLI_BYTES_PER_EVENT 17.0
 /* "1.59GiB": a size in bytes with a binary unit. */
 char *cli_format_bytes(char *buf, size_t n, double bytes);
 /* Those flags (for the opening of a part of a trace under mpirun). */

@@ -9,7 +9,7 @@ typedef struct tb_builder tb_builder;
 
 /** Starts an archive DIR/traces.otf2 with @p ranks locations; NULL on failure. */
 tb_builder *tb_create(const char *dir, uint32_t ranks);
-/* tb_create with event chunks of @p evt_chunk bytes (OTF2_CHUNK_SIZE_MIN..MAX; tb_create: 1 MiB) */
+/** tb_create with event chunks of @p evt_chunk bytes (OTF2_CHUNK_SIZE_MIN..MAX; tb_create: 1 MiB). */
 tb_builder *tb_create_chunk(const char *dir, uint32_t ranks, uint64_t evt_chunk);
 /** Writes the definitions and closes; returns 0 on success. Frees @p b in any case. */
 int tb_close(tb_builder *b);

@@ -297,11 +297,14 @@ int rt_trace_streamed(const rt_trace *trace);
 /** The events the ranks' Location definitions declare, summed (before a streamed trace is read,
  *  the best estimate of its size; 0 when the producer declares none). */
 uint64_t rt_trace_declared_events(const rt_trace *trace);
+/** The bytes a trace read whole holds per event: the 16-byte events, their payloads and payload
+ *  blocks (bench/scale.sh measures 17 B of RSS per event at 10^7 and 10^8 events). */
+#define RT_TRACE_EVENT_BYTES 17
 /** About the bytes a streamed replay of @p trace (opened with RT_TRACE_STREAM, before it is read)
- *  holds at its peak, from the declared counts: a rank read in pieces holds OTF2's buffers (about
- *  two of the archive's event chunks) and a few pieces of events, a rank read in one piece its
- *  events (17 B each) to the end; 0 for a trace read whole. Many long ranks can need more than
- *  the whole read (docs/streaming.md). */
+ *  holds at its peak, from the declared counts: a rank read in pieces holds OTF2's buffers (one
+ *  or two of the archive's event chunks) and the events the reader reads ahead, a rank read in
+ *  one piece its events (RT_TRACE_EVENT_BYTES each) to the end; 0 for a trace read whole. Many
+ *  long ranks can need more than the whole read (docs/streaming.md). */
 uint64_t rt_trace_stream_bytes(const rt_trace *trace);
 
 /** Path of the anchor file the trace was read from. */

@@ -48,7 +48,6 @@
 #define STREAM_CHUNK_MIN (1u << 10) /* ... and at least */
 #define AHEAD_EVENTS (1u << 20) /* the reader thread's read-ahead, over all rows (about 25 MiB) */
 #define PAGE 4096u
-#define EVENT_BYTES 17 /* a whole read's memory per event: 16 B events, their payloads and blocks */
 
 struct stream_row {
     struct reader r; /* the row's read state, with the shared definition tables */
@@ -576,7 +575,7 @@ static int file_over_chunk(const rt_trace *t, const struct rt__stream *s, uint32
     return (uint64_t)st.st_size > s->evt_chunk;
 }
 
-/* (a rank read in one piece holds its events to its end, EVENT_BYTES each; a rank read in
+/* (a rank read in one piece holds its events to its end, RT_TRACE_EVENT_BYTES each; a rank read in
  * pieces: its OTF2 buffers, one chunk or two (file_over_chunk), and the events the reader thread
  * reads ahead (ahead_of), the piece it reads and the pages faulted in for the next. Measured
  * (peak RSS less the 13 MiB of a replay of nothing) and estimated: 512 ranks of 2*10^5 events,
@@ -589,9 +588,9 @@ uint64_t rt_trace_stream_bytes(const rt_trace *t)
     uint64_t b = 0, ahead = s ? ahead_of(s) : 0;
     for (uint32_t i = 0; s && i < s->nrows; i++) {
         uint64_t d = s->declared_of[i];
-        b += piece_of(s, i) > d ? d * EVENT_BYTES
+        b += piece_of(s, i) > d ? d * RT_TRACE_EVENT_BYTES
                                 : (1 + (uint64_t)file_over_chunk(t, s, i)) * s->evt_chunk +
-                                      (ahead + 2 * s->chunk) * EVENT_BYTES;
+                                      (ahead + 2 * s->chunk) * RT_TRACE_EVENT_BYTES;
     }
     return b;
 }
