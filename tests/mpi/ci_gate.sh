@@ -35,11 +35,21 @@ gate() { "$retime" check "$1" --name stencil --baseline "$tmp/perf.json" "${@:2}
 runs() { # dir-prefix sweeps: three runs into PREFIX-1..3
   local i; for i in 1 2 3; do run "$1-$i" "$2" || return 1; done
 }
-runs "$tmp/first" 100; rc=$?
-check traced [ "$rc" -eq 0 ]
+# And the three must agree within the gate's tolerance (5 %): seen in CI on 2026-12-01, two of three
+# slowed alone (62.1-68.9 ms, 10 % apart, the median 67.5 ms against 59.3-64.0 ms for all ten
+# re-traces after it); such a recording is traced again, up to 5 times, as a verdict is asked again.
 # (no --region: a region's mean over its instances carries the first instance's start-up wait,
 # which alone moves it by 10 % between runs; the predicted total does not)
-gate "$tmp/first-1" "$tmp/first-2" "$tmp/first-3" --update --alpha 2.122us --beta 0.7595ns/B >"$tmp/update" 2>&1; rc=$?
+for try in 1 2 3 4 5; do
+  rm -f "$tmp/perf.json"
+  runs "$tmp/first" 100; traced=$?
+  [ "$traced" -eq 0 ] || break
+  gate "$tmp/first-1" "$tmp/first-2" "$tmp/first-3" --update --alpha 2.122us --beta 0.7595ns/B >"$tmp/update" 2>&1; rc=$?
+  apart=$(sed -n 's/^ADD .*, \([0-9.]*\) % apart).*/\1/p' "$tmp/update")
+  [ "$rc" -ne 0 ] || [ "$timing" = no-timing ] || awk -v a="${apart:-100}" 'BEGIN { exit !(a <= 5) }' && break
+  echo "  baseline try $try: its runs ${apart:-?} % apart, more than the 5 % tolerance: traced again"
+done
+check traced [ "$traced" -eq 0 ]
 check recorded [ "$rc" -eq 0 ] || cat "$tmp/update"
 grep ADD "$tmp/update"
 check recorded-untimed has "$(cat "$tmp/perf.json")" '"fingerprint": "fnv1a64-untimed:'
