@@ -40,11 +40,12 @@ set(RT_TEST_SECONDS
   mpi_collbench                                   15    34
   # mpi_distributed_replay: 593 s beside four hogs on 2026-11-30 (the rounds in the serial
   # engine's order are 21-51 % more); 1001 s with the twelfth session's checks (congestion, 9
-  # processes on two cores); 2619 s and 2882 s in the whole suite beside four hogs (2026-12-01,
-  # 127 s alone): its processes poll and yield, and beside the hogs each gets a few microseconds
-  # per turn (one 4-process analyze of collbench-p16, 2.3-3.1 s alone, did not end in 300 s
-  # beside four hogs). ASan: 650 s alone in CI; beside hogs estimated as the plain build's
-  # loaded time plus ASan's own extra (the rounds' waits, not the compute, make the loaded time)
+  # processes on two cores); 2619 s (2026-11-30) and 2882 s (2026-12-01) in the whole suite
+  # beside four hogs, 127 s alone: its processes poll and yield, and beside the hogs each ran
+  # about 16 us per turn (3.6 s of CPU in 220,000 turns over 16 minutes; one 4-process analyze
+  # of collbench-p16, 2.3-3.1 s alone, did not end in 300 s beside four hogs). ASan: 650 s alone
+  # in CI; beside hogs estimated as the plain build's loaded time plus ASan's own extra (the
+  # rounds' waits, not the compute, make the loaded time)
   mpi_distributed_replay                        2882  3600
   mpi_full_disk_inject                            22    53
   mpi_full_disk_tmpfs                             13    26
