@@ -103,22 +103,23 @@ int cli_trace_open_budget(const char *path, const char *whole_why, rt_trace **t,
         if (need > (double)budget) {
             cli_format_bytes(a, sizeof a, need);
             cli_format_bytes(b, sizeof b, (double)budget);
-            /* Streamed, every rank being read holds OTF2's buffers: with many long ranks that is
-             * more than the whole read, and then it cannot help (--memory-budget 0 streams all).
-             * (Estimated only where the command can stream: it looks at every rank's file.) */
-            double sneed = whole_why ? 0 : (double)rt_trace_stream_bytes(s);
-            char c[32];
-            cli_format_bytes(c, sizeof c, sneed);
-            if (!whole_why && budget && sneed > (double)budget && sneed > need) {
-                int rc = rt_error_set(err, RT_ENOMEM, "%s: %" PRIu64 " events need about %s in memory read whole, and about "
-                                                      "%s streamed (%u ranks read at once, each holding one or two of "
-                                                      "OTF2's event chunks), over --memory-budget %s: raise "
-                                                      "--memory-budget to read it whole",
-                                      rt_trace_path(s), n, a, c, rt_trace_ranks(s), b);
-                rt_trace_close(s);
-                return rc;
-            }
             if (!whole_why) {
+                /* Streamed, every rank being read holds OTF2's buffers: with many long ranks that
+                 * is more than the whole read, and then it cannot help (--memory-budget 0 streams
+                 * all). (Estimated only here, where the command can stream: it looks at every
+                 * rank's file.) */
+                double sneed = (double)rt_trace_stream_bytes(s);
+                char c[32];
+                cli_format_bytes(c, sizeof c, sneed);
+                if (budget && sneed > (double)budget && sneed > need) {
+                    int rc = rt_error_set(err, RT_ENOMEM, "%s: %" PRIu64 " events need about %s in memory read whole, "
+                                                          "and about %s streamed (%u ranks read at once, each holding "
+                                                          "one or two of OTF2's event chunks), over --memory-budget "
+                                                          "%s: raise --memory-budget to read it whole",
+                                          rt_trace_path(s), n, a, c, rt_trace_ranks(s), b);
+                    rt_trace_close(s);
+                    return rc;
+                }
                 if (!progress_quiet())
                     fprintf(stderr, "retime: note: %s: %" PRIu64 " events need about %s in memory, over --memory-budget "
                                     "%s: streamed in about %s (each rank's events read as the replay reaches them)\n",
